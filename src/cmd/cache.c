@@ -1,0 +1,189 @@
+/* perun cache list|verify|prune [--max-size SIZE]|clear [--json]  */
+#include "config.h"
+
+#define PR_FMT "perun cache"
+
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "trace/cache.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: perun cache list [--json]\n"
+	      "       perun cache verify\n"
+	      "       perun cache prune [--max-size SIZE]\n"
+	      "       perun cache clear\n"
+	      "\n"
+	      "The module cache holds compiled SystemTap modules (.bo for the bpf runtime,\n"
+	      ".ko for the kernel runtime) keyed by a hash of the script, the tapset, stap,\n"
+	      "the runtime, the kernel release and the target build-ids.  It lives in\n"
+	      "$PERUN_CACHE_DIR, else $XDG_CACHE_HOME/perun, else ~/.cache/perun.\n"
+	      "\n"
+	      "  list       entries, least recently used first\n"
+	      "  verify     check each entry's hash, owner and mode; exit 1 if any is bad\n"
+	      "  prune      evict least recently used entries down to SIZE (default\n"
+	      "             $PERUN_CACHE_MAX_SIZE or 1G; K, M, G suffixes)\n"
+	      "  clear      remove every entry\n",
+	      f);
+}
+
+static void human(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 1ull << 30)
+		snprintf(buf, len, "%.1fG", (double)n / (1ull << 30));
+	else if (n >= 1ull << 20)
+		snprintf(buf, len, "%.1fM", (double)n / (1ull << 20));
+	else if (n >= 1024)
+		snprintf(buf, len, "%.1fK", (double)n / 1024);
+	else
+		snprintf(buf, len, "%lluB", (unsigned long long)n);
+}
+
+int cmd_cache(int argc, char **argv, struct ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "max-size", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cache c;
+	struct cache_entry *list = NULL;
+	size_t n = 0, i, removed = 0;
+	uint64_t max = cache_max_size(), total = 0;
+	const char *verb;
+	char *dir;
+	int opt, json = 0, ret = EXIT_FAIL, bad = 0;
+
+	(void)ctx;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			if (cache_parse_size(optarg, &max) < 0) {
+				fprintf(stderr, "perun cache: bad size '%s' (e.g. 500M, 2G)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j': json = 1; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	verb = argv[optind];
+	/* options may also follow the verb */
+	{
+		int i2;
+		for (i2 = optind + 1; i2 < argc; i2++) {
+			if (!strcmp(argv[i2], "--json"))
+				json = 1;
+			else if (!strcmp(argv[i2], "--max-size") && i2 + 1 < argc) {
+				if (cache_parse_size(argv[++i2], &max) < 0) {
+					fprintf(stderr, "perun cache: bad size '%s'\n", argv[i2]);
+					return EXIT_USAGE;
+				}
+			} else if (!strcmp(argv[i2], "--help") || !strcmp(argv[i2], "-h")) {
+				usage(stdout);
+				return EXIT_OK;
+			} else {
+				fprintf(stderr, "perun cache: unexpected argument '%s'\n", argv[i2]);
+				return EXIT_USAGE;
+			}
+		}
+	}
+	if (strcmp(verb, "list") && strcmp(verb, "verify") && strcmp(verb, "prune") &&
+	    strcmp(verb, "clear")) {
+		fprintf(stderr, "perun cache: unknown action '%s': list, verify, prune or clear\n",
+			verb);
+		return EXIT_USAGE;
+	}
+	dir = cache_default_dir();
+	if (cache_open(&c, dir) < 0) {
+		free(dir);
+		return EXIT_FAIL;
+	}
+	free(dir);
+	if (!strcmp(verb, "clear")) {
+		if (cache_lock(&c) == 0 && cache_clear(&c, &removed) == 0) {
+			printf("removed %zu entries from %s\n", removed, c.dir);
+			ret = EXIT_OK;
+		}
+		goto out;
+	}
+	if (!strcmp(verb, "prune")) {
+		if (cache_lock(&c) == 0 && cache_prune(&c, max, &removed) == 0) {
+			printf("removed %zu entries; limit %llu bytes\n", removed,
+			       (unsigned long long)max);
+			ret = EXIT_OK;
+		}
+		goto out;
+	}
+	if (cache_list(&c, &list, &n) < 0)
+		goto out;
+	if (!strcmp(verb, "verify")) {
+		for (i = 0; i < n; i++) {
+			if (cache_verify_entry(&c, &list[i]) < 0)
+				bad++;
+			else
+				printf("ok  %s\n", list[i].key);
+		}
+		printf("%zu entries, %d bad%s\n", n, bad,
+		       bad ? ": remove them with 'perun cache clear' or 'perun cache prune'" : "");
+		ret = bad ? EXIT_FAIL : EXIT_OK;
+		goto out;
+	}
+	if (json) {
+		struct json_object *a = json_object_new_array();
+		for (i = 0; i < n; i++) {
+			struct json_object *e = json_object_new_object();
+			json_object_object_add(e, "key", json_object_new_string(list[i].key));
+			json_object_object_add(e, "runtime", json_object_new_string(list[i].runtime ? list[i].runtime : "?"));
+			json_object_object_add(e, "target", json_object_new_string(list[i].target ? list[i].target : "?"));
+			json_object_object_add(e, "probes", json_object_new_int64((int64_t)list[i].nprobes));
+			json_object_object_add(e, "size", json_object_new_int64((int64_t)list[i].size));
+			json_object_object_add(e, "last_used", json_object_new_int64((int64_t)list[i].last_used));
+			json_object_array_add(a, e);
+		}
+		printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY |
+									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(a);
+	} else {
+		printf("%-16s %-7s %7s %8s %-19s %s\n", "KEY", "RUNTIME", "PROBES", "SIZE",
+		       "LAST USED", "TARGET");
+		for (i = 0; i < n; i++) {
+			char sz[16], when[32];
+			struct tm tm;
+			localtime_r(&list[i].last_used, &tm);
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+			human(list[i].size, sz, sizeof(sz));
+			printf("%-16.16s %-7s %7zu %8s %-19s %s\n", list[i].key,
+			       list[i].runtime ? list[i].runtime : "?", list[i].nprobes, sz, when,
+			       list[i].target ? list[i].target : "(damaged)");
+			total += list[i].size;
+		}
+		{
+			char sz[16];
+			human(total, sz, sizeof(sz));
+			printf("%zu entries, %s in %s\n", n, sz, c.dir);
+		}
+	}
+	ret = EXIT_OK;
+out:
+	for (i = 0; i < n; i++)
+		cache_entry_release(&list[i]);
+	free(list);
+	cache_close(&c);
+	return ret;
+}

@@ -1,0 +1,20 @@
+/* The subcommands.  Each parses its own options and returns an exit code.  */
+#ifndef PERUN_CMD_H
+#define PERUN_CMD_H
+
+#include <stdio.h>
+
+struct ctx {
+	const char *prog;	/* argv[0] */
+	char *self;		/* absolute path of this perun binary */
+};
+
+int cmd_collect(int argc, char **argv, struct ctx *ctx);
+int cmd_cache(int argc, char **argv, struct ctx *ctx);
+int cmd_doctor(int argc, char **argv, struct ctx *ctx);
+int cmd_exec(int argc, char **argv, struct ctx *ctx);
+
+/* Prints the man-page-like usage of a command; used by --help.  */
+void usage_collect(FILE *f);
+
+#endif

@@ -1,0 +1,1219 @@
+/* perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]  */
+#include "config.h"
+
+#define PR_FMT "perun collect"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <wordexp.h>
+#include <zlib.h>
+
+#include "cmd/cmd.h"
+#include "profile/writer.h"
+#include "target/target.h"
+#include "trace/cache.h"
+#include "trace/driver.h"
+#include "trace/parse.h"
+#include "trace/plan.h"
+#include "trace/runtime.h"
+#include "trace/script.h"
+#include "trace/strategy.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "vcs/vcs.h"
+
+/* Messages from stap/stapbpf kept in the profile, at most.  */
+#define MAX_STAP_MESSAGES 100
+
+struct strv {
+	char **v;
+	size_t n;
+};
+
+static void strv_push(struct strv *s, const char *x)
+{
+	s->v = xrealloc(s->v, (s->n + 2) * sizeof(*s->v));
+	s->v[s->n++] = xstrdup(x);
+	s->v[s->n] = NULL;
+}
+
+static void strv_clear(struct strv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+struct opts {
+	const char *cmd, *args, *workload, *output;
+	const char *engine, *strategy, *binary, *output_handling, *include, *exclude;
+	struct strv funcs, usdts, dyns;
+	unsigned global_sampling;
+	int with_usdt;
+	double timeout;
+	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
+	int aggregate, metrics, script_only;
+	enum runtime runtime;
+};
+
+void usage_collect(FILE *f)
+{
+	fputs("usage: perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]\n"
+	      "\n"
+	      "collect options:\n"
+	      "  -c, --cmd CMD            the command to profile\n"
+	      "  -a, --args ARGS          its arguments (split like a shell, no expansion)\n"
+	      "  -w, --workload WORKLOAD  its input, appended after ARGS\n"
+	      "  -o, --output FILE        write the profile to FILE (default: .perun/jobs/)\n"
+	      "\n"
+	      "trace options (thesis Table A.1, and perun's own):\n"
+	      "  -e, --engine stap        the collection engine (only stap; see --runtime)\n"
+	      "  -s, --strategy S         userspace | all | u_sampled | a_sampled | custom\n"
+	      "  -f, --func [lib#]name[#sampling]     probe a function (repeatable)\n"
+	      "  -u, --usdt [lib#]name[#sampling]     probe a USDT probe (repeatable)\n"
+	      "  -d, --dynamic [lib#]file:line[#sampling]  probe a source line\n"
+	      "  -g, --global-sampling N  record one call in N unless a rule says otherwise\n"
+	      "      --with-usdt, --no-usdt  also probe the target's USDT probes (default on)\n"
+	      "  -b, --binary PATH        the binary to probe (default: the command)\n"
+	      "  -t, --timeout SECONDS    terminate the command after SECONDS\n"
+	      "  -z, --zip-temps          keep gzipped temp files in the log directory\n"
+	      "  -k, --keep-temps         do not delete the temp files\n"
+	      "  -vt, --verbose-trace     keep the raw stream beside the profile (FILE.raw)\n"
+	      "  -q, --quiet              fewer messages\n"
+	      "  -w, --watchdog           log every step of the collection to the temp dir\n"
+	      "  -o, --output-handling M  default | capture | suppress the command's output\n"
+	      "  -i, --diagnostics        watchdog, verbose trace, capture and zip temps\n"
+	      "  -sc, --stap-cache-off    compile afresh and do not use the module cache\n"
+	      "      --runtime R          auto | kernel | bpf (auto: kernel when a build tree\n"
+	      "                           for the running kernel exists, else bpf)\n"
+	      "      --include REGEX      probe only functions whose name matches (PCRE2)\n"
+	      "      --exclude REGEX      never probe functions whose name matches\n"
+	      "      --aggregate          per-function summaries instead of one record per call\n"
+	      "      --metrics            print and record PL, PLR, RDV, PS, CPT, PRT, PT\n"
+	      "      --script-only        print the generated SystemTap script and stop\n"
+	      "\n"
+	      "The profile's amounts are nanoseconds (header.units).  Exit status: 0 when the\n"
+	      "profile was written, 1 on failure, 2 on a usage error, 128+N when the command\n"
+	      "was killed by signal N (the profile is still written).\n",
+	      f);
+}
+
+enum {
+	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
+	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY,
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "perun collect: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nsee 'perun collect --help'\n");
+	return EXIT_USAGE;
+}
+
+/* -vt and -sc are Perun's two-letter short options; getopt wants them long.  */
+static void rewrite_two_letter(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-vt"))
+			argv[i] = (char *)"--verbose-trace";
+		else if (!strcmp(argv[i], "-sc"))
+			argv[i] = (char *)"--stap-cache-off";
+		else if (!strcmp(argv[i], "--"))
+			break;
+	}
+}
+
+static int parse_trace_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "engine", required_argument, NULL, 'e' },
+		{ "strategy", required_argument, NULL, 's' },
+		{ "func", required_argument, NULL, 'f' },
+		{ "usdt", required_argument, NULL, 'u' },
+		{ "dynamic", required_argument, NULL, 'd' },
+		{ "global-sampling", required_argument, NULL, 'g' },
+		{ "with-usdt", no_argument, NULL, OPT_WITH_USDT },
+		{ "no-usdt", no_argument, NULL, OPT_NO_USDT },
+		{ "binary", required_argument, NULL, 'b' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "zip-temps", no_argument, NULL, 'z' },
+		{ "keep-temps", no_argument, NULL, 'k' },
+		{ "verbose-trace", no_argument, NULL, OPT_VERBOSE_TRACE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "watchdog", no_argument, NULL, 'w' },
+		{ "output-handling", required_argument, NULL, 'o' },
+		{ "diagnostics", no_argument, NULL, 'i' },
+		{ "stap-cache-off", no_argument, NULL, OPT_CACHE_OFF },
+		{ "runtime", required_argument, NULL, OPT_RUNTIME },
+		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
+		{ "metrics", no_argument, NULL, OPT_METRICS },
+		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+
+	rewrite_two_letter(argc, argv);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:s:f:u:d:g:b:t:zkqwo:ih", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			o->engine = optarg;
+			if (!strcmp(optarg, "ebpf"))
+				return usage_error("the ebpf engine is SystemTap's BPF runtime here: "
+						   "use '-e stap --runtime bpf'");
+			if (strcmp(optarg, "stap"))
+				return usage_error("unknown engine '%s': use stap", optarg);
+			break;
+		case 's':
+			if (!strategy_valid(optarg))
+				return usage_error("unknown strategy '%s': use userspace, all, "
+						   "u_sampled, a_sampled or custom",
+						   optarg);
+			o->strategy = optarg;
+			break;
+		case 'f': strv_push(&o->funcs, optarg); break;
+		case 'u': strv_push(&o->usdts, optarg); break;
+		case 'd': strv_push(&o->dyns, optarg); break;
+		case 'g':
+			o->global_sampling = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || !o->global_sampling)
+				return usage_error("-g wants a positive integer, not '%s'", optarg);
+			break;
+		case OPT_WITH_USDT: o->with_usdt = 1; break;
+		case OPT_NO_USDT: o->with_usdt = 0; break;
+		case 'b': o->binary = optarg; break;
+		case 't':
+			o->timeout = strtod(optarg, &end);
+			if (*end || !*optarg || o->timeout <= 0)
+				return usage_error("-t wants a positive number of seconds, not '%s'",
+						   optarg);
+			break;
+		case 'z': o->zip_temps = 1; break;
+		case 'k': o->keep_temps = 1; break;
+		case OPT_VERBOSE_TRACE: o->verbose_trace = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'w': o->watchdog = 1; break;
+		case 'o':
+			if (strcmp(optarg, "default") && strcmp(optarg, "capture") &&
+			    strcmp(optarg, "suppress"))
+				return usage_error("-o/--output-handling is default, capture or "
+						   "suppress, not '%s'",
+						   optarg);
+			o->output_handling = optarg;
+			break;
+		case 'i':
+			o->diagnostics = o->watchdog = o->verbose_trace = o->zip_temps = 1;
+			o->output_handling = "capture";
+			break;
+		case OPT_CACHE_OFF: o->cache_off = 1; break;
+		case OPT_RUNTIME:
+			if (runtime_parse(optarg, &o->runtime) < 0)
+				return usage_error("--runtime is auto, kernel or bpf, not '%s'", optarg);
+			break;
+		case OPT_INCLUDE: o->include = optarg; break;
+		case OPT_EXCLUDE: o->exclude = optarg; break;
+		case OPT_AGGREGATE: o->aggregate = 1; break;
+		case OPT_METRICS: o->metrics = 1; break;
+		case OPT_SCRIPT_ONLY: o->script_only = 1; break;
+		case 'h': usage_collect(stdout); return -1;
+		default: return usage_error("%s", "bad trace option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s' after the trace options", argv[optind]);
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "cmd", required_argument, NULL, 'c' },
+		{ "args", required_argument, NULL, 'a' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+c:a:w:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->cmd = optarg; break;
+		case 'a': o->args = optarg; break;
+		case 'w': o->workload = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'h': usage_collect(stdout); return -1;
+		default: return usage_error("%s", "bad option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error("%s", "missing collector: 'trace'");
+	if (strcmp(argv[optind], "trace"))
+		return usage_error("unknown collector '%s': perun has 'trace'", argv[optind]);
+	return parse_trace_opts(argc - optind, argv + optind, o);
+}
+
+/* --- helpers --------------------------------------------------------------- */
+
+static int split_words(const char *s, struct strv *out, const char *what)
+{
+	wordexp_t we;
+	size_t i;
+	int r;
+
+	if (!s || !*s)
+		return 0;
+	r = wordexp(s, &we, WRDE_NOCMD | WRDE_UNDEF);
+	if (r) {
+		pr_error("cannot split %s '%s'%s", what, s,
+			 r == WRDE_CMDSUB ? ": command substitution is not allowed" :
+			 r == WRDE_BADCHAR ? ": quote characters like | ; & < > ( ) { }" : "");
+		return -1;
+	}
+	for (i = 0; i < we.we_wordc; i++)
+		strv_push(out, we.we_wordv[i]);
+	wordfree(&we);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Identity of a file for the cache key: size and mtime.  */
+static char *file_identity(const char *path)
+{
+	struct stat st;
+
+	if (!path || stat(path, &st) < 0)
+		return xstrdup("-");
+	return xstrfmt("%s:%lld:%lld.%09ld", path, (long long)st.st_size,
+		       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+struct watchdog {
+	FILE *f;
+	double t0;
+};
+
+static void wd(struct watchdog *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void wd(struct watchdog *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!w->f)
+		return;
+	fprintf(w->f, "[%10.6f] ", now_s() - w->t0);
+	va_start(ap, fmt);
+	vfprintf(w->f, fmt, ap);
+	va_end(ap);
+	fputc('\n', w->f);
+	fflush(w->f);
+}
+
+/* What stap and stapbpf said on stderr.  */
+struct stap_log {
+	struct json_object *messages;
+	uint64_t lost_events;
+	int errors;
+	int progress;		/* show pass progress on the terminal */
+	int pass;
+	size_t nprobes;
+	int quiet;
+	struct strbuf all;	/* everything, for error reports */
+};
+
+static void on_stap_line(void *ctx, const char *line)
+{
+	struct stap_log *l = ctx;
+	unsigned long long lost;
+	int cpu;
+
+	if (!*line)
+		return;
+	strbuf_addstr(&l->all, line);
+	strbuf_addch(&l->all, '\n');
+	if (!strncmp(line, "Pass ", 5) && line[5] >= '1' && line[5] <= '5') {
+		l->pass = line[5] - '0';
+		if (l->progress)
+			fprintf(stderr, "\rperun: compiling %zu probes: pass %d/4 done ", l->nprobes,
+				l->pass);
+		return;
+	}
+	if (sscanf(line, "WARNING: lost %llu perf_events on cpu %d", &lost, &cpu) == 2)
+		l->lost_events += lost;
+	if (strstr(line, "ERROR") || strstr(line, "error:"))
+		l->errors++;
+	if (json_object_array_length(l->messages) < MAX_STAP_MESSAGES)
+		json_object_array_add(l->messages, json_object_new_string(line));
+	if (!l->quiet && (strstr(line, "WARNING") || strstr(line, "ERROR")) && !l->progress)
+		fprintf(stderr, "stap: %s\n", line);
+}
+
+static char *stap_version_identity(const char *stap)
+{
+	/* never run stap for this: a cache hit must not start a stap process */
+	return file_identity(stap);
+}
+
+static char *find_perun_dir(void)
+{
+	char cwd[4096], *p;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	for (;;) {
+		char *d = xstrfmt("%s/.perun", cwd);
+		struct stat st;
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
+			return d;
+		free(d);
+		p = strrchr(cwd, '/');
+		if (!p || p == cwd)
+			return NULL;
+		*p = '\0';
+	}
+}
+
+static int gzip_file(const char *src, const char *dst)
+{
+	struct strbuf sb = STRBUF_INIT;
+	gzFile gz;
+	int ret = -1;
+
+	if (strbuf_read_file(&sb, src) < 0)
+		return -1;
+	gz = gzopen(dst, "wb9");
+	if (gz) {
+		if (sb.len == 0 || gzwrite(gz, sb.buf, (unsigned)sb.len) > 0)
+			ret = 0;
+		if (gzclose(gz) != Z_OK)
+			ret = -1;
+	}
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void zip_temps(const char *tmpdir, const char *logdir, const char *stamp, int quiet)
+{
+	static const char *const files[] = { "trace.raw", "stap.log", "watchdog.log",
+					     "output.log", "script.stp", "plan", NULL };
+	size_t i;
+
+	if (fs_mkdir_p(logdir, 0755) < 0)
+		return;
+	for (i = 0; files[i]; i++) {
+		char *src = xstrfmt("%s/%s", tmpdir, files[i]);
+		char *dst = xstrfmt("%s/trace-%s-%s.gz", logdir, stamp, files[i]);
+		if (fs_exists(src) && gzip_file(src, dst) == 0 && !quiet)
+			fprintf(stderr, "perun: kept %s\n", dst);
+		free(src);
+		free(dst);
+	}
+}
+
+/* --- the collect ------------------------------------------------------------ */
+
+struct run_state {
+	struct opts *o;
+	struct watchdog wd;
+	double t_start, t_collect0, t_collect1;
+	char *tmpdir;
+	char *stap, *stapbpf, *staprun;
+	enum runtime runtime;
+	const char *runtime_why;
+	struct target target;
+	struct plan plan;
+	struct strbuf script;
+	char *tapset_text;
+	char key[SHA1_HEXSZ + 1];
+	struct cache cache;
+	int cache_open;
+	const char *cache_state;
+	char *module;		/* path of the module to run */
+	struct stap_log log;
+	struct strv cmdv;
+};
+
+static int compile_module(struct run_state *s, const char *outdir, const char *name)
+{
+	struct strv argv = { NULL, 0 };
+	char *script_path = xstrfmt("%s/script.stp", outdir);
+	char *tapsets = xstrfmt("%s/tapsets", runtime_datadir());
+	struct run_spec spec;
+	struct run_result res;
+	int ret = -1;
+	double t0 = now_s();
+
+	if (fs_write_atomic(script_path, s->script.buf, s->script.len, 0600) < 0)
+		goto out;
+	strv_push(&argv, s->stap);
+	strv_push(&argv, "-p4");
+	strv_push(&argv, "-v");
+	if (s->runtime == RUNTIME_BPF)
+		strv_push(&argv, "--runtime=bpf");
+	strv_push(&argv, "-m");
+	strv_push(&argv, name);
+	strv_push(&argv, "-I");
+	strv_push(&argv, tapsets);
+	strv_push(&argv, script_path);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv.v;
+	spec.cwd = outdir;
+	spec.cleanup_dir = s->o->keep_temps ? NULL : s->tmpdir;
+	spec.target_fd_err = spec.target_fd_out = -1;
+	spec.stdout_null = 1;
+	s->log.progress = !s->o->quiet && isatty(2);
+	s->log.nprobes = plan_probe_points(&s->plan);
+	if (s->log.progress)
+		fprintf(stderr, "perun: compiling %zu probes ", s->log.nprobes);
+	wd(&s->wd, "compile: %s (runtime %s) in %s", s->stap, runtime_name(s->runtime), outdir);
+	if (driver_run(&spec, &res, on_stap_line, &s->log) < 0)
+		goto out;
+	if (s->log.progress)
+		fprintf(stderr, "\rperun: compiled %zu probes in %.1f s              \n",
+			s->log.nprobes, now_s() - t0);
+	wd(&s->wd, "compile: ended (%s %d) after %.3f s", res.exited ? "exit" : "signal",
+	   res.status, now_s() - t0);
+	if (res.interrupted) {
+		pr_error("interrupted while compiling");
+		goto out;
+	}
+	if (!res.exited || res.status != 0) {
+		pr_error("stap -p4 failed (%s %d); what it said:\n%s", res.exited ? "exit" : "signal",
+			 res.status, strbuf_str(&s->log.all));
+		goto out;
+	}
+	free(s->module);
+	s->module = xstrfmt("%s/%s.%s", outdir, name, s->runtime == RUNTIME_BPF ? "bo" : "ko");
+	if (!fs_exists(s->module)) {
+		pr_error("stap -p4 succeeded but wrote no %s", s->module);
+		goto out;
+	}
+	ret = 0;
+out:
+	strv_clear(&argv);
+	free(script_path);
+	free(tapsets);
+	return ret;
+}
+
+/* Finds or builds the module for the script.  */
+static int get_module(struct run_state *s)
+{
+	struct utsname u;
+	char *ids[8], name[32];
+	struct cache_entry e;
+	int r, ret = -1;
+	size_t i;
+	struct strbuf bids = STRBUF_INIT;
+	char *plan_text = plan_serialize(&s->plan);
+
+	memset(&e, 0, sizeof(e));
+	uname(&u);
+	/* build ids of every binary in the plan */
+	for (i = 0; i < s->plan.n; i++) {
+		const char *b = s->plan.probes[i].binary;
+		if (i && !strcmp(b, s->plan.probes[i - 1].binary))
+			continue;
+		if (!strcmp(b, s->target.path) && s->target.build_id[0]) {
+			strbuf_addf(&bids, "%s=%s;", b, s->target.build_id);
+		} else {
+			char *id = file_identity(b);
+			strbuf_addf(&bids, "%s;", id);
+			free(id);
+		}
+	}
+	ids[0] = s->script.buf;
+	ids[1] = s->tapset_text;
+	ids[2] = stap_version_identity(s->stap ? s->stap : "stap");
+	ids[3] = (char *)runtime_name(s->runtime);
+	ids[4] = u.release;
+	ids[5] = bids.buf;
+	cache_key(s->key, (const char *const *)ids, 6);
+	free(ids[2]);
+	snprintf(name, sizeof(name), "perun_%.16s", s->key);
+	if (s->o->cache_off) {
+		s->cache_state = "off";
+		goto compile_fresh;
+	}
+	{
+		char *dir = cache_default_dir();
+		r = cache_open(&s->cache, dir);
+		free(dir);
+		if (r < 0)
+			goto out;
+		s->cache_open = 1;
+	}
+	r = cache_lookup(&s->cache, s->key, &e);
+	if (r < 0)
+		goto out;
+	if (r == 0) {
+		/* miss: compile under the lock, unless another collect just did */
+		if (cache_lock(&s->cache) < 0)
+			goto out;
+		r = cache_lookup(&s->cache, s->key, &e);
+		if (r < 0) {
+			cache_unlock(&s->cache);
+			goto out;
+		}
+		if (r == 0) {
+			if (!s->stap) {
+				cache_unlock(&s->cache);
+				pr_error("stap not found and the module is not cached: install the "
+					 "systemtap package");
+				goto out;
+			}
+			if (compile_module(s, s->tmpdir, name) < 0) {
+				cache_unlock(&s->cache);
+				goto out;
+			}
+			r = cache_store(&s->cache, s->key, s->module, runtime_name(s->runtime),
+					s->target.path, plan_probe_points(&s->plan), plan_text,
+					s->script.buf, &e);
+			cache_unlock(&s->cache);
+			if (r < 0)
+				goto out;
+			{
+				size_t removed;
+				cache_prune(&s->cache, cache_max_size(), &removed);
+			}
+			s->cache_state = "miss";
+		} else {
+			cache_unlock(&s->cache);
+			s->cache_state = "hit";
+		}
+	} else {
+		s->cache_state = "hit";
+	}
+	free(s->module);
+	s->module = xstrdup(e.module);
+	wd(&s->wd, "cache %s: %s", s->cache_state, e.dir);
+	ret = 0;
+	goto out;
+compile_fresh:
+	if (!s->stap) {
+		pr_error("stap not found: install the systemtap package");
+		goto out;
+	}
+	ret = compile_module(s, s->tmpdir, name);
+out:
+	cache_entry_release(&e);
+	strbuf_release(&bids);
+	free(plan_text);
+	return ret;
+}
+
+/* The string the runtime's -c runs: perun __exec STATUS MODE -- CMD ARGS...  */
+static char *build_target_command(struct run_state *s, const char *self, const char *status_path)
+{
+	char *cmd = NULL;
+	size_t i;
+
+	driver_shell_quote(&cmd, self);
+	driver_shell_quote(&cmd, "__exec");
+	driver_shell_quote(&cmd, status_path);
+	driver_shell_quote(&cmd, s->o->output_handling);
+	driver_shell_quote(&cmd, "--");
+	for (i = 0; i < s->cmdv.n; i++)
+		driver_shell_quote(&cmd, s->cmdv.v[i]);
+	return cmd;
+}
+
+static const char *exit_desc(int exited, int status, char *buf, size_t n)
+{
+	if (exited)
+		snprintf(buf, n, "exit %d", status);
+	else
+		snprintf(buf, n, "signal %d (%s)", status, strsignal(status));
+	return buf;
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *jstrv(const struct strv *v)
+{
+	struct json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		json_object_array_add(a, json_object_new_string(v->v[i]));
+	return a;
+}
+
+static struct json_object *make_header(struct run_state *s)
+{
+	struct json_object *h = json_object_new_object(), *u = json_object_new_object();
+
+	json_object_object_add(h, "type", json_object_new_string("mixed"));
+	json_object_object_add(u, "mixed(time delta)", json_object_new_string("ns"));
+	json_object_object_add(h, "units", u);
+	json_object_object_add(h, "cmd", json_object_new_string(s->o->cmd ? s->o->cmd : ""));
+	json_object_object_add(h, "args", json_object_new_string(s->o->args ? s->o->args : ""));
+	json_object_object_add(h, "workload",
+			       json_object_new_string(s->o->workload ? s->o->workload : ""));
+	return h;
+}
+
+static struct json_object *make_collector_info(struct run_state *s)
+{
+	struct opts *o = s->o;
+	struct json_object *ci = json_object_new_object(), *p = json_object_new_object();
+
+	json_object_object_add(ci, "name", json_object_new_string("trace"));
+	json_object_object_add(p, "engine", json_object_new_string(o->engine));
+	json_object_object_add(p, "strategy", json_object_new_string(o->strategy));
+	json_object_object_add(p, "func", jstrv(&o->funcs));
+	json_object_object_add(p, "usdt", jstrv(&o->usdts));
+	json_object_object_add(p, "dynamic", jstrv(&o->dyns));
+	json_object_object_add(p, "global_sampling", json_object_new_int((int)o->global_sampling));
+	json_object_object_add(p, "with_usdt", json_object_new_boolean(o->with_usdt));
+	json_object_object_add(p, "binary", jstr(s->target.path));
+	json_object_object_add(p, "timeout", json_object_new_double(o->timeout));
+	json_object_object_add(p, "zip_temps", json_object_new_boolean(o->zip_temps));
+	json_object_object_add(p, "keep_temps", json_object_new_boolean(o->keep_temps));
+	json_object_object_add(p, "verbose_trace", json_object_new_boolean(o->verbose_trace));
+	json_object_object_add(p, "quiet", json_object_new_boolean(o->quiet));
+	json_object_object_add(p, "watchdog", json_object_new_boolean(o->watchdog));
+	json_object_object_add(p, "output_handling", json_object_new_string(o->output_handling));
+	json_object_object_add(p, "diagnostics", json_object_new_boolean(o->diagnostics));
+	json_object_object_add(p, "stap_cache_off", json_object_new_boolean(o->cache_off));
+	json_object_object_add(p, "runtime", json_object_new_string(runtime_name(s->runtime)));
+	json_object_object_add(p, "include", jstr(o->include));
+	json_object_object_add(p, "exclude", jstr(o->exclude));
+	json_object_object_add(p, "aggregate", json_object_new_boolean(o->aggregate));
+	json_object_object_add(p, "metrics", json_object_new_boolean(o->metrics));
+	json_object_object_add(ci, "params", p);
+	return ci;
+}
+
+struct target_status {
+	int known, exited, code;
+	uint64_t run_ns;
+	long pid;
+};
+
+static void read_target_status(const char *path, struct target_status *ts)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char kind[16];
+	long long ns;
+
+	memset(ts, 0, sizeof(*ts));
+	if (strbuf_read_file(&sb, path) == 0 &&
+	    sscanf(sb.buf, "%15s %d %lld %ld", kind, &ts->code, &ns, &ts->pid) == 4) {
+		ts->known = 1;
+		ts->exited = !strcmp(kind, "exit");
+		ts->run_ns = (uint64_t)ns;
+	}
+	strbuf_release(&sb);
+}
+
+static char *default_output(struct run_state *s, int *in_jobs)
+{
+	char *perun_dir = find_perun_dir(), *base, *out;
+	const char *cmd = s->cmdv.n ? s->cmdv.v[0] : s->target.path;
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d-%H-%M-%S", &tm);
+	base = strrchr(cmd, '/') ? xstrdup(strrchr(cmd, '/') + 1) : xstrdup(cmd);
+	if (perun_dir) {
+		char *jobs = xstrfmt("%s/jobs", perun_dir);
+		fs_mkdir_p(jobs, 0755);
+		out = xstrfmt("%s/%s-trace-%s-%d.perf", jobs, base, stamp, (int)getpid());
+		free(jobs);
+		*in_jobs = 1;
+	} else {
+		out = xstrfmt("%s-trace-%s.perf", base, stamp);
+		*in_jobs = 0;
+	}
+	free(perun_dir);
+	free(base);
+	return out;
+}
+
+static int run_and_write(struct run_state *s, struct ctx *ctx)
+{
+	struct opts *o = s->o;
+	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
+	char *status_path = xstrfmt("%s/target.status", s->tmpdir);
+	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
+	char *target_cmd = NULL, *shim = NULL, *output = NULL, *origin_dir = NULL;
+	struct strv argv = { NULL, 0 }, env = { NULL, 0 };
+	struct run_spec spec;
+	struct run_result res;
+	struct target_status ts;
+	struct profile_writer w;
+	struct parser *parser = NULL;
+	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
+	unsigned char *points = NULL;
+	char origin[41], desc[64];
+	int have_origin = 0, in_jobs = 0, ret = EXIT_FAIL, out_fd = -1;
+	size_t i;
+	double t_parse0;
+	struct stat st;
+
+	/* the runtime, its target, its output */
+	target_cmd = build_target_command(s, ctx->self, status_path);
+	if (s->runtime == RUNTIME_BPF) {
+		strv_push(&argv, s->stapbpf);
+		if (runtime_needs_memlock_shim()) {
+			shim = runtime_shim_path();
+			if (!shim) {
+				pr_error("RLIMIT_MEMLOCK cannot be raised here and perun-memlock-shim.so "
+					 "is not installed: reinstall perun or set PERUN_LIBDIR");
+				goto out;
+			}
+			{
+				const char *old = getenv("LD_PRELOAD");
+				char *e = xstrfmt("LD_PRELOAD=%s%s%s", shim, old ? ":" : "", old ? old : "");
+				strv_push(&env, e);
+				free(e);
+				e = xstrfmt("PERUN_ORIG_LD_PRELOAD=%s", old ? old : "");
+				strv_push(&env, e);
+				free(e);
+				strv_push(&env, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0");
+			}
+		}
+	} else {
+		strv_push(&argv, s->staprun);
+	}
+	strv_push(&argv, "-o");
+	strv_push(&argv, raw);
+	strv_push(&argv, "-c");
+	strv_push(&argv, target_cmd);
+	strv_push(&argv, s->module);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv.v;
+	spec.env_extra = env.v;
+	spec.timeout = o->timeout;
+	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
+	spec.target_fd_err = 2;
+	spec.target_fd_out = -1;
+	if (!strcmp(o->output_handling, "capture")) {
+		char *cap = xstrfmt("%s/output.log", s->tmpdir);
+		out_fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		free(cap);
+		spec.target_fd_out = out_fd;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (module cache: %s)\n",
+			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
+	wd(&s->wd, "run: %s -c %s", argv.v[0], target_cmd);
+	s->t_collect0 = now_s();
+	if (driver_run(&spec, &res, on_stap_line, &s->log) < 0)
+		goto out;
+	s->t_collect1 = now_s();
+	if (out_fd >= 0) {
+		close(out_fd);
+		out_fd = -1;
+	}
+	wd(&s->wd, "run: runtime ended (%s), timed out %d, interrupted %d, leaked uprobes %d",
+	   exit_desc(res.exited, res.status, desc, sizeof(desc)), res.timed_out, res.interrupted,
+	   res.leaked_uprobes);
+	fs_write_atomic(stap_log_path, strbuf_str(&s->log.all), s->log.all.len, 0600);
+	read_target_status(status_path, &ts);
+	if (stat(raw, &st) < 0) {
+		pr_error("%s wrote no trace (%s); what it said:\n%s", argv.v[0],
+			 exit_desc(res.exited, res.status, desc, sizeof(desc)),
+			 strbuf_str(&s->log.all));
+		goto out;
+	}
+	if (!ts.known && (!res.exited || res.status != 0) && st.st_size == 0) {
+		pr_error("%s failed (%s) before the command ran; what it said:\n%s", argv.v[0],
+			 exit_desc(res.exited, res.status, desc, sizeof(desc)),
+			 strbuf_str(&s->log.all));
+		goto out;
+	}
+
+	/* where the profile goes, and its origin */
+	if (o->output) {
+		output = xstrdup(o->output);
+	} else {
+		output = default_output(s, &in_jobs);
+	}
+	origin_dir = vcs_find_worktree(".");
+	if (origin_dir && vcs_head(origin_dir, origin) == 0)
+		have_origin = 1;
+
+	/* parse into the profile */
+	t_parse0 = now_s();
+	header = make_header(s);
+	ci = make_collector_info(s);
+	points = xcalloc(s->plan.n ? s->plan.n : 1, 1);
+	for (i = 0; i < s->plan.n; i++)
+		points[i] = s->plan.probes[i].kind == PROBE_USDT_POINT ||
+			    s->plan.probes[i].kind == PROBE_LINE;
+	if (profile_writer_open(&w, output, &s->plan, have_origin ? origin : NULL, header, ci,
+				!o->aggregate) < 0)
+		goto out;
+	parser = parser_new(s->plan.n, points, profile_writer_call, &w);
+	if (parser_feed_file(parser, raw) < 0 || parser_finish(parser) < 0) {
+		profile_writer_abort(&w);
+		pr_error("writing %s failed", output);
+		goto out;
+	}
+	{
+		const struct parse_stats *ps = parser_stats(parser);
+		struct json_object *an = json_object_new_object(), *sum = json_object_new_object();
+		struct json_object *tg = json_object_new_object(), *met = NULL;
+		size_t reached = 0;
+
+		extra = json_object_new_object();
+		json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
+		json_object_object_add(extra, "module_cache", json_object_new_string(s->cache_state));
+		json_object_object_add(extra, "cache_key", json_object_new_string(s->key));
+		json_object_object_add(extra, "probes", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
+		json_object_object_add(extra, "timed_out", json_object_new_boolean(res.timed_out));
+		json_object_object_add(extra, "interrupted", json_object_new_boolean(res.interrupted));
+		if (ts.known) {
+			json_object_object_add(tg, ts.exited ? "exit" : "signal", json_object_new_int(ts.code));
+			json_object_object_add(tg, "run_time_ns", json_object_new_int64((int64_t)ts.run_ns));
+			json_object_object_add(tg, "pid", json_object_new_int64(ts.pid));
+		}
+		json_object_object_add(extra, "target", tg);
+		json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
+		json_object_object_add(an, "unmatched_exits", json_object_new_int64((int64_t)ps->unmatched_exits));
+		json_object_object_add(an, "truncated_lines", json_object_new_int64((int64_t)ps->truncated_lines));
+		json_object_object_add(an, "malformed_lines", json_object_new_int64((int64_t)ps->malformed_lines));
+		json_object_object_add(an, "duplicates", json_object_new_int64((int64_t)ps->duplicates));
+		json_object_object_add(an, "reordered", json_object_new_int64((int64_t)ps->reordered));
+		json_object_object_add(an, "unknown_probes", json_object_new_int64((int64_t)ps->unknown_probes));
+		json_object_object_add(an, "lost_events", json_object_new_int64((int64_t)s->log.lost_events));
+		json_object_object_add(an, "missing_begin", json_object_new_boolean(!ps->saw_begin));
+		json_object_object_add(an, "missing_end", json_object_new_boolean(!ps->saw_end));
+		json_object_object_add(extra, "anomalies", an);
+		json_object_object_add(extra, "events", json_object_new_int64((int64_t)ps->events));
+		json_object_object_add(extra, "calls", json_object_new_int64((int64_t)ps->calls));
+		json_object_object_add(extra, "threads", json_object_new_int64((int64_t)ps->threads));
+		json_object_object_add(extra, "max_depth", json_object_new_int64(ps->max_depth));
+		json_object_object_add(extra, "raw_bytes", json_object_new_int64((int64_t)ps->bytes));
+		json_object_object_add(extra, "bytes_per_event",
+				       json_object_new_double(ps->events ? (double)ps->bytes / (double)ps->events : 0));
+		for (i = 0; i < s->plan.n; i++) {
+			if (!w.sum[i].count)
+				continue;
+			reached += points[i] ? 1 : 2;
+			json_object_object_add(sum, s->plan.probes[i].name, probe_summary_json(&w.sum[i]));
+		}
+		json_object_object_add(extra, "summary", sum);
+		json_object_object_add(extra, "stap_messages", json_object_get(s->log.messages));
+		if (o->metrics) {
+			double pt = now_s() - s->t_start;
+			met = json_object_new_object();
+			json_object_object_add(met, "PL", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
+			json_object_object_add(met, "PLR", json_object_new_int64((int64_t)reached));
+			json_object_object_add(met, "RDV_bytes", json_object_new_int64((int64_t)ps->bytes));
+			json_object_object_add(met, "CPT_s", json_object_new_double(s->t_collect1 - s->t_collect0));
+			json_object_object_add(met, "PRT_s", json_object_new_double((double)ts.run_ns / 1e9));
+			json_object_object_add(met, "PT_s_before_write", json_object_new_double(pt));
+			json_object_object_add(met, "parse_s", json_object_new_double(now_s() - t_parse0));
+			json_object_object_add(extra, "metrics", met);
+		}
+		if (profile_writer_close(&w, ps, extra) < 0)
+			goto out;
+		if (o->metrics && stat(output, &st) == 0) {
+			double pt = now_s() - s->t_start;
+			printf("metrics:\n  PL   %zu probe locations\n  PLR  %zu reached\n"
+			       "  RDV  %.3f MB raw (%" PRIu64 " events, %.1f B/event)\n  PS   %.3f MB profile\n"
+			       "  CPT  %.3f s\n  PRT  %.3f s\n  PT   %.3f s\n",
+			       plan_probe_points(&s->plan), reached, (double)ps->bytes / 1e6, ps->events,
+			       ps->events ? (double)ps->bytes / (double)ps->events : 0.0,
+			       (double)st.st_size / 1e6, s->t_collect1 - s->t_collect0,
+			       (double)ts.run_ns / 1e9, pt);
+		}
+		if (!o->quiet) {
+			fprintf(stderr, "perun: %" PRIu64 " calls of %zu functions in %zu threads -> %s%s\n",
+				ps->calls + ps->points, reached ? (size_t)json_object_object_length(sum) : 0,
+				ps->threads, output, in_jobs ? " (pending: perun add)" : "");
+			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
+			    ps->malformed_lines || ps->duplicates || s->log.lost_events)
+				fprintf(stderr,
+					"perun: anomalies: %" PRIu64 " unfinished calls, %" PRIu64
+					" unmatched returns, %" PRIu64 " truncated and %" PRIu64
+					" malformed lines, %" PRIu64 " duplicates, %" PRIu64 " lost events\n",
+					ps->unmatched_entries, ps->unmatched_exits, ps->truncated_lines,
+					ps->malformed_lines, ps->duplicates, s->log.lost_events);
+		}
+	}
+	if (o->verbose_trace) {
+		char *keep = xstrfmt("%s.raw", output);
+		struct strbuf sb = STRBUF_INIT;
+		if (strbuf_read_file(&sb, raw) == 0)
+			fs_write_atomic(keep, sb.buf, sb.len, 0644);
+		strbuf_release(&sb);
+		free(keep);
+	}
+	if (!strcmp(o->output_handling, "capture")) {
+		char *cap = xstrfmt("%s/output.log", s->tmpdir);
+		struct strbuf sb = STRBUF_INIT;
+		if (strbuf_read_file(&sb, cap) == 0 && sb.len)
+			fwrite(sb.buf, 1, sb.len, stdout);
+		strbuf_release(&sb);
+		free(cap);
+	}
+	ret = EXIT_OK;
+	if (res.timed_out && !o->quiet)
+		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
+			o->timeout);
+	if (ts.known && !ts.exited) {
+		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
+				"records what ran\n",
+			ts.code, strsignal(ts.code));
+		if (!res.timed_out)
+			ret = EXIT_SIGNAL_BASE + ts.code;
+	}
+	if (res.interrupted)
+		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
+out:
+	if (out_fd >= 0)
+		close(out_fd);
+	if (parser)
+		parser_free(parser);
+	json_object_put(header);
+	json_object_put(ci);
+	json_object_put(extra);
+	free(points);
+	strv_clear(&argv);
+	strv_clear(&env);
+	free(raw);
+	free(status_path);
+	free(stap_log_path);
+	free(target_cmd);
+	free(shim);
+	free(output);
+	free(origin_dir);
+	return ret;
+}
+
+static int choose_runtime(struct run_state *s)
+{
+	const char *why = NULL;
+	int kernel_ok = runtime_kernel_usable(&why);
+
+	s->runtime = s->o->runtime;
+	if (s->runtime == RUNTIME_AUTO) {
+		s->runtime = kernel_ok ? RUNTIME_KERNEL : RUNTIME_BPF;
+		if (!s->o->quiet && !s->o->script_only)
+			fprintf(stderr, "perun: runtime %s%s%s\n", runtime_name(s->runtime),
+				kernel_ok ? "" : ": ", kernel_ok ? "" : why);
+	} else if (s->runtime == RUNTIME_KERNEL && !kernel_ok && !s->o->script_only) {
+		return pr_error("the kernel runtime cannot run here: %s; use --runtime bpf", why);
+	}
+	s->stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
+	s->stapbpf = runtime_find_program("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH);
+	s->staprun = runtime_find_program("PERUN_STAPRUN", "staprun", STAPRUN_PATH);
+	if (s->o->script_only)
+		return 0;
+	if (s->runtime == RUNTIME_BPF && !s->stapbpf)
+		return pr_error("stapbpf not found: install the systemtap package "
+				"(apt-get install systemtap)");
+	if (s->runtime == RUNTIME_KERNEL && !s->staprun)
+		return pr_error("staprun not found: install the systemtap-runtime package");
+	return 0;
+}
+
+int cmd_collect(int argc, char **argv, struct ctx *ctx)
+{
+	struct opts o;
+	struct run_state s;
+	struct strategy_opts so;
+	char *cache_dir = NULL;
+	int ret = EXIT_FAIL, r, parsed;
+	const char *binary;
+
+	memset(&o, 0, sizeof(o));
+	o.engine = "stap";
+	o.strategy = "userspace";
+	o.output_handling = "default";
+	o.with_usdt = 1;
+	parsed = parse_opts(argc, argv, &o);
+	if (parsed) {
+		ret = parsed < 0 ? EXIT_OK : parsed;
+		goto out_opts;
+	}
+	memset(&s, 0, sizeof(s));
+	s.o = &o;
+	s.t_start = now_s();
+	s.wd.t0 = s.t_start;
+	s.cache_state = "off";
+	s.log.messages = json_object_new_array();
+	s.log.quiet = o.quiet;
+	strbuf_init(&s.script, 0);
+	strbuf_init(&s.log.all, 0);
+	driver_install_signals();
+	if (o.quiet)
+		log_level = 0;
+	if (!o.cmd && !o.binary) {
+		ret = usage_error("%s", "nothing to trace: give the command with -c (or -b)");
+		goto out;
+	}
+	if (o.cmd) {
+		strv_push(&s.cmdv, o.cmd);
+		if (split_words(o.args, &s.cmdv, "arguments") < 0 ||
+		    split_words(o.workload, &s.cmdv, "workload") < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	binary = o.binary;
+	if (!binary) {
+		char *p = fs_which(o.cmd);
+		if (!p) {
+			pr_error("%s: command not found (give a path, or -b BINARY)", o.cmd);
+			goto out;
+		}
+		s.cmdv.v[0] = (free(s.cmdv.v[0]), p);
+		binary = p;
+	}
+	if (choose_runtime(&s) < 0)
+		goto out;
+	if (!o.script_only) {
+		s.tmpdir = fs_mkdtemp("perun-collect");
+		if (!s.tmpdir)
+			goto out;
+		if (o.watchdog) {
+			char *p = xstrfmt("%s/watchdog.log", s.tmpdir);
+			s.wd.f = fopen(p, "we");
+			free(p);
+		}
+	}
+	cache_dir = cache_default_dir();
+	if (target_load(&s.target, binary, o.cache_off ? NULL : cache_dir) < 0)
+		goto out;
+	wd(&s.wd, "target: %s, %zu functions, %zu USDT notes, build-id %s", s.target.path,
+	   s.target.nfuncs, s.target.nusdts, s.target.build_id[0] ? s.target.build_id : "none");
+	memset(&so, 0, sizeof(so));
+	so.strategy = o.strategy;
+	so.funcs = o.funcs.v;
+	so.nfuncs = o.funcs.n;
+	so.usdts = o.usdts.v;
+	so.nusdts = o.usdts.n;
+	so.dyns = o.dyns.v;
+	so.ndyns = o.dyns.n;
+	so.global_sampling = o.global_sampling;
+	so.with_usdt = o.with_usdt;
+	so.include = o.include;
+	so.exclude = o.exclude;
+	so.cache_dir = o.cache_off ? NULL : cache_dir;
+	if (strategy_build(&s.plan, &s.target, &so) < 0)
+		goto out;
+	if (s.runtime == RUNTIME_BPF && plan_probe_points(&s.plan) > runtime_bpf_probe_limit() &&
+	    !o.script_only) {
+		pr_error("%zu probe points exceed what stapbpf can open here (about %zu with an "
+			 "open-file limit of %lu): narrow them with --include/--exclude or -s custom",
+			 plan_probe_points(&s.plan), runtime_bpf_probe_limit(), runtime_nofile_limit());
+		goto out;
+	}
+	{
+		char *tp = xstrfmt("%s/templates", runtime_datadir());
+		char *ts = xstrfmt("%s/tapsets/perun.stp", runtime_datadir());
+		struct strbuf tb = STRBUF_INIT;
+		r = script_generate(&s.plan, tp, &s.script);
+		if (r == 0 && strbuf_read_file(&tb, ts) < 0)
+			r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
+		s.tapset_text = strbuf_detach(&tb);
+		free(tp);
+		free(ts);
+		if (r < 0)
+			goto out;
+	}
+	wd(&s.wd, "plan: %zu probes, %zu probe points, script %zu bytes", s.plan.n,
+	   plan_probe_points(&s.plan), s.script.len);
+	if (o.script_only) {
+		fwrite(s.script.buf, 1, s.script.len, stdout);
+		ret = EXIT_OK;
+		goto out;
+	}
+	if (get_module(&s) < 0) {
+		if (driver_signal_received())
+			ret = EXIT_SIGNAL_BASE + driver_signal_received();
+		goto out;
+	}
+	{
+		char *pp = xstrfmt("%s/plan", s.tmpdir);
+		plan_save(&s.plan, pp);
+		free(pp);
+	}
+	ret = run_and_write(&s, ctx);
+out:
+	if (s.tmpdir) {
+		if (o.zip_temps) {
+			char *pd = find_perun_dir(), *logdir;
+			char stamp[32];
+			time_t now = time(NULL);
+			struct tm tm;
+			localtime_r(&now, &tm);
+			strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+			logdir = pd ? xstrfmt("%s/logs", pd) : xstrdup("perun-logs");
+			zip_temps(s.tmpdir, logdir, stamp, o.quiet);
+			free(pd);
+			free(logdir);
+		}
+		if (s.wd.f)
+			fclose(s.wd.f);
+		if (o.keep_temps)
+			fprintf(stderr, "perun: temp files kept in %s\n", s.tmpdir);
+		else
+			fs_remove_tree(s.tmpdir);
+		free(s.tmpdir);
+	}
+	if (s.cache_open)
+		cache_close(&s.cache);
+	target_release(&s.target);
+	plan_release(&s.plan);
+	strbuf_release(&s.script);
+	strbuf_release(&s.log.all);
+	json_object_put(s.log.messages);
+	strv_clear(&s.cmdv);
+	free(s.tapset_text);
+	free(s.module);
+	free(s.stap);
+	free(s.stapbpf);
+	free(s.staprun);
+	free(cache_dir);
+out_opts:
+	strv_clear(&o.funcs);
+	strv_clear(&o.usdts);
+	strv_clear(&o.dyns);
+	return ret;
+}

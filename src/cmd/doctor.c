@@ -1,0 +1,178 @@
+/* perun doctor [--json]: can this machine trace?  Every failed check names
+ * the command that fixes it.  Exit 0 only when a collect can work.  */
+#include "config.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cmd/cmd.h"
+#include "trace/driver.h"
+#include "trace/runtime.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+struct check {
+	const char *name;
+	int ok;
+	int required;		/* for the bpf path */
+	char *detail;
+	char *fix;
+};
+
+static struct check checks[16];
+static size_t nchecks;
+
+static void add(const char *name, int ok, int required, char *detail, char *fix)
+{
+	struct check *c = &checks[nchecks++];
+
+	c->name = name;
+	c->ok = ok;
+	c->required = required;
+	c->detail = detail;
+	c->fix = ok ? (free(fix), NULL) : fix;
+}
+
+/* Looks for "NAME=y" in the running kernel's config, when it is readable.  */
+static int kconfig(const char *name)
+{
+	gzFile gz = gzopen("/proc/config.gz", "rb");
+	char line[256];
+	size_t n = strlen(name);
+	int found = -1;
+
+	if (!gz)
+		return -1;
+	found = 0;
+	while (gzgets(gz, line, sizeof(line)))
+		if (!strncmp(line, name, n) && line[n] == '=' && (line[n + 1] == 'y' || line[n + 1] == 'm'))
+			found = 1;
+	gzclose(gz);
+	return found;
+}
+
+int cmd_doctor(int argc, char **argv, struct ctx *ctx)
+{
+	struct utsname u;
+	char *stap, *stapbpf, *staprun, *shim, *p;
+	const char *why = NULL, *ev;
+	int json = 0, i, bpf_ok = 1, kernel_ok, r;
+	char *prep = xstrfmt("%s/prepare-tracing.sh", runtime_datadir());
+	size_t k;
+
+	(void)ctx;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: perun doctor [--json]\n\nChecks stap, stapbpf/staprun, the "
+			       "kernel build tree, debugfs/tracefs, uprobes, BPF, the\nmemlock and "
+			       "open-file limits; prints what is missing and the command that fixes "
+			       "it.\nExit 0 only when 'perun collect' can trace on this machine.\n");
+			free(prep);
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "perun doctor: unexpected argument '%s'\n", argv[i]);
+			free(prep);
+			return EXIT_USAGE;
+		}
+	}
+	uname(&u);
+	add("root", geteuid() == 0, 1, xstrfmt("euid %d", (int)geteuid()),
+	    xstrdup("run perun as root (sudo perun ...): probes and modules need it"));
+	stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
+	add("stap", stap != NULL, 1, xstrdup(stap ? stap : "not found"),
+	    xstrdup("apt-get install systemtap systemtap-sdt-dev"));
+	stapbpf = runtime_find_program("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH);
+	add("stapbpf", stapbpf != NULL, 1, xstrdup(stapbpf ? stapbpf : "not found"),
+	    xstrdup("apt-get install systemtap"));
+	staprun = runtime_find_program("PERUN_STAPRUN", "staprun", STAPRUN_PATH);
+	add("staprun", staprun != NULL, 0, xstrdup(staprun ? staprun : "not found"),
+	    xstrdup("apt-get install systemtap-runtime"));
+	p = xstrfmt("/lib/modules/%s/build/.config", u.release);
+	r = access(p, R_OK) == 0;
+	add("kernel build tree", r, 1, xstrfmt("%s %s", p, r ? "present" : "missing"),
+	    xstrfmt("apt-get install linux-headers-%s, or for the bpf runtime only: sh %s", u.release,
+		    prep));
+	free(p);
+	ev = driver_uprobe_events_path();
+	add("tracefs", ev != NULL, 1, xstrdup(ev ? ev : "no uprobe_events"),
+	    xstrdup("mount -t debugfs nodev /sys/kernel/debug; mount -t tracefs nodev "
+		    "/sys/kernel/tracing"));
+	r = access("/sys/bus/event_source/devices/uprobe", F_OK) == 0 || kconfig("CONFIG_UPROBES") == 1;
+	add("uprobes", r, 1, xstrdup(r ? "CONFIG_UPROBES" : "no uprobe PMU"),
+	    xstrdup("boot a kernel built with CONFIG_UPROBES=y"));
+	r = kconfig("CONFIG_BPF_SYSCALL");
+	if (r < 0)
+		r = access("/sys/fs/bpf", F_OK) == 0 || access("/sys/kernel/btf/vmlinux", F_OK) == 0;
+	add("bpf", r, 1, xstrdup(r ? "CONFIG_BPF_SYSCALL" : "no BPF syscall"),
+	    xstrdup("boot a kernel built with CONFIG_BPF_SYSCALL=y, or use --runtime kernel"));
+	shim = runtime_shim_path();
+	r = !runtime_needs_memlock_shim() || shim;
+	add("memlock", r, 1,
+	    xstrdup(!runtime_needs_memlock_shim() ? "RLIMIT_MEMLOCK can be raised"
+	    : shim ? "cannot raise RLIMIT_MEMLOCK; perun preloads its shim into stapbpf"
+		   : "cannot raise RLIMIT_MEMLOCK and perun-memlock-shim.so is missing"),
+	    xstrdup("reinstall perun (make install puts perun-memlock-shim.so in its libdir)"));
+	add("open files", runtime_nofile_limit() >= 4096, 0,
+	    xstrfmt("hard limit %lu: about %zu bpf probe points", runtime_nofile_limit(),
+		    runtime_bpf_probe_limit()),
+	    xstrdup("raise it: ulimit -Hn 65536 (or LimitNOFILE= in a unit)"));
+	p = xstrfmt("%s/templates/header.stp.in", runtime_datadir());
+	r = access(p, R_OK) == 0;
+	add("perun data", r, 1, p, xstrdup("reinstall perun, or set PERUN_DATADIR to its source tree"));
+	kernel_ok = runtime_kernel_usable(&why);
+	add("kernel runtime", kernel_ok && staprun, 0,
+	    xstrdup(kernel_ok ? "modules can be built and loaded" : why),
+	    xstrdup("install linux-headers-$(uname -r) on a kernel with CONFIG_MODULES=y"));
+	for (k = 0; k < nchecks; k++)
+		if (checks[k].required && !checks[k].ok)
+			bpf_ok = 0;
+	if (json) {
+		struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+		for (k = 0; k < nchecks; k++) {
+			struct json_object *c = json_object_new_object();
+			json_object_object_add(c, "check", json_object_new_string(checks[k].name));
+			json_object_object_add(c, "ok", json_object_new_boolean(checks[k].ok));
+			json_object_object_add(c, "required", json_object_new_boolean(checks[k].required));
+			json_object_object_add(c, "detail", json_object_new_string(checks[k].detail));
+			if (checks[k].fix)
+				json_object_object_add(c, "fix", json_object_new_string(checks[k].fix));
+			json_object_array_add(a, c);
+		}
+		json_object_object_add(o, "checks", a);
+		json_object_object_add(o, "can_trace", json_object_new_boolean(bpf_ok || (kernel_ok && staprun && stap)));
+		json_object_object_add(o, "runtime", json_object_new_string(kernel_ok && staprun ? "kernel" : bpf_ok ? "bpf" : "none"));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		for (k = 0; k < nchecks; k++) {
+			printf("%-4s %-18s %s\n", checks[k].ok ? "ok" : checks[k].required ? "FAIL" : "warn",
+			       checks[k].name, checks[k].detail);
+			if (checks[k].fix)
+				printf("     %-18s fix: %s\n", "", checks[k].fix);
+		}
+		printf("%s\n", bpf_ok || (kernel_ok && staprun && stap)
+				       ? (kernel_ok && staprun ? "perun can trace here (kernel runtime)"
+							       : "perun can trace here (bpf runtime)")
+				       : "perun cannot trace here yet: apply the fixes above");
+	}
+	r = bpf_ok || (kernel_ok && staprun && stap) ? EXIT_OK : EXIT_FAIL;
+	for (k = 0; k < nchecks; k++) {
+		free(checks[k].detail);
+		free(checks[k].fix);
+	}
+	free(stap);
+	free(stapbpf);
+	free(staprun);
+	free(shim);
+	free(prep);
+	return r;
+}

@@ -1,0 +1,101 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct ctx *ctx);
+	const char *help;	/* NULL: hidden */
+};
+
+static const struct command commands[] = {
+	{ "collect", cmd_collect, "trace a command and write a performance profile" },
+	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
+	{ "doctor", cmd_doctor, "check that this machine can trace, and say how to fix it" },
+	{ "__exec", cmd_exec, NULL },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: perun [--version] [--help] <command> [<args>]\n\n"
+		   "A performance version system built on SystemTap.\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].help)
+			fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'perun <command> --help' describes one command; 'man perun-<command>' too.\n"
+		   "Exit status: 0 success, 1 failure, 2 usage error, 128+N killed by signal N.\n");
+}
+
+static char *self_path(const char *argv0)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n > 0) {
+		buf[n] = '\0';
+		return xstrdup(buf);
+	}
+	return xstrdup(argv0);
+}
+
+static int finish(int code)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "perun: write error on standard output\n");
+		return EXIT_FAIL;
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx ctx = { argv[0], NULL };
+	size_t i;
+	int ret;
+
+	setlinebuf(stderr);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc > 2 && strcmp(argv[1], "help") == 0) {
+			char *args[] = { argv[2], (char *)"--help", NULL };
+			for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+				if (commands[i].help && !strcmp(commands[i].name, argv[2])) {
+					ctx.self = self_path(argv[0]);
+					ret = commands[i].fn(2, args, &ctx);
+					free(ctx.self);
+					return finish(ret);
+				}
+			fprintf(stderr, "perun: '%s' is not a perun command: see 'perun help'\n",
+				argv[2]);
+			return EXIT_USAGE;
+		}
+		usage(stdout);
+		return finish(EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("perun %s\n", PACKAGE_VERSION);
+		return finish(EXIT_OK);
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(commands[i].name, argv[1]))
+			continue;
+		ctx.self = self_path(argv[0]);
+		ret = commands[i].fn(argc - 1, argv + 1, &ctx);
+		free(ctx.self);
+		return finish(ret);
+	}
+	fprintf(stderr, "perun: '%s' is not a perun command: see 'perun help'\n", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,274 @@
+#include "config.h"
+
+#define PR_FMT "profile"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile/writer.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+#define WBUF 65536
+
+static void flush(struct profile_writer *w)
+{
+	if (w->blen && fwrite(w->buf, 1, w->blen, w->f) != w->blen)
+		w->error = 1;
+	w->blen = 0;
+}
+
+static void put(struct profile_writer *w, const char *s, size_t n)
+{
+	if (w->blen + n > WBUF) {
+		flush(w);
+		if (n > WBUF) {
+			if (fwrite(s, 1, n, w->f) != n)
+				w->error = 1;
+			return;
+		}
+	}
+	memcpy(w->buf + w->blen, s, n);
+	w->blen += n;
+}
+
+static void puts_(struct profile_writer *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+/* Unsigned decimal, fast.  */
+static void putu(struct profile_writer *w, uint64_t v)
+{
+	char tmp[24];
+	int i = 24;
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(w, tmp + i, (size_t)(24 - i));
+}
+
+static void puti(struct profile_writer *w, int64_t v)
+{
+	if (v < 0) {
+		put(w, "-", 1);
+		putu(w, (uint64_t)(-(v + 1)) + 1);
+	} else {
+		putu(w, (uint64_t)v);
+	}
+}
+
+static void put_json(struct profile_writer *w, struct json_object *o)
+{
+	puts_(w, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
+			const char *origin, struct json_object *header,
+			struct json_object *collector_info, int per_call)
+{
+	int fd;
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->plan = plan;
+	w->per_call = per_call;
+	w->path = xstrdup(path);
+	fd = fs_open_temp_beside(path, &w->tmp);
+	if (fd < 0)
+		return -1;
+	fchmod(fd, 0644);
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		close(fd);
+		unlink(w->tmp);
+		return pr_error_errno("fdopen %s", w->tmp);
+	}
+	w->buf = xmalloc(WBUF);
+	w->uids = xcalloc(plan->n ? plan->n : 1, sizeof(*w->uids));
+	w->sum = xcalloc(plan->n ? plan->n : 1, sizeof(*w->sum));
+	for (i = 0; i < plan->n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add_json_str(&sb, plan->probes[i].name);
+		w->uids[i] = strbuf_detach(&sb);
+		w->sum[i].min = UINT64_MAX;
+	}
+	puts_(w, "{");
+	if (origin) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "\"origin\":");
+		strbuf_add_json_str(&sb, origin);
+		strbuf_addch(&sb, ',');
+		put(w, sb.buf, sb.len);
+		strbuf_release(&sb);
+	}
+	puts_(w, "\"header\":");
+	put_json(w, header);
+	puts_(w, ",\"collector_info\":");
+	put_json(w, collector_info);
+	puts_(w, ",\"postprocessors\":[],\"snapshots\":[{\"resources\":[");
+	return 0;
+}
+
+static unsigned log2_bucket(uint64_t v)
+{
+	unsigned b = 0;
+
+	while (v > 1 && b < 63) {
+		v >>= 1;
+		b++;
+	}
+	return b;
+}
+
+int profile_writer_call(void *ctx, const struct call_record *r)
+{
+	struct profile_writer *w = ctx;
+	struct probe_summary *s = &w->sum[r->probe];
+
+	s->count++;
+	s->total += r->amount;
+	s->exclusive += r->exclusive;
+	if (r->amount < s->min)
+		s->min = r->amount;
+	if (r->amount > s->max)
+		s->max = r->amount;
+	s->hist[log2_bucket(r->amount)]++;
+	if (!w->per_call)
+		return w->error ? -1 : 0;
+	if (w->nresources++)
+		put(w, ",", 1);
+	puts_(w, "{\"amount\":");
+	putu(w, r->amount);
+	puts_(w, ",\"exclusive\":");
+	putu(w, r->exclusive);
+	puts_(w, ",\"uid\":");
+	puts_(w, w->uids[r->probe]);
+	puts_(w, r->point ? ",\"type\":\"mixed\",\"subtype\":\"point\",\"thread\":"
+			  : ",\"type\":\"mixed\",\"subtype\":\"time delta\",\"thread\":");
+	puti(w, r->thread);
+	puts_(w, ",\"call-order\":");
+	putu(w, r->call_order);
+	puts_(w, ",\"timestamp\":");
+	putu(w, r->start);
+	puts_(w, ",\"depth\":");
+	putu(w, r->depth);
+	puts_(w, ",\"call-id\":");
+	putu(w, r->call_id);
+	puts_(w, ",\"caller-id\":");
+	puti(w, r->caller_id);
+	puts_(w, ",\"caller\":");
+	puts_(w, r->caller_probe >= 0 ? w->uids[r->caller_probe] : "null");
+	put(w, "}", 1);
+	return w->error ? -1 : 0;
+}
+
+struct json_object *probe_summary_json(const struct probe_summary *s)
+{
+	struct json_object *o = json_object_new_object(), *h = json_object_new_array();
+	int i, last = -1;
+
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)s->count));
+	json_object_object_add(o, "total", json_object_new_int64((int64_t)s->total));
+	json_object_object_add(o, "exclusive", json_object_new_int64((int64_t)s->exclusive));
+	json_object_object_add(o, "min", json_object_new_int64(s->count ? (int64_t)s->min : 0));
+	json_object_object_add(o, "max", json_object_new_int64((int64_t)s->max));
+	json_object_object_add(o, "mean", json_object_new_double(
+						  s->count ? (double)s->total / (double)s->count : 0));
+	for (i = 0; i < 64; i++)
+		if (s->hist[i])
+			last = i;
+	for (i = 0; i <= last; i++)
+		json_object_array_add(h, json_object_new_int64((int64_t)s->hist[i]));
+	json_object_object_add(o, "log2_hist", h);
+	return o;
+}
+
+static void aggregate_resources(struct profile_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->plan->n; i++) {
+		const struct probe_summary *s = &w->sum[i];
+		if (!s->count)
+			continue;
+		if (w->nresources++)
+			put(w, ",", 1);
+		puts_(w, "{\"amount\":");
+		putu(w, s->total);
+		puts_(w, ",\"exclusive\":");
+		putu(w, s->exclusive);
+		puts_(w, ",\"uid\":");
+		puts_(w, w->uids[i]);
+		puts_(w, ",\"type\":\"mixed\",\"subtype\":\"time summary\",\"count\":");
+		putu(w, s->count);
+		puts_(w, ",\"min\":");
+		putu(w, s->min);
+		puts_(w, ",\"max\":");
+		putu(w, s->max);
+		put(w, "}", 1);
+	}
+}
+
+int profile_writer_close(struct profile_writer *w, const struct parse_stats *st,
+			 struct json_object *extra)
+{
+	char tbuf[64];
+	int fd, ret;
+
+	if (!w->per_call)
+		aggregate_resources(w);
+	snprintf(tbuf, sizeof(tbuf), "%.9f", (double)st->duration / 1e9);
+	puts_(w, "],\"time\":\"");
+	puts_(w, tbuf);
+	puts_(w, "\",\"models\":[]}],\"chunks\":{}");
+	if (extra) {
+		puts_(w, ",\"trace\":");
+		put_json(w, extra);
+	}
+	puts_(w, "}\n");
+	flush(w);
+	if (fflush(w->f) != 0 || w->error) {
+		pr_error_errno("write %s", w->tmp);
+		profile_writer_abort(w);
+		return -1;
+	}
+	fd = dup(fileno(w->f));
+	fclose(w->f);
+	w->f = NULL;
+	ret = fs_commit_temp(fd, w->tmp, w->path);
+	profile_writer_abort(w);
+	return ret;
+}
+
+void profile_writer_abort(struct profile_writer *w)
+{
+	size_t i;
+
+	if (w->f) {
+		fclose(w->f);
+		w->f = NULL;
+		if (w->tmp)
+			unlink(w->tmp);
+	}
+	if (w->uids && w->plan)
+		for (i = 0; i < w->plan->n; i++)
+			free(w->uids[i]);
+	free(w->uids);
+	free(w->sum);
+	free(w->buf);
+	free(w->tmp);
+	free(w->path);
+	w->uids = NULL;
+	w->sum = NULL;
+	w->buf = NULL;
+	w->tmp = NULL;
+	w->path = NULL;
+}

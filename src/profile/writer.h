@@ -1,0 +1,50 @@
+/* Writes a Perun profile (seeds/001) as the parser produces calls: the
+ * resources are streamed, never held in memory; the small regions go
+ * through json-c.  */
+#ifndef PERUN_PROFILE_WRITER_H
+#define PERUN_PROFILE_WRITER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/parse.h"
+#include "trace/plan.h"
+
+struct json_object;
+
+/* Per-probe totals, the summary region and --metrics' PLR come from these.  */
+struct probe_summary {
+	uint64_t count, total, exclusive, min, max;
+	uint64_t hist[64];	/* log2 buckets of inclusive ns */
+};
+
+struct profile_writer {
+	FILE *f;
+	char *path, *tmp;
+	const struct plan *plan;
+	char **uids;		/* JSON-escaped display names, per probe */
+	struct probe_summary *sum;
+	uint64_t nresources;
+	int per_call;		/* 0 with --aggregate: summaries only */
+	int error;
+	char *buf;		/* output buffer */
+	size_t blen;
+};
+
+/* Opens path.tmpXXXXXX and writes every region up to the resources.  origin
+ * may be NULL.  header and collector_info are borrowed.  */
+int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
+			const char *origin, struct json_object *header,
+			struct json_object *collector_info, int per_call);
+/* A parse_sink.  */
+int profile_writer_call(void *w, const struct call_record *r);
+/* Closes the resources and writes the trailing regions; extra (borrowed) is
+ * stored as the "trace" region; renames the file into place.  */
+int profile_writer_close(struct profile_writer *w, const struct parse_stats *st,
+			 struct json_object *extra);
+/* Drops the temp file (on failure paths).  */
+void profile_writer_abort(struct profile_writer *w);
+/* Summary of one probe as JSON (new object).  */
+struct json_object *probe_summary_json(const struct probe_summary *s);
+
+#endif

@@ -1,0 +1,644 @@
+#include "config.h"
+
+#define PR_FMT "target"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "target/target.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+/* libstdc++'s demangler has C linkage; we use it for C++ display names.  */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* Version of the per-build-id analysis cache format.  */
+#define TARGET_CACHE_VERSION "perun-target 2"
+
+/* Compiler and C runtime helpers that the userspace strategy leaves out.  */
+static const char *const helper_names[] = {
+	"_start", "_init", "_fini", "frame_dummy", "register_tm_clones",
+	"deregister_tm_clones", "__do_global_dtors_aux", "__libc_csu_init",
+	"__libc_csu_fini", "_dl_relocate_static_pie", "__stack_chk_fail_local", NULL,
+};
+
+/* Prefixes of generated helper names (static constructors, PIC thunks).  */
+static const char *const helper_prefixes[] = {
+	"_GLOBAL__sub_I_", "_GLOBAL__sub_D_", "__cxx_global_var_init",
+	"__static_initialization_and_destruction_", "__x86.get_pc_thunk.", NULL,
+};
+
+int target_is_helper(const char *name)
+{
+	size_t i;
+
+	if (strchr(name, '@'))	/* PLT stubs and versioned aliases */
+		return 1;
+	for (i = 0; helper_names[i]; i++)
+		if (!strcmp(name, helper_names[i]))
+			return 1;
+	for (i = 0; helper_prefixes[i]; i++)
+		if (!strncmp(name, helper_prefixes[i], strlen(helper_prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static char *demangle(const char *name)
+{
+	int status = -1;
+	char *d;
+
+	if (strncmp(name, "_Z", 2))
+		return xstrdup(name);
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0 || !d) {
+		free(d);
+		return xstrdup(name);
+	}
+	return d;
+}
+
+static int cmp_func_addr(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* prefer global over local, then a name without leading underscores */
+	if (x->global != y->global)
+		return y->global - x->global;
+	return strcmp(x->name, y->name);
+}
+
+static void free_func(struct func *f)
+{
+	free(f->name);
+	free(f->display);
+	free(f->file);
+}
+
+static int read_symbols(struct target *t, Elf *elf, int want_type)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	int found = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != (Elf64_Word)want_type)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !sh.sh_entsize)
+			continue;
+		found = 1;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+			struct func *f;
+			int type, bind;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			type = GELF_ST_TYPE(sym.st_info);
+			bind = GELF_ST_BIND(sym.st_info);
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_value == 0)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (t->nfuncs == cap) {
+				cap = cap ? cap * 2 : 256;
+				t->funcs = xrealloc(t->funcs, cap * sizeof(*t->funcs));
+			}
+			f = &t->funcs[t->nfuncs++];
+			memset(f, 0, sizeof(*f));
+			f->name = xstrdup(name);
+			f->display = demangle(name);
+			f->addr = sym.st_value;
+			f->size = sym.st_size;
+			f->global = bind == STB_GLOBAL || bind == STB_WEAK;
+			f->helper = target_is_helper(name);
+		}
+	}
+	return found;
+}
+
+/* One function per address: aliases (weak + strong, local copies) collapse.  */
+static void dedup_funcs(struct target *t)
+{
+	size_t i, o = 0;
+
+	qsort(t->funcs, t->nfuncs, sizeof(*t->funcs), cmp_func_addr);
+	for (i = 0; i < t->nfuncs; i++) {
+		if (o && t->funcs[o - 1].addr == t->funcs[i].addr) {
+			free_func(&t->funcs[i]);
+			continue;
+		}
+		t->funcs[o++] = t->funcs[i];
+	}
+	t->nfuncs = o;
+}
+
+static struct func *find_addr(struct target *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nfuncs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->funcs[mid].addr == addr)
+			return &t->funcs[mid];
+		if (t->funcs[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void walk_dies(struct target *t, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 16)
+		return;
+	do {
+		int tag = dwarf_tag(die);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr lo;
+			if (dwarf_lowpc(die, &lo) == 0) {
+				struct func *f = find_addr(t, lo);
+				if (f && !f->file) {
+					int line = 0;
+					const char *file = dwarf_decl_file(die);
+					if (file) {
+						f->file = xstrdup(file);
+						dwarf_decl_line(die, &line);
+						f->line = line;
+					}
+				}
+			}
+		} else if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			    tag == DW_TAG_structure_type || tag == DW_TAG_compile_unit ||
+			    tag == DW_TAG_partial_unit) &&
+			   dwarf_child(die, &child) == 0) {
+			walk_dies(t, &child, depth + 1);
+		}
+	} while (dwarf_siblingof(die, die) == 0);
+}
+
+static int read_dwarf(struct target *t, Elf *elf)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (!dw)
+		return 0;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0)
+			walk_dies(t, &child, 0);
+		off = next;
+	}
+	dwarf_end(dw);
+	return 1;
+}
+
+static void read_notes(struct target *t, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *nm = (const char *)data->d_buf + name_off;
+			const unsigned char *desc = (const unsigned char *)data->d_buf + desc_off;
+
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(nm, "GNU", 4)) {
+				size_t i, n = nh.n_descsz > 64 ? 64 : nh.n_descsz;
+				for (i = 0; i < n; i++)
+					snprintf(t->build_id + 2 * i, 3, "%02x", desc[i]);
+			} else if (nh.n_type == 3 && nh.n_namesz == 8 && !memcmp(nm, "stapsdt", 8) &&
+				   nh.n_descsz > 24) {
+				/* pc, base, semaphore (3 x 8 bytes), then provider, name, args */
+				const char *prov = (const char *)desc + 24;
+				const char *end = (const char *)desc + nh.n_descsz;
+				const char *name = memchr(prov, '\0', (size_t)(end - prov));
+				uint64_t pc, sem;
+				struct usdt *u;
+
+				if (!name || ++name >= end || !memchr(name, '\0', (size_t)(end - name)))
+					continue;
+				memcpy(&pc, desc, 8);
+				memcpy(&sem, desc + 16, 8);
+				if (t->nusdts == cap) {
+					cap = cap ? cap * 2 : 16;
+					t->usdts = xrealloc(t->usdts, cap * sizeof(*t->usdts));
+				}
+				u = &t->usdts[t->nusdts++];
+				u->provider = xstrdup(prov);
+				u->name = xstrdup(name);
+				u->pc = pc;
+				u->semaphore = sem != 0;
+			}
+		}
+	}
+}
+
+static int has_section(Elf *elf, const char *want)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, want))
+			return 1;
+	}
+	return 0;
+}
+
+/* Separate debug info installed by -dbgsym packages, found by build-id.  */
+static void read_separate_dwarf(struct target *t)
+{
+	char *path;
+	int fd;
+	Elf *elf;
+
+	if (strlen(t->build_id) < 4)
+		return;
+	path = xstrfmt("/usr/lib/debug/.build-id/%.2s/%s.debug", t->build_id, t->build_id + 2);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		t->has_dwarf = read_dwarf(t, elf) && has_section(elf, ".debug_info");
+		elf_end(elf);
+	}
+	close(fd);
+}
+
+/* --- per-build-id cache: one line per function, tab separated ------------ */
+
+static char *cache_path(const struct target *t, const char *cache_dir)
+{
+	return xstrfmt("%s/targets/%s.tsv", cache_dir, t->build_id);
+}
+
+static void put_field(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++)
+		strbuf_addch(sb, *s == '\t' || *s == '\n' ? ' ' : *s);
+}
+
+static void cache_store(const struct target *t, const char *cache_dir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *dir = xstrfmt("%s/targets", cache_dir), *path = cache_path(t, cache_dir);
+	size_t i;
+
+	strbuf_addf(&sb, "%s\t%d\t%d\t%d\n", TARGET_CACHE_VERSION, t->has_symtab, t->has_dwarf,
+		    t->shared);
+	for (i = 0; i < t->nfuncs; i++) {
+		const struct func *f = &t->funcs[i];
+		strbuf_addf(&sb, "F\t%llx\t%llx\t%d\t%d\t%d\t", (unsigned long long)f->addr,
+			    (unsigned long long)f->size, f->global, f->helper, f->line);
+		put_field(&sb, f->name);
+		strbuf_addch(&sb, '\t');
+		put_field(&sb, f->display);
+		strbuf_addch(&sb, '\t');
+		put_field(&sb, f->file);
+		strbuf_addch(&sb, '\n');
+	}
+	for (i = 0; i < t->nusdts; i++) {
+		const struct usdt *u = &t->usdts[i];
+		strbuf_addf(&sb, "U\t%llx\t%d\t", (unsigned long long)u->pc, u->semaphore);
+		put_field(&sb, u->provider);
+		strbuf_addch(&sb, '\t');
+		put_field(&sb, u->name);
+		strbuf_addch(&sb, '\n');
+	}
+	if (fs_mkdir_p(dir, 0700) == 0)
+		fs_write_atomic(path, sb.buf, sb.len, 0600);
+	strbuf_release(&sb);
+	free(dir);
+	free(path);
+}
+
+static char *next_field(char **p)
+{
+	char *s = *p, *tab;
+
+	if (!s)
+		return NULL;
+	tab = strchr(s, '\t');
+	if (tab) {
+		*tab = '\0';
+		*p = tab + 1;
+	} else {
+		*p = NULL;
+	}
+	return s;
+}
+
+static int cache_load(struct target *t, const char *cache_dir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = cache_path(t, cache_dir), *line, *save = NULL;
+	size_t fcap = 0, ucap = 0;
+	int ret = -1, first = 1;
+
+	if (strbuf_read_file(&sb, path) < 0)
+		goto out;
+	for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *p = line;
+		char *kind = next_field(&p);
+		if (first) {
+			int a, b, c;
+			first = 0;
+			if (strcmp(kind, TARGET_CACHE_VERSION) || !p ||
+			    sscanf(p, "%d\t%d\t%d", &a, &b, &c) != 3)
+				goto out;
+			t->has_symtab = a;
+			t->has_dwarf = b;
+			t->shared = c;
+		} else if (!strcmp(kind, "F")) {
+			char *f[8];
+			struct func *fn;
+			int i;
+			for (i = 0; i < 8; i++)
+				f[i] = next_field(&p);
+			if (!f[6])
+				goto out;
+			if (t->nfuncs == fcap) {
+				fcap = fcap ? fcap * 2 : 256;
+				t->funcs = xrealloc(t->funcs, fcap * sizeof(*t->funcs));
+			}
+			fn = &t->funcs[t->nfuncs++];
+			memset(fn, 0, sizeof(*fn));
+			fn->addr = strtoull(f[0], NULL, 16);
+			fn->size = strtoull(f[1], NULL, 16);
+			fn->global = atoi(f[2]);
+			fn->helper = atoi(f[3]);
+			fn->line = atoi(f[4]);
+			fn->name = xstrdup(f[5]);
+			fn->display = xstrdup(f[6]);
+			fn->file = f[7] && *f[7] ? xstrdup(f[7]) : NULL;
+		} else if (!strcmp(kind, "U")) {
+			char *f[4];
+			struct usdt *u;
+			int i;
+			for (i = 0; i < 4; i++)
+				f[i] = next_field(&p);
+			if (!f[3])
+				goto out;
+			if (t->nusdts == ucap) {
+				ucap = ucap ? ucap * 2 : 16;
+				t->usdts = xrealloc(t->usdts, ucap * sizeof(*t->usdts));
+			}
+			u = &t->usdts[t->nusdts++];
+			u->pc = strtoull(f[0], NULL, 16);
+			u->semaphore = atoi(f[1]);
+			u->provider = xstrdup(f[2]);
+			u->name = xstrdup(f[3]);
+		} else {
+			goto out;
+		}
+	}
+	ret = first ? -1 : 0;
+out:
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void clear_lists(struct target *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfuncs; i++)
+		free_func(&t->funcs[i]);
+	for (i = 0; i < t->nusdts; i++) {
+		free(t->usdts[i].provider);
+		free(t->usdts[i].name);
+	}
+	free(t->funcs);
+	free(t->usdts);
+	t->funcs = NULL;
+	t->usdts = NULL;
+	t->nfuncs = t->nusdts = 0;
+}
+
+int target_load(struct target *t, const char *path, const char *cache_dir)
+{
+	struct stat st;
+	Elf *elf = NULL;
+	GElf_Ehdr eh;
+	int fd = -1, ret = -1;
+
+	memset(t, 0, sizeof(*t));
+	t->path = fs_realpath(path);
+	if (!t->path) {
+		if (errno == ENOENT)
+			return pr_error("%s: no such file: check the path given with -c or -b", path);
+		return pr_error_errno("%s", path);
+	}
+	if (stat(t->path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		pr_error("%s: not a regular file", path);
+		goto out;
+	}
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_error_errno("open %s", t->path);
+		goto out;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		pr_error("%s: not an ELF file: give the compiled binary, not a script or archive",
+			 path);
+		goto out;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		pr_error("%s: not an executable or shared library (ELF type %d)", path, eh.e_type);
+		goto out;
+	}
+	t->shared = eh.e_type == ET_DYN;
+	read_notes(t, elf);
+	if (cache_dir && t->build_id[0]) {
+		if (cache_load(t, cache_dir) == 0) {
+			ret = 0;
+			goto out;
+		}
+		clear_lists(t);
+		read_notes(t, elf);
+	}
+	t->has_symtab = read_symbols(t, elf, SHT_SYMTAB);
+	if (!t->has_symtab)
+		read_symbols(t, elf, SHT_DYNSYM);
+	dedup_funcs(t);
+	if (has_section(elf, ".debug_info"))
+		t->has_dwarf = read_dwarf(t, elf);
+	else
+		read_separate_dwarf(t);
+	if (!t->nfuncs) {
+		pr_error("%s: no function symbols (stripped binary): rebuild without -s, or "
+			 "install its -dbg/-dbgsym package",
+			 path);
+		goto out;
+	}
+	if (cache_dir && t->build_id[0])
+		cache_store(t, cache_dir);
+	ret = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0)
+		target_release(t);
+	return ret;
+}
+
+void target_release(struct target *t)
+{
+	clear_lists(t);
+	free(t->path);
+	t->path = NULL;
+}
+
+const struct func *target_find_func(const struct target *t, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < t->nfuncs; i++)
+		if (!strcmp(t->funcs[i].name, name) || !strcmp(t->funcs[i].display, name))
+			return &t->funcs[i];
+	for (i = 0; i < t->nfuncs; i++)
+		if (!strncmp(t->funcs[i].display, name, n) && t->funcs[i].display[n] == '(')
+			return &t->funcs[i];
+	return NULL;
+}
+
+static char *try_dir(const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* Lists the binary's DT_NEEDED names and run paths.  */
+static void dynamic_info(const char *binary, struct strbuf *needed, struct strbuf *runpath)
+{
+	int fd = open(binary, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *s;
+			if (!gelf_getdyn(data, (int)i, &dyn))
+				continue;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!s)
+				continue;
+			strbuf_addstr(dyn.d_tag == DT_NEEDED ? needed : runpath, s);
+			strbuf_addch(dyn.d_tag == DT_NEEDED ? needed : runpath, ':');
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+char *target_find_library(const char *binary, const char *name)
+{
+	struct strbuf needed = STRBUF_INIT, dirs = STRBUF_INIT;
+	char *found = NULL, *bindir, *slash, *save = NULL, *d, *dcopy;
+	const char *ldp = getenv("LD_LIBRARY_PATH");
+	size_t n = strlen(name);
+
+	if (strchr(name, '/'))
+		return fs_realpath(name);
+	bindir = xstrdup(binary);
+	slash = strrchr(bindir, '/');
+	if (slash)
+		*slash = '\0';
+	dynamic_info(binary, &needed, &dirs);
+	if (ldp)
+		strbuf_addf(&dirs, "%s:", ldp);
+	strbuf_addstr(&dirs, "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:"
+			     "/lib:/usr/lib:/usr/local/lib");
+	dcopy = xstrdup(strbuf_str(&dirs));
+	for (d = strtok_r(dcopy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *dir = !strncmp(d, "$ORIGIN", 7) ? xstrfmt("%s%s", bindir, d + 7) : xstrdup(d);
+		char *nsave = NULL, *ncopy = xstrdup(strbuf_str(&needed)), *nd;
+		/* a DT_NEEDED entry that starts with the given name wins */
+		for (nd = strtok_r(ncopy, ":", &nsave); nd && !found; nd = strtok_r(NULL, ":", &nsave))
+			if (!strncmp(nd, name, n) && (nd[n] == '.' || nd[n] == '\0' || nd[n] == '-'))
+				found = try_dir(dir, nd);
+		if (!found)
+			found = try_dir(dir, name);
+		free(ncopy);
+		free(dir);
+	}
+	if (found) {
+		char *r = fs_realpath(found);
+		free(found);
+		found = r;
+	}
+	free(dcopy);
+	free(bindir);
+	strbuf_release(&needed);
+	strbuf_release(&dirs);
+	return found;
+}

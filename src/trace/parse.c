@@ -1,0 +1,468 @@
+#include "config.h"
+
+#define PR_FMT "parse"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace/parse.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+struct event {
+	uint64_t ts;		/* full ns, unwrapped */
+	uint32_t code;
+	int32_t tid_off;
+};
+
+struct frame {
+	int probe;
+	uint64_t ts;
+	uint64_t call_id;
+	uint64_t call_order;
+	uint64_t child;		/* inclusive time of recorded callees */
+};
+
+struct thread {
+	int64_t tid;
+	struct frame *stack;
+	unsigned depth, alloc;
+	uint64_t last_ts;	/* for duplicate detection */
+	uint32_t last_code;
+	unsigned has_last : 1;
+	unsigned used : 1;
+};
+
+struct parser {
+	size_t nprobes;
+	unsigned char *points;
+	uint64_t *orders;	/* per probe: recorded entries so far */
+	parse_sink sink;
+	void *ctx;
+	struct parse_stats st;
+
+	/* the reorder window: a ring kept sorted by ts */
+	struct event *win;
+	size_t head, count;
+
+	/* clock */
+	uint64_t base, est;
+	unsigned have_clock : 1;
+
+	struct thread *threads;
+	size_t nthreads_alloc;
+
+	uint64_t next_call_id;
+	char partial[128];	/* a line split across feeds */
+	size_t plen;
+	int skipping;		/* inside an over-long line */
+	int failed;
+};
+
+struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sink sink, void *ctx)
+{
+	struct parser *p = xcalloc(1, sizeof(*p));
+
+	p->nprobes = nprobes;
+	p->points = xcalloc(nprobes ? nprobes : 1, 1);
+	if (points)
+		memcpy(p->points, points, nprobes);
+	p->orders = xcalloc(nprobes ? nprobes : 1, sizeof(*p->orders));
+	p->sink = sink;
+	p->ctx = ctx;
+	p->win = xmalloc(PARSE_WINDOW * sizeof(*p->win));
+	p->nthreads_alloc = 16;
+	p->threads = xcalloc(p->nthreads_alloc, sizeof(*p->threads));
+	p->st.target_pid = 0;
+	return p;
+}
+
+void parser_free(struct parser *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nthreads_alloc; i++)
+		free(p->threads[i].stack);
+	free(p->threads);
+	free(p->win);
+	free(p->orders);
+	free(p->points);
+	free(p);
+}
+
+const struct parse_stats *parser_stats(const struct parser *p)
+{
+	return &p->st;
+}
+
+/* --- threads: open addressing on tid ------------------------------------ */
+
+static struct thread *thread_slot(struct thread *tab, size_t alloc, int64_t tid)
+{
+	size_t mask = alloc - 1;
+	size_t i = (size_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+
+	while (tab[i].used && tab[i].tid != tid)
+		i = (i + 1) & mask;
+	return &tab[i];
+}
+
+static struct thread *thread_get(struct parser *p, int64_t tid)
+{
+	struct thread *t = thread_slot(p->threads, p->nthreads_alloc, tid);
+
+	if (t->used)
+		return t;
+	if (2 * (p->st.threads + 1) > p->nthreads_alloc) {
+		size_t n = p->nthreads_alloc * 2, j;
+		struct thread *tab = xcalloc(n, sizeof(*tab));
+		for (j = 0; j < p->nthreads_alloc; j++)
+			if (p->threads[j].used)
+				*thread_slot(tab, n, p->threads[j].tid) = p->threads[j];
+		free(p->threads);
+		p->threads = tab;
+		p->nthreads_alloc = n;
+		t = thread_slot(tab, n, tid);
+	}
+	t->used = 1;
+	t->tid = tid;
+	p->st.threads++;
+	return t;
+}
+
+/* --- pairing ------------------------------------------------------------ */
+
+static int emit(struct parser *p, const struct call_record *r)
+{
+	if (p->failed)
+		return -1;
+	if (p->sink && p->sink(p->ctx, r) < 0) {
+		p->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static void push(struct thread *t, int probe, uint64_t ts, uint64_t call_id, uint64_t order)
+{
+	struct frame *f;
+
+	if (t->depth == t->alloc) {
+		t->alloc = t->alloc ? t->alloc * 2 : 16;
+		t->stack = xrealloc(t->stack, t->alloc * sizeof(*t->stack));
+	}
+	f = &t->stack[t->depth++];
+	f->probe = probe;
+	f->ts = ts;
+	f->call_id = call_id;
+	f->call_order = order;
+	f->child = 0;
+}
+
+static void process(struct parser *p, const struct event *e)
+{
+	int64_t tid = p->st.target_pid + e->tid_off;
+	struct thread *t = thread_get(p, tid);
+	int probe = (int)(e->code >> 1), exit = e->code & 1;
+	uint64_t rel = e->ts >= p->base ? e->ts - p->base : 0;
+	struct call_record r;
+
+	if (t->has_last && t->last_ts == e->ts && t->last_code == e->code) {
+		p->st.duplicates++;
+		return;
+	}
+	t->has_last = 1;
+	t->last_ts = e->ts;
+	t->last_code = e->code;
+	if ((size_t)probe >= p->nprobes) {
+		p->st.unknown_probes++;
+		return;
+	}
+	p->st.events++;
+	if (rel > p->st.duration)
+		p->st.duration = rel;
+	if (p->points[probe]) {
+		memset(&r, 0, sizeof(r));
+		r.probe = probe;
+		r.thread = t->tid;
+		r.start = rel;
+		r.point = 1;
+		r.call_id = p->next_call_id++;
+		r.call_order = p->orders[probe]++;
+		r.depth = t->depth;
+		r.caller_probe = t->depth ? t->stack[t->depth - 1].probe : -1;
+		r.caller_id = t->depth ? (int64_t)t->stack[t->depth - 1].call_id : -1;
+		p->st.points++;
+		emit(p, &r);
+		return;
+	}
+	if (!exit) {
+		push(t, probe, rel, p->next_call_id++, p->orders[probe]++);
+		if (t->depth > p->st.max_depth)
+			p->st.max_depth = t->depth;
+		return;
+	}
+	/* an exit: find its entry, dropping frames that never returned */
+	{
+		unsigned i = t->depth;
+		struct frame *f;
+
+		while (i > 0 && t->stack[i - 1].probe != probe)
+			i--;
+		if (i == 0) {
+			p->st.unmatched_exits++;
+			return;
+		}
+		p->st.unmatched_entries += t->depth - i;
+		t->depth = i - 1;
+		f = &t->stack[i - 1];
+		memset(&r, 0, sizeof(r));
+		r.probe = probe;
+		r.thread = t->tid;
+		r.start = f->ts;
+		r.amount = rel >= f->ts ? rel - f->ts : 0;
+		r.exclusive = r.amount >= f->child ? r.amount - f->child : 0;
+		r.call_id = f->call_id;
+		r.call_order = f->call_order;
+		r.depth = t->depth;
+		if (t->depth) {
+			struct frame *caller = &t->stack[t->depth - 1];
+			caller->child += r.amount;
+			r.caller_probe = caller->probe;
+			r.caller_id = (int64_t)caller->call_id;
+		} else {
+			r.caller_probe = -1;
+			r.caller_id = -1;
+		}
+		p->st.calls++;
+		emit(p, &r);
+	}
+}
+
+/* --- reorder window ------------------------------------------------------ */
+
+static void window_pop(struct parser *p)
+{
+	struct event e = p->win[p->head];
+
+	p->head = (p->head + 1) % PARSE_WINDOW;
+	p->count--;
+	process(p, &e);
+}
+
+static void window_push(struct parser *p, const struct event *e)
+{
+	size_t pos, i;
+
+	if (p->count == PARSE_WINDOW)
+		window_pop(p);
+	/* common case: in order, append */
+	pos = p->count;
+	while (pos > 0 && p->win[(p->head + pos - 1) % PARSE_WINDOW].ts > e->ts)
+		pos--;
+	if (pos != p->count)
+		p->st.reordered++;
+	for (i = p->count; i > pos; i--)
+		p->win[(p->head + i) % PARSE_WINDOW] = p->win[(p->head + i - 1) % PARSE_WINDOW];
+	p->win[(p->head + pos) % PARSE_WINDOW] = *e;
+	p->count++;
+}
+
+/* --- lines ---------------------------------------------------------------- */
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parses up to n hex fields separated by single spaces; returns the count. */
+static int hex_fields(const char *s, const char *end, uint64_t *out, int n)
+{
+	int k = 0;
+
+	while (s < end && k < n) {
+		uint64_t v = 0;
+		int d, digits = 0;
+		while (s < end && (d = hexval((unsigned char)*s)) >= 0) {
+			if (++digits > 16)
+				return -1;
+			v = v << 4 | (uint64_t)d;
+			s++;
+		}
+		if (!digits)
+			return -1;
+		out[k++] = v;
+		if (s < end) {
+			if (*s != ' ')
+				return -1;
+			s++;
+		}
+	}
+	return s == end ? k : -1;
+}
+
+/* Widens a timestamp that may hold only the low 32 bits.  */
+static uint64_t unwrap(struct parser *p, uint64_t v)
+{
+	uint64_t full;
+
+	if (v > 0xffffffffull || !p->have_clock) {
+		full = v;
+	} else {
+		full = (p->est & ~0xffffffffull) | v;
+		if (full + 0x80000000ull < p->est)
+			full += 0x100000000ull;
+		else if (full > p->est + 0x80000000ull && full >= 0x100000000ull)
+			full -= 0x100000000ull;
+	}
+	if (!p->have_clock) {
+		p->have_clock = 1;
+		p->est = full;
+		if (!p->st.saw_begin)
+			p->base = full;
+	} else if (full > p->est) {
+		p->est = full;
+	}
+	return full;
+}
+
+static void line(struct parser *p, const char *s, const char *end)
+{
+	uint64_t f[4];
+	int n;
+
+	p->st.lines++;
+	if (s == end)
+		return;
+	if (*s == 's' && s + 1 < end && s[1] == ' ') {
+		if (hex_fields(s + 2, end, f, 3) != 3) {
+			p->st.malformed_lines++;
+			return;
+		}
+		p->st.saw_begin = 1;
+		p->st.target_pid = (int64_t)f[0];
+		p->base = f[1] << 32 | (f[2] & 0xffffffffull);
+		p->est = p->base;
+		p->have_clock = 1;
+		return;
+	}
+	if (*s == 'k' && s + 1 < end && s[1] == ' ') {
+		if (hex_fields(s + 2, end, f, 1) != 1) {
+			p->st.malformed_lines++;
+			return;
+		}
+		unwrap(p, f[0]);
+		p->st.ticks++;
+		return;
+	}
+	if (*s == 'q' && s + 1 == end) {
+		p->st.saw_end = 1;
+		return;
+	}
+	n = hex_fields(s, end, f, 3);
+	if (n != 3 || f[0] > 0xffffffffull) {
+		p->st.malformed_lines++;
+		return;
+	}
+	{
+		struct event e;
+		e.code = (uint32_t)f[0];
+		e.tid_off = (int32_t)(uint32_t)f[1];
+		e.ts = unwrap(p, f[2]);
+		window_push(p, &e);
+	}
+}
+
+int parser_feed(struct parser *p, const char *buf, size_t len)
+{
+	const char *s = buf, *end = buf + len;
+
+	p->st.bytes += len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t take = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		if (p->skipping) {
+			/* the rest of an over-long line, already counted */
+		} else if (p->plen || !nl) {
+			if (p->plen + take >= sizeof(p->partial)) {
+				p->st.malformed_lines++;
+				p->st.lines++;
+				p->plen = 0;
+				p->skipping = 1;
+			} else {
+				memcpy(p->partial + p->plen, s, take);
+				p->plen += take;
+				if (nl) {
+					line(p, p->partial, p->partial + p->plen);
+					p->plen = 0;
+				}
+			}
+		} else {
+			line(p, s, nl);
+		}
+		if (!nl)
+			break;
+		p->skipping = 0;
+		s = nl + 1;
+	}
+	return p->failed ? -1 : 0;
+}
+
+int parser_finish(struct parser *p)
+{
+	size_t i;
+
+	if (p->plen || p->skipping) {
+		p->st.truncated_lines++;
+		p->plen = 0;
+		p->skipping = 0;
+	}
+	while (p->count)
+		window_pop(p);
+	for (i = 0; i < p->nthreads_alloc; i++) {
+		p->st.unmatched_entries += p->threads[i].depth;
+		p->threads[i].depth = 0;
+	}
+	return p->failed ? -1 : 0;
+}
+
+int parser_feed_file(struct parser *p, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	int ret = 0;
+
+	if (fd < 0)
+		return pr_error_errno("open %s", path);
+	buf = xmalloc(1 << 20);
+	for (;;) {
+		ssize_t n = read(fd, buf, 1 << 20);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = pr_error_errno("read %s", path);
+			break;
+		}
+		if (n == 0)
+			break;
+		if (parser_feed(p, buf, (size_t)n) < 0) {
+			ret = -1;
+			break;
+		}
+	}
+	free(buf);
+	close(fd);
+	return ret;
+}

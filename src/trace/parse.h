@@ -1,0 +1,65 @@
+/* Streaming parser of the raw stream (format in tapsets/perun.stp).
+ *
+ * One pass; memory is bounded by threads x depth, probes, and a fixed
+ * reorder window, never by the number of events.  The bpf runtime reads its
+ * per-CPU buffers in turn, so a thread that migrates can see its events out
+ * of order: the window sorts them back by timestamp.  */
+#ifndef PERUN_PARSE_H
+#define PERUN_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Events held back for reordering.  */
+#define PARSE_WINDOW 8192
+
+/* One finished call (or a point event, with amount 0).  */
+struct call_record {
+	int probe;		/* plan id */
+	int caller_probe;	/* -1 at the bottom of the recorded stack */
+	int64_t thread;		/* kernel thread id */
+	uint64_t start;		/* ns since the begin marker */
+	uint64_t amount;	/* inclusive ns */
+	uint64_t exclusive;	/* amount minus recorded callees */
+	uint64_t call_id;	/* sequence number of the entry in the stream */
+	int64_t caller_id;	/* call_id of the caller, -1 when none */
+	uint64_t call_order;	/* n-th recorded call of this probe */
+	unsigned depth;		/* recorded frames below this one */
+	unsigned point : 1;	/* USDT point or source line: no duration */
+};
+
+/* Anomalies and totals, all recorded in the profile.  */
+struct parse_stats {
+	uint64_t bytes, lines, events, calls, points;
+	uint64_t unmatched_entries;	/* entry without exit (longjmp, exit, kill) */
+	uint64_t unmatched_exits;	/* exit without entry */
+	uint64_t truncated_lines;	/* last line without newline */
+	uint64_t malformed_lines;
+	uint64_t duplicates;		/* the same event twice */
+	uint64_t reordered;		/* events that came out of order */
+	uint64_t unknown_probes;	/* ids outside the plan */
+	uint64_t ticks;
+	uint64_t duration;		/* ns from begin to the last record */
+	int64_t target_pid;
+	unsigned saw_begin : 1, saw_end : 1;
+	unsigned max_depth;
+	size_t threads;
+};
+
+typedef int (*parse_sink)(void *ctx, const struct call_record *r);
+
+struct parser;
+
+/* nprobes: size of the plan; points[i] true when probe i has no duration.  */
+struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sink sink, void *ctx);
+/* Feeds raw bytes; lines may be split across calls.  -1 when the sink failed.  */
+int parser_feed(struct parser *p, const char *buf, size_t len);
+/* Flushes the window and ends the stream; unfinished frames are counted.  */
+int parser_finish(struct parser *p);
+const struct parse_stats *parser_stats(const struct parser *p);
+void parser_free(struct parser *p);
+/* Reads a whole file through a parser.  */
+int parser_feed_file(struct parser *p, const char *path);
+
+#endif

@@ -1,0 +1,26 @@
+/* Facts about this machine that decide how a trace can run.  */
+#ifndef PERUN_RUNTIME_H
+#define PERUN_RUNTIME_H
+
+#include <stddef.h>
+
+enum runtime { RUNTIME_AUTO, RUNTIME_KERNEL, RUNTIME_BPF };
+
+const char *runtime_name(enum runtime r);
+int runtime_parse(const char *s, enum runtime *out);
+/* 1 when modules can be built and loaded; otherwise *why says what is missing.  */
+int runtime_kernel_usable(const char **why);
+/* 1 when raising RLIMIT_MEMLOCK fails, so stapbpf needs perun's shim.  */
+int runtime_needs_memlock_shim(void);
+/* Path of perun-memlock-shim.so, or NULL when not installed; caller frees.  */
+char *runtime_shim_path(void);
+/* Where templates/ and tapsets/ are: $PERUN_DATADIR or the install dir.  */
+const char *runtime_datadir(void);
+/* The hard RLIMIT_NOFILE, which bounds stapbpf's probes.  */
+unsigned long runtime_nofile_limit(void);
+/* Kernel probe points stapbpf can hold here (one fd pair per point, headroom kept).  */
+size_t runtime_bpf_probe_limit(void);
+/* Path of a program from $PERUN_STAP / PATH / the configured default; caller frees.  */
+char *runtime_find_program(const char *env, const char *name, const char *fallback);
+
+#endif

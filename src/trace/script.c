@@ -1,0 +1,201 @@
+#include "config.h"
+
+#define PR_FMT "script"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/script.h"
+#include "util/log.h"
+
+int script_quote(struct strbuf *out, const char *s, const char *what)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return pr_error("%s '%s' contains a control character: rename or symlink it",
+					what, s);
+		/* globs would widen the probe to other files */
+		if (strchr("*?[]{}", *p))
+			return pr_error("%s '%s' contains '%c', which SystemTap would treat as a "
+					"wildcard: rename or symlink it",
+					what, s, *p);
+		if (*p == '"' || *p == '\\')
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, (char)*p);
+	}
+	return 0;
+}
+
+int script_valid_mark(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+struct tmpl {
+	const char *name;
+	char *text;
+};
+
+enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_COUNT };
+
+static int load_templates(struct tmpl *t, const char *dir)
+{
+	static const char *const names[T_COUNT] = { "header", "pair", "pair_sampled", "point",
+						    "point_sampled" };
+	int i;
+
+	for (i = 0; i < T_COUNT; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		char *path = xstrfmt("%s/%s.stp.in", dir, names[i]);
+		if (strbuf_read_file(&sb, path) < 0) {
+			pr_error_errno("template %s (set PERUN_DATADIR or reinstall perun)", path);
+			free(path);
+			strbuf_release(&sb);
+			return -1;
+		}
+		free(path);
+		t[i].name = names[i];
+		t[i].text = strbuf_detach(&sb);
+	}
+	return 0;
+}
+
+struct var {
+	const char *key;
+	const char *val;
+};
+
+/* Expands @KEY@ once; values are never rescanned.  */
+static int expand(struct strbuf *out, const char *text, const struct var *vars, size_t n)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *at = strchr(p, '@'), *end;
+		size_t i;
+
+		if (!at) {
+			strbuf_addstr(out, p);
+			break;
+		}
+		strbuf_add(out, p, (size_t)(at - p));
+		end = strchr(at + 1, '@');
+		for (i = 0; end && i < n; i++)
+			if (strlen(vars[i].key) == (size_t)(end - at - 1) &&
+			    !strncmp(at + 1, vars[i].key, (size_t)(end - at - 1)))
+				break;
+		if (!end || i == n) {
+			strbuf_addch(out, '@');
+			p = at + 1;
+			continue;
+		}
+		strbuf_addstr(out, vars[i].val);
+		p = end + 1;
+	}
+	return 0;
+}
+
+static int probe_points(const struct probe *pr, struct strbuf *entry, struct strbuf *exit)
+{
+	struct strbuf bin = STRBUF_INIT;
+	int ret = -1;
+
+	if (script_quote(&bin, pr->binary, "binary path") < 0)
+		goto out;
+	switch (pr->kind) {
+	case PROBE_FUNC:
+		strbuf_addf(entry, "process(\"%s\").function(0x%llx).call?", bin.buf,
+			    (unsigned long long)pr->addr);
+		strbuf_addf(exit, "process(\"%s\").function(0x%llx).return?", bin.buf,
+			    (unsigned long long)pr->addr);
+		break;
+	case PROBE_USDT_PAIR:
+	case PROBE_USDT_POINT:
+		if (!script_valid_mark(pr->mark) ||
+		    (pr->mark_end && !script_valid_mark(pr->mark_end))) {
+			pr_error("USDT probe '%s' has a name SystemTap cannot address", pr->name);
+			goto out;
+		}
+		strbuf_addf(entry, "process(\"%s\").mark(\"%s\")?", bin.buf, pr->mark);
+		if (pr->mark_end)
+			strbuf_addf(exit, "process(\"%s\").mark(\"%s\")?", bin.buf, pr->mark_end);
+		break;
+	case PROBE_LINE: {
+		struct strbuf file = STRBUF_INIT;
+		if (script_quote(&file, pr->file, "source file") < 0) {
+			strbuf_release(&file);
+			goto out;
+		}
+		strbuf_addf(entry, "process(\"%s\").statement(\"*@%s:%d\")?", bin.buf, file.buf,
+			    pr->line);
+		strbuf_release(&file);
+		break;
+	}
+	}
+	ret = 0;
+out:
+	strbuf_release(&bin);
+	return ret;
+}
+
+int script_generate(const struct plan *p, const char *templates_dir, struct strbuf *out)
+{
+	struct tmpl t[T_COUNT] = { { NULL, NULL } };
+	char nprobes[32];
+	size_t i;
+	int ret = -1;
+
+	if (load_templates(t, templates_dir) < 0)
+		goto out;
+	snprintf(nprobes, sizeof(nprobes), "%zu", plan_probe_points(p));
+	{
+		struct var v[] = { { "NPROBES", nprobes } };
+		expand(out, t[T_HEADER].text, v, 1);
+	}
+	for (i = 0; i < p->n; i++) {
+		const struct probe *pr = &p->probes[i];
+		struct strbuf entry = STRBUF_INIT, exit = STRBUF_INIT;
+		char id[24], ce[24], cx[24], sampling[24];
+		int pair = pr->kind == PROBE_FUNC || pr->kind == PROBE_USDT_PAIR;
+		int which;
+
+		if (probe_points(pr, &entry, &exit) < 0) {
+			strbuf_release(&entry);
+			strbuf_release(&exit);
+			goto out;
+		}
+		snprintf(id, sizeof(id), "%d", pr->id);
+		snprintf(ce, sizeof(ce), "%d", pr->id * 2);
+		snprintf(cx, sizeof(cx), "%d", pr->id * 2 + 1);
+		snprintf(sampling, sizeof(sampling), "%u", pr->sampling);
+		if (pair)
+			which = pr->sampling > 1 ? T_PAIR_SAMPLED : T_PAIR;
+		else
+			which = pr->sampling > 1 ? T_POINT_SAMPLED : T_POINT;
+		{
+			struct var v[] = { { "ENTRY", strbuf_str(&entry) },
+					   { "EXIT", strbuf_str(&exit) },
+					   { "ID", id },
+					   { "CODE_ENTRY", ce },
+					   { "CODE_EXIT", cx },
+					   { "SAMPLING", sampling } };
+			expand(out, t[which].text, v, sizeof(v) / sizeof(v[0]));
+		}
+		strbuf_release(&entry);
+		strbuf_release(&exit);
+	}
+	ret = 0;
+out:
+	for (i = 0; i < T_COUNT; i++)
+		free(t[i].text);
+	return ret;
+}

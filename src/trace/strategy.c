@@ -1,0 +1,378 @@
+#include "config.h"
+
+#define PR_FMT "strategy"
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <ctype.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/strategy.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+static const char *const strategies[] = { "userspace", "all", "u_sampled", "a_sampled",
+					  "custom", NULL };
+
+int strategy_valid(const char *name)
+{
+	size_t i;
+
+	for (i = 0; strategies[i]; i++)
+		if (!strcmp(name, strategies[i]))
+			return 1;
+	return 0;
+}
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+int strategy_split_rule(const char *rule, char **lib, char **name, unsigned *sampling)
+{
+	char *copy = xstrdup(rule), *parts[3] = { NULL, NULL, NULL }, *p = copy;
+	int n = 0;
+
+	*lib = *name = NULL;
+	*sampling = 0;
+	while (p && n < 3) {
+		char *hash = strchr(p, '#');
+		parts[n++] = p;
+		if (hash)
+			*hash++ = '\0';
+		p = hash;
+	}
+	if (p || !*parts[0])
+		goto bad;
+	if (n == 2 && all_digits(parts[1])) {
+		*name = xstrdup(parts[0]);
+		*sampling = (unsigned)strtoul(parts[1], NULL, 10);
+	} else if (n == 2) {
+		*lib = xstrdup(parts[0]);
+		*name = xstrdup(parts[1]);
+	} else if (n == 3) {
+		if (!all_digits(parts[2]))
+			goto bad;
+		*lib = xstrdup(parts[0]);
+		*name = xstrdup(parts[1]);
+		*sampling = (unsigned)strtoul(parts[2], NULL, 10);
+	} else {
+		*name = xstrdup(parts[0]);
+	}
+	if (!**name || (n >= 2 && *lib && !**lib))
+		goto bad;
+	free(copy);
+	return 0;
+bad:
+	free(copy);
+	free(*lib);
+	free(*name);
+	*lib = *name = NULL;
+	return pr_error("malformed rule '%s': expected [lib#]name[#sampling]", rule);
+}
+
+static pcre2_code *compile_re(const char *re, const char *what)
+{
+	int err;
+	PCRE2_SIZE off;
+	pcre2_code *code;
+
+	if (!re)
+		return NULL;
+	code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &err, &off, NULL);
+	if (!code) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(err, msg, sizeof(msg));
+		pr_error("%s regex '%s' at offset %zu: %s", what, re, (size_t)off, (char *)msg);
+	}
+	return code;
+}
+
+static int re_match(pcre2_code *code, pcre2_match_data *md, const char *s)
+{
+	return pcre2_match(code, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL) >= 0;
+}
+
+static int has_probe(const struct plan *plan, const char *binary, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		if (plan->probes[i].kind == PROBE_FUNC && plan->probes[i].addr == addr &&
+		    !strcmp(plan->probes[i].binary, binary))
+			return 1;
+	return 0;
+}
+
+static struct probe *add_func(struct plan *plan, const char *binary, const struct func *f,
+			      unsigned sampling)
+{
+	struct probe *pr = plan_add(plan, PROBE_FUNC, binary, f->display);
+
+	pr->addr = f->addr;
+	pr->sampling = sampling ? sampling : 1;
+	if (f->file) {
+		pr->file = xstrdup(f->file);
+		pr->line = f->line;
+	}
+	return pr;
+}
+
+/* A USDT name pairs with NAME_end when it is NAME, NAME_begin, NAME_start or NAME_entry.  */
+static char *end_mark_for(const struct target *t, const char *provider, const char *name)
+{
+	static const char *const suffixes[] = { "_begin", "_start", "_entry", "" };
+	size_t i, j, n = strlen(name);
+
+	for (i = 0; i < 4; i++) {
+		size_t sl = strlen(suffixes[i]);
+		char *base, *end;
+		if (n <= sl || strcmp(name + n - sl, suffixes[i]))
+			continue;
+		base = xstrdup(name);
+		base[n - sl] = '\0';
+		end = xstrfmt("%s_end", base);
+		free(base);
+		for (j = 0; j < t->nusdts; j++)
+			if (!strcmp(t->usdts[j].name, end) && !strcmp(t->usdts[j].provider, provider))
+				return end;
+		free(end);
+	}
+	return NULL;
+}
+
+static int is_end_mark(const struct target *t, const char *provider, const char *name)
+{
+	size_t n = strlen(name), j;
+
+	if (n <= 4 || strcmp(name + n - 4, "_end"))
+		return 0;
+	for (j = 0; j < t->nusdts; j++) {
+		char *e = end_mark_for(t, provider, t->usdts[j].name);
+		int match = e && !strcmp(e, name) && strcmp(t->usdts[j].provider, provider) == 0;
+		free(e);
+		if (match)
+			return 1;
+	}
+	return 0;
+}
+
+static int has_usdt(const struct plan *plan, const char *binary, const char *mark)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		if (plan->probes[i].mark && !strcmp(plan->probes[i].mark, mark) &&
+		    !strcmp(plan->probes[i].binary, binary))
+			return 1;
+	return 0;
+}
+
+static int add_usdts(struct plan *plan, const struct target *t, const char *only, unsigned sampling)
+{
+	size_t i;
+	int added = 0;
+
+	for (i = 0; i < t->nusdts; i++) {
+		const struct usdt *u = &t->usdts[i];
+		char *end, *name;
+		struct probe *pr;
+
+		if (only && strcmp(u->name, only))
+			continue;
+		if (is_end_mark(t, u->provider, u->name) || has_usdt(plan, t->path, u->name))
+			continue;
+		end = end_mark_for(t, u->provider, u->name);
+		name = xstrfmt("%s:%s", u->provider, u->name);
+		pr = plan_add(plan, end ? PROBE_USDT_PAIR : PROBE_USDT_POINT, t->path, name);
+		pr->mark = xstrdup(u->name);
+		pr->mark_end = end;
+		pr->sampling = sampling ? sampling : 1;
+		free(name);
+		added++;
+	}
+	return added;
+}
+
+static int add_rule_funcs(struct plan *plan, const struct target *t, const struct strategy_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nfuncs; i++) {
+		char *lib, *name;
+		unsigned sampling;
+		const struct func *f;
+		struct target libt, *tt = (struct target *)t;
+		int ret = 0;
+
+		if (strategy_split_rule(o->funcs[i], &lib, &name, &sampling) < 0)
+			return -1;
+		if (lib) {
+			char *path = target_find_library(t->path, lib);
+			if (!path) {
+				pr_error("library '%s' not found for %s: give its path as -f PATH#%s",
+					 lib, t->path, name);
+				ret = -1;
+			} else if (target_load(&libt, path, o->cache_dir) < 0) {
+				ret = -1;
+			} else {
+				tt = &libt;
+			}
+			free(path);
+		}
+		if (ret == 0) {
+			f = target_find_func(tt, name);
+			if (!f) {
+				pr_error("function '%s' not found in %s", name, tt->path);
+				ret = -1;
+			} else if (!has_probe(plan, tt->path, f->addr)) {
+				add_func(plan, tt->path, f,
+					 sampling ? sampling : o->global_sampling);
+			} else {
+				size_t j;
+				/* an explicit rule overrides the strategy's sampling */
+				for (j = 0; j < plan->n; j++)
+					if (plan->probes[j].addr == f->addr &&
+					    !strcmp(plan->probes[j].binary, tt->path))
+						plan->probes[j].sampling =
+							sampling ? sampling
+								 : plan->probes[j].sampling;
+			}
+		}
+		if (tt != t)
+			target_release(&libt);
+		free(lib);
+		free(name);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_rule_usdts(struct plan *plan, const struct target *t, const struct strategy_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nusdts; i++) {
+		char *lib, *name;
+		unsigned sampling;
+		struct target libt, *tt = (struct target *)t;
+		int ret = 0;
+
+		if (strategy_split_rule(o->usdts[i], &lib, &name, &sampling) < 0)
+			return -1;
+		if (lib) {
+			char *path = target_find_library(t->path, lib);
+			if (!path || target_load(&libt, path, o->cache_dir) < 0)
+				ret = pr_error("library '%s' not found or unreadable", lib);
+			else
+				tt = &libt;
+			free(path);
+		}
+		if (ret == 0 && !add_usdts(plan, tt, name, sampling ? sampling : o->global_sampling))
+			ret = pr_error("USDT probe '%s' not found in %s", name, tt->path);
+		if (tt != t)
+			target_release(&libt);
+		free(lib);
+		free(name);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_rule_lines(struct plan *plan, const struct target *t, const struct strategy_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->ndyns; i++) {
+		char *lib, *loc, *colon, *path = NULL;
+		unsigned sampling;
+		struct probe *pr;
+
+		if (strategy_split_rule(o->dyns[i], &lib, &loc, &sampling) < 0)
+			return -1;
+		colon = strrchr(loc, ':');
+		if (!colon || !all_digits(colon + 1) || colon == loc) {
+			free(lib);
+			free(loc);
+			return pr_error("malformed -d rule '%s': expected [lib#]file:line[#sampling]",
+					o->dyns[i]);
+		}
+		if (lib && !(path = target_find_library(t->path, lib))) {
+			pr_error("library '%s' not found", lib);
+			free(lib);
+			free(loc);
+			return -1;
+		}
+		pr = plan_add(plan, PROBE_LINE, path ? path : t->path, loc);
+		*colon = '\0';
+		pr->file = xstrdup(loc);
+		pr->line = atoi(colon + 1);
+		pr->sampling = sampling ? sampling : o->global_sampling ? o->global_sampling : 1;
+		free(path);
+		free(lib);
+		free(loc);
+	}
+	return 0;
+}
+
+int strategy_build(struct plan *plan, const struct target *t, const struct strategy_opts *o)
+{
+	pcre2_code *inc = NULL, *exc = NULL;
+	pcre2_match_data *md = NULL;
+	int ret = -1, custom = !strcmp(o->strategy, "custom");
+	int keep_helpers = !strcmp(o->strategy, "all") || !strcmp(o->strategy, "a_sampled");
+	unsigned sampling = o->global_sampling;
+	size_t i;
+
+	if (!strategy_valid(o->strategy))
+		return pr_error("unknown strategy '%s': use userspace, all, u_sampled, a_sampled "
+				"or custom",
+				o->strategy);
+	if (!sampling && strstr(o->strategy, "_sampled"))
+		sampling = STRATEGY_DEFAULT_SAMPLING;
+	if ((o->include && !(inc = compile_re(o->include, "--include"))) ||
+	    (o->exclude && !(exc = compile_re(o->exclude, "--exclude"))))
+		goto out;
+	md = pcre2_match_data_create(4, NULL);
+	plan_init(plan);
+	if (!custom) {
+		for (i = 0; i < t->nfuncs; i++) {
+			const struct func *f = &t->funcs[i];
+			if (f->helper && !keep_helpers)
+				continue;
+			if (inc && !re_match(inc, md, f->display) && !re_match(inc, md, f->name))
+				continue;
+			if (exc && (re_match(exc, md, f->display) || re_match(exc, md, f->name)))
+				continue;
+			add_func(plan, t->path, f, sampling);
+		}
+	}
+	if (add_rule_funcs(plan, t, o) < 0 || add_rule_usdts(plan, t, o) < 0 ||
+	    add_rule_lines(plan, t, o) < 0)
+		goto out;
+	if (!custom && o->with_usdt)
+		add_usdts(plan, t, NULL, sampling);
+	if (!plan->n) {
+		pr_error("no probes: the strategy '%s' and the rules selected nothing in %s%s",
+			 o->strategy, t->path,
+			 custom ? " (the custom strategy needs -f, -u or -d)" : "");
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		plan_release(plan);
+	pcre2_match_data_free(md);
+	pcre2_code_free(inc);
+	pcre2_code_free(exc);
+	return ret;
+}

@@ -1,0 +1,60 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+/* Verbosity chosen on the command line.  */
+int log_level = 1;
+
+static void vlog(const char *prefix, const char *fmt, va_list ap, const char *suffix)
+{
+	if (prefix)
+		fprintf(stderr, "%s: ", prefix);
+	vfprintf(stderr, fmt, ap);
+	if (suffix)
+		fprintf(stderr, ": %s", suffix);
+	fputc('\n', stderr);
+}
+
+void log_msg(int level, const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	vlog(prefix, fmt, ap, NULL);
+	va_end(ap);
+}
+
+int log_error(const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(prefix, fmt, ap, NULL);
+	va_end(ap);
+	return -1;
+}
+
+int log_error_errno(const char *prefix, const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(prefix, fmt, ap, strerror(err));
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+void log_bug(const char *file, int line, const char *msg)
+{
+	fprintf(stderr, "BUG: %s:%d: %s\n", file, line, msg);
+	abort();
+}
