@@ -1,0 +1,131 @@
+# Sourced by every tests/tNNNN-*.sh: git-style helpers printing TAP.
+#
+#   test_expect_success 'description' 'shell body'   the body runs with set -e
+#   test_done                                         prints the plan, cleans up
+#   require_live                                      skip without root/stap; fail
+#                                                     instead under PERUN_REQUIRE_LIVE=1
+# Each test file gets its own trash directory ($TRASH) and module cache.
+set -u
+
+: "${PERUN:?run through make check (PERUN is not set)}"
+: "${SRCDIR:?}"
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/perun-test.XXXXXX")
+export PERUN_CACHE_DIR="$TRASH/cache"
+FIXTURES="$SRCDIR/tests/fixtures"
+test_count=0
+test_failed=0
+
+cleanup_trash() {
+	if [ "$test_failed" = 0 ] || [ -z "${PERUN_KEEP_TRASH:-}" ]; then
+		rm -rf "$TRASH"
+	else
+		echo "# trash kept in $TRASH"
+	fi
+}
+trap cleanup_trash EXIT
+
+say() { echo "# $*"; }
+
+skip_all() {
+	if [ "${PERUN_REQUIRE_LIVE:-0}" = 1 ]; then
+		echo "not ok 1 - live test required (PERUN_REQUIRE_LIVE=1) but: $*"
+		echo "1..1"
+		exit 1
+	fi
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+require_live() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root"
+	command -v stap >/dev/null 2>&1 || skip_all "needs stap (apt-get install systemtap)"
+	command -v stapbpf >/dev/null 2>&1 || skip_all "needs stapbpf"
+	"$PERUN" doctor >"$TRASH/doctor.out" 2>&1 || {
+		sed 's/^/# /' "$TRASH/doctor.out"
+		skip_all "perun doctor says this machine cannot trace"
+	}
+}
+
+test_expect_success() {
+	test_count=$((test_count + 1))
+	if (cd "$TRASH" && set -e && eval "$2") >"$TRASH/out.$test_count" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		echo "not ok $test_count - $1"
+		sed 's/^/#   /' "$TRASH/out.$test_count" | tail -40
+		test_failed=$((test_failed + 1))
+	fi
+}
+
+test_done() {
+	echo "1..$test_count"
+	[ "$test_failed" = 0 ]
+	exit $?
+}
+
+test_cmp() { diff -u "$1" "$2"; }
+
+# Builds the fixture programs into $TRASH (plain cc: no sanitizers).
+build_fixtures() {
+	cc -g -O1 -fPIC -shared -o "$TRASH/libcountlib.so" "$FIXTURES/countlib.c" &&
+	cc -g -O1 -pthread -o "$TRASH/counts" "$FIXTURES/counts.c" \
+		-L"$TRASH" -lcountlib -Wl,-rpath,"$TRASH" &&
+	cc -g -O0 -o "$TRASH/forever" "$FIXTURES/forever.c" &&
+	cc -g -O0 -o "$TRASH/crash" "$FIXTURES/crash.c" &&
+	c++ -g -O1 -o "$TRASH/cppmethod" "$FIXTURES/cppmethod.cc"
+}
+
+# Per-function call counts of a profile: "name count" lines, sorted.
+profile_counts() {
+	python3 - "$1" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for name, s in sorted(p["trace"]["summary"].items()):
+    print(name, s["count"])
+PY
+}
+
+# A field of the profile's trace region, by dotted path.
+profile_field() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[k]
+print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)
+PY
+}
+
+# Pids of running programs whose executable lives in $TRASH.
+procs_in_trash() {
+	for p in /proc/[0-9]*; do
+		case "$(readlink "$p/exe" 2>/dev/null)" in
+		"$TRASH"/*) echo "${p#/proc/}" ;;
+		esac
+	done
+}
+
+# Waits up to 10 s until a fixture runs.
+wait_for_target() {
+	for i in $(seq 100); do
+		[ -n "$(procs_in_trash)" ] && return 0
+		sleep 0.1
+	done
+	echo "the target never started"; return 1
+}
+
+# No stapbpf, stap or fixture left running, and no uprobe events left.
+assert_nothing_left() {
+	sleep "${1:-0}"
+	if pgrep -x stapbpf >/dev/null || pgrep -x stap >/dev/null; then
+		echo "runtime processes left:"; ps -ef | grep -E '[s]tap'; return 1
+	fi
+	if [ -n "$(procs_in_trash)" ]; then
+		echo "target left:"; procs_in_trash; return 1
+	fi
+	for ev in /sys/kernel/tracing/uprobe_events /sys/kernel/debug/tracing/uprobe_events; do
+		if [ -r "$ev" ] && grep -q stapprobe "$ev"; then
+			echo "uprobe events left in $ev:"; cat "$ev"; return 1
+		fi
+	done
+}

@@ -1,2 +1,104 @@
 #!/bin/sh
-exit 77
+# Live: timeouts, a crashing target, Ctrl-C and kill -9 leave a profile (where
+# one can be written) and nothing behind: no runtime, no target, no uprobe
+# event, no temp dir.  The fake stapbpf below is for fault paths only.
+. "$SRCDIR/tests/lib.sh"
+require_live
+export TMPDIR="$TRASH/tmp"
+mkdir -p "$TMPDIR"
+
+test_expect_success 'build the fixtures' 'build_fixtures'
+
+test_expect_success 'a timeout terminates a command that never ends' '
+	start=$(date +%s) &&
+	"$PERUN" collect -c ./forever -o forever.perf trace -q -s custom -f tick -t 2 &&
+	end=$(date +%s) &&
+	test $((end - start)) -lt 20 &&
+	test "$(profile_field forever.perf trace.timed_out)" = true &&
+	n=$(profile_counts forever.perf | sed -n "s/^tick //p") &&
+	echo "tick calls: $n" && test "$n" -gt 50 &&
+	assert_nothing_left 1 &&
+	test -z "$(ls "$TMPDIR")"
+'
+
+test_expect_success 'a segfaulting target still yields a profile, exit 139' '
+	set +e
+	"$PERUN" collect -c ./crash -o crash.perf trace -s userspace 2>err
+	rc=$?
+	set -e
+	cat err &&
+	test $rc = 139 &&
+	grep "killed by signal 11" err &&
+	test "$(profile_field crash.perf trace.target.signal)" = 11 &&
+	test "$(profile_counts crash.perf | sed -n "s/^ok //p")" = 3 &&
+	test "$(profile_field crash.perf trace.anomalies.unmatched_entries)" = 2 &&
+	assert_nothing_left 1
+'
+
+test_expect_success 'SIGINT (Ctrl-C) stops the run and keeps what was traced' '
+	"$PERUN" collect -c ./forever -o int.perf trace -q -s custom -f tick 2>err &
+	pid=$! &&
+	wait_for_target &&
+	sleep 1.5 &&
+	kill -INT $pid &&
+	set +e && wait $pid; rc=$? && set -e &&
+	echo "exit $rc" && test $rc = 130 &&
+	test "$(profile_field int.perf trace.interrupted)" = true &&
+	n=$(profile_counts int.perf | sed -n "s/^tick //p") && test "$n" -gt 10 &&
+	assert_nothing_left 1 &&
+	test -z "$(ls "$TMPDIR")"
+'
+
+test_expect_success 'kill -9 of perun mid-run leaves nothing behind' '
+	"$PERUN" collect -c ./forever -o killed.perf trace -q -s custom -f tick &
+	pid=$! &&
+	wait_for_target &&
+	sleep 1 &&
+	grep stapprobe /sys/kernel/tracing/uprobe_events &&
+	ls "$TMPDIR" &&
+	test -n "$(ls "$TMPDIR")" &&
+	kill -9 $pid &&
+	wait $pid || true
+	for i in $(seq 100); do
+		pgrep -x stapbpf >/dev/null || [ -n "$(procs_in_trash)" ] || break
+		sleep 0.1
+	done
+	assert_nothing_left 1 &&
+	test -z "$(ls "$TMPDIR")" &&
+	! test -e killed.perf
+'
+
+test_expect_success 'fake stapbpf crash: clear error, exit 1, nothing left' '
+	set +e
+	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=crash \
+		"$PERUN" collect -c ./crash -o fake.perf trace -q -s custom -f ok 2>err
+	rc=$?
+	set -e
+	cat err &&
+	test $rc = 1 &&
+	grep "fake stapbpf crashing on purpose" err &&
+	! test -e fake.perf &&
+	test -z "$(ls "$TMPDIR")"
+'
+
+test_expect_success 'fake stapbpf garbage: anomalies and lost events counted' '
+	printf "s 100 0 0\n0 0 10\n1 0 20\nq\n" >raw &&
+	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=garbage FAKE_STAPBPF_RAW=raw \
+		"$PERUN" collect -c ./crash -o garbage.perf trace -q -s custom -f ok || true
+	test "$(profile_field garbage.perf trace.anomalies.malformed_lines)" = 3 &&
+	test "$(profile_field garbage.perf trace.anomalies.truncated_lines)" = 1 &&
+	test "$(profile_field garbage.perf trace.anomalies.lost_events)" = 17 &&
+	test "$(profile_counts garbage.perf)" = "ok 1"
+'
+
+test_expect_success 'fake stapbpf hang: the timeout kills it too' '
+	start=$(date +%s) &&
+	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=hang \
+		"$PERUN" collect -c ./crash -o hang.perf trace -q -s custom -f ok -t 1 || true
+	end=$(date +%s) &&
+	test $((end - start)) -lt 15 &&
+	! pgrep -f fake-stapbpf.sh &&
+	test -z "$(ls "$TMPDIR")"
+'
+
+test_done
