@@ -494,7 +494,6 @@ static int compile_module(struct run_state *s, const char *outdir, const char *n
 	spec.argv = argv.v;
 	spec.cwd = outdir;
 	spec.cleanup_dir = s->o->keep_temps ? NULL : s->tmpdir;
-	spec.target_fd_err = spec.target_fd_out = -1;
 	spec.stdout_null = 1;
 	s->log.progress = !s->o->quiet && isatty(2);
 	s->log.nprobes = plan_probe_points(&s->plan);
@@ -535,7 +534,7 @@ out:
 static int get_module(struct run_state *s)
 {
 	struct utsname u;
-	char *ids[8], name[32];
+	char *ids[8], name[32], *stap_id = NULL;
 	struct cache_entry e;
 	int r, ret = -1;
 	size_t i;
@@ -557,14 +556,17 @@ static int get_module(struct run_state *s)
 			free(id);
 		}
 	}
+	/* stap's own identity is not in the key (a hit must work without stap);
+	 * the entry records it and a changed stap makes the entry stale */
 	ids[0] = s->script.buf;
 	ids[1] = s->tapset_text;
-	ids[2] = stap_version_identity(s->stap ? s->stap : "stap");
+	ids[2] = file_identity(s->runtime == RUNTIME_BPF ? s->stapbpf : s->staprun);
 	ids[3] = (char *)runtime_name(s->runtime);
 	ids[4] = u.release;
 	ids[5] = bids.buf;
 	cache_key(s->key, (const char *const *)ids, 6);
 	free(ids[2]);
+	stap_id = s->stap ? stap_version_identity(s->stap) : NULL;
 	snprintf(name, sizeof(name), "perun_%.16s", s->key);
 	if (s->o->cache_off) {
 		s->cache_state = "off";
@@ -578,14 +580,14 @@ static int get_module(struct run_state *s)
 			goto out;
 		s->cache_open = 1;
 	}
-	r = cache_lookup(&s->cache, s->key, &e);
+	r = cache_lookup(&s->cache, s->key, stap_id, &e);
 	if (r < 0)
 		goto out;
 	if (r == 0) {
 		/* miss: compile under the lock, unless another collect just did */
 		if (cache_lock(&s->cache) < 0)
 			goto out;
-		r = cache_lookup(&s->cache, s->key, &e);
+		r = cache_lookup(&s->cache, s->key, stap_id, &e);
 		if (r < 0) {
 			cache_unlock(&s->cache);
 			goto out;
@@ -602,8 +604,8 @@ static int get_module(struct run_state *s)
 				goto out;
 			}
 			r = cache_store(&s->cache, s->key, s->module, runtime_name(s->runtime),
-					s->target.path, plan_probe_points(&s->plan), plan_text,
-					s->script.buf, &e);
+					s->target.path, plan_probe_points(&s->plan), stap_id,
+					plan_text, s->script.buf, &e);
 			cache_unlock(&s->cache);
 			if (r < 0)
 				goto out;
@@ -631,26 +633,11 @@ compile_fresh:
 	}
 	ret = compile_module(s, s->tmpdir, name);
 out:
+	free(stap_id);
 	cache_entry_release(&e);
 	strbuf_release(&bids);
 	free(plan_text);
 	return ret;
-}
-
-/* The string the runtime's -c runs: perun __exec STATUS MODE -- CMD ARGS...  */
-static char *build_target_command(struct run_state *s, const char *self, const char *status_path)
-{
-	char *cmd = NULL;
-	size_t i;
-
-	driver_shell_quote(&cmd, self);
-	driver_shell_quote(&cmd, "__exec");
-	driver_shell_quote(&cmd, status_path);
-	driver_shell_quote(&cmd, s->o->output_handling);
-	driver_shell_quote(&cmd, "--");
-	for (i = 0; i < s->cmdv.n; i++)
-		driver_shell_quote(&cmd, s->cmdv.v[i]);
-	return cmd;
 }
 
 static const char *exit_desc(int exited, int status, char *buf, size_t n)
@@ -723,28 +710,6 @@ static struct json_object *make_collector_info(struct run_state *s)
 	return ci;
 }
 
-struct target_status {
-	int known, exited, code;
-	uint64_t run_ns;
-	long pid;
-};
-
-static void read_target_status(const char *path, struct target_status *ts)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char kind[16];
-	long long ns;
-
-	memset(ts, 0, sizeof(*ts));
-	if (strbuf_read_file(&sb, path) == 0 &&
-	    sscanf(sb.buf, "%15s %d %lld %ld", kind, &ts->code, &ns, &ts->pid) == 4) {
-		ts->known = 1;
-		ts->exited = !strcmp(kind, "exit");
-		ts->run_ns = (uint64_t)ns;
-	}
-	strbuf_release(&sb);
-}
-
 static char *default_output(struct run_state *s, int *in_jobs)
 {
 	char *perun_dir = find_perun_dir(), *base, *out;
@@ -771,29 +736,26 @@ static char *default_output(struct run_state *s, int *in_jobs)
 	return out;
 }
 
-static int run_and_write(struct run_state *s, struct ctx *ctx)
+static int run_and_write(struct run_state *s)
 {
 	struct opts *o = s->o;
 	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
-	char *status_path = xstrfmt("%s/target.status", s->tmpdir);
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
-	char *target_cmd = NULL, *shim = NULL, *output = NULL, *origin_dir = NULL;
+	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL;
 	struct strv argv = { NULL, 0 }, env = { NULL, 0 };
 	struct run_spec spec;
 	struct run_result res;
-	struct target_status ts;
 	struct profile_writer w;
 	struct parser *parser = NULL;
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	unsigned char *points = NULL;
 	char origin[41], desc[64];
-	int have_origin = 0, in_jobs = 0, ret = EXIT_FAIL, out_fd = -1;
+	int have_origin = 0, in_jobs = 0, ret = EXIT_FAIL;
 	size_t i;
 	double t_parse0;
 	struct stat st;
 
 	/* the runtime, its target, its output */
-	target_cmd = build_target_command(s, ctx->self, status_path);
 	if (s->runtime == RUNTIME_BPF) {
 		strv_push(&argv, s->stapbpf);
 		if (runtime_needs_memlock_shim()) {
@@ -817,51 +779,41 @@ static int run_and_write(struct run_state *s, struct ctx *ctx)
 	} else {
 		strv_push(&argv, s->staprun);
 	}
+	strv_push(&argv, "-x");
+	strv_push(&argv, DRIVER_PID_ARG);
 	strv_push(&argv, "-o");
 	strv_push(&argv, raw);
-	strv_push(&argv, "-c");
-	strv_push(&argv, target_cmd);
 	strv_push(&argv, s->module);
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = argv.v;
 	spec.env_extra = env.v;
 	spec.timeout = o->timeout;
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
-	spec.target_fd_err = 2;
-	spec.target_fd_out = -1;
+	spec.target_argv = s->cmdv.v;
+	spec.ready_path = raw;
+	spec.output_mode = o->output_handling;
 	if (!strcmp(o->output_handling, "capture")) {
-		char *cap = xstrfmt("%s/output.log", s->tmpdir);
-		out_fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		free(cap);
-		spec.target_fd_out = out_fd;
+		capture = xstrfmt("%s/output.log", s->tmpdir);
+		spec.capture_path = capture;
 	}
 	if (!o->quiet)
 		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (module cache: %s)\n",
 			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
-	wd(&s->wd, "run: %s -c %s", argv.v[0], target_cmd);
+	wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
 	s->t_collect0 = now_s();
 	if (driver_run(&spec, &res, on_stap_line, &s->log) < 0)
 		goto out;
 	s->t_collect1 = now_s();
-	if (out_fd >= 0) {
-		close(out_fd);
-		out_fd = -1;
-	}
 	wd(&s->wd, "run: runtime ended (%s), timed out %d, interrupted %d, leaked uprobes %d",
 	   exit_desc(res.exited, res.status, desc, sizeof(desc)), res.timed_out, res.interrupted,
 	   res.leaked_uprobes);
 	fs_write_atomic(stap_log_path, strbuf_str(&s->log.all), s->log.all.len, 0600);
-	read_target_status(status_path, &ts);
-	if (stat(raw, &st) < 0) {
-		pr_error("%s wrote no trace (%s); what it said:\n%s", argv.v[0],
+	if (res.never_ready || stat(raw, &st) < 0) {
+		pr_error("%s failed (%s) before the command ran%s; what it said:\n%s", argv.v[0],
 			 exit_desc(res.exited, res.status, desc, sizeof(desc)),
-			 strbuf_str(&s->log.all));
-		goto out;
-	}
-	if (!ts.known && (!res.exited || res.status != 0) && st.st_size == 0) {
-		pr_error("%s failed (%s) before the command ran; what it said:\n%s", argv.v[0],
-			 exit_desc(res.exited, res.status, desc, sizeof(desc)),
-			 strbuf_str(&s->log.all));
+			 res.interrupted ? " (interrupted)" : "", strbuf_str(&s->log.all));
+		if (res.interrupted)
+			ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
 		goto out;
 	}
 
@@ -905,10 +857,11 @@ static int run_and_write(struct run_state *s, struct ctx *ctx)
 		json_object_object_add(extra, "probes", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
 		json_object_object_add(extra, "timed_out", json_object_new_boolean(res.timed_out));
 		json_object_object_add(extra, "interrupted", json_object_new_boolean(res.interrupted));
-		if (ts.known) {
-			json_object_object_add(tg, ts.exited ? "exit" : "signal", json_object_new_int(ts.code));
-			json_object_object_add(tg, "run_time_ns", json_object_new_int64((int64_t)ts.run_ns));
-			json_object_object_add(tg, "pid", json_object_new_int64(ts.pid));
+		if (res.target_known) {
+			json_object_object_add(tg, res.target_exited ? "exit" : "signal",
+					       json_object_new_int(res.target_status));
+			json_object_object_add(tg, "run_time_ns", json_object_new_int64((int64_t)res.target_ns));
+			json_object_object_add(tg, "pid", json_object_new_int64(res.target_pid));
 		}
 		json_object_object_add(extra, "target", tg);
 		json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
@@ -944,7 +897,7 @@ static int run_and_write(struct run_state *s, struct ctx *ctx)
 			json_object_object_add(met, "PLR", json_object_new_int64((int64_t)reached));
 			json_object_object_add(met, "RDV_bytes", json_object_new_int64((int64_t)ps->bytes));
 			json_object_object_add(met, "CPT_s", json_object_new_double(s->t_collect1 - s->t_collect0));
-			json_object_object_add(met, "PRT_s", json_object_new_double((double)ts.run_ns / 1e9));
+			json_object_object_add(met, "PRT_s", json_object_new_double((double)res.target_ns / 1e9));
 			json_object_object_add(met, "PT_s_before_write", json_object_new_double(pt));
 			json_object_object_add(met, "parse_s", json_object_new_double(now_s() - t_parse0));
 			json_object_object_add(extra, "metrics", met);
@@ -959,7 +912,7 @@ static int run_and_write(struct run_state *s, struct ctx *ctx)
 			       plan_probe_points(&s->plan), reached, (double)ps->bytes / 1e6, ps->events,
 			       ps->events ? (double)ps->bytes / (double)ps->events : 0.0,
 			       (double)st.st_size / 1e6, s->t_collect1 - s->t_collect0,
-			       (double)ts.run_ns / 1e9, pt);
+			       (double)res.target_ns / 1e9, pt);
 		}
 		if (!o->quiet) {
 			fprintf(stderr, "perun: %" PRIu64 " calls of %zu functions in %zu threads -> %s%s\n",
@@ -983,30 +936,19 @@ static int run_and_write(struct run_state *s, struct ctx *ctx)
 		strbuf_release(&sb);
 		free(keep);
 	}
-	if (!strcmp(o->output_handling, "capture")) {
-		char *cap = xstrfmt("%s/output.log", s->tmpdir);
-		struct strbuf sb = STRBUF_INIT;
-		if (strbuf_read_file(&sb, cap) == 0 && sb.len)
-			fwrite(sb.buf, 1, sb.len, stdout);
-		strbuf_release(&sb);
-		free(cap);
-	}
 	ret = EXIT_OK;
 	if (res.timed_out && !o->quiet)
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);
-	if (ts.known && !ts.exited) {
+	if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
 		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
 				"records what ran\n",
-			ts.code, strsignal(ts.code));
-		if (!res.timed_out)
-			ret = EXIT_SIGNAL_BASE + ts.code;
+			res.target_status, strsignal(res.target_status));
+		ret = EXIT_SIGNAL_BASE + res.target_status;
 	}
 	if (res.interrupted)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
 out:
-	if (out_fd >= 0)
-		close(out_fd);
 	if (parser)
 		parser_free(parser);
 	json_object_put(header);
@@ -1016,9 +958,8 @@ out:
 	strv_clear(&argv);
 	strv_clear(&env);
 	free(raw);
-	free(status_path);
 	free(stap_log_path);
-	free(target_cmd);
+	free(capture);
 	free(shim);
 	free(output);
 	free(origin_dir);
@@ -1054,6 +995,7 @@ static int choose_runtime(struct run_state *s)
 
 int cmd_collect(int argc, char **argv, struct ctx *ctx)
 {
+	(void)ctx;
 	struct opts o;
 	struct run_state s;
 	struct strategy_opts so;
@@ -1083,8 +1025,9 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	driver_install_signals();
 	if (o.quiet)
 		log_level = 0;
-	if (!o.cmd && !o.binary) {
-		ret = usage_error("%s", "nothing to trace: give the command with -c (or -b)");
+	if (!o.cmd) {
+		ret = usage_error("%s", "nothing to run: give the command with -c (-b names the "
+					"binary to probe when it differs)");
 		goto out;
 	}
 	if (o.cmd) {
@@ -1095,16 +1038,15 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 			goto out;
 		}
 	}
-	binary = o.binary;
-	if (!binary) {
+	{
 		char *p = fs_which(o.cmd);
 		if (!p) {
-			pr_error("%s: command not found (give a path, or -b BINARY)", o.cmd);
+			pr_error("%s: command not found (give a path)", o.cmd);
 			goto out;
 		}
 		s.cmdv.v[0] = (free(s.cmdv.v[0]), p);
-		binary = p;
 	}
+	binary = o.binary ? o.binary : s.cmdv.v[0];
 	if (choose_runtime(&s) < 0)
 		goto out;
 	if (!o.script_only) {
@@ -1174,7 +1116,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		plan_save(&s.plan, pp);
 		free(pp);
 	}
-	ret = run_and_write(&s, ctx);
+	ret = run_and_write(&s);
 out:
 	if (s.tmpdir) {
 		if (o.zip_temps) {

@@ -140,6 +140,7 @@ void cache_entry_release(struct cache_entry *e)
 	free(e->module);
 	free(e->runtime);
 	free(e->target);
+	free(e->stap);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -195,6 +196,8 @@ static int read_meta(const char *dir, struct cache_entry *e, char hash[SHA1_HEXS
 			e->runtime = xstrdup(v);
 		else if (!strcmp(line, "target"))
 			e->target = xstrdup(v);
+		else if (!strcmp(line, "stap"))
+			e->stap = xstrdup(v);
 		else if (!strcmp(line, "probes"))
 			e->nprobes = strtoul(v, NULL, 10);
 	}
@@ -282,21 +285,22 @@ out:
 	return ret;
 }
 
-int cache_lookup(struct cache *c, const char *key, struct cache_entry *e)
+int cache_lookup(struct cache *c, const char *key, const char *stap_id, struct cache_entry *e)
 {
 	char hash[SHA1_HEXSZ + 1];
 	struct stat st;
+	char *dir = xstrfmt("%s/modules/%s", c->dir, key);
 	int v;
 
-	if (lstat(e->dir = xstrfmt("%s/modules/%s", c->dir, key), &st) < 0) {
-		free(e->dir);
-		e->dir = NULL;
-		return 0;
-	}
-	free(e->dir);
-	e->dir = NULL;
-	if (safe_stat(key, &st) < 0)
+	memset(e, 0, sizeof(*e));
+	v = lstat(dir, &st);
+	if (v == 0 && safe_stat(dir, &st) < 0) {
+		free(dir);
 		return -1;
+	}
+	free(dir);
+	if (v < 0)
+		return 0;
 	if (load_entry(c, key, e, hash) < 0) {
 		pr_warn("cache entry %s is damaged (no valid meta): rebuilding it", key);
 		goto corrupt;
@@ -308,6 +312,10 @@ int cache_lookup(struct cache *c, const char *key, struct cache_entry *e)
 		pr_warn("cache entry %s failed verification: rebuilding it", key);
 		goto corrupt;
 	}
+	if (stap_id && e->stap && strcmp(stap_id, e->stap)) {
+		pr_info("cache entry %.16s was built by another stap: rebuilding it", key);
+		goto corrupt;
+	}
 	/* LRU: the meta file's mtime is the last use */
 	{
 		char *meta = xstrfmt("%s/meta", e->dir);
@@ -316,11 +324,9 @@ int cache_lookup(struct cache *c, const char *key, struct cache_entry *e)
 	}
 	return 1;
 corrupt:
-	{
-		char *dir = xstrfmt("%s/modules/%s", c->dir, key);
-		fs_remove_tree(dir);
-		free(dir);
-	}
+	dir = xstrfmt("%s/modules/%s", c->dir, key);
+	fs_remove_tree(dir);
+	free(dir);
 	cache_entry_release(e);
 	return 0;
 }
@@ -382,8 +388,8 @@ static int write_new(const char *path, const char *text)
 }
 
 int cache_store(struct cache *c, const char *key, const char *module_path, const char *runtime,
-		const char *target, size_t nprobes, const char *plan_text, const char *script,
-		struct cache_entry *e)
+		const char *target, size_t nprobes, const char *stap_id, const char *plan_text,
+		const char *script, struct cache_entry *e)
 {
 	char *tmp = xstrfmt("%s/modules/.tmp-XXXXXX", c->dir), *final = NULL, *p = NULL;
 	const char *base = strrchr(module_path, '/');
@@ -412,6 +418,8 @@ int cache_store(struct cache *c, const char *key, const char *module_path, const
 	free(p);
 	strbuf_addf(&meta, "%s\nkey %s\nmodule %s\nsha1 %s\nruntime %s\ntarget %s\nprobes %zu\n",
 		    META_MAGIC, key, base, hash, runtime, target, nprobes);
+	if (stap_id)
+		strbuf_addf(&meta, "stap %s\n", stap_id);
 	p = xstrfmt("%s/meta", tmp);
 	if (write_new(p, meta.buf) < 0)
 		goto fail;

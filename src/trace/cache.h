@@ -23,6 +23,7 @@ struct cache_entry {
 	char *module;		/* path of the .ko or .bo */
 	char *runtime;
 	char *target;
+	char *stap;		/* identity of the stap that built it */
 	size_t nprobes;
 	uint64_t size;		/* bytes of every file in the entry */
 	time_t last_used;
@@ -40,12 +41,13 @@ void cache_unlock(struct cache *c);
 /* Hash of the inputs; each part is length-prefixed.  */
 void cache_key(char out[SHA1_HEXSZ + 1], const char *const *parts, size_t n);
 /* 1 hit (e filled), 0 miss, -1 refused (wrong owner or mode: do not load).
- * A corrupted entry is reported, removed, and counts as a miss.  */
-int cache_lookup(struct cache *c, const char *key, struct cache_entry *e);
+ * A corrupted entry is reported, removed, and counts as a miss; so is one
+ * built by another stap, when stap_id (the installed stap) is given.  */
+int cache_lookup(struct cache *c, const char *key, const char *stap_id, struct cache_entry *e);
 /* Stores module (copied) with plan and script text under key, atomically.  */
 int cache_store(struct cache *c, const char *key, const char *module_path, const char *runtime,
-		const char *target, size_t nprobes, const char *plan_text, const char *script,
-		struct cache_entry *e);
+		const char *target, size_t nprobes, const char *stap_id, const char *plan_text,
+		const char *script, struct cache_entry *e);
 void cache_entry_release(struct cache_entry *e);
 
 /* All entries, oldest use first; caller releases each and frees the array.  */

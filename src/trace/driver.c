@@ -195,130 +195,265 @@ static void signal_tree(pid_t self, pid_t except, int sig)
 			kill(d[i], sig);
 }
 
-static int reap(pid_t child, int *child_status, int *child_done)
+/* 1 when path holds a line that is exactly "r".  */
+static int ready_seen(const char *path)
 {
-	int st, any = 0;
-	pid_t p;
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-		any = 1;
-		if (p == child) {
-			*child_status = st;
-			*child_done = 1;
-		}
-	}
-	if (p < 0 && errno == ECHILD)
-		return -1;	/* nothing left */
-	return any;
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return !strncmp(buf, "r\n", 2) || strstr(buf, "\nr\n") != NULL;
 }
 
-/* The supervisor: never returns.  */
-static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, int errw)
+static void reset_signals(void)
 {
-	pid_t self = getpid(), child;
-	double deadline = spec->timeout > 0 ? now_s() + spec->timeout : 0, kill_at = 0;
-	int status = 0, done = 0, stage = 0, orphaned = 0, timed_out = 0, interrupted = 0;
-	char msg[128];
-	size_t i;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+}
+
+/* The target: set up its output, wait for the go byte, exec.  */
+static _Noreturn void target_child(const struct run_spec *spec, int go, int capw)
+{
+	char c;
+
+	reset_signals();
+	if (spec->output_mode && !strcmp(spec->output_mode, "suppress")) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+	} else if (capw >= 0) {
+		dup2(capw, 1);
+		dup2(capw, 2);
+	}
+	if (read(go, &c, 1) != 1)
+		_exit(125);	/* never released: the run was abandoned */
+	close(go);
+	execvp(spec->target_argv[0], spec->target_argv);
+	fprintf(stderr, "perun: cannot run %s: %s\n", spec->target_argv[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static pid_t start_runtime(const struct run_spec *spec, int errw, pid_t target)
+{
+	pid_t pid = fork();
+	char pidbuf[32], **argv;
+	size_t i, n = 0;
+
+	if (pid != 0)
+		return pid;
+	reset_signals();
+	{
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	if (errw >= 0)
+		dup2(errw, 2);
+	if (spec->stdout_null) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0 && fd != 1) {
+			dup2(fd, 1);
+			close(fd);
+		}
+	}
+	if (spec->cwd && chdir(spec->cwd) < 0)
+		_exit(126);
+	for (i = 0; spec->env_extra && spec->env_extra[i]; i++)
+		putenv(spec->env_extra[i]);
+	while (spec->argv[n])
+		n++;
+	argv = xcalloc(n + 1, sizeof(*argv));
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)target);
+	for (i = 0; i < n; i++)
+		argv[i] = strcmp(spec->argv[i], DRIVER_PID_ARG) ? spec->argv[i] : pidbuf;
+	execv(argv[0], argv);
+	fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+enum phase { P_READY, P_RUN, P_STOP, P_KILL, P_DONE };
+
+/* The supervisor: never returns.  */
+static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, int errw, int capw)
+{
+	pid_t self = getpid(), rt, tg = -1;
+	int go[2] = { -1, -1 };
+	double t = now_s(), t_release = 0, deadline = 0, kill_at = 0;
+	double ready_by = t + (spec->ready_timeout > 0 ? spec->ready_timeout : 600);
+	int rt_status = 0, rt_done = 0, tg_status = 0, tg_done = 0, orphaned = 0;
+	int timed_out = 0, interrupted = 0, never_ready = 0, tg_termed = 0;
+	enum phase phase = spec->target_argv ? P_READY : P_RUN;
+	char msg[256];
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGINT, SIG_IGN);	/* a terminal's Ctrl-C reaches the run itself */
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	child = fork();
-	if (child < 0)
-		_exit(126);
-	if (child == 0) {
-		struct rlimit rl;
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-		/* dup2 onto the same number would keep FD_CLOEXEC: go through a spare fd */
-		if (spec->target_fd_err >= 0)
-			dup2(spec->target_fd_err == 3 ? dup(3) : spec->target_fd_err, 3);
-		if (spec->target_fd_out >= 0)
-			dup2(spec->target_fd_out == 4 ? dup(4) : spec->target_fd_out, 4);
-		if (errw >= 0)
-			dup2(errw, 2);
-		if (spec->stdout_null) {
-			int fd = open("/dev/null", O_WRONLY);
-			if (fd >= 0 && fd != 1) {
-				dup2(fd, 1);
-				close(fd);
-			}
-		}
-		close(ctl);
-		close(stw);
-		if (spec->cwd && chdir(spec->cwd) < 0)
+	if (spec->target_argv) {
+		if (pipe2(go, O_CLOEXEC) < 0)
 			_exit(126);
-		for (i = 0; spec->env_extra && spec->env_extra[i]; i++)
-			putenv(spec->env_extra[i]);
-		execv(spec->argv[0], spec->argv);
-		fprintf(stderr, "exec %s: %s\n", spec->argv[0], strerror(errno));
-		_exit(127);
+		tg = fork();
+		if (tg < 0)
+			_exit(126);
+		if (tg == 0) {
+			close(go[1]);
+			close(ctl);
+			close(stw);
+			if (errw >= 0)
+				close(errw);
+			target_child(spec, go[0], capw);
+		}
+		close(go[0]);
 	}
+	if (capw >= 0)
+		close(capw);
+	rt = start_runtime(spec, errw, tg);
+	if (rt < 0)
+		_exit(126);
 	if (errw >= 0)
 		close(errw);
 	for (;;) {
 		struct pollfd pfd = { ctl, POLLIN, 0 };
-		int r = reap(child, &status, &done);
-		double t = now_s();
+		pid_t p;
+		int st;
 
-		if (r < 0)
-			break;	/* child and every orphan gone */
-		if (done && stage == 0) {
-			/* the runtime ended; kill what the target left behind */
-			signal_tree(self, 0, SIGTERM);
-			stage = 2;
-			kill_at = t + GRACE_SECONDS;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p == rt) {
+				rt_status = st;
+				rt_done = 1;
+			} else if (p == tg) {
+				tg_status = st;
+				tg_done = 1;
+				if (t_release > 0)
+					t_release = now_s() - t_release;
+			}
 		}
-		if (!orphaned && poll(&pfd, 1, 50) > 0) {
+		if (p < 0 && errno == ECHILD)
+			break;	/* every process of the run is gone */
+		t = now_s();
+		if (!orphaned && poll(&pfd, 1, phase == P_READY ? 5 : 20) > 0) {
 			char c;
-			ssize_t n = read(ctl, &c, 1);
-			if (n <= 0) {
-				orphaned = 1;	/* perun is gone */
-				signal_tree(self, 0, SIGTERM);
-				stage = 2;
-				kill_at = t + GRACE_SECONDS;
+			if (read(ctl, &c, 1) <= 0) {
+				orphaned = 1;	/* perun is gone: end everything */
+				if (go[1] >= 0) {
+					close(go[1]);
+					go[1] = -1;
+				}
+				signal_tree(self, 0, SIGKILL);
+				phase = P_KILL;
 			} else if (c == 'i') {
 				interrupted = 1;
-				signal_tree(self, 0, SIGINT);
-				if (stage == 0) {
-					stage = 1;
-					kill_at = t + 2 * GRACE_SECONDS;
+				if (phase == P_READY) {
+					close(go[1]);
+					go[1] = -1;
+					phase = P_STOP;
+					kill(rt, SIGINT);
+					kill_at = t + 5 * GRACE_SECONDS;
+				} else if (tg > 0 && !tg_done) {
+					kill(tg, SIGINT);
+				} else {
+					kill(rt, SIGINT);
 				}
+				if (!deadline || deadline > t + 2 * GRACE_SECONDS)
+					deadline = t + 2 * GRACE_SECONDS;
 			}
 		} else if (orphaned) {
-			usleep(50000);
+			usleep(20000);
 		}
-		if (deadline && stage == 0 && t >= deadline) {
-			/* the target first, so the runtime can flush what it has */
-			timed_out = 1;
-			signal_tree(self, child, SIGTERM);
-			stage = 1;
-			kill_at = t + GRACE_SECONDS;
-		}
-		if (stage == 1 && t >= kill_at) {
-			signal_tree(self, child, SIGKILL);
-			kill(child, SIGTERM);
-			stage = 2;
-			kill_at = t + GRACE_SECONDS;
-		} else if (stage == 2 && t >= kill_at) {
+		t = now_s();
+		switch (phase) {
+		case P_READY:
+			if (rt_done) {
+				never_ready = 1;
+				close(go[1]);
+				go[1] = -1;
+				phase = P_KILL;
+			} else if (ready_seen(spec->ready_path)) {
+				t_release = now_s();
+				if (write(go[1], "g", 1) != 1)
+					never_ready = 1;
+				close(go[1]);
+				go[1] = -1;
+				phase = P_RUN;
+				if (spec->timeout > 0)
+					deadline = t + spec->timeout;
+			} else if (t >= ready_by) {
+				never_ready = 1;
+				close(go[1]);
+				go[1] = -1;
+				kill(rt, SIGTERM);
+				phase = P_STOP;
+				kill_at = t + GRACE_SECONDS;
+			}
+			break;
+		case P_RUN:
+			if (!spec->target_argv) {
+				if (rt_done)
+					phase = P_DONE;
+				break;
+			}
+			if (tg_done || rt_done) {
+				/* the target ended (or the runtime died): stop the runtime,
+				 * which runs its end probe and flushes */
+				if (!rt_done)
+					kill(rt, SIGINT);
+				if (!tg_done)
+					kill(tg, SIGTERM);
+				phase = P_STOP;
+				kill_at = t + 5 * GRACE_SECONDS;
+			} else if (deadline && t >= deadline) {
+				if (!tg_termed) {
+					timed_out = !interrupted;
+					kill(tg, SIGTERM);
+					tg_termed = 1;
+					deadline = t + GRACE_SECONDS;
+				} else {
+					kill(tg, SIGKILL);
+					deadline = t + 3600;
+				}
+			}
+			break;
+		case P_STOP:
+			if (rt_done && (tg < 0 || tg_done)) {
+				phase = P_DONE;
+			} else if (t >= kill_at) {
+				signal_tree(self, 0, SIGKILL);
+				phase = P_KILL;
+			}
+			break;
+		case P_KILL:
 			signal_tree(self, 0, SIGKILL);
-			stage = 3;
+			break;
+		case P_DONE:
+			/* orphans the target left behind */
+			signal_tree(self, 0, SIGKILL);
+			break;
 		}
 	}
 	{
-		int leaked = driver_remove_uprobes(child);
-		snprintf(msg, sizeof(msg), "%d %d %d %d %d\n", WIFEXITED(status) ? 1 : 0,
-			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), timed_out,
-			 interrupted, leaked);
+		int leaked = driver_remove_uprobes(rt);
+		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %d %d %d %d\n",
+			 WIFEXITED(rt_status) ? 1 : 0,
+			 WIFEXITED(rt_status) ? WEXITSTATUS(rt_status) : WTERMSIG(rt_status),
+			 tg > 0 && tg_done && !never_ready, WIFEXITED(tg_status) ? 1 : 0,
+			 WIFEXITED(tg_status) ? WEXITSTATUS(tg_status) : WTERMSIG(tg_status),
+			 (long)tg, (unsigned long long)(t_release > 0 && tg_done ? t_release * 1e9 : 0),
+			 never_ready, timed_out, interrupted, leaked);
 	}
 	if (orphaned && spec->cleanup_dir)
 		fs_remove_tree(spec->cleanup_dir);
@@ -331,15 +466,21 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 
 int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_stderr, void *ctx)
 {
-	int ctl[2], st[2], er[2], sp[2];
+	int ctl[2], st[2], er[2], sp[2], cap[2] = { -1, -1 }, capfd = -1;
 	pid_t sup;
 	struct strbuf line = STRBUF_INIT, status = STRBUF_INIT;
-	int err_open = 1, st_open = 1, forwarded = 0, ret = 0;
+	int err_open = 1, st_open = 1, forwarded = 0, ret = 0, cap_open;
 
 	memset(res, 0, sizeof(*res));
+	cap_open = 0;
 	if (pipe2(ctl, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0 ||
 	    pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0)
 		return pr_error_errno("pipe");
+	if (spec->target_argv && spec->capture_path) {
+		capfd = open(spec->capture_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (capfd < 0 || pipe2(cap, O_CLOEXEC) < 0)
+			return pr_error_errno("capture %s", spec->capture_path);
+	}
 	fflush(NULL);
 	sup = fork();
 	if (sup < 0)
@@ -350,26 +491,45 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 		close(er[0]);
 		close(sp[0]);
 		close(sp[1]);
-		supervise(spec, ctl[0], st[1], er[1]);
+		if (cap[0] >= 0)
+			close(cap[0]);
+		if (capfd >= 0)
+			close(capfd);
+		supervise(spec, ctl[0], st[1], er[1], cap[1]);
 	}
 	close(ctl[0]);
 	close(st[1]);
 	close(er[1]);
+	if (cap[1] >= 0)
+		close(cap[1]);
+	cap_open = cap[0] >= 0;
 	signal_pipe_w = sp[1];
 	if (got_signal) {
 		ssize_t ignored = write(ctl[1], "i", 1);
 		(void)ignored;
 		forwarded = 1;
 	}
-	while (err_open || st_open) {
-		struct pollfd pfd[3] = { { er[0], err_open ? POLLIN : 0, 0 },
+	while (err_open || st_open || cap_open) {
+		struct pollfd pfd[4] = { { er[0], err_open ? POLLIN : 0, 0 },
 					 { st[0], st_open ? POLLIN : 0, 0 },
-					 { sp[0], POLLIN, 0 } };
+					 { sp[0], POLLIN, 0 },
+					 { cap[0], cap_open ? POLLIN : 0, 0 } };
 		char buf[4096];
 		ssize_t n;
 
-		if (poll(pfd, 3, -1) < 0 && errno != EINTR)
+		if (poll(pfd, 4, -1) < 0 && errno != EINTR)
 			break;
+		if (cap_open && pfd[3].revents) {
+			n = read(cap[0], buf, sizeof(buf));
+			if (n <= 0) {
+				cap_open = 0;
+			} else {
+				/* tee: the terminal and the capture file */
+				ssize_t w1 = write(1, buf, (size_t)n), w2 = write(capfd, buf, (size_t)n);
+				(void)w1;
+				(void)w2;
+			}
+		}
 		if (got_signal && !forwarded) {
 			ssize_t ignored = write(ctl[1], "i", 1);
 			(void)ignored;
@@ -412,9 +572,15 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 	close(ctl[1]);
 	close(st[0]);
 	close(er[0]);
+	if (cap[0] >= 0)
+		close(cap[0]);
+	if (capfd >= 0)
+		close(capfd);
 	waitpid(sup, NULL, 0);
-	if (sscanf(strbuf_str(&status), "%d %d %d %d %d", &res->exited, &res->status,
-		   &res->timed_out, &res->interrupted, &res->leaked_uprobes) != 5)
+	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %d %d %d %d", &res->exited,
+		   &res->status, &res->target_known, &res->target_exited, &res->target_status,
+		   &res->target_pid, &res->target_ns, &res->never_ready, &res->timed_out,
+		   &res->interrupted, &res->leaked_uprobes) != 11)
 		ret = pr_error("supervisor of %s ended without a status", spec->argv[0]);
 	if (got_signal)
 		res->interrupted = 1;

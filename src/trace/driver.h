@@ -8,20 +8,37 @@
 
 #include <sys/types.h>
 
+/* The argv element replaced by the target's pid.  */
+#define DRIVER_PID_ARG "@PID@"
+
 struct run_spec {
-	char **argv;		/* argv[0] is a path */
-	char **env_extra;	/* NAME=VALUE added to the environment, NULL-terminated */
+	char **argv;		/* the runtime or compiler; argv[0] is a path */
+	char **env_extra;	/* NAME=VALUE added for argv only, NULL-terminated */
 	const char *cwd;	/* or NULL */
-	double timeout;		/* seconds, 0 = none */
 	const char *cleanup_dir;	/* removed if perun dies mid-run, or NULL */
-	int target_fd_err;	/* passed to the child as fd 3 (target stderr), or -1 */
-	int target_fd_out;	/* passed to the child as fd 4 (target stdout), or -1 */
-	int stdout_null;	/* the child's stdout goes to /dev/null */
+	int stdout_null;	/* argv's stdout goes to /dev/null */
+
+	/* With a target, the supervisor forks it first and holds it before
+	 * exec; argv gets its pid (DRIVER_PID_ARG); once ready_path holds a
+	 * line "r" (the runtime's probes are armed) the target is released;
+	 * when it ends the runtime is stopped with SIGINT.  */
+	char **target_argv;	/* or NULL: argv is the only process */
+	const char *ready_path;
+	const char *output_mode;	/* default, capture (tee to capture_path), suppress */
+	const char *capture_path;
+	double timeout;		/* seconds for the target, 0 = none */
+	double ready_timeout;	/* seconds to wait for "r", 0 = 600 */
 };
 
 struct run_result {
-	int exited;		/* 1 when the child exited normally */
-	int status;		/* exit code, or signal number when !exited */
+	int exited;		/* 1 when argv exited normally */
+	int status;		/* its exit code, or signal number */
+	int target_known;	/* the target was started and reaped */
+	int target_exited;
+	int target_status;	/* exit code, or signal number */
+	long target_pid;
+	unsigned long long target_ns;	/* from release to exit */
+	int never_ready;	/* the runtime ended before arming its probes */
 	int timed_out;
 	int interrupted;	/* SIGINT/SIGTERM reached perun */
 	int leaked_uprobes;	/* uprobe events removed after the runtime */

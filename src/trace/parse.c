@@ -366,6 +366,8 @@ static void line(struct parser *p, const char *s, const char *end)
 		p->st.ticks++;
 		return;
 	}
+	if (*s == 'r' && s + 1 == end)
+		return;	/* the probes were armed */
 	if (*s == 'q' && s + 1 == end) {
 		p->st.saw_end = 1;
 		return;
