@@ -1,2 +1,51 @@
 #!/bin/sh
-exit 77
+# The command line: help, version, every command's --help, and each man
+# page's SYNOPSIS naming the options --help names.
+. "$SRCDIR/tests/lib.sh"
+
+test_expect_success 'perun --version' '
+	"$PERUN" --version >out &&
+	grep "^perun [0-9]" out
+'
+
+test_expect_success 'perun help lists the commands, exit 0' '
+	"$PERUN" help >out &&
+	grep "^   collect" out && grep "^   cache" out && grep "^   doctor" out
+'
+
+test_expect_success 'no command: usage on stderr, exit 2' '
+	set +e; "$PERUN" >out 2>err; rc=$?; set -e
+	test $rc = 2 && grep usage err && ! test -s out
+'
+
+test_expect_success 'an unknown command: exit 2 naming it' '
+	set +e; "$PERUN" frobnicate 2>err; rc=$?; set -e
+	test $rc = 2 && grep "frobnicate. is not a perun command" err
+'
+
+# Every --long option of "perun CMD --help" appears in man/perun-CMD.1.
+man_names_options() {
+	man="$SRCDIR/man/perun-$1.1"
+	grep "^\.TH PERUN-$(echo "$1" | tr a-z A-Z) 1" "$man" || { echo "bad .TH in $man"; return 1; }
+	for opt in $("$PERUN" "$1" --help | grep -o -- "--[a-z][a-z-]*" | sort -u); do
+		troff=$(printf "%s" "$opt" | sed "s/-/\\\\-/g")
+		grep -qF -- "$troff" "$man" || grep -qF -- "$opt" "$man" ||
+			{ echo "$opt missing from $man"; return 1; }
+	done
+}
+
+for cmd in collect cache doctor; do
+	test_expect_success "perun $cmd --help and perun help $cmd" "
+		\"\$PERUN\" $cmd --help >out &&
+		grep \"usage: perun $cmd\" out &&
+		\"\$PERUN\" help $cmd >out2 &&
+		test_cmp out out2
+	"
+	test_expect_success "man page for $cmd names every option of --help" "man_names_options $cmd"
+done
+
+test_expect_success 'perun.1 lists every command' '
+	for cmd in collect cache doctor; do grep -qF "perun\\-$cmd" "$SRCDIR/man/perun.1" || exit 1; done
+'
+
+test_done

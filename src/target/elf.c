@@ -143,7 +143,8 @@ static void dedup_funcs(struct target *t)
 {
 	size_t i, o = 0;
 
-	qsort(t->funcs, t->nfuncs, sizeof(*t->funcs), cmp_func_addr);
+	if (t->nfuncs > 1)
+		qsort(t->funcs, t->nfuncs, sizeof(*t->funcs), cmp_func_addr);
 	for (i = 0; i < t->nfuncs; i++) {
 		if (o && t->funcs[o - 1].addr == t->funcs[i].addr) {
 			free_func(&t->funcs[i]);

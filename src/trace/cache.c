@@ -306,8 +306,10 @@ int cache_lookup(struct cache *c, const char *key, const char *stap_id, struct c
 		goto corrupt;
 	}
 	v = cache_verify_entry(c, e);
-	if (v == -2)
+	if (v == -2) {
+		cache_entry_release(e);
 		return -1;
+	}
 	if (v < 0) {
 		pr_warn("cache entry %s failed verification: rebuilding it", key);
 		goto corrupt;
@@ -492,7 +494,8 @@ int cache_list(struct cache *c, struct cache_entry **out, size_t *n)
 	}
 	closedir(d);
 	free(mods);
-	qsort(*out, *n, sizeof(**out), cmp_lru);
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), cmp_lru);
 	return 0;
 }
 

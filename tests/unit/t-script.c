@@ -1,3 +1,109 @@
+/* Script generation: a golden script, and hostile names escaped or rejected.  */
 #include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
 #include "tap.h"
-int main(void){ok(1, "placeholder"); return tap_done();}
+#include "trace/plan.h"
+#include "trace/script.h"
+#include "util/strbuf.h"
+
+static char *templates(void)
+{
+	const char *d = getenv("PERUN_DATADIR");
+	return xstrfmt("%s/templates", d ? d : ".");
+}
+
+static void golden_plan(struct plan *p)
+{
+	struct probe *pr;
+
+	plan_init(p);
+	pr = plan_add(p, PROBE_FUNC, "/opt/app/bin/app", "main");
+	pr->addr = 0x1139;
+	pr = plan_add(p, PROBE_FUNC, "/opt/app/lib/libx.so", "Widget::draw(int) const");
+	pr->addr = 0x20a0;
+	pr->sampling = 20;
+	pr = plan_add(p, PROBE_USDT_PAIR, "/opt/app/bin/app", "app:request");
+	pr->mark = xstrdup("request");
+	pr->mark_end = xstrdup("request_end");
+	pr = plan_add(p, PROBE_USDT_POINT, "/opt/app/bin/app", "app:tick");
+	pr->mark = xstrdup("tick");
+	pr->sampling = 3;
+	pr = plan_add(p, PROBE_LINE, "/opt/app/bin/app", "main.c:42");
+	pr->file = xstrdup("main.c");
+	pr->line = 42;
+}
+
+int main(void)
+{
+	struct plan p;
+	struct strbuf out = STRBUF_INIT, golden = STRBUF_INIT, q = STRBUF_INIT;
+	char *tdir = templates(), *gpath;
+	const char *src = getenv("SRCDIR");
+	struct probe *pr;
+	int r;
+
+	golden_plan(&p);
+	r = script_generate(&p, tdir, &out);
+	is_int(r, 0, "the golden plan generates");
+	gpath = xstrfmt("%s/tests/data/golden.stp", src ? src : ".");
+	if (getenv("PERUN_UPDATE_GOLDEN"))
+
+		{
+			FILE *f = fopen(gpath, "w");
+			if (f) {
+				fputs(out.buf, f);
+				fclose(f);
+			}
+		}
+	ok(strbuf_read_file(&golden, gpath) == 0, "golden file %s readable", gpath);
+	is_str(out.buf, golden.buf, "script equals tests/data/golden.stp");
+	ok(!strstr(out.buf, "Widget") && !strstr(out.buf, "draw"),
+	   "no function name enters the script");
+	plan_release(&p);
+
+	/* hostile paths: quotes and backslashes escaped; globs and newlines rejected */
+	strbuf_reset(&q);
+	is_int(script_quote(&q, "/tmp/a \"b\"\\c$d", "binary path"), 0, "quotes and $ accepted");
+	is_str(q.buf, "/tmp/a \\\"b\\\"\\\\c$d", "quotes and backslash escaped, $ kept literal");
+	strbuf_reset(&q);
+	is_int(script_quote(&q, "/tmp/evil\nprobe begin { system(\"id\") }", "binary path"), -1,
+	       "a newline is rejected");
+	is_int(script_quote(&q, "/usr/bin/*", "binary path"), -1, "a * wildcard is rejected");
+	is_int(script_quote(&q, "/tmp/a?b", "binary path"), -1, "a ? wildcard is rejected");
+	is_int(script_quote(&q, "/tmp/\x7f", "binary path"), -1, "DEL is rejected");
+	ok(script_valid_mark("request_end") && !script_valid_mark("req\"uest") &&
+	   !script_valid_mark("a b") && !script_valid_mark("$x") && !script_valid_mark(""),
+	   "USDT marks are identifiers only");
+
+	/* a whole plan with a hostile binary is refused, not half written */
+	plan_init(&p);
+	pr = plan_add(&p, PROBE_FUNC, "/tmp/x\"); system(\"rm -rf /\"); //*", "f");
+	pr->addr = 0x10;
+	strbuf_reset(&out);
+	is_int(script_generate(&p, tdir, &out), -1, "a plan with a globbing binary path is refused");
+	plan_release(&p);
+	plan_init(&p);
+	pr = plan_add(&p, PROBE_FUNC, "/tmp/quote\"bin", "weird\"name\n$x*");
+	pr->addr = 0x10;
+	strbuf_reset(&out);
+	is_int(script_generate(&p, tdir, &out), 0, "a quote in a path is escaped");
+	ok(strstr(out.buf, "process(\"/tmp/quote\\\"bin\")") != NULL, "escaped path in the probe");
+	ok(!strstr(out.buf, "weird"), "the hostile function name is not in the script");
+	plan_release(&p);
+	plan_init(&p);
+	pr = plan_add(&p, PROBE_USDT_POINT, "/bin/x", "p:m");
+	pr->mark = xstrdup("m\") { system(\"id");
+	strbuf_reset(&out);
+	is_int(script_generate(&p, tdir, &out), -1, "a USDT name with a quote is refused");
+	plan_release(&p);
+
+	strbuf_release(&out);
+	strbuf_release(&golden);
+	strbuf_release(&q);
+	free(gpath);
+	free(tdir);
+	return tap_done();
+}
