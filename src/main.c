@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
 	{ "doctor", cmd_doctor, "check that this machine can trace, and say how to fix it" },
+	{ "__parse", cmd_parse, NULL },
 };
 
 static void usage(FILE *f)

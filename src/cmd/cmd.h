@@ -12,6 +12,7 @@ struct ctx {
 int cmd_collect(int argc, char **argv, struct ctx *ctx);
 int cmd_cache(int argc, char **argv, struct ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct ctx *ctx);
+int cmd_parse(int argc, char **argv, struct ctx *ctx);
 
 /* Prints the man-page-like usage of a command; used by --help.  */
 void usage_collect(FILE *f);

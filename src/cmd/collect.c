@@ -864,6 +864,15 @@ static int run_and_write(struct run_state *s)
 			json_object_object_add(tg, "pid", json_object_new_int64(res.target_pid));
 		}
 		json_object_object_add(extra, "target", tg);
+		{
+			struct json_object *tm = json_object_new_object();
+			double before = s->t_collect0 - s->t_start;
+			json_object_object_add(tm, "prepare_s", json_object_new_double(before));
+			json_object_object_add(tm, "arm_s", json_object_new_double((double)res.ready_ns / 1e9));
+			json_object_object_add(tm, "startup_s",
+					       json_object_new_double(before + (double)res.ready_ns / 1e9));
+			json_object_object_add(extra, "timing", tm);
+		}
 		json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
 		json_object_object_add(an, "unmatched_exits", json_object_new_int64((int64_t)ps->unmatched_exits));
 		json_object_object_add(an, "truncated_lines", json_object_new_int64((int64_t)ps->truncated_lines));

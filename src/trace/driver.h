@@ -38,6 +38,7 @@ struct run_result {
 	int target_status;	/* exit code, or signal number */
 	long target_pid;
 	unsigned long long target_ns;	/* from release to exit */
+	unsigned long long ready_ns;	/* from the runtime's start to the release */
 	int never_ready;	/* the runtime ended before arming its probes */
 	int timed_out;
 	int interrupted;	/* SIGINT/SIGTERM reached perun */

@@ -1,0 +1,117 @@
+#!/bin/sh
+# perun benchmarks: ratios in one run against baselines, printed as one table.
+#   1. parse throughput raw -> finished profile (MB/s, events/s), peak RSS at
+#      1M and 4M events (should be flat);
+#   2. per-call overhead of perun's script vs a bare uprobe+uretprobe counting
+#      script on the same binary, both through stapbpf;
+#   3. bytes per event of the raw stream;
+#   4. cold vs warm module cache: time until the target starts, ~2,000
+#      functions of /usr/bin/python3.11d (Debian's python3.11-dbg).
+# Builds an optimized perun (no sanitizers) under bench/out/.  Run as root.
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+out="$src/bench/out"
+mkdir -p "$out"
+cd "$out"
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+say "building an optimized perun (-O2, no sanitizers) in $out/build"
+mkdir -p build
+cat > build/config.h <<H
+#define _GNU_SOURCE 1
+#define PACKAGE_VERSION "bench"
+#define STAP_PATH "/usr/bin/stap"
+#define STAPBPF_PATH "/usr/bin/stapbpf"
+#define STAPRUN_PATH "/usr/bin/staprun"
+H
+pkgs="libdw libelf zlib json-c libgit2 libpcre2-8"
+# shellcheck disable=SC2046
+cc -O2 -g -std=c11 -Ibuild -I"$src/src" $(pkg-config --cflags $pkgs) \
+	-DPKGDATADIR=\"$src\" -DPKGLIBDIR=\"$out/build\" \
+	$(ls "$src"/src/*.c "$src"/src/*/*.c | grep -v memlock-shim) \
+	-o build/perun $(pkg-config --libs $pkgs) -lstdc++
+cc -shared -fPIC -O2 -o build/perun-memlock-shim.so "$src/src/util/memlock-shim.c" -ldl
+PERUN="$out/build/perun"
+export PERUN_DATADIR="$src" PERUN_LIBDIR="$out/build"
+cc -O2 -o gen-raw "$src/bench/gen-raw.c"
+cc -O1 -g -o loop "$src/bench/loop.c"
+
+# 1. parse throughput and memory
+say "parse: generating 1M and 4M event streams"
+./gen-raw 1000000 bench.plan > raw1m
+./gen-raw 4000000 bench.plan > raw4m
+"$PERUN" __parse bench.plan raw1m prof1m.json > parse1m.json
+"$PERUN" __parse bench.plan raw4m prof4m.json > parse4m.json
+"$PERUN" __parse bench.plan raw4m agg4m.json --aggregate > parse4m-agg.json
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+
+# 2. per-call overhead against a bare counting script
+N=200000
+say "overhead: $N calls, untraced, bare uprobes, perun"
+shim=""
+[ -e "$out/build/perun-memlock-shim.so" ] && shim="$out/build/perun-memlock-shim.so"
+cat > bare.stp <<STP
+global calls, returns
+probe process("$out/loop").function("f").call { calls++ }
+probe process("$out/loop").function("f").return { returns++ }
+STP
+stap --runtime=bpf -p4 -m bare bare.stp >/dev/null 2>&1
+export PERUN_CACHE_DIR="$out/cache-loop"
+"$PERUN" collect -c ./loop -a 1000 -o /dev/null trace -q -s custom -f f >/dev/null  # warm the cache
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+for i in 1 2 3 4 5; do ./loop $N; done | awk '{print $2}' | median > untraced.ns
+for i in 1 2 3 4 5; do LD_PRELOAD=$shim stapbpf -c "./loop $N" bare.bo 2>/dev/null | grep loop_ns; done \
+	| awk '{print $2}' | median > bare.ns
+for i in 1 2 3 4 5; do "$PERUN" collect -c ./loop -a $N -o loop.perf trace -q -s custom -f f; done \
+	| grep loop_ns | awk '{print $2}' | median > perun.ns
+bpe=$(python3 -c "import json; print(json.load(open('loop.perf'))['trace']['bytes_per_event'])")
+
+# 4. cold vs warm cache on python3.11d
+py=/usr/bin/python3.11d
+if [ ! -x $py ]; then
+	say "installing python3.11-dbg for the cache benchmark"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3.11-dbg >/dev/null
+fi
+export PERUN_CACHE_DIR="$out/cache-py"
+rm -rf "$PERUN_CACHE_DIR"
+re='^_?Py[A-Z][a-z]+_[A-Z]'
+nfun=$("$PERUN" collect -c $py trace -s userspace --no-usdt --include "$re" --script-only | grep -c 'function(0x.*call')
+say "cache: cold run, $nfun functions of $py (stap compiles)"
+"$PERUN" collect -c $py -a "-c pass" -o cold.perf trace -q -s userspace --no-usdt --include "$re"
+say "cache: warm runs"
+for i in 1 2 3; do
+	"$PERUN" collect -c $py -a "-c pass" -o warm$i.perf trace -q -s userspace --no-usdt --include "$re"
+done
+startup() { python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['trace']['timing']; print(t['startup_s'], t['prepare_s'], t['arm_s'])" "$1"; }
+
+python3 - "$N" "$bpe" "$nfun" <<'PY'
+import json, sys
+n, bpe, nfun = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+p1, p4, pa = (json.load(open(f)) for f in ("parse1m.json", "parse4m.json", "parse4m-agg.json"))
+def rate(p): return p["bytes"] / p["seconds"] / 1e6, p["events"] / p["seconds"] / 1e6
+u, b, o = (int(open(f).read()) for f in ("untraced.ns", "bare.ns", "perun.ns"))
+bare_pc, ours_pc = (b - u) / n, (o - u) / n
+def t(f):
+    x = json.load(open(f))["trace"]["timing"]
+    return x["startup_s"], x["prepare_s"], x["arm_s"]
+cold = t("cold.perf")
+warm = sorted((t(f"warm{i}.perf") for i in (1, 2, 3)))[1]
+rows = [
+ ("parse 1M events -> profile", f"{rate(p1)[0]:.0f} MB/s, {rate(p1)[1]:.2f} M events/s", "goal >= 300 MB/s; Perun ~4 MB/s"),
+ ("parse 4M events -> profile", f"{rate(p4)[0]:.0f} MB/s, {rate(p4)[1]:.2f} M events/s", ""),
+ ("parse 4M events, --aggregate", f"{rate(pa)[0]:.0f} MB/s, {rate(pa)[1]:.2f} M events/s", "summaries only"),
+ ("peak RSS 1M vs 4M events", f"{p1['max_rss_kb']/1024:.1f} MiB vs {p4['max_rss_kb']/1024:.1f} MiB", "flat in stream length"),
+ ("raw stream", f"{p1['bytes']/p1['events']:.1f} B/event generated, {bpe:.1f} B/event live", "goal <= 14; Perun ~20"),
+ ("per-call overhead, bare uprobes", f"{bare_pc:.0f} ns", f"{n} calls, median of 5"),
+ ("per-call overhead, perun", f"{ours_pc:.0f} ns", ""),
+ ("  ratio perun / bare", f"{ours_pc / bare_pc:.2f}x", "goal <= 1.25x"),
+ (f"cold cache, {nfun} functions", f"{cold[0]:.2f} s to target start", f"prepare {cold[1]:.2f} s, arm {cold[2]:.2f} s"),
+ ("warm cache, same plan", f"{warm[0]:.2f} s to target start", f"prepare {warm[1]:.2f} s, arm {warm[2]:.2f} s"),
+ ("  ratio warm / cold", f"{100 * warm[0] / cold[0]:.1f} %", "goal <= 5 %"),
+ ("  ratio warm / cold, perun's part", f"{100 * warm[1] / cold[1]:.1f} %", "without stapbpf's uprobe attach"),
+]
+w = max(len(r[0]) for r in rows)
+print(f"{'benchmark':<{w}}  {'result':<34} note")
+for r in rows:
+    print(f"{r[0]:<{w}}  {r[1]:<34} {r[2]}")
+PY
