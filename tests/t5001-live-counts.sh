@@ -124,6 +124,28 @@ test_expect_success '--include and --exclude filter by PCRE2' '
 	test "$(profile_counts inc.perf)" = "fib 1983"
 '
 
+test_expect_success '--aggregate: the script counts, the stream carries summaries only' '
+	"$PERUN" collect -c ./counts -o agg.perf trace -q -s userspace -f libcountlib#lib_add --aggregate &&
+	profile_counts agg.perf >actual &&
+	profile_counts counts.perf >expect &&
+	test_cmp expect actual &&
+	python3 - agg.perf counts.perf <<-\PY
+	import json, sys
+	agg, full = (json.load(open(f)) for f in sys.argv[1:])
+	res = agg["snapshots"][0]["resources"]
+	assert all(r["subtype"] == "time summary" for r in res)
+	# one resource per function and thread: work ran on three threads
+	assert sorted(r["count"] for r in res if r["uid"] == "work") == [100, 100, 100]
+	for r in res:
+	    if r["uid"].startswith("counts:tick"):
+	        continue
+	    assert sum(r["log2_hist"]) == r["count"], r
+	    assert r["min"] <= r["amount"] / r["count"] <= r["max"], r
+	# no per-event output: a few hundred bytes instead of tens of kilobytes
+	assert agg["trace"]["raw_bytes"] * 10 < full["trace"]["raw_bytes"], (agg["trace"]["raw_bytes"], full["trace"]["raw_bytes"])
+	PY
+'
+
 test_expect_success 'the raw stream stays under 14 bytes per event' '
 	bpe=$(profile_field counts.perf trace.bytes_per_event) &&
 	echo "bytes/event $bpe" &&

@@ -844,6 +844,16 @@ static int run_and_write(struct run_state *s)
 		pr_error("writing %s failed", output);
 		goto out;
 	}
+	if (o->aggregate) {
+		size_t na, k;
+		const struct agg_record *ag = parser_aggregates(parser, &na);
+		for (k = 0; k < na; k++)
+			if (profile_writer_aggregate(&w, &ag[k]) < 0) {
+				profile_writer_abort(&w);
+				pr_error("writing %s failed", output);
+				goto out;
+			}
+	}
 	{
 		const struct parse_stats *ps = parser_stats(parser);
 		struct json_object *an = json_object_new_object(), *sum = json_object_new_object();
@@ -924,9 +934,21 @@ static int run_and_write(struct run_state *s)
 			       (double)res.target_ns / 1e9, pt);
 		}
 		if (!o->quiet) {
+			uint64_t ncalls = ps->calls + ps->points;
+			size_t nthreads = ps->threads;
+			if (o->aggregate) {
+				size_t na, k, j;
+				const struct agg_record *ag = parser_aggregates(parser, &na);
+				for (k = 0, nthreads = 0; k < na; k++) {
+					ncalls += ag[k].count;
+					for (j = 0; j < k && ag[j].thread != ag[k].thread; j++)
+						;
+					nthreads += j == k;
+				}
+			}
 			fprintf(stderr, "perun: %" PRIu64 " calls of %zu functions in %zu threads -> %s%s\n",
-				ps->calls + ps->points, reached ? (size_t)json_object_object_length(sum) : 0,
-				ps->threads, output, in_jobs ? " (pending: perun add)" : "");
+				ncalls, reached ? (size_t)json_object_object_length(sum) : 0,
+				nthreads, output, in_jobs ? " (pending: perun add)" : "");
 			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
 			    ps->malformed_lines || ps->duplicates || s->log.lost_events)
 				fprintf(stderr,
@@ -1099,7 +1121,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		char *tp = xstrfmt("%s/templates", runtime_datadir());
 		char *ts = xstrfmt("%s/tapsets/perun.stp", runtime_datadir());
 		struct strbuf tb = STRBUF_INIT;
-		r = script_generate(&s.plan, tp, &s.script);
+		r = script_generate(&s.plan, tp, o.aggregate, &s.script);
 		if (r == 0 && strbuf_read_file(&tb, ts) < 0)
 			r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
 		s.tapset_text = strbuf_detach(&tb);

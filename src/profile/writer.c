@@ -191,30 +191,47 @@ struct json_object *probe_summary_json(const struct probe_summary *s)
 	return o;
 }
 
-static void aggregate_resources(struct profile_writer *w)
+int profile_writer_aggregate(struct profile_writer *w, const struct agg_record *a)
 {
-	size_t i;
+	struct probe_summary *s = &w->sum[a->probe];
+	struct json_object *h;
+	int i, last = -1;
 
-	for (i = 0; i < w->plan->n; i++) {
-		const struct probe_summary *s = &w->sum[i];
-		if (!s->count)
-			continue;
-		if (w->nresources++)
-			put(w, ",", 1);
-		puts_(w, "{\"amount\":");
-		putu(w, s->total);
-		puts_(w, ",\"exclusive\":");
-		putu(w, s->exclusive);
-		puts_(w, ",\"uid\":");
-		puts_(w, w->uids[i]);
-		puts_(w, ",\"type\":\"mixed\",\"subtype\":\"time summary\",\"count\":");
-		putu(w, s->count);
-		puts_(w, ",\"min\":");
-		putu(w, s->min);
-		puts_(w, ",\"max\":");
-		putu(w, s->max);
-		put(w, "}", 1);
+	if (!a->count)
+		return 0;
+	s->count += a->count;
+	s->total += a->sum;
+	if (a->min < s->min)
+		s->min = a->min;
+	if (a->max > s->max)
+		s->max = a->max;
+	for (i = 0; i < 64; i++) {
+		s->hist[i] += a->hist[i];
+		if (a->hist[i])
+			last = i;
 	}
+	if (w->nresources++)
+		put(w, ",", 1);
+	puts_(w, "{\"amount\":");
+	putu(w, a->sum);
+	puts_(w, ",\"uid\":");
+	puts_(w, w->uids[a->probe]);
+	puts_(w, ",\"type\":\"mixed\",\"subtype\":\"time summary\",\"thread\":");
+	puti(w, a->thread);
+	puts_(w, ",\"count\":");
+	putu(w, a->count);
+	puts_(w, ",\"min\":");
+	putu(w, a->min);
+	puts_(w, ",\"max\":");
+	putu(w, a->max);
+	puts_(w, ",\"log2_hist\":");
+	h = json_object_new_array();
+	for (i = 0; i <= last; i++)
+		json_object_array_add(h, json_object_new_int64((int64_t)a->hist[i]));
+	put_json(w, h);
+	json_object_put(h);
+	put(w, "}", 1);
+	return w->error ? -1 : 0;
 }
 
 int profile_writer_close(struct profile_writer *w, const struct parse_stats *st,
@@ -223,8 +240,6 @@ int profile_writer_close(struct profile_writer *w, const struct parse_stats *st,
 	char tbuf[64];
 	int fd, ret;
 
-	if (!w->per_call)
-		aggregate_resources(w);
 	snprintf(tbuf, sizeof(tbuf), "%.9f", (double)st->duration / 1e9);
 	puts_(w, "],\"time\":\"");
 	puts_(w, tbuf);

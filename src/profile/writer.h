@@ -38,6 +38,9 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 			struct json_object *collector_info, int per_call);
 /* A parse_sink.  */
 int profile_writer_call(void *w, const struct call_record *r);
+/* With --aggregate: one resource per probe and thread, from the script's
+ * own summaries; also feeds the per-probe summary.  */
+int profile_writer_aggregate(struct profile_writer *w, const struct agg_record *a);
 /* Closes the resources and writes the trailing regions; extra (borrowed) is
  * stored as the "trace" region; renames the file into place.  */
 int profile_writer_close(struct profile_writer *w, const struct parse_stats *st,

@@ -56,6 +56,12 @@ struct parser {
 	size_t nthreads_alloc;
 
 	uint64_t next_call_id;
+
+	/* --aggregate summaries, hashed on (thread, probe) */
+	struct agg_record *aggs;
+	size_t naggs, aggs_alloc;
+	size_t *agg_index;	/* open addressing: index + 1, 0 empty */
+	size_t agg_index_alloc;
 	char partial[128];	/* a line split across feeds */
 	size_t plen;
 	int skipping;		/* inside an over-long line */
@@ -89,6 +95,8 @@ void parser_free(struct parser *p)
 	for (i = 0; i < p->nthreads_alloc; i++)
 		free(p->threads[i].stack);
 	free(p->threads);
+	free(p->aggs);
+	free(p->agg_index);
 	free(p->win);
 	free(p->orders);
 	free(p->points);
@@ -133,6 +141,81 @@ static struct thread *thread_get(struct parser *p, int64_t tid)
 	t->tid = tid;
 	p->st.threads++;
 	return t;
+}
+
+/* --- aggregates ----------------------------------------------------------- */
+
+static size_t agg_hash(int64_t tid, uint64_t probe, size_t mask)
+{
+	return (size_t)((((uint64_t)tid << 20) ^ probe) * 0x9e3779b97f4a7c15ull >> 32) & mask;
+}
+
+static struct agg_record *agg_get(struct parser *p, int64_t tid, uint64_t probe)
+{
+	size_t mask, i;
+
+	if (2 * (p->naggs + 1) > p->agg_index_alloc) {
+		size_t j, n = p->agg_index_alloc ? p->agg_index_alloc * 2 : 64;
+		free(p->agg_index);
+		p->agg_index = xcalloc(n, sizeof(*p->agg_index));
+		p->agg_index_alloc = n;
+		for (j = 0; j < p->naggs; j++) {
+			i = agg_hash(p->aggs[j].thread, (uint64_t)p->aggs[j].probe, n - 1);
+			while (p->agg_index[i])
+				i = (i + 1) & (n - 1);
+			p->agg_index[i] = j + 1;
+		}
+	}
+	mask = p->agg_index_alloc - 1;
+	for (i = agg_hash(tid, probe, mask); p->agg_index[i]; i = (i + 1) & mask) {
+		struct agg_record *a = &p->aggs[p->agg_index[i] - 1];
+		if (a->thread == tid && (uint64_t)a->probe == probe)
+			return a;
+	}
+	if (p->naggs == p->aggs_alloc) {
+		p->aggs_alloc = p->aggs_alloc ? p->aggs_alloc * 2 : 64;
+		p->aggs = xrealloc(p->aggs, p->aggs_alloc * sizeof(*p->aggs));
+	}
+	memset(&p->aggs[p->naggs], 0, sizeof(p->aggs[0]));
+	p->aggs[p->naggs].thread = tid;
+	p->aggs[p->naggs].probe = (int)probe;
+	p->agg_index[i] = ++p->naggs;
+	return &p->aggs[p->naggs - 1];
+}
+
+const struct agg_record *parser_aggregates(const struct parser *p, size_t *n)
+{
+	*n = p->naggs;
+	return p->aggs;
+}
+
+static int hex_fields(const char *s, const char *end, uint64_t *out, int n);
+
+/* n/m/x/y/h TID ID ...: one line of the script's summaries.  */
+static void agg_line(struct parser *p, char kind, const char *s, const char *end)
+{
+	uint64_t f[4];
+	int want = kind == 'n' ? 3 : 4;
+	struct agg_record *a;
+
+	if (hex_fields(s, end, f, 4) != want || f[1] >= p->nprobes) {
+		if (want == hex_fields(s, end, f, 4))
+			p->st.unknown_probes++;
+		else
+			p->st.malformed_lines++;
+		return;
+	}
+	a = agg_get(p, (int64_t)f[0], f[1]);
+	switch (kind) {
+	case 'n': a->count = f[2]; break;
+	case 'm': a->sum = f[2] << 32 | (f[3] & 0xffffffffull); break;
+	case 'x': a->max = f[2] << 32 | (f[3] & 0xffffffffull); break;
+	case 'y': a->min = f[2] << 32 | (f[3] & 0xffffffffull); break;
+	case 'h':
+		if (f[2] < 64)
+			a->hist[f[2]] = f[3];
+		break;
+	}
 }
 
 /* --- pairing ------------------------------------------------------------ */
@@ -368,6 +451,10 @@ static void line(struct parser *p, const char *s, const char *end)
 	}
 	if (*s == 'r' && s + 1 == end)
 		return;	/* the probes were armed */
+	if (strchr("nmxyh", *s) && s + 1 < end && s[1] == ' ') {
+		agg_line(p, *s, s + 2, end);
+		return;
+	}
 	if (*s == 'q' && s + 1 == end) {
 		p->st.saw_end = 1;
 		return;

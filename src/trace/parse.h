@@ -47,6 +47,14 @@ struct parse_stats {
 	size_t threads;
 };
 
+/* A summary the script kept itself (--aggregate), per probe and thread.  */
+struct agg_record {
+	int probe;
+	int64_t thread;
+	uint64_t count, sum, min, max;	/* inclusive ns */
+	uint64_t hist[64];		/* log2 buckets */
+};
+
 typedef int (*parse_sink)(void *ctx, const struct call_record *r);
 
 struct parser;
@@ -58,6 +66,8 @@ int parser_feed(struct parser *p, const char *buf, size_t len);
 /* Flushes the window and ends the stream; unfinished frames are counted.  */
 int parser_finish(struct parser *p);
 const struct parse_stats *parser_stats(const struct parser *p);
+/* The script's own summaries (n/m/x/y/h lines), in no particular order.  */
+const struct agg_record *parser_aggregates(const struct parser *p, size_t *n);
 void parser_free(struct parser *p);
 /* Reads a whole file through a parser.  */
 int parser_feed_file(struct parser *p, const char *path);

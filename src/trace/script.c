@@ -45,12 +45,14 @@ struct tmpl {
 	char *text;
 };
 
-enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_COUNT };
+enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_HEADER_AGG, T_PAIR_AGG,
+       T_POINT_AGG, T_COUNT };
 
 static int load_templates(struct tmpl *t, const char *dir)
 {
 	static const char *const names[T_COUNT] = { "header", "pair", "pair_sampled", "point",
-						    "point_sampled" };
+						    "point_sampled", "header_agg", "pair_agg",
+						    "point_agg" };
 	int i;
 
 	for (i = 0; i < T_COUNT; i++) {
@@ -147,7 +149,8 @@ out:
 	return ret;
 }
 
-int script_generate(const struct plan *p, const char *templates_dir, struct strbuf *out)
+int script_generate(const struct plan *p, const char *templates_dir, int aggregate,
+		    struct strbuf *out)
 {
 	struct tmpl t[T_COUNT] = { { NULL, NULL } };
 	char nprobes[32];
@@ -159,7 +162,7 @@ int script_generate(const struct plan *p, const char *templates_dir, struct strb
 	snprintf(nprobes, sizeof(nprobes), "%zu", plan_probe_points(p));
 	{
 		struct var v[] = { { "NPROBES", nprobes } };
-		expand(out, t[T_HEADER].text, v, 1);
+		expand(out, t[aggregate ? T_HEADER_AGG : T_HEADER].text, v, 1);
 	}
 	for (i = 0; i < p->n; i++) {
 		const struct probe *pr = &p->probes[i];
@@ -177,7 +180,9 @@ int script_generate(const struct plan *p, const char *templates_dir, struct strb
 		snprintf(ce, sizeof(ce), "%d", pr->id * 2);
 		snprintf(cx, sizeof(cx), "%d", pr->id * 2 + 1);
 		snprintf(sampling, sizeof(sampling), "%u", pr->sampling);
-		if (pair)
+		if (aggregate)	/* every call is counted: sampling does not apply */
+			which = pair ? T_PAIR_AGG : T_POINT_AGG;
+		else if (pair)
 			which = pr->sampling > 1 ? T_PAIR_SAMPLED : T_PAIR;
 		else
 			which = pr->sampling > 1 ? T_POINT_SAMPLED : T_POINT;

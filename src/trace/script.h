@@ -12,6 +12,9 @@
 int script_quote(struct strbuf *out, const char *s, const char *what);
 /* True when s is a valid USDT mark name ([A-Za-z0-9_]+).  */
 int script_valid_mark(const char *s);
-int script_generate(const struct plan *p, const char *templates_dir, struct strbuf *out);
+/* With aggregate, the script keeps per-function summaries instead of
+ * printing events (templates *_agg.stp.in).  */
+int script_generate(const struct plan *p, const char *templates_dir, int aggregate,
+		    struct strbuf *out);
 
 #endif

@@ -46,7 +46,7 @@ int main(void)
 	int r;
 
 	golden_plan(&p);
-	r = script_generate(&p, tdir, &out);
+	r = script_generate(&p, tdir, 0, &out);
 	is_int(r, 0, "the golden plan generates");
 	gpath = xstrfmt("%s/tests/data/golden.stp", src ? src : ".");
 	if (getenv("PERUN_UPDATE_GOLDEN"))
@@ -83,13 +83,13 @@ int main(void)
 	pr = plan_add(&p, PROBE_FUNC, "/tmp/x\"); system(\"rm -rf /\"); //*", "f");
 	pr->addr = 0x10;
 	strbuf_reset(&out);
-	is_int(script_generate(&p, tdir, &out), -1, "a plan with a globbing binary path is refused");
+	is_int(script_generate(&p, tdir, 0, &out), -1, "a plan with a globbing binary path is refused");
 	plan_release(&p);
 	plan_init(&p);
 	pr = plan_add(&p, PROBE_FUNC, "/tmp/quote\"bin", "weird\"name\n$x*");
 	pr->addr = 0x10;
 	strbuf_reset(&out);
-	is_int(script_generate(&p, tdir, &out), 0, "a quote in a path is escaped");
+	is_int(script_generate(&p, tdir, 0, &out), 0, "a quote in a path is escaped");
 	ok(strstr(out.buf, "process(\"/tmp/quote\\\"bin\")") != NULL, "escaped path in the probe");
 	ok(!strstr(out.buf, "weird"), "the hostile function name is not in the script");
 	plan_release(&p);
@@ -97,7 +97,7 @@ int main(void)
 	pr = plan_add(&p, PROBE_USDT_POINT, "/bin/x", "p:m");
 	pr->mark = xstrdup("m\") { system(\"id");
 	strbuf_reset(&out);
-	is_int(script_generate(&p, tdir, &out), -1, "a USDT name with a quote is refused");
+	is_int(script_generate(&p, tdir, 0, &out), -1, "a USDT name with a quote is refused");
 	plan_release(&p);
 
 	strbuf_release(&out);
