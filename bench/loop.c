@@ -1,11 +1,27 @@
-/* Benchmark target: calls f() N times and prints how long the loop took,
- * so tracing overhead is measured inside the traced process itself.  */
+/* Benchmark target: calls f() N times, each spinning SPIN ns (default 0),
+ * and prints how long the loop took, so tracing overhead is measured inside
+ * the traced process itself.  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+static long spin_ns;
+
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
 __attribute__((noinline)) int f(int x)
 {
+	if (spin_ns) {
+		long long end = now_ns() + spin_ns;
+		while (now_ns() < end)
+			;
+	}
 	__asm__ volatile("" ::: "memory");
 	return x + 1;
 }
@@ -15,6 +31,8 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 100000, i;
 	struct timespec t0, t1;
 	int s = 0;
+
+	spin_ns = argc > 2 ? atol(argv[2]) : 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++)

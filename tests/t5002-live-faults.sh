@@ -68,6 +68,22 @@ test_expect_success 'kill -9 of perun mid-run leaves nothing behind' '
 	! test -e killed.perf
 '
 
+test_expect_success 'an event flood that overflows stapbpf is reported, not hidden' '
+	cc -O1 -g -o loop "$SRCDIR/bench/loop.c" &&
+	"$PERUN" collect -c ./loop -a 300000 -o flood.perf trace -s custom -f f 2>err &&
+	cat err &&
+	n=$(profile_counts flood.perf | sed -n "s/^f //p") &&
+	echo "recorded $n of 300000" &&
+	if [ "${n:-0}" -lt 300000 ]; then
+		grep "warning: the trace is incomplete" err &&
+		test "$(profile_field flood.perf trace.anomalies.transport_errors)" -ge 1 -o \
+		     "$(profile_field flood.perf trace.anomalies.missing_end)" = true
+	fi &&
+	"$PERUN" collect -c ./loop -a 300000 -o flood-agg.perf trace -q -s custom -f f --aggregate &&
+	test "$(profile_counts flood-agg.perf)" = "f 300000" &&
+	assert_nothing_left
+'
+
 test_expect_success 'fake stapbpf crash: clear error, exit 1, nothing left' '
 	set +e
 	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=crash \

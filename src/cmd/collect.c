@@ -348,6 +348,7 @@ static void wd(struct watchdog *w, const char *fmt, ...)
 struct stap_log {
 	struct json_object *messages;
 	uint64_t lost_events;
+	uint64_t transport_errors;	/* the runtime's reader gave up on its buffers */
 	int errors;
 	int progress;		/* show pass progress on the terminal */
 	int pass;
@@ -375,6 +376,13 @@ static void on_stap_line(void *ctx, const char *line)
 	}
 	if (sscanf(line, "WARNING: lost %llu perf_events on cpu %d", &lost, &cpu) == 2)
 		l->lost_events += lost;
+	/* stapbpf sends a printf as several perf records; when its 32 KB per-CPU
+	 * rings overflow mid-printf its reader aborts with one of these */
+	if (strstr(line, "printf already started") || strstr(line, "printf not started") ||
+	    strstr(line, "wrong number of printf args") || strstr(line, "printf format is missing") ||
+	    strstr(line, "could not read from perf_event buffer") ||
+	    strstr(line, "transport failure") || strstr(line, "unknown perf_event type"))
+		l->transport_errors++;
 	if (strstr(line, "ERROR") || strstr(line, "error:"))
 		l->errors++;
 	if (json_object_array_length(l->messages) < MAX_STAP_MESSAGES)
@@ -791,6 +799,13 @@ static int run_and_write(struct run_state *s)
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
 	spec.target_argv = s->cmdv.v;
 	spec.ready_path = raw;
+	/* detaching is slow: the kernel waits an RCU grace period per probe point
+	 * (about 60 ms each here), and stapbpf runs its end probe only after */
+	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
+	if (!o->quiet && plan_probe_points(&s->plan) > 200)
+		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
+				"the command ends (Ctrl-C twice to skip it)\n",
+			plan_probe_points(&s->plan), 0.06 * (double)plan_probe_points(&s->plan));
 	spec.output_mode = o->output_handling;
 	if (!strcmp(o->output_handling, "capture")) {
 		capture = xstrfmt("%s/output.log", s->tmpdir);
@@ -891,6 +906,8 @@ static int run_and_write(struct run_state *s)
 		json_object_object_add(an, "reordered", json_object_new_int64((int64_t)ps->reordered));
 		json_object_object_add(an, "unknown_probes", json_object_new_int64((int64_t)ps->unknown_probes));
 		json_object_object_add(an, "lost_events", json_object_new_int64((int64_t)s->log.lost_events));
+		json_object_object_add(an, "transport_errors",
+				       json_object_new_int64((int64_t)s->log.transport_errors));
 		json_object_object_add(an, "missing_begin", json_object_new_boolean(!ps->saw_begin));
 		json_object_object_add(an, "missing_end", json_object_new_boolean(!ps->saw_end));
 		json_object_object_add(extra, "anomalies", an);
@@ -949,6 +966,15 @@ static int run_and_write(struct run_state *s)
 			fprintf(stderr, "perun: %" PRIu64 " calls of %zu functions in %zu threads -> %s%s\n",
 				ncalls, reached ? (size_t)json_object_object_length(sum) : 0,
 				nthreads, output, in_jobs ? " (pending: perun add)" : "");
+			if (s->log.transport_errors || s->log.lost_events || !ps->saw_end)
+				fprintf(stderr,
+					"perun: warning: the trace is incomplete: %s%s: trace fewer calls "
+					"(-g N, --include, -s custom) or use --aggregate\n",
+					s->log.transport_errors ? "the runtime's event buffers overflowed "
+								  "and its reader stopped"
+					: s->log.lost_events    ? "the runtime dropped events"
+								: "the runtime stopped before its end marker",
+					s->runtime == RUNTIME_BPF ? " (stapbpf keeps 32 KB per CPU)" : "");
 			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
 			    ps->malformed_lines || ps->duplicates || s->log.lost_events)
 				fprintf(stderr,

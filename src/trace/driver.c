@@ -296,6 +296,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	double ready_by = t + (spec->ready_timeout > 0 ? spec->ready_timeout : 600);
 	int rt_status = 0, rt_done = 0, tg_status = 0, tg_done = 0, orphaned = 0;
 	int timed_out = 0, interrupted = 0, never_ready = 0, tg_termed = 0;
+	double stop_grace = spec->stop_timeout > 0 ? spec->stop_timeout : 5 * GRACE_SECONDS;
 	enum phase phase = spec->target_argv ? P_READY : P_RUN;
 	char msg[256];
 
@@ -357,6 +358,10 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				}
 				signal_tree(self, 0, SIGKILL);
 				phase = P_KILL;
+			} else if (c == 'i' && phase == P_STOP && interrupted) {
+				/* a second Ctrl-C: do not wait for the detach */
+				signal_tree(self, 0, SIGKILL);
+				phase = P_KILL;
 			} else if (c == 'i') {
 				interrupted = 1;
 				if (phase == P_READY) {
@@ -364,7 +369,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 					go[1] = -1;
 					phase = P_STOP;
 					kill(rt, SIGINT);
-					kill_at = t + 5 * GRACE_SECONDS;
+					kill_at = t + stop_grace;
 				} else if (tg > 0 && !tg_done) {
 					kill(tg, SIGINT);
 				} else {
@@ -417,7 +422,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				if (!tg_done)
 					kill(tg, SIGTERM);
 				phase = P_STOP;
-				kill_at = t + 5 * GRACE_SECONDS;
+				kill_at = t + stop_grace;
 			} else if (deadline && t >= deadline) {
 				if (!tg_termed) {
 					timed_out = !interrupted;

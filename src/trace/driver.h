@@ -28,6 +28,8 @@ struct run_spec {
 	const char *capture_path;
 	double timeout;		/* seconds for the target, 0 = none */
 	double ready_timeout;	/* seconds to wait for "r", 0 = 600 */
+	double stop_timeout;	/* seconds the runtime gets to detach and flush after
+				 * SIGINT before SIGKILL; 0 = 10 */
 };
 
 struct run_result {
