@@ -882,6 +882,7 @@ static int run_and_write(struct run_state *s)
 		json_object_object_add(extra, "probes", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
 		json_object_object_add(extra, "timed_out", json_object_new_boolean(res.timed_out));
 		json_object_object_add(extra, "interrupted", json_object_new_boolean(res.interrupted));
+		json_object_object_add(extra, "runtime_died", json_object_new_boolean(res.runtime_died));
 		if (res.target_known) {
 			json_object_object_add(tg, res.target_exited ? "exit" : "signal",
 					       json_object_new_int(res.target_status));
@@ -997,7 +998,12 @@ static int run_and_write(struct run_state *s)
 	if (res.timed_out && !o->quiet)
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);
-	if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
+	if (res.runtime_died) {
+		fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun stopped the "
+				"command; the profile holds what was traced before\n",
+			argv.v[0], exit_desc(res.exited, res.status, desc, sizeof(desc)));
+		ret = EXIT_FAIL;
+	} else if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
 		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
 				"records what ran\n",
 			res.target_status, strsignal(res.target_status));

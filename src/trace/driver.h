@@ -42,6 +42,7 @@ struct run_result {
 	unsigned long long target_ns;	/* from release to exit */
 	unsigned long long ready_ns;	/* from the runtime's start to the release */
 	int never_ready;	/* the runtime ended before arming its probes */
+	int runtime_died;	/* the runtime ended while the target still ran */
 	int timed_out;
 	int interrupted;	/* SIGINT/SIGTERM reached perun */
 	int leaked_uprobes;	/* uprobe events removed after the runtime */

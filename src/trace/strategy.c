@@ -201,52 +201,56 @@ static int add_usdts(struct plan *plan, const struct target *t, const char *only
 	return added;
 }
 
+/* The target a rule names: t itself, or the library lib, loaded into *libt.  */
+static const struct target *rule_target(const struct target *t, const char *lib,
+					const char *rule_name, const char *cache_dir,
+					struct target *libt)
+{
+	char *path;
+	int r;
+
+	if (!lib)
+		return t;
+	path = target_find_library(t->path, lib);
+	if (!path) {
+		pr_error("library '%s' not found for %s: give its path as PATH#%s", lib, t->path,
+			 rule_name);
+		return NULL;
+	}
+	r = target_load(libt, path, cache_dir);
+	free(path);
+	return r < 0 ? NULL : libt;
+}
+
 static int add_rule_funcs(struct plan *plan, const struct target *t, const struct strategy_opts *o)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < o->nfuncs; i++) {
 		char *lib, *name;
 		unsigned sampling;
 		const struct func *f;
-		struct target libt, *tt = (struct target *)t;
+		const struct target *tt;
+		struct target libt;
 		int ret = 0;
 
 		if (strategy_split_rule(o->funcs[i], &lib, &name, &sampling) < 0)
 			return -1;
-		if (lib) {
-			char *path = target_find_library(t->path, lib);
-			if (!path) {
-				pr_error("library '%s' not found for %s: give its path as -f PATH#%s",
-					 lib, t->path, name);
-				ret = -1;
-			} else if (target_load(&libt, path, o->cache_dir) < 0) {
-				ret = -1;
-			} else {
-				tt = &libt;
-			}
-			free(path);
+		tt = rule_target(t, lib, name, o->cache_dir, &libt);
+		if (!tt) {
+			ret = -1;
+		} else if (!(f = target_find_func(tt, name))) {
+			ret = pr_error("function '%s' not found in %s", name, tt->path);
+		} else if (!has_probe(plan, tt->path, f->addr)) {
+			add_func(plan, tt->path, f, sampling ? sampling : o->global_sampling);
+		} else if (sampling) {
+			/* an explicit rule overrides the strategy's sampling */
+			for (j = 0; j < plan->n; j++)
+				if (plan->probes[j].addr == f->addr &&
+				    !strcmp(plan->probes[j].binary, tt->path))
+					plan->probes[j].sampling = sampling;
 		}
-		if (ret == 0) {
-			f = target_find_func(tt, name);
-			if (!f) {
-				pr_error("function '%s' not found in %s", name, tt->path);
-				ret = -1;
-			} else if (!has_probe(plan, tt->path, f->addr)) {
-				add_func(plan, tt->path, f,
-					 sampling ? sampling : o->global_sampling);
-			} else {
-				size_t j;
-				/* an explicit rule overrides the strategy's sampling */
-				for (j = 0; j < plan->n; j++)
-					if (plan->probes[j].addr == f->addr &&
-					    !strcmp(plan->probes[j].binary, tt->path))
-						plan->probes[j].sampling =
-							sampling ? sampling
-								 : plan->probes[j].sampling;
-			}
-		}
-		if (tt != t)
+		if (tt && tt != t)
 			target_release(&libt);
 		free(lib);
 		free(name);
@@ -263,22 +267,18 @@ static int add_rule_usdts(struct plan *plan, const struct target *t, const struc
 	for (i = 0; i < o->nusdts; i++) {
 		char *lib, *name;
 		unsigned sampling;
-		struct target libt, *tt = (struct target *)t;
+		const struct target *tt;
+		struct target libt;
 		int ret = 0;
 
 		if (strategy_split_rule(o->usdts[i], &lib, &name, &sampling) < 0)
 			return -1;
-		if (lib) {
-			char *path = target_find_library(t->path, lib);
-			if (!path || target_load(&libt, path, o->cache_dir) < 0)
-				ret = pr_error("library '%s' not found or unreadable", lib);
-			else
-				tt = &libt;
-			free(path);
-		}
-		if (ret == 0 && !add_usdts(plan, tt, name, sampling ? sampling : o->global_sampling))
+		tt = rule_target(t, lib, name, o->cache_dir, &libt);
+		if (!tt)
+			ret = -1;
+		else if (!add_usdts(plan, tt, name, sampling ? sampling : o->global_sampling))
 			ret = pr_error("USDT probe '%s' not found in %s", name, tt->path);
-		if (tt != t)
+		if (tt && tt != t)
 			target_release(&libt);
 		free(lib);
 		free(name);

@@ -1,0 +1,268 @@
+#include "config.h"
+
+#define PR_FMT "store"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "store/store.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+void pidx_init(struct pidx *x)
+{
+	x->entries = NULL;
+	x->n = 0;
+}
+
+void pidx_release(struct pidx *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		free(x->entries[i].path);
+	free(x->entries);
+	pidx_init(x);
+}
+
+void pidx_append(struct pidx *x, uint32_t time, const unsigned char id[SHA1_RAWSZ],
+		 const char *path)
+{
+	struct pidx_entry *e;
+
+	x->entries = xrealloc(x->entries, (x->n + 1) * sizeof(*x->entries));
+	e = &x->entries[x->n++];
+	e->time = time;
+	memcpy(e->id, id, SHA1_RAWSZ);
+	e->path = xstrdup(path);
+}
+
+void pidx_remove(struct pidx *x, size_t i)
+{
+	free(x->entries[i].path);
+	memmove(&x->entries[i], &x->entries[i + 1], (x->n - i - 1) * sizeof(*x->entries));
+	x->n--;
+}
+
+static void put_u32(struct strbuf *sb, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+			       (unsigned char)(v >> 24) };
+	strbuf_add(sb, b, 4);
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+void pidx_serialize(const struct pidx *x, struct strbuf *out)
+{
+	unsigned char sum[SHA1_RAWSZ];
+	struct sha1_ctx c;
+	size_t i, start = out->len;
+
+	strbuf_add(out, "pidx", 4);
+	put_u32(out, PIDX_VERSION);
+	put_u32(out, (uint32_t)x->n);
+	for (i = 0; i < x->n; i++) {
+		put_u32(out, x->entries[i].time);
+		strbuf_add(out, x->entries[i].id, SHA1_RAWSZ);
+		strbuf_add(out, x->entries[i].path, strlen(x->entries[i].path) + 1);
+	}
+	sha1_init(&c);
+	sha1_update(&c, out->buf + start, out->len - start);
+	sha1_final(&c, sum);
+	strbuf_add(out, sum, SHA1_RAWSZ);
+}
+
+int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char *what)
+{
+	unsigned char sum[SHA1_RAWSZ];
+	struct sha1_ctx c;
+	size_t off = 12, i;
+	uint32_t n;
+
+	pidx_init(x);
+	if (len < 12 + SHA1_RAWSZ || memcmp(buf, "pidx", 4))
+		return pr_error("%s: not a perun index (bad signature or too short)", what);
+	if (get_u32(buf + 4) != PIDX_VERSION)
+		return pr_error("%s: index version %u is not supported (perun reads %d)", what,
+				get_u32(buf + 4), PIDX_VERSION);
+	sha1_init(&c);
+	sha1_update(&c, buf, len - SHA1_RAWSZ);
+	sha1_final(&c, sum);
+	if (memcmp(sum, buf + len - SHA1_RAWSZ, SHA1_RAWSZ))
+		return pr_error("%s: index checksum mismatch (corrupted): restore it from a backup, "
+				"or remove it and 'perun add' the profiles again",
+				what);
+	n = get_u32(buf + 8);
+	for (i = 0; i < n; i++) {
+		const unsigned char *nul;
+		if (off + 4 + SHA1_RAWSZ >= len - SHA1_RAWSZ)
+			goto bad;
+		nul = memchr(buf + off + 4 + SHA1_RAWSZ, '\0',
+			     len - SHA1_RAWSZ - (off + 4 + SHA1_RAWSZ));
+		if (!nul)
+			goto bad;
+		pidx_append(x, get_u32(buf + off), buf + off + 4,
+			    (const char *)buf + off + 4 + SHA1_RAWSZ);
+		off = (size_t)(nul - buf) + 1;
+	}
+	if (off != len - SHA1_RAWSZ)
+		goto bad;
+	return 0;
+bad:
+	pidx_release(x);
+	return pr_error("%s: index entries do not match its count of %u (corrupted)", what, n);
+}
+
+void object_build(struct strbuf *out, const char *type, const char *json, size_t len)
+{
+	strbuf_addf(out, "profile %s %zu", type, len);
+	strbuf_addch(out, '\0');
+	strbuf_add(out, json, len);
+}
+
+char *store_object_path(const char *perun_dir, const char *hex)
+{
+	return xstrfmt("%s/objects/%.2s/%s", perun_dir, hex, hex + 2);
+}
+
+static int write_file_new(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int ret;
+
+	if (slash)
+		*slash = '\0';
+	ret = fs_mkdir_p(dir, 0755);
+	free(dir);
+	if (ret < 0)
+		return -1;
+	return fs_write_atomic(path, data, len, mode);
+}
+
+int store_write_object(const char *perun_dir, const char *type, const char *json, size_t len,
+		       char hex[SHA1_HEXSZ + 1])
+{
+	struct strbuf obj = STRBUF_INIT;
+	unsigned char *z = NULL;
+	uLongf zlen;
+	char *path = NULL;
+	int ret = -1;
+
+	object_build(&obj, type, json, len);
+	sha1_hex(obj.buf, obj.len, hex);
+	path = store_object_path(perun_dir, hex);
+	if (fs_exists(path)) {
+		ret = 0;	/* the same content is stored already */
+		goto out;
+	}
+	zlen = compressBound(obj.len);
+	z = xmalloc(zlen);
+	if (compress(z, &zlen, (const Bytef *)obj.buf, obj.len) != Z_OK) {
+		pr_error("zlib compress failed for object %s", hex);
+		goto out;
+	}
+	ret = write_file_new(path, z, zlen, 0444);
+out:
+	free(z);
+	free(path);
+	strbuf_release(&obj);
+	return ret;
+}
+
+int store_read_object(const char *perun_dir, const char *hex, struct strbuf *json, char **type)
+{
+	struct strbuf z = STRBUF_INIT, raw = STRBUF_INIT;
+	char *path = store_object_path(perun_dir, hex), got[SHA1_HEXSZ + 1];
+	z_stream zs;
+	int zr, ret = -1;
+	char *nul, *sp1, *sp2;
+	size_t len;
+
+	if (strbuf_read_file(&z, path) < 0) {
+		pr_error_errno("object %s (%s)", hex, path);
+		goto out;
+	}
+	memset(&zs, 0, sizeof(zs));
+	inflateInit(&zs);
+	zs.next_in = (Bytef *)z.buf;
+	zs.avail_in = (uInt)z.len;
+	do {
+		strbuf_grow(&raw, 65536);
+		zs.next_out = (Bytef *)raw.buf + raw.len;
+		zs.avail_out = (uInt)(raw.alloc - raw.len - 1);
+		zr = inflate(&zs, Z_NO_FLUSH);
+		raw.len = raw.alloc - 1 - zs.avail_out;
+	} while (zr == Z_OK);
+	inflateEnd(&zs);
+	raw.buf[raw.len] = '\0';
+	if (zr != Z_STREAM_END) {
+		pr_error("object %s (%s): not valid zlib data (corrupted)", hex, path);
+		goto out;
+	}
+	sha1_hex(raw.buf, raw.len, got);
+	if (strcmp(got, hex)) {
+		pr_error("object %s (%s): content hashes to %s (corrupted)", hex, path, got);
+		goto out;
+	}
+	nul = memchr(raw.buf, '\0', raw.len);
+	if (!nul || strncmp(raw.buf, "profile ", 8) || !(sp1 = strchr(raw.buf, ' ')) ||
+	    !(sp2 = strchr(sp1 + 1, ' ')) || sp2 > nul) {
+		pr_error("object %s: bad header", hex);
+		goto out;
+	}
+	len = strtoul(sp2 + 1, NULL, 10);
+	if (len != raw.len - (size_t)(nul + 1 - raw.buf)) {
+		pr_error("object %s: header says %zu bytes, holds %zu", hex, len,
+			 raw.len - (size_t)(nul + 1 - raw.buf));
+		goto out;
+	}
+	if (type)
+		*type = strndup(sp1 + 1, (size_t)(sp2 - sp1 - 1));
+	strbuf_add(json, nul + 1, len);
+	ret = 0;
+out:
+	free(path);
+	strbuf_release(&z);
+	strbuf_release(&raw);
+	return ret;
+}
+
+int store_read_index(const char *perun_dir, const char *minor, struct pidx *x)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = store_object_path(perun_dir, minor);
+	int ret;
+
+	pidx_init(x);
+	if (strbuf_read_file(&sb, path) < 0) {
+		ret = errno == ENOENT ? 0 : pr_error_errno("index %s", path);
+	} else {
+		ret = pidx_parse(x, (const unsigned char *)sb.buf, sb.len, path);
+	}
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}
+
+int store_write_index(const char *perun_dir, const char *minor, const struct pidx *x)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = store_object_path(perun_dir, minor);
+	int ret;
+
+	pidx_serialize(x, &sb);
+	ret = write_file_new(path, sb.buf, sb.len, 0644);
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}

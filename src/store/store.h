@@ -1,0 +1,58 @@
+/* The .perun store (seeds/000): zlib objects named by the SHA-1 of
+ * "profile <type> <len>\0<json>", and one binary index (pidx) per minor
+ * version listing the profiles registered for it.
+ *
+ * pidx layout, integers little-endian (what Perun's struct.pack('i') writes
+ * on x86-64):
+ *   "pidx" | u32 version (1) | u32 count |
+ *   count x ( u32 time | 20-byte object id | origin path | NUL ) |
+ *   20-byte SHA-1 of everything before it
+ */
+#ifndef PERUN_STORE_H
+#define PERUN_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/sha1.h"
+#include "util/strbuf.h"
+
+#define PIDX_VERSION 1
+
+struct pidx_entry {
+	uint32_t time;
+	unsigned char id[SHA1_RAWSZ];
+	char *path;
+};
+
+struct pidx {
+	struct pidx_entry *entries;
+	size_t n;
+};
+
+void pidx_init(struct pidx *x);
+void pidx_release(struct pidx *x);
+void pidx_append(struct pidx *x, uint32_t time, const unsigned char id[SHA1_RAWSZ],
+		 const char *path);
+/* Removes entry i, keeping the order of the rest.  */
+void pidx_remove(struct pidx *x, size_t i);
+void pidx_serialize(const struct pidx *x, struct strbuf *out);
+/* Parses and verifies; what names the file in messages.  */
+int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char *what);
+
+/* The object bytes before compression: "profile <type> <len>\0<json>".  */
+void object_build(struct strbuf *out, const char *type, const char *json, size_t len);
+/* Path of an object or index: dir/objects/xx/yyyy...  */
+char *store_object_path(const char *perun_dir, const char *hex);
+/* Writes the object (zlib, mode 0444, temp + rename); an existing object is
+ * kept.  hex receives its id.  */
+int store_write_object(const char *perun_dir, const char *type, const char *json, size_t len,
+		       char hex[SHA1_HEXSZ + 1]);
+/* Reads and verifies an object: the id must match its content.  */
+int store_read_object(const char *perun_dir, const char *hex, struct strbuf *json,
+		      char **type);
+/* Index of a minor version: missing is empty; corrupt is an error.  */
+int store_read_index(const char *perun_dir, const char *minor, struct pidx *x);
+int store_write_index(const char *perun_dir, const char *minor, const struct pidx *x);
+
+#endif
