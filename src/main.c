@@ -16,6 +16,12 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "init", cmd_init, "create a perun repository (.perun) in a git work tree" },
+	{ "status", cmd_status, "show the minor version and its pending and registered profiles" },
+	{ "log", cmd_log, "walk minor versions with the profiles of each" },
+	{ "add", cmd_add, "register profiles for a minor version" },
+	{ "rm", cmd_rm, "unregister profiles, or drop pending ones" },
+	{ "show", cmd_show, "print a profile: json, a summary table, or folded stacks" },
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
 	{ "doctor", cmd_doctor, "check that this machine can trace, and say how to fix it" },

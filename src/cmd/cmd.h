@@ -10,6 +10,12 @@ struct ctx {
 };
 
 int cmd_collect(int argc, char **argv, struct ctx *ctx);
+int cmd_init(int argc, char **argv, struct ctx *ctx);
+int cmd_status(int argc, char **argv, struct ctx *ctx);
+int cmd_log(int argc, char **argv, struct ctx *ctx);
+int cmd_add(int argc, char **argv, struct ctx *ctx);
+int cmd_rm(int argc, char **argv, struct ctx *ctx);
+int cmd_show(int argc, char **argv, struct ctx *ctx);
 int cmd_cache(int argc, char **argv, struct ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct ctx *ctx);
 int cmd_parse(int argc, char **argv, struct ctx *ctx);

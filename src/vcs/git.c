@@ -3,6 +3,7 @@
 #define PR_FMT "vcs"
 
 #include <git2.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/log.h"
@@ -18,6 +19,25 @@ static void git_init_once(void)
 		git_libgit2_init();
 		git_ready = 1;
 	}
+}
+
+static int git_fail(const char *call, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return pr_error("%s %s: %s", call, what, e && e->message ? e->message : "failed");
+}
+
+static git_repository *open_repo(const char *worktree)
+{
+	git_repository *repo = NULL;
+
+	git_init_once();
+	if (git_repository_open_ext(&repo, worktree, 0, NULL) < 0) {
+		git_fail("git_repository_open", worktree);
+		return NULL;
+	}
+	return repo;
 }
 
 char *vcs_find_worktree(const char *path)
@@ -39,26 +59,172 @@ char *vcs_find_worktree(const char *path)
 	return out;
 }
 
-int vcs_head(const char *worktree, char out[41])
+int vcs_init(const char *path)
 {
 	git_repository *repo = NULL;
+
+	git_init_once();
+	if (git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0) {
+		git_repository_free(repo);
+		return 0;
+	}
+	if (git_repository_init(&repo, path, 0) < 0)
+		return git_fail("git_repository_init", path);
+	git_repository_free(repo);
+	return 0;
+}
+
+int vcs_head(const char *worktree, char out[41])
+{
+	return vcs_massage(worktree, "HEAD", out);
+}
+
+int vcs_massage(const char *worktree, const char *rev, char out[41])
+{
+	git_repository *repo = open_repo(worktree);
+	git_object *obj = NULL, *commit = NULL;
+	int ret = -1;
+
+	if (!repo)
+		return -1;
+	if (git_revparse_single(&obj, repo, rev) < 0) {
+		const git_error *e = git_error_last();
+		pr_error("'%s' is not a revision of %s: %s", rev, worktree,
+			 e && e->message ? e->message : "unknown");
+		goto out;
+	}
+	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
+		pr_error("'%s' does not name a commit", rev);
+		goto out;
+	}
+	git_oid_tostr(out, 41, git_object_id(commit));
+	ret = 0;
+out:
+	git_object_free(commit);
+	git_object_free(obj);
+	git_repository_free(repo);
+	return ret;
+}
+
+char *vcs_major_version(const char *worktree)
+{
+	git_repository *repo = open_repo(worktree);
+	git_reference *head = NULL;
+	char *out;
+
+	if (!repo)
+		return NULL;
+	if (git_repository_head(&head, repo) < 0) {
+		git_repository_free(repo);
+		return xstrdup("(no commits)");
+	}
+	out = git_reference_is_branch(head) ? xstrdup(git_reference_shorthand(head))
+					    : xstrdup("HEAD (detached)");
+	git_reference_free(head);
+	git_repository_free(repo);
+	return out;
+}
+
+static void fill_minor(struct minor_version *mv, const git_commit *c)
+{
+	const git_signature *a = git_commit_author(c);
+	const char *summary = git_commit_summary((git_commit *)c);
+	size_t i;
+
+	memset(mv, 0, sizeof(*mv));
+	git_oid_tostr(mv->sha, sizeof(mv->sha), git_commit_id(c));
+	mv->author = xstrdup(a && a->name ? a->name : "");
+	mv->email = xstrdup(a && a->email ? a->email : "");
+	mv->subject = xstrdup(summary ? summary : "");
+	mv->date = (int64_t)git_commit_time(c);
+	mv->nparents = git_commit_parentcount(c);
+	for (i = 0; i < mv->nparents && i < 4; i++)
+		git_oid_tostr(mv->parents[i], 41, git_commit_parent_id(c, (unsigned)i));
+}
+
+void minor_version_release(struct minor_version *mv)
+{
+	free(mv->author);
+	free(mv->email);
+	free(mv->subject);
+	mv->author = mv->email = mv->subject = NULL;
+}
+
+int vcs_minor_info(const char *worktree, const char *sha, struct minor_version *mv)
+{
+	git_repository *repo = open_repo(worktree);
+	git_commit *c = NULL;
 	git_oid oid;
 	int ret = -1;
 
-	git_init_once();
-	if (git_repository_open(&repo, worktree) < 0) {
-		const git_error *e = git_error_last();
-		return pr_error("git_repository_open %s: %s", worktree, e ? e->message : "failed");
-	}
-	if (git_reference_name_to_id(&oid, repo, "HEAD") < 0) {
-		const git_error *e = git_error_last();
-		pr_error("git HEAD of %s: %s (make a first commit)", worktree,
-			 e ? e->message : "unborn");
+	if (!repo)
+		return -1;
+	if (git_oid_fromstr(&oid, sha) < 0 || git_commit_lookup(&c, repo, &oid) < 0) {
+		git_fail("git_commit_lookup", sha);
 		goto out;
 	}
-	git_oid_tostr(out, 41, &oid);
+	fill_minor(mv, c);
 	ret = 0;
 out:
+	git_commit_free(c);
 	git_repository_free(repo);
 	return ret;
+}
+
+int vcs_walk(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx)
+{
+	git_repository *repo = open_repo(worktree);
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	size_t n = 0;
+	int ret = -1;
+
+	if (!repo)
+		return -1;
+	if (git_revwalk_new(&walk, repo) < 0 || git_oid_fromstr(&oid, sha) < 0 ||
+	    git_revwalk_push(walk, &oid) < 0) {
+		git_fail("git_revwalk", sha);
+		goto out;
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+	while ((max == 0 || n < max) && git_revwalk_next(&oid, walk) == 0) {
+		git_commit *c = NULL;
+		struct minor_version mv;
+		int stop;
+		if (git_commit_lookup(&c, repo, &oid) < 0)
+			continue;
+		fill_minor(&mv, c);
+		git_commit_free(c);
+		stop = fn(ctx, &mv);
+		minor_version_release(&mv);
+		n++;
+		if (stop)
+			break;
+	}
+	ret = 0;
+out:
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	return ret;
+}
+
+int vcs_is_dirty(const char *worktree)
+{
+	git_repository *repo = open_repo(worktree);
+	git_status_list *list = NULL;
+	git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+	int dirty;
+
+	if (!repo)
+		return -1;
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	opts.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;	/* untracked files do not count */
+	if (git_status_list_new(&list, repo, &opts) < 0) {
+		git_repository_free(repo);
+		return git_fail("git_status_list_new", worktree);
+	}
+	dirty = git_status_list_entrycount(list) > 0;
+	git_status_list_free(list);
+	git_repository_free(repo);
+	return dirty;
 }

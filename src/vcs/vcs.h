@@ -1,11 +1,37 @@
-/* Version control, for origins and the store.  The only module that
- * includes git2.h is vcs/git.c.  */
+/* Version control, for origins and the store (seeds/000 "VCS API").  The
+ * only file that includes git2.h is vcs/git.c; another backend would be
+ * one more file behind this header.  */
 #ifndef PERUN_VCS_H
 #define PERUN_VCS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+struct minor_version {
+	char sha[41];
+	char *author, *email, *subject;
+	int64_t date;		/* seconds since the epoch */
+	size_t nparents;
+	char parents[4][41];
+};
+
 /* Finds the work tree containing path; caller frees; NULL when none.  */
 char *vcs_find_worktree(const char *path);
+/* Creates a git repository at path unless one is there.  */
+int vcs_init(const char *path);
 /* Writes the 40-hex HEAD commit of the repository at worktree; -1 when none.  */
 int vcs_head(const char *worktree, char out[41]);
+/* Anything git accepts (HEAD~2, tags, short ids) to a 40-hex commit id.  */
+int vcs_massage(const char *worktree, const char *rev, char out[41]);
+/* The branch HEAD is on, or "HEAD (detached)"; caller frees.  */
+char *vcs_major_version(const char *worktree);
+int vcs_minor_info(const char *worktree, const char *sha, struct minor_version *mv);
+void minor_version_release(struct minor_version *mv);
+/* Walks first parents and merges from sha, newest first; stops after max (0 =
+ * all) or when fn returns non-zero.  */
+typedef int (*vcs_walk_fn)(void *ctx, const struct minor_version *mv);
+int vcs_walk(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx);
+/* 1 when tracked files or the index differ from HEAD, 0 clean, -1 error.  */
+int vcs_is_dirty(const char *worktree);
 
 #endif

@@ -1,0 +1,84 @@
+/* perun show PROFILE [--format json|summary|folded] [-m REV]  */
+#include "config.h"
+
+#define PR_FMT "perun"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "profile/profile.h"
+#include "store/repo.h"
+#include "util/log.h"
+#include "vcs/vcs.h"
+
+int cmd_show(int argc, char **argv, struct ctx *ctx)
+{
+	const char *rev = "HEAD", *format = "summary", *spec = NULL;
+	struct repo r;
+	struct pidx index;
+	struct lookup l;
+	struct profile p = { NULL };
+	struct strbuf out = STRBUF_INIT;
+	char minor[41];
+	int i, ret = EXIT_FAIL;
+
+	(void)ctx;
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--format") || !strcmp(argv[i], "-f")) && i + 1 < argc) {
+			format = argv[++i];
+		} else if (!strncmp(argv[i], "--format=", 9)) {
+			format = argv[i] + 9;
+		} else if ((!strcmp(argv[i], "-m") || !strcmp(argv[i], "--minor")) && i + 1 < argc) {
+			rev = argv[++i];
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: perun show PROFILE [--format json|summary|folded] [-m REV]\n\n"
+			       "PROFILE is N@i, N@p, a name registered for REV (default HEAD), a path,\n"
+			       "or part of a name in .perun/jobs.  summary: a table per function;\n"
+			       "folded: stacks with exclusive amounts, for flame graph tools.\n");
+			return EXIT_OK;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "perun show: unknown option '%s'\n", argv[i]);
+			return EXIT_USAGE;
+		} else if (!spec) {
+			spec = argv[i];
+		} else {
+			fprintf(stderr, "perun show: one profile at a time\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (!spec) {
+		fprintf(stderr, "usage: perun show PROFILE [--format json|summary|folded] [-m REV]\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(format, "json") && strcmp(format, "summary") && strcmp(format, "folded")) {
+		fprintf(stderr, "perun show: unknown format '%s': json, summary or folded\n", format);
+		return EXIT_USAGE;
+	}
+	if (repo_find(&r) < 0)
+		return EXIT_FAIL;
+	if (vcs_massage(r.worktree, rev, minor) < 0 || store_read_index(r.dir, minor, &index) < 0) {
+		repo_release(&r);
+		return EXIT_FAIL;
+	}
+	if (repo_lookup(&r, minor, &index, spec, &l) < 0 || repo_load(&r, &index, &l, &p) < 0)
+		goto out;
+	if (!strcmp(format, "json"))
+		printf("%s\n", json_object_to_json_string_ext(p.root, JSON_C_TO_STRING_PRETTY |
+									      JSON_C_TO_STRING_NOSLASHESCAPE));
+	else if (!strcmp(format, "summary"))
+		profile_summary(&p, &out);
+	else
+		profile_folded(&p, &out);
+	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
+	ret = EXIT_OK;
+out:
+	free(l.path);
+	profile_release(&p);
+	pidx_release(&index);
+	strbuf_release(&out);
+	repo_release(&r);
+	return ret;
+}

@@ -1,0 +1,194 @@
+/* perun status [--short] and perun log [--short] [-n N] [REV]  */
+#include "config.h"
+
+#define PR_FMT "perun"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "profile/profile.h"
+#include "store/repo.h"
+#include "util/log.h"
+#include "vcs/vcs.h"
+
+static void when(time_t t, char *buf, size_t n)
+{
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+static void describe(const struct profile *p, const char *tag, const char *name, time_t t,
+		     int short_form)
+{
+	char tb[32];
+	const char *cmd = profile_str(p, "header.cmd"), *args = profile_str(p, "header.args");
+	const char *wl = profile_str(p, "header.workload");
+	const char *coll = profile_str(p, "collector_info.name");
+
+	when(t, tb, sizeof(tb));
+	if (short_form) {
+		printf("  %-5s %s\n", tag, name);
+		return;
+	}
+	printf("  %-5s %-7s %-8s %s%s%s%s%s  %s  %s\n", tag, profile_type(p), coll ? coll : "?",
+	       cmd ? cmd : "", args && *args ? " " : "", args ? args : "", wl && *wl ? " " : "",
+	       wl ? wl : "", tb, name);
+}
+
+int cmd_status(int argc, char **argv, struct ctx *ctx)
+{
+	struct repo r;
+	struct minor_version mv;
+	struct pidx index;
+	struct pending *pend = NULL;
+	size_t npend = 0, i;
+	char head[41], tb[32], *major;
+	int short_form = 0, dirty, ret = EXIT_FAIL;
+
+	(void)ctx;
+	for (i = 1; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "--short") || !strcmp(argv[i], "-s")) {
+			short_form = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: perun status [--short]\n\nThe major version (branch), the "
+			       "HEAD minor version, whether the work tree is\ndirty, pending "
+			       "profiles (N@p) and profiles registered for HEAD (N@i).\n");
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "perun status: unknown argument '%s'\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (repo_find(&r) < 0)
+		return EXIT_FAIL;
+	if (vcs_head(r.worktree, head) < 0 || vcs_minor_info(r.worktree, head, &mv) < 0)
+		goto out;
+	major = vcs_major_version(r.worktree);
+	dirty = vcs_is_dirty(r.worktree);
+	when((time_t)mv.date, tb, sizeof(tb));
+	printf("On major version %s (minor %.7s%s)\n", major ? major : "?", head,
+	       dirty > 0 ? ", dirty: uncommitted changes may skew profiles" : "");
+	if (!short_form)
+		printf("  %s <%s>, %s\n  %s\n", mv.author, mv.email, tb, mv.subject);
+	free(major);
+	minor_version_release(&mv);
+	if (store_read_index(r.dir, head, &index) < 0)
+		goto out;
+	repo_pending(&r, &pend, &npend);
+	printf("\n%zu pending profiles%s\n", npend, npend ? ":" : "");
+	for (i = 0; i < npend; i++) {
+		struct profile p;
+		char tag[24];
+		const char *name = strrchr(pend[i].path, '/') + 1;
+		snprintf(tag, sizeof(tag), "%zu@p", i);
+		if (profile_load(&p, pend[i].path) < 0) {
+			printf("  %-5s (unreadable) %s\n", tag, name);
+			continue;
+		}
+		describe(&p, tag, name, pend[i].mtime, short_form);
+		profile_release(&p);
+	}
+	printf("\n%zu profiles registered for %.7s%s\n", index.n, head, index.n ? ":" : "");
+	for (i = 0; i < index.n; i++) {
+		struct profile p;
+		struct lookup l = { 1, i, NULL };
+		char tag[24];
+		snprintf(tag, sizeof(tag), "%zu@i", i);
+		if (repo_load(&r, &index, &l, &p) < 0) {
+			printf("  %-5s (corrupted object) %s\n", tag, index.entries[i].path);
+			continue;
+		}
+		describe(&p, tag, index.entries[i].path, (time_t)index.entries[i].time, short_form);
+		profile_release(&p);
+	}
+	pidx_release(&index);
+	ret = EXIT_OK;
+out:
+	pending_free(pend, npend);
+	repo_release(&r);
+	return ret;
+}
+
+struct log_ctx {
+	struct repo *r;
+	int short_form;
+	int failed;
+};
+
+static int log_one(void *ctxp, const struct minor_version *mv)
+{
+	struct log_ctx *c = ctxp;
+	struct pidx index;
+	char tb[32], types[256] = "";
+	size_t i;
+
+	if (store_read_index(c->r->dir, mv->sha, &index) < 0) {
+		c->failed = 1;
+		pidx_init(&index);
+	}
+	for (i = 0; i < index.n; i++) {
+		struct profile p;
+		struct lookup l = { 1, i, NULL };
+		if (repo_load(c->r, &index, &l, &p) == 0) {
+			if (!strstr(types, profile_type(&p)) && strlen(types) < 200) {
+				if (*types)
+					strcat(types, ",");
+				strcat(types, profile_type(&p));
+			}
+			profile_release(&p);
+		}
+	}
+	when((time_t)mv->date, tb, sizeof(tb));
+	if (c->short_form)
+		printf("%.7s %2zu profiles%s%s%s  %s\n", mv->sha, index.n, *types ? " [" : "", types,
+		       *types ? "]" : "", mv->subject);
+	else
+		printf("minor %s\nAuthor: %s <%s>\nDate:   %s\nProfiles: %zu%s%s%s\n\n    %s\n\n",
+		       mv->sha, mv->author, mv->email, tb, index.n, *types ? " (" : "", types,
+		       *types ? ")" : "", mv->subject);
+	pidx_release(&index);
+	return 0;
+}
+
+int cmd_log(int argc, char **argv, struct ctx *ctx)
+{
+	struct repo r;
+	struct log_ctx c = { &r, 0, 0 };
+	const char *rev = "HEAD";
+	size_t max = 0;
+	char sha[41];
+	int i;
+
+	(void)ctx;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--short") || !strcmp(argv[i], "-s")) {
+			c.short_form = 1;
+		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+			max = strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: perun log [--short] [-n N] [REV]\n\nWalks the minor versions "
+			       "from REV (default HEAD), newest first, with the\ncount and types of "
+			       "the profiles registered for each.\n");
+			return EXIT_OK;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "perun log: unknown option '%s'\n", argv[i]);
+			return EXIT_USAGE;
+		} else {
+			rev = argv[i];
+		}
+	}
+	if (repo_find(&r) < 0)
+		return EXIT_FAIL;
+	if (vcs_massage(r.worktree, rev, sha) < 0 || vcs_walk(r.worktree, sha, max, log_one, &c) < 0) {
+		repo_release(&r);
+		return EXIT_FAIL;
+	}
+	repo_release(&r);
+	return c.failed ? EXIT_FAIL : EXIT_OK;
+}

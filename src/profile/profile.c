@@ -1,0 +1,354 @@
+#include "config.h"
+
+#define PR_FMT "profile"
+
+#include <json-c/json.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile.h"
+#include "util/log.h"
+
+int profile_parse(struct profile *p, const char *text, size_t len, const char *what)
+{
+	struct json_tokener *tok = json_tokener_new_ex(64);
+	enum json_tokener_error err;
+
+	p->root = json_tokener_parse_ex(tok, text, (int)len);
+	err = json_tokener_get_error(tok);
+	if (!p->root || err != json_tokener_success) {
+		pr_error("%s: not a JSON profile: %s at byte %zu", what,
+			 json_tokener_error_desc(err == json_tokener_continue ? json_tokener_error_parse_eof : err),
+			 (size_t)json_tokener_get_parse_end(tok));
+		json_object_put(p->root);
+		p->root = NULL;
+		json_tokener_free(tok);
+		return -1;
+	}
+	json_tokener_free(tok);
+	if (!json_object_is_type(p->root, json_type_object)) {
+		json_object_put(p->root);
+		p->root = NULL;
+		return pr_error("%s: a profile is a JSON object", what);
+	}
+	return 0;
+}
+
+int profile_load(struct profile *p, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	p->root = NULL;
+	if (strbuf_read_file(&sb, path) < 0)
+		return pr_error_errno("%s", path);
+	ret = profile_parse(p, sb.buf, sb.len, path);
+	strbuf_release(&sb);
+	return ret;
+}
+
+void profile_release(struct profile *p)
+{
+	json_object_put(p->root);
+	p->root = NULL;
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return NULL;
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static int want(struct json_object *o, const char *key, json_type t, const char *what,
+		const char *where)
+{
+	struct json_object *v = get(o, key);
+
+	if (!v)
+		return pr_error("%s: %s%s%s is missing", what, where, *where ? "." : "", key);
+	if (!json_object_is_type(v, t) &&
+	    !(t == json_type_double && json_object_is_type(v, json_type_int)))
+		return pr_error("%s: %s%s%s must be %s, not %s", what, where, *where ? "." : "", key,
+				json_type_to_name(t), json_type_to_name(json_object_get_type(v)));
+	return 0;
+}
+
+int profile_validate(const struct profile *p, const char *what)
+{
+	struct json_object *snaps, *h = get(p->root, "header");
+	size_t i, j;
+
+	if (want(p->root, "header", json_type_object, what, "") < 0 ||
+	    want(h, "type", json_type_string, what, "header") < 0 ||
+	    want(h, "units", json_type_object, what, "header") < 0 ||
+	    want(h, "cmd", json_type_string, what, "header") < 0 ||
+	    want(p->root, "collector_info", json_type_object, what, "") < 0 ||
+	    want(get(p->root, "collector_info"), "name", json_type_string, what,
+		 "collector_info") < 0 ||
+	    want(p->root, "postprocessors", json_type_array, what, "") < 0 ||
+	    want(p->root, "snapshots", json_type_array, what, "") < 0)
+		return -1;
+	if (get(h, "args") && !json_object_is_type(get(h, "args"), json_type_string))
+		return pr_error("%s: header.args must be a string", what);
+	if (get(h, "workload") && !json_object_is_type(get(h, "workload"), json_type_string))
+		return pr_error("%s: header.workload must be a string", what);
+	if (get(p->root, "origin") && !json_object_is_type(get(p->root, "origin"), json_type_string))
+		return pr_error("%s: origin must be a string", what);
+	snaps = get(p->root, "snapshots");
+	for (i = 0; i < json_object_array_length(snaps); i++) {
+		struct json_object *s = json_object_array_get_idx(snaps, i), *res;
+		char where[64];
+		snprintf(where, sizeof(where), "snapshots[%zu]", i);
+		if (want(s, "resources", json_type_array, what, where) < 0)
+			return -1;
+		res = get(s, "resources");
+		for (j = 0; j < json_object_array_length(res); j++) {
+			struct json_object *r = json_object_array_get_idx(res, j);
+			snprintf(where, sizeof(where), "snapshots[%zu].resources[%zu]", i, j);
+			if (!json_object_is_type(r, json_type_object))
+				return pr_error("%s: %s must be an object", what, where);
+			if (want(r, "amount", json_type_double, what, where) < 0 ||
+			    want(r, "type", json_type_string, what, where) < 0)
+				return -1;
+			if (!get(r, "uid"))
+				return pr_error("%s: %s.uid is missing", what, where);
+		}
+	}
+	return 0;
+}
+
+const char *profile_str(const struct profile *p, const char *path)
+{
+	char *copy = xstrdup(path), *save = NULL, *k;
+	struct json_object *o = p->root;
+	const char *out = NULL;
+
+	for (k = strtok_r(copy, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+		o = get(o, k);
+	if (o && json_object_is_type(o, json_type_string))
+		out = json_object_get_string(o);
+	free(copy);
+	return out;
+}
+
+const char *profile_type(const struct profile *p)
+{
+	const char *t = profile_str(p, "header.type");
+	return t ? t : "";
+}
+
+const char *profile_to_json(const struct profile *p)
+{
+	return json_object_to_json_string_ext(p->root, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+char *profile_take_origin(struct profile *p)
+{
+	struct json_object *o = get(p->root, "origin");
+	char *out = NULL;
+
+	if (o) {
+		out = xstrdup(json_object_is_type(o, json_type_string) ? json_object_get_string(o) : "");
+		json_object_object_del(p->root, "origin");
+	}
+	return out;
+}
+
+size_t profile_resource_count(const struct profile *p)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	size_t i, n = 0;
+
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++)
+		n += json_object_array_length(get(json_object_array_get_idx(snaps, i), "resources"));
+	return n;
+}
+
+/* --- summary ----------------------------------------------------------------- */
+
+struct fstat {
+	const char *uid;
+	double *amounts;
+	size_t n, alloc;
+	double total, excl, max;
+	uint64_t calls;		/* with --aggregate resources carry a count */
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct fstat *x = a, *y = b;
+	return x->total < y->total ? 1 : x->total > y->total ? -1 : strcmp(x->uid, y->uid);
+}
+
+static const char *uid_of(struct json_object *r)
+{
+	struct json_object *u = get(r, "uid");
+
+	if (u && json_object_is_type(u, json_type_object) && get(u, "function"))
+		return json_object_get_string(get(u, "function"));
+	return u ? json_object_get_string(u) : "?";
+}
+
+void profile_summary(const struct profile *p, struct strbuf *out)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	struct fstat *fs = NULL;
+	size_t nfs = 0, i, j, k;
+	double all_excl = 0;
+	const char *unit = "";
+	struct json_object *units = get(get(p->root, "header"), "units");
+
+	if (units && json_object_is_type(units, json_type_object)) {
+		json_object_object_foreach(units, key, val) {
+			(void)key;
+			unit = json_object_get_string(val);
+			break;
+		}
+	}
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			struct json_object *r = json_object_array_get_idx(res, j);
+			const char *uid = uid_of(r);
+			double a = json_object_get_double(get(r, "amount"));
+			struct json_object *ex = get(r, "exclusive"), *cnt = get(r, "count");
+			for (k = 0; k < nfs && strcmp(fs[k].uid, uid); k++)
+				;
+			if (k == nfs) {
+				fs = xrealloc(fs, (nfs + 1) * sizeof(*fs));
+				memset(&fs[nfs], 0, sizeof(*fs));
+				fs[nfs++].uid = uid;
+			}
+			if (fs[k].n == fs[k].alloc) {
+				fs[k].alloc = fs[k].alloc ? fs[k].alloc * 2 : 16;
+				fs[k].amounts = xrealloc(fs[k].amounts, fs[k].alloc * sizeof(double));
+			}
+			fs[k].amounts[fs[k].n++] = a;
+			fs[k].calls += cnt ? (uint64_t)json_object_get_int64(cnt) : 1;
+			fs[k].total += a;
+			fs[k].excl += ex ? json_object_get_double(ex) : a;
+			all_excl += ex ? json_object_get_double(ex) : a;
+			if (a > fs[k].max)
+				fs[k].max = a;
+		}
+	}
+	if (nfs > 1)
+		qsort(fs, nfs, sizeof(*fs), cmp_total);
+	strbuf_addf(out, "%-40s %10s %14s %12s %12s %12s %14s %7s\n", "function", "calls",
+		    "total", "mean", "median", "p95", "max", "excl%");
+	for (k = 0; k < nfs; k++) {
+		double *a = fs[k].amounts;
+		size_t n = fs[k].n;
+		if (n > 1)
+			qsort(a, n, sizeof(double), cmp_double);
+		strbuf_addf(out, "%-40.40s %10" PRIu64 " %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%\n",
+			    fs[k].uid, fs[k].calls, fs[k].total,
+			    fs[k].calls ? fs[k].total / (double)fs[k].calls : 0, a[n / 2],
+			    a[(size_t)((double)(n - 1) * 0.95)], fs[k].max,
+			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0);
+		free(a);
+	}
+	strbuf_addf(out, "%zu functions; amounts in %s\n", nfs, *unit ? unit : "the profile's units");
+	free(fs);
+}
+
+/* --- folded stacks ------------------------------------------------------------- */
+
+struct frame_ref {
+	int64_t id, caller;
+	const char *uid;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct frame_ref *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct folded_line {
+	char *stack;
+	double value;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_line *)a)->stack, ((const struct folded_line *)b)->stack);
+}
+
+void profile_folded(const struct profile *p, struct strbuf *out)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	struct frame_ref *refs = NULL;
+	struct folded_line *lines = NULL;
+	size_t nrefs = 0, nlines = 0, i, j, k;
+
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			struct json_object *r = json_object_array_get_idx(res, j);
+			refs = xrealloc(refs, (nrefs + 1) * sizeof(*refs));
+			refs[nrefs].id = get(r, "call-id") ? json_object_get_int64(get(r, "call-id")) : -1;
+			refs[nrefs].caller = get(r, "caller-id") ? json_object_get_int64(get(r, "caller-id")) : -1;
+			refs[nrefs].uid = uid_of(r);
+			nrefs++;
+		}
+	}
+	if (nrefs > 1)
+		qsort(refs, nrefs, sizeof(*refs), cmp_ref);
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			struct json_object *r = json_object_array_get_idx(res, j);
+			struct json_object *ex = get(r, "exclusive");
+			struct strbuf st = STRBUF_INIT;
+			const char *chain[256];
+			size_t depth = 0;
+			int64_t caller = get(r, "caller-id") ? json_object_get_int64(get(r, "caller-id")) : -1;
+			double v = ex ? json_object_get_double(ex) : json_object_get_double(get(r, "amount"));
+			chain[depth++] = uid_of(r);
+			while (caller >= 0 && depth < 256) {
+				struct frame_ref key = { caller, 0, NULL }, *f;
+				f = bsearch(&key, refs, nrefs, sizeof(*refs), cmp_ref);
+				if (!f)
+					break;
+				chain[depth++] = f->uid;
+				caller = f->caller;
+			}
+			while (depth--) {
+				const char *c;
+				for (c = chain[depth]; *c; c++)	/* ';' and ' ' separate fields */
+					strbuf_addch(&st, *c == ';' || *c == ' ' ? '_' : *c);
+				if (depth)
+					strbuf_addch(&st, ';');
+			}
+			lines = xrealloc(lines, (nlines + 1) * sizeof(*lines));
+			lines[nlines].stack = strbuf_detach(&st);
+			lines[nlines].value = v;
+			nlines++;
+		}
+	}
+	if (nlines > 1)
+		qsort(lines, nlines, sizeof(*lines), cmp_line);
+	for (i = 0; i < nlines; i = k) {
+		double sum = 0;
+		for (k = i; k < nlines && !strcmp(lines[k].stack, lines[i].stack); k++)
+			sum += lines[k].value;
+		strbuf_addf(out, "%s %.0f\n", lines[i].stack, sum);
+	}
+	for (i = 0; i < nlines; i++)
+		free(lines[i].stack);
+	free(lines);
+	free(refs);
+}

@@ -1,0 +1,39 @@
+/* Perun profiles in memory (seeds/001): load, validate, and the queries the
+ * store commands need.  One json_object owner: struct profile.  */
+#ifndef PERUN_PROFILE_H
+#define PERUN_PROFILE_H
+
+#include <stddef.h>
+
+#include "util/strbuf.h"
+
+struct json_object;
+
+struct profile {
+	struct json_object *root;
+};
+
+/* Parses path; -1 with a message naming the file when it is not JSON.  */
+int profile_load(struct profile *p, const char *path);
+int profile_parse(struct profile *p, const char *text, size_t len, const char *what);
+void profile_release(struct profile *p);
+/* Checks the regions and resource fields of seeds/001; the message names the
+ * first bad field as a path (snapshots[0].resources[3].amount).  */
+int profile_validate(const struct profile *p, const char *what);
+/* header.type, or "" */
+const char *profile_type(const struct profile *p);
+/* The string at a dotted path (header.cmd), or NULL.  */
+const char *profile_str(const struct profile *p, const char *path);
+/* Serializes without whitespace (the form objects store).  */
+const char *profile_to_json(const struct profile *p);
+/* Removes the origin region; returns it (caller frees) or NULL.  */
+char *profile_take_origin(struct profile *p);
+/* Number of resources over all snapshots.  */
+size_t profile_resource_count(const struct profile *p);
+
+/* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
+void profile_summary(const struct profile *p, struct strbuf *out);
+/* Folded stacks (caller;callee exclusive-amount), the input of flame graphs.  */
+void profile_folded(const struct profile *p, struct strbuf *out);
+
+#endif

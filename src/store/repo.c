@@ -1,0 +1,242 @@
+#include "config.h"
+
+#define PR_FMT "perun"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile/profile.h"
+#include "store/repo.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "vcs/vcs.h"
+
+int repo_find(struct repo *r)
+{
+	char cwd[4096], *p;
+
+	memset(r, 0, sizeof(*r));
+	r->lock_fd = -1;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return pr_error_errno("getcwd");
+	for (;;) {
+		char *d = xstrfmt("%s/.perun", cwd);
+		struct stat st;
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
+			r->dir = d;
+			r->worktree = xstrdup(cwd);
+			return 0;
+		}
+		free(d);
+		p = strrchr(cwd, '/');
+		if (!p || p == cwd)
+			break;
+		*p = '\0';
+	}
+	return pr_error("not a perun repository (no .perun here or above): run 'perun init'");
+}
+
+void repo_release(struct repo *r)
+{
+	repo_unlock(r);
+	free(r->worktree);
+	free(r->dir);
+	r->worktree = r->dir = NULL;
+}
+
+int repo_init(const char *worktree)
+{
+	static const char *const subdirs[] = { "objects", "jobs", "logs", "stats", NULL };
+	char *dir = xstrfmt("%s/.perun", worktree), *yml;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; subdirs[i] && ret == 0; i++) {
+		char *p = xstrfmt("%s/%s", dir, subdirs[i]);
+		ret = fs_mkdir_p(p, 0755);
+		free(p);
+	}
+	yml = xstrfmt("%s/local.yml", dir);
+	if (ret == 0 && !fs_exists(yml)) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "vcs:\n  type: git\n  url: ");
+		strbuf_add_json_str(&sb, worktree);	/* a JSON string is a YAML string */
+		strbuf_addstr(&sb, "\n");
+		ret = fs_write_atomic(yml, sb.buf, sb.len, 0644);
+		strbuf_release(&sb);
+	}
+	free(yml);
+	free(dir);
+	return ret;
+}
+
+int repo_lock(struct repo *r)
+{
+	char *path = xstrfmt("%s/lock", r->dir);
+
+	r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (r->lock_fd < 0) {
+		int ret = pr_error_errno("cannot lock %s", path);
+		free(path);
+		return ret;
+	}
+	free(path);
+	while (flock(r->lock_fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return pr_error_errno("flock");
+	return 0;
+}
+
+void repo_unlock(struct repo *r)
+{
+	if (r->lock_fd >= 0) {
+		close(r->lock_fd);
+		r->lock_fd = -1;
+	}
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+int repo_pending(const struct repo *r, struct pending **out, size_t *n)
+{
+	char *jobs = xstrfmt("%s/jobs", r->dir);
+	DIR *d = opendir(jobs);
+	struct dirent *de;
+
+	*out = NULL;
+	*n = 0;
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		size_t len = strlen(de->d_name);
+		char *p;
+		if (len < 6 || strcmp(de->d_name + len - 5, ".perf"))
+			continue;
+		p = xstrfmt("%s/%s", jobs, de->d_name);
+		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[*n].path = p;
+		(*out)[*n].mtime = st.st_mtime;
+		(*n)++;
+	}
+	if (d)
+		closedir(d);
+	free(jobs);
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), cmp_pending);
+	return 0;
+}
+
+void pending_free(struct pending *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(p[i].path);
+	free(p);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+int repo_lookup(const struct repo *r, const char *minor, const struct pidx *index,
+		const char *spec, struct lookup *out)
+{
+	struct pending *pend;
+	size_t npend, i, found = 0;
+	char *end;
+	unsigned long n = strtoul(spec, &end, 10);
+
+	memset(out, 0, sizeof(*out));
+	if (end != spec && (!strcmp(end, "@i") || !strcmp(end, "@p"))) {
+		if (end[1] == 'i') {
+			if (n >= index->n)
+				return pr_error("%s: minor version %.7s has %zu registered profiles", spec,
+						minor, index->n);
+			out->registered = 1;
+			out->entry = n;
+			return 0;
+		}
+		repo_pending(r, &pend, &npend);
+		if (n >= npend) {
+			pending_free(pend, npend);
+			return pr_error("%s: there are %zu pending profiles", spec, npend);
+		}
+		out->path = xstrdup(pend[n].path);
+		pending_free(pend, npend);
+		return 0;
+	}
+	for (i = 0; i < index->n; i++)
+		if (!strcmp(index->entries[i].path, spec) ||
+		    !strcmp(base_name(index->entries[i].path), base_name(spec))) {
+			out->registered = 1;
+			out->entry = i;
+			return 0;
+		}
+	if (fs_exists(spec)) {
+		out->path = xstrdup(spec);
+		return 0;
+	}
+	repo_pending(r, &pend, &npend);
+	for (i = 0; i < npend; i++)
+		if (strstr(base_name(pend[i].path), spec)) {
+			if (found++)
+				break;
+			out->path = xstrdup(pend[i].path);
+		}
+	pending_free(pend, npend);
+	if (found == 1)
+		return 0;
+	free(out->path);
+	out->path = NULL;
+	if (found > 1)
+		return pr_error("'%s' matches several pending profiles: give N@p or more of the name",
+				spec);
+	return pr_error("profile '%s' not found: not N@i/N@p, not registered for %.7s, not a file, "
+			"not in .perun/jobs",
+			spec, minor);
+}
+
+void repo_entry_hex(const struct pidx *index, size_t i, char hex[SHA1_HEXSZ + 1])
+{
+	sha1_to_hex(index->entries[i].id, hex);
+}
+
+int repo_load(const struct repo *r, const struct pidx *index, const struct lookup *l,
+	      struct profile *p)
+{
+	struct strbuf json = STRBUF_INIT;
+	char hex[SHA1_HEXSZ + 1];
+	int ret;
+
+	if (!l->registered)
+		return profile_load(p, l->path);
+	repo_entry_hex(index, l->entry, hex);
+	if (store_read_object(r->dir, hex, &json, NULL) < 0) {
+		strbuf_release(&json);
+		return pr_error("profile %s (%s) cannot be read: see above", index->entries[l->entry].path,
+				hex);
+	}
+	ret = profile_parse(p, json.buf, json.len, hex);
+	strbuf_release(&json);
+	return ret;
+}

@@ -1,0 +1,51 @@
+/* A perun repository: a git work tree with .perun/ (seeds/000).  */
+#ifndef PERUN_REPO_H
+#define PERUN_REPO_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "store/store.h"
+
+struct repo {
+	char *worktree;
+	char *dir;		/* worktree/.perun */
+	int lock_fd;
+};
+
+/* Finds the repository around the current directory.  */
+int repo_find(struct repo *r);
+/* Creates .perun/ (objects, jobs, logs, stats, local.yml) in worktree; safe to repeat.  */
+int repo_init(const char *worktree);
+void repo_release(struct repo *r);
+/* Serializes writers: flock on .perun/lock.  */
+int repo_lock(struct repo *r);
+void repo_unlock(struct repo *r);
+
+struct pending {
+	char *path;		/* .perun/jobs/NAME.perf */
+	time_t mtime;
+};
+/* Pending profiles, oldest first: N@p numbers them from 0.  */
+int repo_pending(const struct repo *r, struct pending **out, size_t *n);
+void pending_free(struct pending *p, size_t n);
+
+/* What a PROFILE argument names.  */
+struct lookup {
+	int registered;		/* 1: in the index of minor (entry), 0: a file (path) */
+	size_t entry;
+	char *path;
+};
+/* Lookup order of seeds/000: N@i, N@p, a name in minor's index, a path, a
+ * partial name in .perun/jobs.  */
+int repo_lookup(const struct repo *r, const char *minor, const struct pidx *index,
+		const char *spec, struct lookup *out);
+
+#endif
+
+struct profile;
+/* Loads what a lookup names: a registered object (verified) or a file.  */
+int repo_load(const struct repo *r, const struct pidx *index, const struct lookup *l,
+	      struct profile *p);
+/* The 40-hex id of an index entry.  */
+void repo_entry_hex(const struct pidx *index, size_t i, char hex[SHA1_HEXSZ + 1]);

@@ -1,0 +1,161 @@
+#!/bin/sh
+# The store end to end in a temporary git repository: init, collect (real
+# trace), add, status, log, show, rm; revision expressions; bad input.  An
+# independent reader in Python's standard library (struct, zlib, hashlib)
+# parses what perun wrote: proof of the byte layout of seeds/000.
+. "$SRCDIR/tests/lib.sh"
+require_live
+
+test_expect_success 'build the fixtures' 'build_fixtures'
+
+test_expect_success 'init refuses a directory outside git, --init-vcs makes one' '
+	mkdir nogit && cd nogit && GIT_CEILING_DIRECTORIES="$TRASH" && export GIT_CEILING_DIRECTORIES &&
+	! "$PERUN" init 2>err && grep "not in a git work tree" err &&
+	"$PERUN" init --init-vcs &&
+	test -d .git && test -d .perun/objects && test -d .perun/jobs &&
+	test -d .perun/logs && test -d .perun/stats && grep "type: git" .perun/local.yml &&
+	"$PERUN" init
+'
+
+test_expect_success 'a repository with two commits' '
+	mkdir repo && cd repo &&
+	git init -q && git config user.email t@example.com && git config user.name Tester &&
+	echo one >f && git add f && git commit -q -m "first commit" &&
+	"$PERUN" init >/dev/null
+'
+
+test_expect_success 'collect into jobs, add, and the jobs file is gone' '
+	cd repo &&
+	"$PERUN" collect -c ../counts trace -q -s custom -f fib -f work &&
+	test "$(ls .perun/jobs | wc -l)" = 1 &&
+	"$PERUN" status >st && cat st && grep "1 pending profiles" st && grep "0@p" st &&
+	"$PERUN" add 0@p >out && cat out && grep "registered .* as 0@i" out &&
+	test "$(ls .perun/jobs | wc -l)" = 0 &&
+	"$PERUN" status >st && grep "1 profiles registered for" st && grep "0@i" st
+'
+
+test_expect_success 'an independent reader parses the index and the object' '
+	cd repo &&
+	python3 - "$(git rev-parse HEAD)" <<-\PY
+	import hashlib, json, struct, sys, zlib, os
+	head = sys.argv[1]
+	idx = open(os.path.join(".perun/objects", head[:2], head[2:]), "rb").read()
+	assert idx[:4] == b"pidx", idx[:4]
+	version, count = struct.unpack("<II", idx[4:12])
+	assert version == 1 and count == 1, (version, count)
+	assert hashlib.sha1(idx[:-20]).digest() == idx[-20:], "checksum"
+	off = 12
+	t, = struct.unpack("<I", idx[off:off + 4]); oid = idx[off + 4:off + 24].hex()
+	end = idx.index(b"\0", off + 24); path = idx[off + 24:end].decode()
+	assert end + 1 == len(idx) - 20 and path.endswith(".perf"), path
+	raw = zlib.decompress(open(os.path.join(".perun/objects", oid[:2], oid[2:]), "rb").read())
+	assert hashlib.sha1(raw).hexdigest() == oid, "object id"
+	header, body = raw.split(b"\0", 1)
+	kind, typ, size = header.decode().split(" ")
+	assert kind == "profile" and typ == "mixed" and int(size) == len(body), header
+	prof = json.loads(body)
+	assert "origin" not in prof, "origin is dropped"
+	counts = prof["trace"]["summary"]
+	assert counts["fib"]["count"] == 1983 and counts["work"]["count"] == 300, counts
+	print("independent reader ok", oid, path, t)
+	PY
+'
+
+test_expect_success 'show in every format, by N@i and by name' '
+	cd repo &&
+	"$PERUN" show 0@i --format json >j && python3 -c "import json; json.load(open(\"j\"))" &&
+	"$PERUN" show 0@i --format summary >s && cat s &&
+	grep "^fib  *1983 " s && grep "^work  *300 " s &&
+	"$PERUN" show 0@i --format folded >f && head f &&
+	grep "^fib;fib;fib " f &&
+	python3 - f <<-\PY
+	import sys
+	# every folded line is stack SPACE integer, frames joined by ;
+	lines = open(sys.argv[1]).read().splitlines()
+	assert lines and all(l.rsplit(" ", 1)[1].isdigit() for l in lines)
+	PY
+	name=$("$PERUN" status --short | sed -n "s/^ *0@i *//p") &&
+	echo "by name: $name" &&
+	"$PERUN" show "$name" --format summary >s2 &&
+	test_cmp s s2
+'
+
+test_expect_success 'a second commit; revision expressions; log' '
+	cd repo &&
+	echo two >>f && git commit -q -am "second commit" &&
+	"$PERUN" collect -c ../counts -o second.perf trace -q -s custom -f first &&
+	"$PERUN" add second.perf --keep-profile && test -e second.perf &&
+	"$PERUN" log --short >log && cat log &&
+	test "$(wc -l <log)" = 2 &&
+	grep "1 profiles \[mixed\]  second commit" log && grep "1 profiles \[mixed\]  first commit" log &&
+	"$PERUN" show 0@i -m HEAD~1 --format summary | grep "^fib " &&
+	"$PERUN" show 0@i -m "$(git rev-parse --short HEAD~1)" --format summary | grep "^fib " &&
+	git tag v1 HEAD~1 && "$PERUN" show 0@i -m v1 --format summary | grep "^work " &&
+	"$PERUN" log -n 1 >l1 && grep -c "^minor " l1 | grep -q 1
+'
+
+test_expect_success 'bad input: non-JSON, wrong regions, origin mismatch, duplicate' '
+	cd repo &&
+	echo "not json" >bad.perf &&
+	! "$PERUN" add bad.perf 2>err && grep "not a JSON profile" err &&
+	echo "{\"header\": {}}" >bad2.perf &&
+	! "$PERUN" add bad2.perf 2>err && grep "header.type is missing" err &&
+	python3 -c "import json; p=json.load(open(\"second.perf\")); p[\"snapshots\"][0][\"resources\"][0][\"amount\"]=\"x\"; json.dump(p, open(\"bad3.perf\",\"w\"))" &&
+	! "$PERUN" add bad3.perf -m HEAD 2>err && cat err && grep "snapshots\[0\].resources\[0\].amount must be" err &&
+	! "$PERUN" add second.perf -m HEAD~1 2>err && grep "was collected at" err &&
+	! "$PERUN" add second.perf 2>err && grep "already registered" err
+'
+
+test_expect_success 'flipped bytes in an object and in an index are reported' '
+	cd repo &&
+	idx=.perun/objects/$(git rev-parse HEAD | cut -c1-2)/$(git rev-parse HEAD | cut -c3-) &&
+	cp "$idx" idx.bak &&
+	printf "\377" | dd of="$idx" bs=1 seek=14 conv=notrunc 2>/dev/null &&
+	! "$PERUN" status 2>err && grep "checksum mismatch (corrupted)" err &&
+	cp idx.bak "$idx" &&
+	oid=$(python3 -c "import sys; d=open(sys.argv[1],\"rb\").read(); print(d[16:36].hex())" "$idx") &&
+	obj=.perun/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-) &&
+	chmod u+w "$obj" && cp "$obj" obj.bak &&
+	printf "\377\377" | dd of="$obj" bs=1 seek=20 conv=notrunc 2>/dev/null &&
+	! "$PERUN" show 0@i 2>err && cat err && grep "corrupted" err &&
+	cp obj.bak "$obj"
+'
+
+test_expect_success 'a read-only store (full disk) fails cleanly and loses nothing' '
+	cd repo &&
+	"$PERUN" collect -c ../counts trace -q -s custom -f leaf &&
+	before=$(find .perun/objects -type f | wc -l) &&
+	mount --bind .perun/objects .perun/objects &&
+	mount -o remount,ro,bind .perun/objects &&
+	set +e; "$PERUN" add 0@p 2>err; rc=$?; set -e
+	umount .perun/objects &&
+	cat err && test $rc = 1 &&
+	grep "Read-only file system" err &&
+	test "$(ls .perun/jobs | wc -l)" = 1 &&
+	test "$(find .perun/objects -type f | wc -l)" = "$before" &&
+	! find .perun -name "*.tmp*" | grep . &&
+	"$PERUN" add 0@p && test "$(ls .perun/jobs | wc -l)" = 0
+'
+
+test_expect_success 'twenty perun add at once lose no entry' '
+	cd repo &&
+	for i in $(seq 20); do
+		python3 -c "import json,sys; p=json.load(open(\"second.perf\")); p[\"header\"][\"workload\"]=sys.argv[1]; json.dump(p, open(\"par%s.perf\" % sys.argv[1],\"w\"))" $i
+	done &&
+	before=$("$PERUN" status --short | grep -c "@i") &&
+	for i in $(seq 20); do "$PERUN" add par$i.perf >/dev/null & done; wait &&
+	after=$("$PERUN" status --short | grep -c "@i") &&
+	echo "$before -> $after" && test $after = $((before + 20))
+'
+
+test_expect_success 'rm removes index entries, objects stay; rm --pending' '
+	cd repo &&
+	n=$("$PERUN" status --short | grep -c "@i") &&
+	objs=$(find .perun/objects -type f | wc -l) &&
+	"$PERUN" rm 0@i && test $("$PERUN" status --short | grep -c "@i") = $((n - 1)) &&
+	test "$(find .perun/objects -type f | wc -l)" = "$objs" &&
+	"$PERUN" collect -c ../counts trace -q -s custom -f first &&
+	"$PERUN" rm --pending && test "$(ls .perun/jobs | wc -l)" = 0
+'
+
+test_done
