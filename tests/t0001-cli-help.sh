@@ -10,7 +10,7 @@ test_expect_success 'perun --version' '
 
 test_expect_success 'perun help lists the commands, exit 0' '
 	"$PERUN" help >out &&
-	grep "^   collect" out && grep "^   cache" out && grep "^   doctor" out
+	for c in init status log add rm show collect cache doctor; do grep -q "^   $c " out || exit 1; done
 '
 
 test_expect_success 'no command: usage on stderr, exit 2' '
@@ -23,10 +23,11 @@ test_expect_success 'an unknown command: exit 2 naming it' '
 	test $rc = 2 && grep "frobnicate. is not a perun command" err
 '
 
-# Every --long option of "perun CMD --help" appears in man/perun-CMD.1.
+# Every --long option of "perun CMD --help" appears in its man page.
 man_names_options() {
-	man="$SRCDIR/man/perun-$1.1"
-	grep "^\.TH PERUN-$(echo "$1" | tr a-z A-Z) 1" "$man" || { echo "bad .TH in $man"; return 1; }
+	page=$1; [ "$1" = rm ] && page=add
+	man="$SRCDIR/man/perun-$page.1"
+	grep "^\.TH PERUN-$(echo "$page" | tr a-z A-Z) 1" "$man" || { echo "bad .TH in $man"; return 1; }
 	for opt in $("$PERUN" "$1" --help | grep -o -- "--[a-z][a-z-]*" | sort -u); do
 		troff=$(printf "%s" "$opt" | sed "s/-/\\\\-/g")
 		grep -qF -- "$troff" "$man" || grep -qF -- "$opt" "$man" ||
@@ -34,7 +35,7 @@ man_names_options() {
 	done
 }
 
-for cmd in collect cache doctor; do
+for cmd in init status log add rm show collect cache doctor; do
 	test_expect_success "perun $cmd --help and perun help $cmd" "
 		\"\$PERUN\" $cmd --help >out &&
 		grep \"usage: perun $cmd\" out &&
@@ -45,7 +46,7 @@ for cmd in collect cache doctor; do
 done
 
 test_expect_success 'perun.1 lists every command' '
-	for cmd in collect cache doctor; do grep -qF "perun\\-$cmd" "$SRCDIR/man/perun.1" || exit 1; done
+	for cmd in init status log add show collect cache doctor; do grep -qF "perun\\-$cmd" "$SRCDIR/man/perun.1" || exit 1; done
 '
 
 test_done
