@@ -15,7 +15,7 @@ apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake pkg-config git python3 procps psmisc \
 	libdw-dev libelf-dev zlib1g-dev libjson-c-dev libgit2-dev libpcre2-dev \
-	systemtap systemtap-sdt-dev bpftrace g++ >/dev/null
+	systemtap systemtap-sdt-dev bpftrace g++ chromium >/dev/null
 say "preparing tracing"
 sh tools/prepare-tracing.sh
 say "building"

@@ -34,10 +34,11 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		} else if ((!strcmp(argv[i], "-m") || !strcmp(argv[i], "--minor")) && i + 1 < argc) {
 			rev = argv[++i];
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: perun show PROFILE [--format json|summary|folded] [-m REV]\n\n"
+			printf("usage: perun show PROFILE [--format json|summary|folded|flamegraph] [-m REV]\n\n"
 			       "PROFILE is N@i, N@p, a name registered for REV (default HEAD), a path,\n"
 			       "or part of a name in .perun/jobs.  summary: a table per function;\n"
-			       "folded: stacks with exclusive amounts, for flame graph tools.\n");
+			       "folded: stacks with exclusive amounts, for flame graph tools;\n"
+			       "flamegraph: a self-contained interactive SVG (click to zoom).\n");
 			return EXIT_OK;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "perun show: unknown option '%s'\n", argv[i]);
@@ -50,11 +51,13 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	if (!spec) {
-		fprintf(stderr, "usage: perun show PROFILE [--format json|summary|folded] [-m REV]\n");
+		fprintf(stderr, "usage: perun show PROFILE [--format json|summary|folded|flamegraph] [-m REV]\n");
 		return EXIT_USAGE;
 	}
-	if (strcmp(format, "json") && strcmp(format, "summary") && strcmp(format, "folded")) {
-		fprintf(stderr, "perun show: unknown format '%s': json, summary or folded\n", format);
+	if (strcmp(format, "json") && strcmp(format, "summary") && strcmp(format, "folded") &&
+	    strcmp(format, "flamegraph")) {
+		fprintf(stderr, "perun show: unknown format '%s': json, summary, folded or flamegraph\n",
+			format);
 		return EXIT_USAGE;
 	}
 	if (repo_find(&r) < 0)
@@ -70,8 +73,17 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 									      JSON_C_TO_STRING_NOSLASHESCAPE));
 	else if (!strcmp(format, "summary"))
 		profile_summary(&p, &out);
-	else
+	else if (!strcmp(format, "folded"))
 		profile_folded(&p, &out);
+	else {
+		struct strbuf folded = STRBUF_INIT, title = STRBUF_INIT;
+		const char *cmd = profile_str(&p, "header.cmd");
+		profile_folded(&p, &folded);
+		strbuf_addf(&title, "%s (%.7s)", cmd && *cmd ? cmd : spec, minor);
+		profile_flamegraph(strbuf_str(&folded), title.buf, &out);
+		strbuf_release(&folded);
+		strbuf_release(&title);
+	}
 	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 	ret = EXIT_OK;
 out:

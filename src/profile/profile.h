@@ -36,4 +36,8 @@ void profile_summary(const struct profile *p, struct strbuf *out);
 /* Folded stacks (caller;callee exclusive-amount), the input of flame graphs.  */
 void profile_folded(const struct profile *p, struct strbuf *out);
 
+/* A self-contained interactive SVG flame graph of folded stacks; returns the
+ * number of frames drawn (one per node of the stack trie).  */
+size_t profile_flamegraph(const char *folded, const char *title, struct strbuf *svg);
+
 #endif
