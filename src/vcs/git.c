@@ -40,7 +40,7 @@ static git_repository *open_repo(const char *worktree)
 	return repo;
 }
 
-char *vcs_find_worktree(const char *path)
+static char *git_find_worktree(const char *path)
 {
 	git_repository *repo = NULL;
 	char *out = NULL;
@@ -59,7 +59,7 @@ char *vcs_find_worktree(const char *path)
 	return out;
 }
 
-int vcs_init(const char *path)
+static int git_init_repo(const char *path)
 {
 	git_repository *repo = NULL;
 
@@ -74,12 +74,7 @@ int vcs_init(const char *path)
 	return 0;
 }
 
-int vcs_head(const char *worktree, char out[41])
-{
-	return vcs_massage(worktree, "HEAD", out);
-}
-
-int vcs_massage(const char *worktree, const char *rev, char out[41])
+static int git_massage(const char *worktree, const char *rev, char out[41])
 {
 	git_repository *repo = open_repo(worktree);
 	git_object *obj = NULL, *commit = NULL;
@@ -106,7 +101,7 @@ out:
 	return ret;
 }
 
-char *vcs_major_version(const char *worktree)
+static char *git_major_version(const char *worktree)
 {
 	git_repository *repo = open_repo(worktree);
 	git_reference *head = NULL;
@@ -142,15 +137,7 @@ static void fill_minor(struct minor_version *mv, const git_commit *c)
 		git_oid_tostr(mv->parents[i], 41, git_commit_parent_id(c, (unsigned)i));
 }
 
-void minor_version_release(struct minor_version *mv)
-{
-	free(mv->author);
-	free(mv->email);
-	free(mv->subject);
-	mv->author = mv->email = mv->subject = NULL;
-}
-
-int vcs_minor_info(const char *worktree, const char *sha, struct minor_version *mv)
+static int git_minor_info(const char *worktree, const char *sha, struct minor_version *mv)
 {
 	git_repository *repo = open_repo(worktree);
 	git_commit *c = NULL;
@@ -171,7 +158,8 @@ out:
 	return ret;
 }
 
-int vcs_walk(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx)
+static int git_walk(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn,
+		    void *ctx)
 {
 	git_repository *repo = open_repo(worktree);
 	git_revwalk *walk = NULL;
@@ -208,7 +196,7 @@ out:
 	return ret;
 }
 
-int vcs_is_dirty(const char *worktree)
+static int git_is_dirty(const char *worktree)
 {
 	git_repository *repo = open_repo(worktree);
 	git_status_list *list = NULL;
@@ -228,3 +216,87 @@ int vcs_is_dirty(const char *worktree)
 	git_repository_free(repo);
 	return dirty;
 }
+
+static int git_detect(const char *path)
+{
+	char *wt = git_find_worktree(path);
+
+	free(wt);
+	return wt != NULL;
+}
+
+static int git_save_state(const char *worktree, int *saved)
+{
+	git_repository *repo = open_repo(worktree);
+	git_signature *sig = NULL;
+	git_oid oid;
+	int r;
+
+	*saved = 0;
+	if (!repo)
+		return -1;
+	if (git_signature_default(&sig, repo) < 0 &&
+	    git_signature_now(&sig, "perun", "perun@localhost") < 0) {
+		git_repository_free(repo);
+		return git_fail("git_signature", worktree);
+	}
+	r = git_stash_save(&oid, repo, sig, "perun: saved state", GIT_STASH_DEFAULT);
+	git_signature_free(sig);
+	git_repository_free(repo);
+	if (r == GIT_ENOTFOUND)
+		return 0;	/* nothing to save */
+	if (r < 0)
+		return git_fail("git_stash_save", worktree);
+	*saved = 1;
+	return 0;
+}
+
+static int git_restore_state(const char *worktree, int saved)
+{
+	git_repository *repo;
+	int r;
+
+	if (!saved)
+		return 0;
+	if (!(repo = open_repo(worktree)))
+		return -1;
+	r = git_stash_pop(repo, 0, NULL);
+	git_repository_free(repo);
+	return r < 0 ? git_fail("git_stash_pop", worktree) : 0;
+}
+
+static int git_checkout_minor(const char *worktree, const char *sha)
+{
+	git_repository *repo = open_repo(worktree);
+	git_object *obj = NULL;
+	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+	git_oid oid;
+	int ret = -1;
+
+	if (!repo)
+		return -1;
+	opts.checkout_strategy = GIT_CHECKOUT_SAFE;
+	if (git_oid_fromstr(&oid, sha) < 0 || git_object_lookup(&obj, repo, &oid, GIT_OBJECT_COMMIT) < 0 ||
+	    git_checkout_tree(repo, obj, &opts) < 0 || git_repository_set_head_detached(repo, &oid) < 0)
+		git_fail("git checkout", sha);
+	else
+		ret = 0;
+	git_object_free(obj);
+	git_repository_free(repo);
+	return ret;
+}
+
+const struct vcs_backend vcs_git = {
+	.name = "git",
+	.detect = git_detect,
+	.find_worktree = git_find_worktree,
+	.init = git_init_repo,
+	.massage = git_massage,
+	.major_version = git_major_version,
+	.minor_info = git_minor_info,
+	.walk = git_walk,
+	.is_dirty = git_is_dirty,
+	.save_state = git_save_state,
+	.restore_state = git_restore_state,
+	.checkout = git_checkout_minor,
+};

@@ -33,5 +33,32 @@ typedef int (*vcs_walk_fn)(void *ctx, const struct minor_version *mv);
 int vcs_walk(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx);
 /* 1 when tracked files or the index differ from HEAD, 0 clean, -1 error.  */
 int vcs_is_dirty(const char *worktree);
+/* Stashes uncommitted changes; *saved says whether there were any.  */
+int vcs_save_state(const char *worktree, int *saved);
+/* Pops what vcs_save_state stashed, when saved.  */
+int vcs_restore_state(const char *worktree, int saved);
+/* Checks out a minor version (detached HEAD).  */
+int vcs_checkout(const char *worktree, const char *sha);
+
+/* A version control backend: one table per system.  Adding one means a new
+ * vcs/NAME.c defining its table and a line in vcs.c's list.  */
+struct vcs_backend {
+	const char *name;
+	int (*detect)(const char *path);	/* 1 when path is in such a repository */
+	char *(*find_worktree)(const char *path);
+	int (*init)(const char *path);
+	int (*massage)(const char *worktree, const char *rev, char out[41]);
+	char *(*major_version)(const char *worktree);
+	int (*minor_info)(const char *worktree, const char *sha, struct minor_version *mv);
+	int (*walk)(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx);
+	int (*is_dirty)(const char *worktree);
+	int (*save_state)(const char *worktree, int *saved);
+	int (*restore_state)(const char *worktree, int saved);
+	int (*checkout)(const char *worktree, const char *sha);
+};
+
+extern const struct vcs_backend vcs_git;
+/* The backend named in local.yml (or found by detection), for messages.  */
+const char *vcs_name(const char *worktree);
 
 #endif

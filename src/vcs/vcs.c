@@ -1,0 +1,98 @@
+/* Dispatch of the VCS API to a backend.  */
+#include "config.h"
+
+#define PR_FMT "vcs"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "vcs/vcs.h"
+
+/* Known backends, tried in order by detection.  */
+static const struct vcs_backend *const backends[] = { &vcs_git, NULL };
+
+static const struct vcs_backend *backend_for(const char *path)
+{
+	size_t i;
+
+	for (i = 0; backends[i]; i++)
+		if (backends[i]->detect(path))
+			return backends[i];
+	return backends[0];	/* git: its errors say what is missing */
+}
+
+const char *vcs_name(const char *worktree)
+{
+	return backend_for(worktree)->name;
+}
+
+char *vcs_find_worktree(const char *path)
+{
+	size_t i;
+
+	for (i = 0; backends[i]; i++) {
+		char *wt = backends[i]->find_worktree(path);
+		if (wt)
+			return wt;
+	}
+	return NULL;
+}
+
+int vcs_init(const char *path)
+{
+	return backends[0]->init(path);
+}
+
+int vcs_head(const char *worktree, char out[41])
+{
+	return backend_for(worktree)->massage(worktree, "HEAD", out);
+}
+
+int vcs_massage(const char *worktree, const char *rev, char out[41])
+{
+	return backend_for(worktree)->massage(worktree, rev, out);
+}
+
+char *vcs_major_version(const char *worktree)
+{
+	return backend_for(worktree)->major_version(worktree);
+}
+
+int vcs_minor_info(const char *worktree, const char *sha, struct minor_version *mv)
+{
+	return backend_for(worktree)->minor_info(worktree, sha, mv);
+}
+
+void minor_version_release(struct minor_version *mv)
+{
+	free(mv->author);
+	free(mv->email);
+	free(mv->subject);
+	mv->author = mv->email = mv->subject = NULL;
+}
+
+int vcs_walk(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx)
+{
+	return backend_for(worktree)->walk(worktree, sha, max, fn, ctx);
+}
+
+int vcs_is_dirty(const char *worktree)
+{
+	return backend_for(worktree)->is_dirty(worktree);
+}
+
+int vcs_save_state(const char *worktree, int *saved)
+{
+	return backend_for(worktree)->save_state(worktree, saved);
+}
+
+int vcs_restore_state(const char *worktree, int saved)
+{
+	return backend_for(worktree)->restore_state(worktree, saved);
+}
+
+int vcs_checkout(const char *worktree, const char *sha)
+{
+	return backend_for(worktree)->checkout(worktree, sha);
+}

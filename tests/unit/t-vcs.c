@@ -1,0 +1,83 @@
+/* The VCS API on a temporary git repository made with the git CLI.  */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "util/fs.h"
+#include "util/strbuf.h"
+#include "vcs/vcs.h"
+
+static int count_fn(void *ctx, const struct minor_version *mv)
+{
+	(void)mv;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static int sh(const char *dir, const char *cmd)
+{
+	char *full = xstrfmt("cd '%s' && { %s; } >/dev/null 2>&1", dir, cmd);
+	int r = system(full);
+	free(full);
+	return r;
+}
+
+int main(void)
+{
+	char *dir = fs_mkdtemp("perun-t-vcs"), *wt, *major, head[41], prev[41], again[41];
+	struct minor_version mv;
+	struct strbuf sb = STRBUF_INIT;
+	int n = 0, saved = -1;
+
+	ok(vcs_find_worktree(dir) == NULL || 1, "a bare temp dir may sit in no work tree");
+	ok(vcs_init(dir) == 0, "init creates a repository");
+	ok(vcs_init(dir) == 0, "init again is harmless");
+	sh(dir, "git config user.email t@example.com && git config user.name Tester && "
+		"echo one >f && git add f && git commit -q -m first && "
+		"echo two >>f && git commit -q -am second && git tag v2");
+	wt = vcs_find_worktree(dir);
+	ok(wt != NULL, "the work tree is found");
+	is_str(vcs_name(dir), "git", "the backend is git");
+	ok(vcs_head(dir, head) == 0 && strlen(head) == 40, "HEAD massaged to 40 hex");
+	ok(vcs_massage(dir, "HEAD~1", prev) == 0 && strcmp(prev, head), "HEAD~1 is another commit");
+	ok(vcs_massage(dir, "v2", again) == 0 && !strcmp(again, head), "a tag");
+	{
+		char shortid[8];
+		memcpy(shortid, head, 7);
+		shortid[7] = '\0';
+		ok(vcs_massage(dir, shortid, again) == 0 && !strcmp(again, head), "a short id");
+	}
+	ok(vcs_massage(dir, "nope~3", again) < 0, "a bad revision is refused");
+	ok(vcs_minor_info(dir, head, &mv) == 0 && !strcmp(mv.subject, "second") &&
+	   !strcmp(mv.author, "Tester") && mv.nparents == 1 && !strcmp(mv.parents[0], prev),
+	   "minor info: subject, author, parent");
+	minor_version_release(&mv);
+	ok(vcs_walk(dir, head, 0, count_fn, &n) == 0 && n == 2, "walk sees two minor versions");
+	major = vcs_major_version(dir);
+	ok(major && (!strcmp(major, "master") || !strcmp(major, "main")), "major version is the branch");
+	free(major);
+	is_int(vcs_is_dirty(dir), 0, "clean");
+	sh(dir, "echo three >>f");
+	is_int(vcs_is_dirty(dir), 1, "dirty after a change to a tracked file");
+	ok(vcs_save_state(dir, &saved) == 0 && saved == 1, "save state stashes it");
+	is_int(vcs_is_dirty(dir), 0, "clean after saving");
+	ok(vcs_checkout(dir, prev) == 0, "check out the first commit");
+	ok(vcs_head(dir, again) == 0 && !strcmp(again, prev), "HEAD moved");
+	ok(vcs_checkout(dir, head) == 0 && vcs_restore_state(dir, saved) == 0, "back and restore");
+	is_int(vcs_is_dirty(dir), 1, "the change is back");
+	{
+		char *f = xstrfmt("%s/f", dir);
+		strbuf_read_file(&sb, f);
+		free(f);
+	}
+	is_str(sb.buf, "one\ntwo\nthree\n", "with its content");
+	fs_remove_tree(dir);
+	strbuf_release(&sb);
+	free(wt);
+	free(dir);
+	return tap_done();
+}
