@@ -26,7 +26,7 @@ cat > build/config.h <<H
 #define STAPBPF_PATH "/usr/bin/stapbpf"
 #define STAPRUN_PATH "/usr/bin/staprun"
 H
-pkgs="libdw libelf zlib json-c libgit2 libpcre2-8"
+pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1"
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Ibuild -I"$src/src" $(pkg-config --cflags $pkgs) \
 	-DPKGDATADIR=\"$src\" -DPKGLIBDIR=\"$out/build\" \

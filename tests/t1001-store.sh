@@ -13,8 +13,20 @@ test_expect_success 'init refuses a directory outside git, --init-vcs makes one'
 	! "$PERUN" init 2>err && grep "not in a git work tree" err &&
 	"$PERUN" init --init-vcs &&
 	test -d .git && test -d .perun/objects && test -d .perun/jobs &&
-	test -d .perun/logs && test -d .perun/stats && grep "type: git" .perun/local.yml &&
-	"$PERUN" init
+	test -d .perun/logs && test -d .perun/stats &&
+	python3 - .perun/local.yml "$(pwd)" <<-\PY &&
+	import sys
+	text = open(sys.argv[1]).read()
+	# libyaml output: a block mapping with vcs.type, vcs.url and empty job lists
+	assert "vcs:\n  type: git\n  url: " + sys.argv[2] in text, text
+	for k in ("cmds", "args", "workloads", "collectors", "postprocessors"):
+	    assert "\n%s: []" % k in text, (k, text)
+	PY
+	"$PERUN" init &&
+	printf "vcs:\n  type: svn\n" >.perun/local.yml &&
+	! "$PERUN" status 2>err && grep "vcs type .svn. is not supported" err &&
+	printf "vcs: [unclosed\n" >.perun/local.yml &&
+	! "$PERUN" status 2>err && grep "local.yml:" err
 '
 
 test_expect_success 'a repository with two commits' '

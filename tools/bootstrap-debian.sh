@@ -14,7 +14,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake pkg-config git python3 procps psmisc \
-	libdw-dev libelf-dev zlib1g-dev libjson-c-dev libgit2-dev libpcre2-dev \
+	libdw-dev libelf-dev zlib1g-dev libjson-c-dev libgit2-dev libpcre2-dev libyaml-dev \
 	systemtap systemtap-sdt-dev bpftrace g++ chromium >/dev/null
 say "preparing tracing"
 sh tools/prepare-tracing.sh

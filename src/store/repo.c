@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "store/localyml.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -30,6 +31,17 @@ int repo_find(struct repo *r)
 		char *d = xstrfmt("%s/.perun", cwd);
 		struct stat st;
 		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char *yml = xstrfmt("%s/local.yml", d), *type = NULL, *url = NULL;
+			int bad = fs_exists(yml) && config_read_vcs(yml, &type, &url) < 0;
+			if (!bad && type && strcmp(type, "git"))
+				bad = pr_error("%s: vcs type '%s' is not supported (git is)", yml, type);
+			free(yml);
+			free(type);
+			free(url);
+			if (bad) {
+				free(d);
+				return -1;
+			}
 			r->dir = d;
 			r->worktree = xstrdup(cwd);
 			return 0;
@@ -64,14 +76,8 @@ int repo_init(const char *worktree)
 		free(p);
 	}
 	yml = xstrfmt("%s/local.yml", dir);
-	if (ret == 0 && !fs_exists(yml)) {
-		struct strbuf sb = STRBUF_INIT;
-		strbuf_addstr(&sb, "vcs:\n  type: git\n  url: ");
-		strbuf_add_json_str(&sb, worktree);	/* a JSON string is a YAML string */
-		strbuf_addstr(&sb, "\n");
-		ret = fs_write_atomic(yml, sb.buf, sb.len, 0644);
-		strbuf_release(&sb);
-	}
+	if (ret == 0 && !fs_exists(yml))
+		ret = config_write_local(yml, vcs_name(worktree), worktree);
 	free(yml);
 	free(dir);
 	return ret;

@@ -1,0 +1,152 @@
+/* .perun/local.yml through libyaml: the wrapped VCS and the default
+ * collection jobs (empty lists, as Perun writes them).  */
+#include "config.h"
+
+#define PR_FMT "perun"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "store/localyml.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+static int write_handler(void *data, unsigned char *buffer, size_t size)
+{
+	strbuf_add(data, buffer, size);
+	return 1;
+}
+
+static int scalar(yaml_emitter_t *em, const char *s)
+{
+	yaml_event_t ev;
+
+	yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1,
+				     YAML_ANY_SCALAR_STYLE);
+	return yaml_emitter_emit(em, &ev);
+}
+
+static int emit_kv(yaml_emitter_t *em, const char *k, const char *v)
+{
+	return scalar(em, k) && scalar(em, v);
+}
+
+static int empty_list(yaml_emitter_t *em, const char *k)
+{
+	yaml_event_t ev;
+
+	if (!scalar(em, k))
+		return 0;
+	yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_FLOW_SEQUENCE_STYLE);
+	if (!yaml_emitter_emit(em, &ev))
+		return 0;
+	yaml_sequence_end_event_initialize(&ev);
+	return yaml_emitter_emit(em, &ev);
+}
+
+int config_write_local(const char *path, const char *vcs_type, const char *vcs_url)
+{
+	static const char *const jobs[] = { "cmds", "args", "workloads", "collectors",
+					    "postprocessors", NULL };
+	yaml_emitter_t em;
+	yaml_event_t ev;
+	struct strbuf out = STRBUF_INIT;
+	size_t i;
+	int ok, ret = -1;
+
+	yaml_emitter_initialize(&em);
+	yaml_emitter_set_output(&em, write_handler, &out);
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	ok = yaml_emitter_emit(&em, &ev);
+	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+	ok = ok && yaml_emitter_emit(&em, &ev) && scalar(&em, "vcs");
+	yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+	ok = ok && yaml_emitter_emit(&em, &ev) && emit_kv(&em, "type", vcs_type) &&
+	     emit_kv(&em, "url", vcs_url);
+	yaml_mapping_end_event_initialize(&ev);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	for (i = 0; jobs[i]; i++)
+		ok = ok && empty_list(&em, jobs[i]);
+	yaml_mapping_end_event_initialize(&ev);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_document_end_event_initialize(&ev, 1);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_stream_end_event_initialize(&ev);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	if (!ok)
+		pr_error("libyaml: cannot emit %s: %s", path, em.problem ? em.problem : "error");
+	else
+		ret = fs_write_atomic(path, out.buf, out.len, 0644);
+	yaml_emitter_delete(&em);
+	strbuf_release(&out);
+	return ret;
+}
+
+int config_read_vcs(const char *path, char **type, char **url)
+{
+	FILE *f = fopen(path, "rb");
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, in_vcs = 0, ret = -1, done = 0;
+	char *key = NULL;
+
+	*type = *url = NULL;
+	if (!f)
+		return pr_error_errno("%s", path);
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	while (!done) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			pr_error("%s:%zu: %s", path, parser.problem_mark.line + 1,
+				 parser.problem ? parser.problem : "YAML error");
+			goto out;
+		}
+		switch (ev.type) {
+		case YAML_MAPPING_START_EVENT:
+			depth++;
+			if (depth == 2 && key && !strcmp(key, "vcs"))
+				in_vcs = 1;
+			free(key);
+			key = NULL;
+			break;
+		case YAML_MAPPING_END_EVENT:
+			if (depth == 2)
+				in_vcs = 0;
+			depth--;
+			break;
+		case YAML_SCALAR_EVENT:
+			if (!key) {
+				key = xstrdup((const char *)ev.data.scalar.value);
+			} else {
+				if (in_vcs && !strcmp(key, "type"))
+					*type = xstrdup((const char *)ev.data.scalar.value);
+				else if (in_vcs && !strcmp(key, "url"))
+					*url = xstrdup((const char *)ev.data.scalar.value);
+				free(key);
+				key = NULL;
+			}
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			free(key);
+			key = NULL;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	ret = *type ? 0 : pr_error("%s: no vcs.type", path);
+out:
+	free(key);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return ret;
+}
