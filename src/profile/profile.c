@@ -352,3 +352,198 @@ void profile_folded(const struct profile *p, struct strbuf *out)
 	free(lines);
 	free(refs);
 }
+
+/* --- query API (seeds/001) ----------------------------------------------------- */
+
+static void kv_push(struct kv **out, size_t *n, const char *key, const char *value, int numeric)
+{
+	*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+	(*out)[*n].key = xstrdup(key);
+	(*out)[*n].value = xstrdup(value);
+	(*out)[*n].numeric = numeric;
+	(*n)++;
+}
+
+static const char *scalar_text(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+							: json_object_to_json_string(v);
+}
+
+static void flatten(struct json_object *o, const char *prefix, const char *sep, struct kv **out,
+		    size_t *n)
+{
+	json_object_object_foreach(o, key, val) {
+		char *k = *prefix ? xstrfmt("%s%s%s", prefix, sep, key) : xstrdup(key);
+		if (json_object_is_type(val, json_type_object)) {
+			flatten(val, k, ":", out, n);
+		} else if (json_object_is_type(val, json_type_array)) {
+			size_t i, len = json_object_array_length(val);
+			int objects = len > 0;
+			for (i = 0; i < len; i++)
+				objects &= json_object_is_type(json_object_array_get_idx(val, i),
+							       json_type_object);
+			if (objects) {
+				/* trace::function = f1,f2,...  */
+				struct kv *sub = NULL;
+				size_t ns = 0, j, m;
+				for (i = 0; i < len; i++)
+					flatten(json_object_array_get_idx(val, i), "", "", &sub, &ns);
+				for (j = 0; j < ns; j++) {
+					struct strbuf vals = STRBUF_INIT;
+					char *kk;
+					int seen = 0;
+					for (m = 0; m < j; m++)
+						seen |= !strcmp(sub[m].key, sub[j].key);
+					if (seen)
+						continue;
+					for (m = j; m < ns; m++)
+						if (!strcmp(sub[m].key, sub[j].key)) {
+							if (vals.len)
+								strbuf_addch(&vals, ',');
+							strbuf_addstr(&vals, sub[m].value);
+						}
+					kk = xstrfmt("%s::%s", k, sub[j].key);
+					kv_push(out, n, kk, strbuf_str(&vals), 0);
+					free(kk);
+					strbuf_release(&vals);
+				}
+				kv_free(sub, ns);
+			} else {
+				kv_push(out, n, k, json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN), 0);
+			}
+		} else {
+			kv_push(out, n, k, val ? scalar_text(val) : "null",
+				json_object_is_type(val, json_type_int) ||
+					json_object_is_type(val, json_type_double));
+		}
+		free(k);
+	}
+}
+
+size_t profile_flatten(struct json_object *r, struct kv **out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	if (r && json_object_is_type(r, json_type_object))
+		flatten(r, "", "", out, &n);
+	return n;
+}
+
+void kv_free(struct kv *kv, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+void strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_unique(char ***v, size_t *n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+/* Calls fn for every resource of every snapshot.  */
+static void each_resource(const struct profile *p, void (*fn)(void *, struct json_object *), void *ctx)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	size_t i, j;
+
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++)
+			fn(ctx, json_object_array_get_idx(res, j));
+	}
+}
+
+struct uniq_ctx {
+	const char *key;
+	char **v;
+	size_t n;
+};
+
+static void uniq_one(void *ctxp, struct json_object *r)
+{
+	struct uniq_ctx *c = ctxp;
+	struct kv *kv;
+	size_t n = profile_flatten(r, &kv), i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, c->key))
+			add_unique(&c->v, &c->n, kv[i].value);
+	kv_free(kv, n);
+}
+
+size_t profile_unique_values(const struct profile *p, const char *key, char ***out)
+{
+	struct uniq_ctx c = { key, NULL, 0 };
+
+	each_resource(p, uniq_one, &c);
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_str);
+	*out = c.v;
+	return c.n;
+}
+
+struct num_ctx {
+	char **num, **other;
+	size_t nnum, nother;
+};
+
+static void num_one(void *ctxp, struct json_object *r)
+{
+	struct num_ctx *c = ctxp;
+	struct kv *kv;
+	size_t n = profile_flatten(r, &kv), i;
+
+	for (i = 0; i < n; i++)
+		add_unique(kv[i].numeric ? &c->num : &c->other, kv[i].numeric ? &c->nnum : &c->nother,
+			   kv[i].key);
+	kv_free(kv, n);
+}
+
+size_t profile_numeric_keys(const struct profile *p, char ***out)
+{
+	struct num_ctx c = { NULL, NULL, 0, 0 };
+	size_t i, j, k = 0;
+
+	each_resource(p, num_one, &c);
+	for (i = 0; i < c.nnum; i++) {
+		int mixed = 0;
+		for (j = 0; j < c.nother; j++)
+			mixed |= !strcmp(c.num[i], c.other[j]);
+		if (mixed)
+			free(c.num[i]);
+		else
+			c.num[k++] = c.num[i];
+	}
+	strings_free(c.other, c.nother);
+	if (k > 1)
+		qsort(c.num, k, sizeof(*c.num), cmp_str);
+	*out = c.num;
+	return k;
+}

@@ -31,6 +31,23 @@ char *profile_take_origin(struct profile *p);
 /* Number of resources over all snapshots.  */
 size_t profile_resource_count(const struct profile *p);
 
+/* Seed 001's query API.  A resource flattens to key/value pairs: nested
+ * objects join keys with ':' (uid:function), lists of objects with '::'
+ * (trace::function, the values joined by ',').  Values are rendered as
+ * JSON scalars without quotes.  */
+struct kv {
+	char *key, *value;
+	int numeric;
+};
+/* Flattens resource r (a json_object) into *out; caller frees with kv_free.  */
+size_t profile_flatten(struct json_object *r, struct kv **out);
+void kv_free(struct kv *kv, size_t n);
+/* The distinct values of a flattened key over all resources, sorted.  */
+size_t profile_unique_values(const struct profile *p, const char *key, char ***out);
+/* Flattened keys whose values are numbers in every resource that has them, sorted.  */
+size_t profile_numeric_keys(const struct profile *p, char ***out);
+void strings_free(char **v, size_t n);
+
 /* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);
 /* Folded stacks (caller;callee exclusive-amount), the input of flame graphs.  */
