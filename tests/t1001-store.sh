@@ -130,7 +130,19 @@ test_expect_success 'flipped bytes in an object and in an index are reported' '
 	chmod u+w "$obj" && cp "$obj" obj.bak &&
 	printf "\377\377" | dd of="$obj" bs=1 seek=20 conv=notrunc 2>/dev/null &&
 	! "$PERUN" show 0@i 2>err && cat err && grep "corrupted" err &&
+	grep "perun rm 0@i" err &&
 	cp obj.bak "$obj"
+'
+
+test_expect_success 'a missing object is reported with the way out' '
+	cd repo &&
+	idx=.perun/objects/$(git rev-parse HEAD | cut -c1-2)/$(git rev-parse HEAD | cut -c3-) &&
+	oid=$(python3 -c "import sys; d=open(sys.argv[1],\"rb\").read(); print(d[16:36].hex())" "$idx") &&
+	obj=.perun/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-) &&
+	mv "$obj" obj.away &&
+	! "$PERUN" show 0@i 2>err && cat err && grep "No such file" err && grep "perun rm 0@i" err &&
+	"$PERUN" status >st 2>&1 && grep "corrupted object" st &&
+	mv obj.away "$obj" && "$PERUN" show 0@i --format summary >/dev/null
 '
 
 test_expect_success 'a read-only store (full disk) fails cleanly and loses nothing' '

@@ -239,8 +239,10 @@ int repo_load(const struct repo *r, const struct pidx *index, const struct looku
 	repo_entry_hex(index, l->entry, hex);
 	if (store_read_object(r->dir, hex, &json, NULL) < 0) {
 		strbuf_release(&json);
-		return pr_error("profile %s (%s) cannot be read: see above", index->entries[l->entry].path,
-				hex);
+		return pr_error("profile %zu@i (%s, object %.12s) cannot be used: unregister it with "
+				"'perun rm %zu@i' and add the profile again, or restore "
+				".perun/objects/%.2s/%s from a backup",
+				l->entry, index->entries[l->entry].path, hex, l->entry, hex, hex + 2);
 	}
 	ret = profile_parse(p, json.buf, json.len, hex);
 	strbuf_release(&json);
