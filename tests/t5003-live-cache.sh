@@ -62,12 +62,20 @@ test_expect_success 'a module owned by another user is refused' '
 	chown 0 "$mod"
 '
 
+# --aggregate: three stapbpf readers on two CPUs can overflow stapbpf's 32 KB
+# per-CPU rings with per-event output (perun reports that as lost events);
+# this test is about the cache, so the counts must be exact.
 test_expect_success 'concurrent collects of one new script compile it once' '
 	for i in 1 2 3; do
-		"$PERUN" collect -c ./counts -o par$i.perf trace -q -s custom -f leaf 2>par$i.err &
+		"$PERUN" collect -c ./counts -o par$i.perf trace -q -s custom -f leaf --aggregate 2>par$i.err &
 	done
 	wait &&
-	for i in 1 2 3; do test "$(profile_counts par$i.perf)" = "leaf 300" || exit 1; done &&
+	for i in 1 2 3; do
+		cat par$i.err
+		got=$(profile_counts par$i.perf) &&
+		echo "run $i: $got; anomalies $(profile_field par$i.perf trace.anomalies)" &&
+		test "$got" = "leaf 300" || exit 1
+	done &&
 	ls -a "$PERUN_CACHE_DIR/modules" &&
 	test "$(ls "$PERUN_CACHE_DIR/modules" | wc -l)" = 2 &&
 	test -z "$(ls -a "$PERUN_CACHE_DIR/modules" | grep "^\.tmp")"
