@@ -21,6 +21,7 @@
 
 #include "cmd/cmd.h"
 #include "profile/writer.h"
+#include "store/repo.h"
 #include "target/target.h"
 #include "trace/cache.h"
 #include "trace/driver.h"
@@ -397,25 +398,6 @@ static char *stap_version_identity(const char *stap)
 	return file_identity(stap);
 }
 
-static char *find_perun_dir(void)
-{
-	char cwd[4096], *p;
-
-	if (!getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	for (;;) {
-		char *d = xstrfmt("%s/.perun", cwd);
-		struct stat st;
-		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
-			return d;
-		free(d);
-		p = strrchr(cwd, '/');
-		if (!p || p == cwd)
-			return NULL;
-		*p = '\0';
-	}
-}
-
 static int gzip_file(const char *src, const char *dst)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -720,7 +702,7 @@ static struct json_object *make_collector_info(struct run_state *s)
 
 static char *default_output(struct run_state *s, int *in_jobs)
 {
-	char *perun_dir = find_perun_dir(), *base, *out;
+	char *perun_dir = repo_locate(), *base, *out;
 	const char *cmd = s->cmdv.n ? s->cmdv.v[0] : s->target.path;
 	char stamp[32];
 	time_t now = time(NULL);
@@ -1183,7 +1165,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 out:
 	if (s.tmpdir) {
 		if (o.zip_temps) {
-			char *pd = find_perun_dir(), *logdir;
+			char *pd = repo_locate(), *logdir;
 			char stamp[32];
 			time_t now = time(NULL);
 			struct tm tm;

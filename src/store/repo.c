@@ -19,40 +19,51 @@
 #include "util/log.h"
 #include "vcs/vcs.h"
 
-int repo_find(struct repo *r)
+char *repo_locate(void)
 {
 	char cwd[4096], *p;
 
-	memset(r, 0, sizeof(*r));
-	r->lock_fd = -1;
 	if (!getcwd(cwd, sizeof(cwd)))
-		return pr_error_errno("getcwd");
+		return NULL;
 	for (;;) {
 		char *d = xstrfmt("%s/.perun", cwd);
 		struct stat st;
-		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
-			char *yml = xstrfmt("%s/local.yml", d), *type = NULL, *url = NULL;
-			int bad = fs_exists(yml) && config_read_vcs(yml, &type, &url) < 0;
-			if (!bad && type && strcmp(type, "git"))
-				bad = pr_error("%s: vcs type '%s' is not supported (git is)", yml, type);
-			free(yml);
-			free(type);
-			free(url);
-			if (bad) {
-				free(d);
-				return -1;
-			}
-			r->dir = d;
-			r->worktree = xstrdup(cwd);
-			return 0;
-		}
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
+			return d;
 		free(d);
 		p = strrchr(cwd, '/');
 		if (!p || p == cwd)
-			break;
+			return NULL;
 		*p = '\0';
 	}
-	return pr_error("not a perun repository (no .perun here or above): run 'perun init'");
+}
+
+int repo_find(struct repo *r)
+{
+	char *yml, *type = NULL, *url = NULL, *slash;
+	int bad;
+
+	memset(r, 0, sizeof(*r));
+	r->lock_fd = -1;
+	r->dir = repo_locate();
+	if (!r->dir)
+		return pr_error("not a perun repository (no .perun here or above): run 'perun init'");
+	yml = xstrfmt("%s/local.yml", r->dir);
+	bad = fs_exists(yml) && config_read_vcs(yml, &type, &url) < 0;
+	if (!bad && type && strcmp(type, "git"))
+		bad = pr_error("%s: vcs type '%s' is not supported (git is)", yml, type);
+	free(yml);
+	free(type);
+	free(url);
+	if (bad) {
+		free(r->dir);
+		r->dir = NULL;
+		return -1;
+	}
+	r->worktree = xstrdup(r->dir);
+	slash = strrchr(r->worktree, '/');
+	*slash = '\0';
+	return 0;
 }
 
 void repo_release(struct repo *r)

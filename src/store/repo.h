@@ -15,6 +15,8 @@ struct repo {
 
 /* Finds the repository around the current directory.  */
 int repo_find(struct repo *r);
+/* The .perun directory around the current directory, or NULL (no message).  */
+char *repo_locate(void);
 /* Creates .perun/ (objects, jobs, logs, stats, local.yml) in worktree; safe to repeat.  */
 int repo_init(const char *worktree);
 void repo_release(struct repo *r);

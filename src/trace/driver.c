@@ -420,7 +420,8 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				if (!rt_done)
 					kill(rt, SIGINT);
 				if (!tg_done) {
-					rt_first = !interrupted;
+					/* not when perun itself ended the target (timeout) */
+					rt_first = !interrupted && !tg_termed;
 					kill(tg, SIGTERM);
 				}
 				phase = P_STOP;
