@@ -160,16 +160,6 @@ char *profile_take_origin(struct profile *p)
 	return out;
 }
 
-size_t profile_resource_count(const struct profile *p)
-{
-	struct json_object *snaps = get(p->root, "snapshots");
-	size_t i, n = 0;
-
-	for (i = 0; snaps && i < json_object_array_length(snaps); i++)
-		n += json_object_array_length(get(json_object_array_get_idx(snaps, i), "resources"));
-	return n;
-}
-
 /* --- summary ----------------------------------------------------------------- */
 
 struct fstat {

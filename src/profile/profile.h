@@ -28,8 +28,6 @@ const char *profile_str(const struct profile *p, const char *path);
 const char *profile_to_json(const struct profile *p);
 /* Removes the origin region; returns it (caller frees) or NULL.  */
 char *profile_take_origin(struct profile *p);
-/* Number of resources over all snapshots.  */
-size_t profile_resource_count(const struct profile *p);
 
 /* Seed 001's query API.  A resource flattens to key/value pairs: nested
  * objects join keys with ':' (uid:function), lists of objects with '::'

@@ -58,27 +58,6 @@ int driver_signal_received(void)
 	return got_signal;
 }
 
-void driver_shell_quote(char **out, const char *word)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *p;
-
-	if (*out) {
-		strbuf_addstr(&sb, *out);
-		strbuf_addch(&sb, ' ');
-		free(*out);
-	}
-	strbuf_addch(&sb, '\'');
-	for (p = word; *p; p++) {
-		if (*p == '\'')
-			strbuf_addstr(&sb, "'\\''");
-		else
-			strbuf_addch(&sb, *p);
-	}
-	strbuf_addch(&sb, '\'');
-	*out = strbuf_detach(&sb);
-}
-
 const char *driver_uprobe_events_path(void)
 {
 	static const char *const paths[] = { "/sys/kernel/tracing/uprobe_events",

@@ -53,8 +53,6 @@ typedef void (*line_fn)(void *ctx, const char *line);
 
 int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_stderr, void *ctx);
 
-/* Quotes one word for /bin/sh and wordexp(3).  */
-void driver_shell_quote(char **out_append, const char *word);
 /* Removes every uprobe event named stapprobe_PID_*; returns how many.  */
 int driver_remove_uprobes(pid_t pid);
 /* Path of tracefs uprobe_events, or NULL.  */
