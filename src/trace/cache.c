@@ -333,49 +333,17 @@ corrupt:
 	return 0;
 }
 
-static int copy_file(const char *from, const char *to, mode_t mode)
+/* Creates path (which must not exist) with data, and fsyncs it.  */
+static int write_new(const char *path, const void *data, size_t len, mode_t mode)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int fd, ret = -1;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	const char *p = data;
 	size_t off = 0;
-
-	if (strbuf_read_file(&sb, from) < 0)
-		return pr_error_errno("read %s", from);
-	fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0) {
-		pr_error_errno("create %s", to);
-		goto out;
-	}
-	while (off < sb.len) {
-		ssize_t n = write(fd, sb.buf + off, sb.len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			pr_error_errno("write %s", to);
-			close(fd);
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		pr_error_errno("fsync %s", to);
-		goto out;
-	}
-	ret = 0;
-out:
-	strbuf_release(&sb);
-	return ret;
-}
-
-static int write_new(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	size_t len = strlen(text), off = 0;
 
 	if (fd < 0)
 		return pr_error_errno("create %s", path);
 	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
+		ssize_t n = write(fd, p + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -387,6 +355,18 @@ static int write_new(const char *path, const char *text)
 	if (fsync(fd) < 0 || close(fd) < 0)
 		return pr_error_errno("fsync %s", path);
 	return 0;
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (strbuf_read_file(&sb, from) < 0)
+		return pr_error_errno("read %s", from);
+	ret = write_new(to, sb.buf, sb.len, mode);
+	strbuf_release(&sb);
+	return ret;
 }
 
 int cache_store(struct cache *c, const char *key, const char *module_path, const char *runtime,
@@ -411,11 +391,11 @@ int cache_store(struct cache *c, const char *key, const char *module_path, const
 		goto fail;
 	free(p);
 	p = xstrfmt("%s/plan", tmp);
-	if (write_new(p, plan_text) < 0)
+	if (write_new(p, plan_text, strlen(plan_text), 0644) < 0)
 		goto fail;
 	free(p);
 	p = xstrfmt("%s/script.stp", tmp);
-	if (write_new(p, script) < 0)
+	if (write_new(p, script, strlen(script), 0644) < 0)
 		goto fail;
 	free(p);
 	strbuf_addf(&meta, "%s\nkey %s\nmodule %s\nsha1 %s\nruntime %s\ntarget %s\nprobes %zu\n",
@@ -423,7 +403,7 @@ int cache_store(struct cache *c, const char *key, const char *module_path, const
 	if (stap_id)
 		strbuf_addf(&meta, "stap %s\n", stap_id);
 	p = xstrfmt("%s/meta", tmp);
-	if (write_new(p, meta.buf) < 0)
+	if (write_new(p, meta.buf, meta.len, 0644) < 0)
 		goto fail;
 	final = xstrfmt("%s/modules/%s", c->dir, key);
 	if (rename(tmp, final) < 0) {
