@@ -13,14 +13,9 @@
 #include "cmd/cmd.h"
 #include "profile/profile.h"
 #include "store/repo.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "vcs/vcs.h"
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
 
 static int add_one(struct repo *r, const char *minor, int explicit_rev, const char *spec,
 		   int keep)
@@ -76,10 +71,10 @@ static int add_one(struct repo *r, const char *minor, int explicit_rev, const ch
 			goto unlock;
 		}
 	stat(l.path, &st);
-	pidx_append(&index, (uint32_t)st.st_mtime, raw, base_name(l.path));
+	pidx_append(&index, (uint32_t)st.st_mtime, raw, fs_basename(l.path));
 	if (store_write_index(r->dir, minor, &index) < 0)
 		goto unlock;
-	printf("registered %s for %.7s as %zu@i (object %.12s)\n", base_name(l.path), minor,
+	printf("registered %s for %.7s as %zu@i (object %.12s)\n", fs_basename(l.path), minor,
 	       index.n - 1, hex);
 	jobs = xstrfmt("%s/jobs/", r->dir);
 	{
@@ -100,12 +95,15 @@ out:
 	return ret;
 }
 
+/* Parses the options of add and rm and collects the PROFILE arguments into
+ * *names (caller frees); 1 after --help, 2 on a usage error.  */
 static int parse_common(int argc, char **argv, const char *usage, int *keep, int *pending,
-			const char **rev, int *first)
+			const char **rev, const char ***names, int *n)
 {
 	int i;
 
-	*first = argc;
+	*names = xcalloc((size_t)argc, sizeof(**names));
+	*n = 0;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--keep-profile") && keep) {
 			*keep = 1;
@@ -119,28 +117,11 @@ static int parse_common(int argc, char **argv, const char *usage, int *keep, int
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "%s: unknown option '%s'\n%s", argv[0], argv[i], usage);
 			return 2;
-		} else if (*first == argc) {
-			*first = i;
+		} else {
+			(*names)[(*n)++] = argv[i];
 		}
 	}
 	return 0;
-}
-
-static int collect_args(int argc, char **argv, const char ***out)
-{
-	int i, n = 0;
-
-	*out = calloc((size_t)argc, sizeof(**out));
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-m") || !strcmp(argv[i], "--minor")) {
-			i++;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1])
-			continue;
-		(*out)[n++] = argv[i];
-	}
-	return n;
 }
 
 int cmd_add(int argc, char **argv, struct ctx *ctx)
@@ -154,13 +135,14 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 	const char *rev = "HEAD", **names;
 	struct repo r;
 	char minor[41];
-	int keep = 0, first, n, i, ret = EXIT_OK, pr;
+	int keep = 0, n, i, ret = EXIT_OK, pr;
 
 	(void)ctx;
-	pr = parse_common(argc, argv, usage, &keep, NULL, &rev, &first);
-	if (pr)
+	pr = parse_common(argc, argv, usage, &keep, NULL, &rev, &names, &n);
+	if (pr) {
+		free(names);
 		return pr == 1 ? EXIT_OK : EXIT_USAGE;
-	n = collect_args(argc, argv, &names);
+	}
 	if (!n) {
 		free(names);
 		fprintf(stderr, "%s", usage);
@@ -189,13 +171,14 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 	struct repo r;
 	struct pidx index;
 	char minor[41];
-	int pending = 0, first, n, i, ret = EXIT_OK, pr;
+	int pending = 0, n, i, ret = EXIT_OK, pr;
 
 	(void)ctx;
-	pr = parse_common(argc, argv, usage, NULL, &pending, &rev, &first);
-	if (pr)
+	pr = parse_common(argc, argv, usage, NULL, &pending, &rev, &names, &n);
+	if (pr) {
+		free(names);
 		return pr == 1 ? EXIT_OK : EXIT_USAGE;
-	n = collect_args(argc, argv, &names);
+	}
 	if (!n && !pending) {
 		free(names);
 		fprintf(stderr, "%s", usage);

@@ -169,12 +169,6 @@ void pending_free(struct pending *p, size_t n)
 	free(p);
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 int repo_lookup(const struct repo *r, const char *minor, const struct pidx *index,
 		const char *spec, struct lookup *out)
 {
@@ -204,7 +198,7 @@ int repo_lookup(const struct repo *r, const char *minor, const struct pidx *inde
 	}
 	for (i = 0; i < index->n; i++)
 		if (!strcmp(index->entries[i].path, spec) ||
-		    !strcmp(base_name(index->entries[i].path), base_name(spec))) {
+		    !strcmp(fs_basename(index->entries[i].path), fs_basename(spec))) {
 			out->registered = 1;
 			out->entry = i;
 			return 0;
@@ -215,7 +209,7 @@ int repo_lookup(const struct repo *r, const char *minor, const struct pidx *inde
 	}
 	repo_pending(r, &pend, &npend);
 	for (i = 0; i < npend; i++)
-		if (strstr(base_name(pend[i].path), spec)) {
+		if (strstr(fs_basename(pend[i].path), spec)) {
 			if (found++)
 				break;
 			out->path = xstrdup(pend[i].path);

@@ -193,6 +193,13 @@ char *fs_which(const char *name)
 	return found;
 }
 
+const char *fs_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
 char *fs_realpath(const char *path)
 {
 	char *r = realpath(path, NULL);

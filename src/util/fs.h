@@ -20,6 +20,8 @@ int fs_commit_temp(int fd, const char *tmp, const char *path);
 int fs_exists(const char *path);
 /* Searches PATH for an executable; caller frees; NULL when not found.  */
 char *fs_which(const char *name);
+/* The part of path after its last '/'.  */
+const char *fs_basename(const char *path);
 /* Absolute, canonical path of an existing file; caller frees.  */
 char *fs_realpath(const char *path);
 
