@@ -392,12 +392,6 @@ static void on_stap_line(void *ctx, const char *line)
 		fprintf(stderr, "stap: %s\n", line);
 }
 
-static char *stap_version_identity(const char *stap)
-{
-	/* never run stap for this: a cache hit must not start a stap process */
-	return file_identity(stap);
-}
-
 static int gzip_file(const char *src, const char *dst)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -556,7 +550,7 @@ static int get_module(struct run_state *s)
 	ids[5] = bids.buf;
 	cache_key(s->key, (const char *const *)ids, 6);
 	free(ids[2]);
-	stap_id = s->stap ? stap_version_identity(s->stap) : NULL;
+	stap_id = s->stap ? file_identity(s->stap) : NULL;	/* never run stap for it */
 	snprintf(name, sizeof(name), "perun_%.16s", s->key);
 	if (s->o->cache_off) {
 		s->cache_state = "off";

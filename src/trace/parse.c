@@ -198,11 +198,12 @@ static void agg_line(struct parser *p, char kind, const char *s, const char *end
 	int want = kind == 'n' ? 3 : 4;
 	struct agg_record *a;
 
-	if (hex_fields(s, end, f, 4) != want || f[1] >= p->nprobes) {
-		if (want == hex_fields(s, end, f, 4))
-			p->st.unknown_probes++;
-		else
-			p->st.malformed_lines++;
+	if (hex_fields(s, end, f, 4) != want) {
+		p->st.malformed_lines++;
+		return;
+	}
+	if (f[1] >= p->nprobes) {
+		p->st.unknown_probes++;
 		return;
 	}
 	a = agg_get(p, (int64_t)f[0], f[1]);
