@@ -1,6 +1,7 @@
 /* The module cache: miss, store, hit, corruption, permission refusal, LRU.  */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,19 @@ static char *make_module(const char *dir, const char *name, const char *content)
 	char *p = xstrfmt("%s/%s", dir, name);
 	fs_write_atomic(p, content, strlen(content), 0644);
 	return p;
+}
+
+static int count_prefix(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	if (d)
+		closedir(d);
+	return n;
 }
 
 int main(void)
@@ -85,6 +99,11 @@ int main(void)
 	p = xstrfmt("%s/modules/%s/meta", cdir, key);
 	fs_write_atomic(p, "garbage\n", 8, 0644);
 	is_int(cache_lookup(&c, key, "stap-1", &e), 0, "a damaged meta file is a miss");
+	{
+		char *m = xstrfmt("%s/modules", cdir);
+		ok(count_prefix(m, ".damaged-") == 1, "and that entry is moved aside, not deleted");
+		free(m);
+	}
 
 	/* LRU prune and clear */
 	{
@@ -99,7 +118,8 @@ int main(void)
 		cache_entry_release(&e);
 		ok(cache_list(&c, &list, &n) == 0 && n == 2, "two entries listed");
 		ok(!strcmp(list[0].key, ka), "oldest first");
-		ok(cache_prune(&c, list[1].size, &removed) == 0 && removed == 1, "prune removes one");
+		ok(cache_prune(&c, list[1].size, NULL, &removed) == 0 && removed == 1,
+		   "prune removes one");
 		while (n)
 			cache_entry_release(&list[--n]);
 		free(list);
@@ -108,6 +128,11 @@ int main(void)
 		cache_entry_release(&list[0]);
 		free(list);
 		ok(cache_clear(&c, &removed) == 0 && removed == 1, "clear");
+		{
+			char *m = xstrfmt("%s/modules", cdir);
+			ok(count_prefix(m, ".damaged-") == 1, "clear leaves the damaged entry alone");
+			free(m);
+		}
 	}
 	cache_close(&c);
 
