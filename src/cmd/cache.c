@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "trace/cache.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
@@ -151,7 +152,7 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 	if (!strcmp(verb, "verify")) {
 		for (i = 0; i < n; i++) {
 			const char *why;
-			if (!cache_entry_is_ours(&c, list[i].key, &why)) {
+			if (!cache_entry_is_ours(&c, fs_basename(list[i].dir), &why)) {
 				fprintf(stderr, "perun cache: %s is not perun's (%s): perun leaves it "
 						"alone; inspect and remove it\n",
 					list[i].dir, why);

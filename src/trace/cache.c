@@ -720,17 +720,17 @@ int cache_prune(struct cache *c, uint64_t max_bytes, const char *keep, size_t *r
 	ours = xcalloc(n ? n : 1, 1);
 	/* the limit is on perun's own entries; it never touches anything else */
 	for (i = 0; i < n; i++) {
-		ours[i] = (char)cache_entry_is_ours(c, list[i].key, &why);
+		ours[i] = (char)cache_entry_is_ours(c, fs_basename(list[i].dir), &why);
 		if (ours[i])
 			total += list[i].size;
 	}
 	for (i = 0; i < n && total > max_bytes; i++) {
 		if (!ours[i]) {
-			cache_entry_is_ours(c, list[i].key, &why);
+			cache_entry_is_ours(c, fs_basename(list[i].dir), &why);
 			pr_warn("left alone: %s (%s)", list[i].dir, why ? why : "not perun's");
 			continue;
 		}
-		if (keep && !strcmp(list[i].key, keep)) {
+		if (keep && !strcmp(fs_basename(list[i].dir), keep)) {
 			kept = list[i].size;
 			continue;
 		}
