@@ -2,10 +2,14 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -31,6 +35,211 @@ static int count_prefix(const char *dir, const char *prefix)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+/* fs_trust_dir and cache_check_dir: every ancestor, links, modes, owners.  */
+static void path_checks(const char *dir)
+{
+	char *a = xstrfmt("%s/pc", dir), *p, *q;
+	struct cache c;
+
+	ok(fs_trust_dir(a, 1, "fix") == 0, "a new private path is trusted (and created)");
+	ok(fs_trust_dir("relative/dir", 1, "fix") < 0, "a relative path is refused");
+	p = xstrfmt("%s/../pc", a);
+	ok(fs_trust_dir(p, 0, "fix") < 0, "a path with .. is refused");
+	free(p);
+	/* a 0777 ancestor without the sticky bit */
+	chmod(a, 0777);
+	p = xstrfmt("%s/cache", a);
+	ok(fs_trust_dir(p, 1, "fix") < 0, "an ancestor writable by others is refused");
+	ok(!fs_exists(p), "and nothing is created below it");
+	/* sticky and shared, like /tmp: fine while the child is ours */
+	chmod(a, 01777);
+	ok(fs_trust_dir(p, 1, "fix") == 0, "a sticky shared ancestor with our child is trusted");
+	/* a symbolic link anywhere in the path */
+	q = xstrfmt("%s/link", a);
+	ok(symlink(p, q) == 0, "symlink");
+	free(p);
+	p = xstrfmt("%s/link/x", a);
+	ok(fs_trust_dir(q, 0, "fix") < 0, "the cache dir as a symbolic link is refused");
+	ok(fs_trust_dir(p, 1, "fix") < 0, "a symbolic link as an ancestor is refused");
+	free(p);
+	free(q);
+	if (geteuid() == 0) {
+		p = xstrfmt("%s/cache", a);
+		ok(chown(p, 65534, 65534) == 0, "chown the child to nobody");
+		ok(fs_trust_dir(p, 0, "fix") < 0, "another user's dir in a sticky dir is refused");
+		q = xstrfmt("%s/sub", p);
+		ok(fs_trust_dir(q, 1, "fix") < 0 && !fs_exists(q),
+		   "so is anything below it, and nothing is created there");
+		free(q);
+		ok(chown(p, 0, 0) == 0, "chown back");
+		chmod(a, 0755);
+		ok(chown(a, 65534, 65534) == 0, "chown an ancestor to nobody");
+		ok(fs_trust_dir(p, 0, "fix") < 0, "an ancestor owned by another user is refused");
+		ok(chown(a, 0, 0) == 0, "chown back");
+		free(p);
+	}
+	chmod(a, 0755);
+	/* the cache's own directories and files */
+	p = xstrfmt("%s/c2", a);
+	ok(cache_check_dir(p) == 0, "a fresh cache checks out");
+	q = xstrfmt("%s/modules", p);
+	chmod(q, 0777);
+	ok(cache_open(&c, p) < 0, "modules/ mode 0777 is refused");
+	chmod(q, 0700);
+	free(q);
+	q = xstrfmt("%s/targets/0123abcd.tsv", p);
+	fs_write_atomic(q, "x", 1, 0666);
+	ok(cache_check_dir(p) < 0, "a targets file writable by others is refused");
+	chmod(q, 0600);
+	ok(cache_check_dir(p) == 0, "fixed, it checks out");
+	unlink(q);
+	ok(symlink("/etc/passwd", q) == 0 && cache_check_dir(p) < 0,
+	   "a targets file that is a symbolic link is refused");
+	unlink(q);
+	if (geteuid() == 0) {
+		fs_write_atomic(q, "x", 1, 0600);
+		ok(chown(q, 65534, 65534) == 0 && cache_check_dir(p) < 0,
+		   "a targets file owned by another user is refused");
+		unlink(q);
+	}
+	free(q);
+	free(p);
+	free(a);
+}
+
+static void sizes(void)
+{
+	static const char *const bad[] = { "1e400", "-5", "nan", "inf", "", " 1", "1 ", "0x10",
+					   "1e3", "5X", "1..5", "1.", ".5", "18446744073709551616",
+					   "16777216T", "K", NULL };
+	uint64_t v = 42;
+	size_t i;
+	int all = 1;
+
+	for (i = 0; bad[i]; i++)
+		if (cache_parse_size(bad[i], &v) == 0) {
+			printf("# accepted '%s'\n", bad[i]);
+			all = 0;
+		}
+	ok(all && v == 42, "out-of-range, negative, NaN, exponent and garbage sizes are refused");
+	ok(cache_parse_size("0", &v) == 0 && v == 0, "0");
+	ok(cache_parse_size("1.5K", &v) == 0 && v == 1536, "1.5K");
+	ok(cache_parse_size("2G", &v) == 0 && v == 2147483648ull, "2G");
+	ok(cache_parse_size("10MB", &v) == 0 && v == 10485760ull, "10MB");
+	ok(cache_parse_size("18446744073709549568", &v) == 0 && v == 18446744073709549568ull,
+	   "the largest double below 2^64");
+	setenv("PERUN_CACHE_MAX_SIZE", "1e400", 1);
+	ok(cache_max_size_env(&v) < 0 && v == 1ull << 30, "a bad PERUN_CACHE_MAX_SIZE: 1G");
+	unsetenv("PERUN_CACHE_MAX_SIZE");
+}
+
+/* A limit smaller than one module never evicts the module a collect uses.  */
+static void prune_keeps_the_module_in_use(const char *dir, const char *mod)
+{
+	char *cd = xstrfmt("%s/pk", dir), k1[SHA1_HEXSZ + 1], k2[SHA1_HEXSZ + 1];
+	const char *a[] = { "pk1" }, *b[] = { "pk2" };
+	struct cache c;
+	struct cache_entry e;
+	size_t removed = 0;
+	char *p;
+
+	cache_key(k1, a, 1);
+	cache_key(k2, b, 1);
+	ok(cache_open(&c, cd) == 0, "open a second cache");
+	cache_store(&c, k1, mod, "bpf", "/bin/a", 1, NULL, "plan", "script", &e);
+	cache_entry_release(&e);
+	cache_store(&c, k2, mod, "bpf", "/bin/b", 1, NULL, "plan", "script", &e);
+	cache_entry_release(&e);
+	ok(cache_prune(&c, 1, k2, &removed) == 0 && removed == 1, "limit 1 byte: one evicted");
+	p = xstrfmt("%s/modules/%s/meta", cd, k2);
+	ok(fs_exists(p), "the module in use is kept");
+	free(p);
+	is_int(cache_lookup(&c, k2, NULL, &e), 1, "and still a hit");
+	cache_entry_release(&e);
+	cache_close(&c);
+	free(cd);
+}
+
+/* The swap race on the load: another process exchanges the cached module
+ * with a look-alike in a loop (renameat2 RENAME_EXCHANGE) while perun
+ * verifies and exports it; the exported bytes must always be the verified
+ * ones.  A check-then-open-by-path reader over the same race shows the
+ * swapper does win such races.  */
+static void export_race(const char *dir, const char *mod)
+{
+	char *cd = xstrfmt("%s/race", dir), key[SHA1_HEXSZ + 1], *m, *evil, *out = NULL, *meta;
+	const char *parts[] = { "race" };
+	struct cache c;
+	struct cache_entry e;
+	struct strbuf good = STRBUF_INIT;
+	int i, exported = 0, refused = 0, wrong = 0, path_wins = 0;
+	pid_t pid;
+
+	cache_key(key, parts, 1);
+	ok(cache_open(&c, cd) == 0, "open the race cache");
+	cache_store(&c, key, mod, "bpf", "/bin/a", 1, NULL, "plan", "script", &e);
+	strbuf_read_file(&good, e.module);
+	m = xstrdup(e.module);
+	meta = xstrfmt("%s/meta", e.dir);
+	cache_entry_release(&e);
+	evil = xstrfmt("%s/modules/.evil.bo", cd);
+	fs_write_atomic(evil, "EVIL EVIL EVIL!", 15, 0644);
+	pid = fork();
+	if (pid == 0) {
+		for (;;)
+			renameat2(AT_FDCWD, m, AT_FDCWD, evil, RENAME_EXCHANGE);
+	}
+	/* the control: hash by path, then open by path again, as a runtime would */
+	for (i = 0; i < 200; i++) {
+		struct strbuf a1 = STRBUF_INIT, a2 = STRBUF_INIT;
+		if (strbuf_read_file(&a1, m) == 0 && a1.len == good.len &&
+		    !memcmp(a1.buf, good.buf, good.len) && strbuf_read_file(&a2, m) == 0 &&
+		    (a2.len != good.len || memcmp(a2.buf, good.buf, good.len)))
+			path_wins++;
+		strbuf_release(&a1);
+		strbuf_release(&a2);
+	}
+	for (i = 0; i < 200; i++) {
+		int r = cache_lookup(&c, key, NULL, &e);
+		char *outdir = xstrfmt("%s/out%d", dir, i);
+		mkdir(outdir, 0700);
+		if (r == 1 && cache_export_module(&e, outdir, &out) == 0) {
+			struct strbuf got = STRBUF_INIT;
+			strbuf_read_file(&got, out);
+			exported++;
+			if (got.len != good.len || memcmp(got.buf, good.buf, good.len))
+				wrong++;
+			strbuf_release(&got);
+			free(out);
+		} else {
+			refused++;
+		}
+		cache_entry_release(&e);
+		fs_remove_tree(outdir);
+		free(outdir);
+		/* a mismatch removes the entry: store it again for the next round */
+		if (!fs_exists(meta)) {
+			cache_store(&c, key, mod, "bpf", "/bin/a", 1, NULL, "plan", "script", &e);
+			cache_entry_release(&e);
+			fs_write_atomic(evil, "EVIL EVIL EVIL!", 15, 0644);
+		}
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	printf("# swap race: %d exported, %d refused or rebuilt, %d wrong; "
+	       "check-then-open-by-path lost %d of 200\n",
+	       exported, refused, wrong, path_wins);
+	ok(wrong == 0, "200 verify+export rounds under the swap race: never a byte not verified");
+	ok(exported > 0, "and some rounds did export the module");
+	ok(path_wins > 0, "while checking by path and opening again loses the race");
+	cache_close(&c);
+	strbuf_release(&good);
+	free(m);
+	free(meta);
+	free(evil);
+	free(cd);
 }
 
 int main(void)
@@ -140,6 +349,10 @@ int main(void)
 	chmod(cdir, 0777);
 	ok(cache_open(&c, cdir) < 0, "a world-writable cache dir is refused");
 	chmod(cdir, 0700);
+	path_checks(dir);
+	sizes();
+	prune_keeps_the_module_in_use(dir, mod);
+	export_race(dir, mod);
 	fs_remove_tree(dir);
 	free(p);
 	free(mod);
