@@ -135,6 +135,79 @@ static void sizes(void)
 	unsetenv("PERUN_CACHE_MAX_SIZE");
 }
 
+/* prune and clear remove only what perun can prove it wrote.  */
+static void ownership_rules(const char *dir, const char *mod)
+{
+	char *cd = xstrfmt("%s/own", dir), k[5][SHA1_HEXSZ + 1], *p, *q;
+	const char *names[] = { "o0", "o1", "o2", "o3", "o4" }, *why;
+	struct cache c;
+	struct cache_entry e;
+	size_t removed, i;
+
+	ok(cache_open(&c, cd) == 0, "open an ownership cache");
+	for (i = 0; i < 5; i++) {
+		const char *part[] = { names[i] };
+		cache_key(k[i], part, 1);
+		cache_store(&c, k[i], mod, "bpf", "/bin/a", 1, NULL, "plan", "script", &e);
+		cache_entry_release(&e);
+	}
+	ok(cache_entry_is_ours(&c, k[0], &why), "a stored entry is provably ours");
+	/* 1: a file perun never writes inside */
+	p = xstrfmt("%s/modules/%s/notes.txt", cd, k[1]);
+	fs_write_atomic(p, "mine", 4, 0600);
+	ok(!cache_entry_is_ours(&c, k[1], &why) && !strcmp(why, "holds files perun never writes"),
+	   "an entry holding a foreign file is not ours");
+	free(p);
+	/* 2: meta records another key */
+	p = xstrfmt("%s/modules/%s", cd, k[2]);
+	q = xstrfmt("%s/modules/%s", cd, "0000000000000000000000000000000000000000");
+	ok(rename(p, q) == 0 && !cache_entry_is_ours(&c, fs_basename(q), &why) &&
+	   !strcmp(why, "its meta file records another key"),
+	   "an entry whose meta records another key is not ours");
+	free(p);
+	free(q);
+	/* 3: meta owned by another user, 4: the entry a symbolic link */
+	if (geteuid() == 0) {
+		p = xstrfmt("%s/modules/%s/meta", cd, k[3]);
+		ok(chown(p, 65534, 65534) == 0 && !cache_entry_is_ours(&c, k[3], &why),
+		   "an entry whose meta is another user's is not ours");
+		free(p);
+	}
+	p = xstrfmt("%s/modules/%s", cd, k[4]);
+	q = xstrfmt("%s/moved", cd);
+	ok(rename(p, q) == 0 && symlink(q, p) == 0 && !cache_entry_is_ours(&c, k[4], &why) &&
+	   !strcmp(why, "a symbolic link"),
+	   "an entry that is a symbolic link is not ours");
+	free(p);
+	free(q);
+	p = xstrfmt("%s/modules/notakey", cd);
+	ok(mkdir(p, 0700) == 0 && !cache_entry_is_ours(&c, "notakey", &why) &&
+	   !strcmp(why, "not named by a cache key"),
+	   "a directory not named by a key is not ours");
+	free(p);
+	p = xstrfmt("%s/targets/README", cd);
+	fs_write_atomic(p, "x", 1, 0600);
+	free(p);
+	ok(cache_prune(&c, 0, NULL, &removed) == 0 && removed == 1, "prune to 0 removes only ours");
+	for (i = 1; i < 5; i++) {
+		p = xstrfmt("%s/modules/%s", cd,
+			    i == 2 ? "0000000000000000000000000000000000000000" : k[i]);
+		ok(fs_exists(p), "foreign entry %zu kept by prune", i);
+		free(p);
+	}
+	ok(cache_clear(&c, &removed) == 0 && removed == 0, "clear removes nothing foreign");
+	p = xstrfmt("%s/targets/README", cd);
+	q = xstrfmt("%s/modules/notakey", cd);
+	ok(fs_exists(p) && fs_exists(q), "clear keeps foreign files in targets/ and modules/");
+	free(p);
+	free(q);
+	p = xstrfmt("%s/moved/meta", cd);
+	ok(fs_exists(p), "and never follows an entry's link");
+	free(p);
+	cache_close(&c);
+	free(cd);
+}
+
 /* A limit smaller than one module never evicts the module a collect uses.  */
 static void prune_keeps_the_module_in_use(const char *dir, const char *mod)
 {
@@ -352,6 +425,7 @@ int main(void)
 	path_checks(dir);
 	sizes();
 	prune_keeps_the_module_in_use(dir, mod);
+	ownership_rules(dir, mod);
 	export_race(dir, mod);
 	fs_remove_tree(dir);
 	free(p);
