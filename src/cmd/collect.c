@@ -427,16 +427,23 @@ static void on_stap_line(void *ctx, const char *line)
 		fprintf(stderr, "stap: %s\n", line);
 }
 
-static int gzip_file(const char *src, const char *dst)
+/* Compresses src into a new file name in the directory dfd: created with
+ * O_EXCL|O_NOFOLLOW (never through a link, never over a file).  */
+static int gzip_file(const char *src, int dfd, const char *name, const char *shown)
 {
 	struct strbuf sb = STRBUF_INIT;
 	gzFile gz;
-	int ret = -1;
+	int fd, ret = -1;
 
 	if (strbuf_read_file(&sb, src) < 0)
 		return -1;
-	gz = gzopen(dst, "wb9");
-	if (gz) {
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		pr_error_errno("create %s", shown);
+	} else if (!(gz = gzdopen(fd, "wb9"))) {
+		pr_error("gzdopen %s: out of memory", shown);
+		close(fd);
+	} else {
 		if (sb.len == 0 || gzwrite(gz, sb.buf, (unsigned)sb.len) > 0)
 			ret = 0;
 		if (gzclose(gz) != Z_OK)
@@ -450,18 +457,29 @@ static void zip_temps(const char *tmpdir, const char *logdir, const char *stamp,
 {
 	static const char *const files[] = { "trace.raw", "stap.log", "watchdog.log",
 					     "output.log", "script.stp", "plan", NULL };
+	char rnd[9];
 	size_t i;
+	int dfd;
 
-	if (fs_mkdir_p(logdir, 0755) < 0)
+	/* a directory of ours no one else can write; names no one can guess */
+	if (fs_random_hex(rnd, 8) < 0)
 		return;
+	dfd = fs_open_private_dir(logdir, 0755);
+	if (dfd < 0) {
+		pr_error("temp files not kept (-z): %s is not a safe place for them", logdir);
+		return;
+	}
 	for (i = 0; files[i]; i++) {
 		char *src = xstrfmt("%s/%s", tmpdir, files[i]);
-		char *dst = xstrfmt("%s/trace-%s-%s.gz", logdir, stamp, files[i]);
-		if (fs_exists(src) && gzip_file(src, dst) == 0 && !quiet)
+		char *name = xstrfmt("trace-%s-%s-%s.gz", stamp, rnd, files[i]);
+		char *dst = xstrfmt("%s/%s", logdir, name);
+		if (fs_exists(src) && gzip_file(src, dfd, name, dst) == 0 && !quiet)
 			fprintf(stderr, "perun: kept %s\n", dst);
 		free(src);
+		free(name);
 		free(dst);
 	}
+	close(dfd);
 }
 
 /* --- the collect ------------------------------------------------------------ */
@@ -630,7 +648,7 @@ static int get_module(struct run_state *s)
 				goto out;
 			{
 				size_t removed;
-				cache_prune(&s->cache, cache_max_size(), &removed);
+				cache_prune(&s->cache, cache_max_size(), s->key, &removed);
 			}
 			s->cache_state = "miss";
 		} else {
@@ -640,8 +658,10 @@ static int get_module(struct run_state *s)
 	} else {
 		s->cache_state = "hit";
 	}
+	/* the runtime gets a private copy of the verified bytes, not the cache's path */
 	free(s->module);
-	s->module = xstrdup(e.module);
+	if (cache_export_module(&e, s->tmpdir, &s->module) < 0)
+		goto out;
 	wd(&s->wd, "cache %s: %s", s->cache_state, e.dir);
 	ret = 0;
 	goto out;
@@ -1210,11 +1230,13 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 			goto out;
 		if (o.watchdog) {
 			char *p = xstrfmt("%s/watchdog.log", s.tmpdir);
-			s.wd.f = fopen(p, "we");
+			s.wd.f = fopen(p, "wxe");
 			free(p);
 		}
 	}
 	cache_dir = cache_default_dir();
+	if (!o.cache_off && cache_check_dir(cache_dir) < 0)
+		goto out;
 	if (target_load(&s.target, binary, o.cache_off ? NULL : cache_dir) < 0)
 		goto out;
 	wd(&s.wd, "target: %s, %zu functions, %zu USDT notes, build-id %s", s.target.path,

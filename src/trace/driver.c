@@ -511,7 +511,8 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 	    pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0)
 		return pr_error_errno("pipe");
 	if (spec->target_argv && spec->capture_path) {
-		capfd = open(spec->capture_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		capfd = open(spec->capture_path,
+			     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (capfd < 0 || pipe2(cap, O_CLOEXEC) < 0)
 			return pr_error_errno("capture %s", spec->capture_path);
 	}
