@@ -826,8 +826,13 @@ static void warn_incomplete(const struct run_state *s, const struct parse_stats 
 	} else {
 		strbuf_addstr(&sb, "the runtime stopped before its end marker");
 	}
-	fprintf(stderr, "perun: warning: the trace is incomplete (%" PRIu64 " events lost): %s\n",
-		total, sb.buf);
+	if (total)
+		fprintf(stderr, "perun: warning: the trace is incomplete (%" PRIu64 " events lost): %s\n",
+			total, sb.buf);
+	else
+		fprintf(stderr, "perun: warning: the trace is incomplete (how many events were lost is "
+				"unknown): %s\n",
+			sb.buf);
 	strbuf_release(&sb);
 }
 
