@@ -99,8 +99,8 @@ int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char 
 	sha1_update(&c, buf, len - SHA1_RAWSZ);
 	sha1_final(&c, sum);
 	if (memcmp(sum, buf + len - SHA1_RAWSZ, SHA1_RAWSZ))
-		return pr_error("%s: index checksum mismatch (corrupted): restore it from a backup, "
-				"or remove it and 'perun add' the profiles again",
+		return pr_error("%s: index checksum mismatch (corrupted): run 'perun fsck --repair' "
+				"to re-index its profiles (the damaged file is kept aside)",
 				what);
 	n = get_u32(buf + 8);
 	for (i = 0; i < n; i++) {
@@ -120,7 +120,8 @@ int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char 
 	return 0;
 bad:
 	pidx_release(x);
-	return pr_error("%s: index entries do not match its count of %u (corrupted)", what, n);
+	return pr_error("%s: index entries do not match its count of %u (corrupted): run "
+			"'perun fsck --repair' to re-index its profiles", what, n);
 }
 
 void object_build(struct strbuf *out, const char *type, const char *json, size_t len)
