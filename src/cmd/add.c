@@ -162,6 +162,13 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 	paths = xcalloc((size_t)n, sizeof(*paths));
 	for (i = 0; i < n; i++) {
 		struct lookup l;
+		struct stat st;
+		/* add registers files: a file of that name is meant, not a
+		 * registered profile of the same name */
+		if (!strchr(names[i], '@') && stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			paths[i] = xstrdup(names[i]);
+			continue;
+		}
 		if (repo_lookup(&r, minor, &index, names[i], &l) < 0) {
 			ret = EXIT_FAIL;
 		} else if (l.registered) {
