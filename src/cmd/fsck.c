@@ -31,7 +31,7 @@ struct item {
 	char *why;
 	time_t mtime;
 	/* objects */
-	char *origin, *cmd;
+	char *origin;
 	int referenced;
 	/* indexes */
 	struct pidx idx;	/* intact, or what could be salvaged */
@@ -75,6 +75,56 @@ static struct item *find(struct fsck *f, const char *hex)
 	return NULL;
 }
 
+/* The origin an object records.  perun add appends it, so it ends the
+ * JSON: read there without parsing what may be a very large profile.  */
+static char *object_origin(const struct strbuf *json)
+{
+	static const char key[] = ",\"origin\":\"";
+	size_t tail = sizeof(key) - 1 + SHA1_HEXSZ + 2;
+	const char *t;
+	struct profile p = { NULL };
+	char *out = NULL;
+
+	if (json->len > tail) {
+		t = json->buf + json->len - tail;
+		if (!memcmp(t, key, sizeof(key) - 1) && !strcmp(t + tail - 2, "\"}")) {
+			out = strndup(t + sizeof(key) - 1, SHA1_HEXSZ);
+			if (is_hex(out, SHA1_HEXSZ))
+				return out;
+			free(out);
+			out = NULL;
+		}
+	}
+	/* elsewhere (a profile written by other tools): parse it */
+	if (profile_parse(&p, json->buf, json->len, "object") == 0) {
+		const char *o = profile_str(&p, "origin");
+		if (o && strlen(o) == SHA1_HEXSZ && is_hex(o, SHA1_HEXSZ))
+			out = xstrdup(o);
+	}
+	profile_release(&p);
+	return out;
+}
+
+/* The base name of the command of an object's profile, for the name of a
+ * re-indexed entry; "profile" when unknown.  */
+static char *object_cmd(struct fsck *f, const char *hex)
+{
+	struct strbuf json = STRBUF_INIT;
+	struct profile p = { NULL };
+	const char *c;
+	char *out;
+
+	if (store_read_object(f->r.dir, hex, &json, NULL) == 0 &&
+	    profile_parse(&p, json.buf, json.len, hex) == 0 &&
+	    (c = profile_str(&p, "header.cmd")) && *fs_basename(c))
+		out = xstrdup(fs_basename(c));
+	else
+		out = xstrdup("profile");
+	profile_release(&p);
+	strbuf_release(&json);
+	return out;
+}
+
 /* Reads one file of objects/xx/: an index or an object, checked.  */
 static void check_file(struct fsck *f, const char *path, const char *hex)
 {
@@ -97,18 +147,7 @@ static void check_file(struct fsck *f, const char *path, const char *hex)
 	} else if (store_check_object(f->r.dir, hex, &json, NULL, &why) < 0) {
 		it->bad = 1;
 	} else {
-		struct profile p = { NULL };
-		const char *o;
-		if (profile_parse(&p, json.buf, json.len, hex) < 0) {
-			strbuf_addf(&why, "object %s: its profile is not JSON", hex);
-			it->bad = 1;
-		} else {
-			o = profile_str(&p, "origin");
-			it->origin = o && strlen(o) == SHA1_HEXSZ ? xstrdup(o) : NULL;
-			o = profile_str(&p, "header.cmd");
-			it->cmd = xstrdup(o && *o ? fs_basename(o) : "profile");
-		}
-		profile_release(&p);
+		it->origin = object_origin(&json);
 	}
 	it->why = it->bad ? strbuf_detach(&why) : NULL;
 	strbuf_release(&why);
@@ -210,16 +249,16 @@ static void report(struct fsck *f)
 			continue;
 		x = it->origin ? find(f, it->origin) : NULL;
 		if (!it->origin)
-			printf("object %.12s (%s) is in no index and records no minor version "
+			printf("object %.12s is in no index and records no minor version "
 			       "(stored by an older perun): it is kept\n",
-			       it->hex, it->cmd);
+			       it->hex);
 		else if (x && x->is_index && !x->bad && !x->bad_entries)
-			printf("object %.12s (%s, %.7s) is in no index: unregistered with perun rm; "
+			printf("object %.12s (of %.7s) is in no index: unregistered with perun rm; "
 			       "it is kept\n",
-			       it->hex, it->cmd, it->origin);
+			       it->hex, it->origin);
 		else if (!x || !x->is_index)
-			printf("object %.12s (%s) belongs to %.7s, whose index is missing\n", it->hex,
-			       it->cmd, it->origin),
+			printf("object %.12s belongs to %.7s, whose index is missing\n", it->hex,
+			       it->origin),
 				f->problems++;
 	}
 	printf("checked %zu object%s and %zu index%s in %s\n", nobj, nobj == 1 ? "" : "s", nidx,
@@ -314,7 +353,9 @@ static int reindex(struct fsck *f, const char *minor, struct item *old)
 		qsort(add, nadd, sizeof(*add), cmp_mtime);
 	for (i = 0; i < nadd; i++) {
 		unsigned char id[SHA1_RAWSZ];
-		char *name = xstrfmt("%s-recovered-%.7s.perf", add[i]->cmd, add[i]->hex);
+		char *cmd = object_cmd(f, add[i]->hex);
+		char *name = xstrfmt("%s-recovered-%.7s.perf", cmd, add[i]->hex);
+		free(cmd);
 		for (j = 0; j < SHA1_RAWSZ; j++)
 			sscanf(add[i]->hex + 2 * j, "%2hhx", &id[j]);
 		pidx_append(&x, (uint32_t)add[i]->mtime, id, name);
@@ -427,7 +468,6 @@ out:
 	for (i = 0; i < f.n; i++) {
 		free(f.items[i].why);
 		free(f.items[i].origin);
-		free(f.items[i].cmd);
 		pidx_release(&f.items[i].idx);
 	}
 	free(f.items);
