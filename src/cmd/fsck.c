@@ -389,8 +389,6 @@ static int repair(struct fsck *f)
 	size_t i;
 	int ret = 0;
 
-	if (repo_lock(&f->r) < 0)
-		return -1;
 	/* damaged objects out of the way first: their index entries go */
 	for (i = 0; i < f->n; i++) {
 		struct item *it = &f->items[i];
@@ -425,7 +423,6 @@ static int repair(struct fsck *f)
 		if (reindex(f, it->origin, NULL) < 0)
 			ret = -1;
 	}
-	repo_unlock(&f->r);
 	return ret;
 }
 
@@ -450,6 +447,9 @@ int cmd_fsck(int argc, char **argv, struct ctx *ctx)
 	}
 	if (repo_find(&f.r) < 0)
 		return EXIT_FAIL;
+	/* a repair rewrites indexes from what the scan saw: no add in between */
+	if (f.repair && repo_lock(&f.r) < 0)
+		goto out;
 	if (scan(&f) < 0)
 		goto out;
 	report(&f);
