@@ -67,6 +67,7 @@ test_expect_success 'status, show, rm and log before the first commit' '
 	mkprof .perun/jobs/a.perf && mkprof .perun/jobs/b.perf "" b &&
 	touch -d "2020-01-01 00:00:01" .perun/jobs/a.perf &&
 	"$PERUN" status >st && grep "^2 pending profiles:" st &&
+	! "$PERUN" add 0@p 2>err && grep "no commits yet: .*commit once" err &&
 	test "$(workload_of 1@p)" = b &&
 	"$PERUN" rm 0@p >out && grep "removed pending profile a.perf" out &&
 	test ! -e .perun/jobs/a.perf && test -e .perun/jobs/b.perf &&

@@ -147,7 +147,11 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 		fprintf(stderr, "%s", usage);
 		return EXIT_USAGE;
 	}
-	if (repo_find(&r) < 0 || vcs_massage(r.worktree, rev, minor) < 0) {
+	if (repo_find(&r) < 0 ||
+	    (!explicit_rev && vcs_unborn(r.worktree) == 1 &&
+	     pr_error("no commits yet: profiles are registered for a commit; commit once, then "
+		      "'perun add' (pending profiles wait in .perun/jobs)") < 0) ||
+	    vcs_massage(r.worktree, rev, minor) < 0) {
 		free(names);
 		repo_release(&r);
 		return EXIT_FAIL;
