@@ -58,7 +58,8 @@ test_expect_success 'show: a profile file is shown outside any repository' '
 	"$PERUN" show app.perf --format summary >s && grep "^main  *1 " s &&
 	grep "^2 functions" s &&
 	"$PERUN" show ../base.perf --format folded | grep "^main;work " &&
-	! "$PERUN" show missing.perf 2>err && grep "not a perun repository" err
+	! "$PERUN" show missing.perf 2>err && grep "missing.perf: No such file" err &&
+	! "$PERUN" show 0@i 2>err && grep "not a perun repository" err
 '
 
 test_expect_success 'status, show, rm and log before the first commit' '

@@ -67,9 +67,10 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	r.lock_fd = -1;
 	memset(&l, 0, sizeof(l));
 	snprintf(minor, sizeof(minor), "HEAD");
-	/* a path, or a file here outside any repository, is shown as it is: it
-	 * needs no repository, no commit and no lookup */
-	if (strchr(spec, '/') || (!explicit_rev && fs_exists(spec) && !(pd = repo_locate()))) {
+	/* a path, or a name outside any repository (where it can only be a
+	 * file), is shown as it is: no repository, commit or lookup needed */
+	if (strchr(spec, '/') ||
+	    (!explicit_rev && (fs_exists(spec) || !strchr(spec, '@')) && !(pd = repo_locate()))) {
 		if (profile_load(&p, spec) < 0)
 			goto out;
 	} else {
