@@ -65,14 +65,18 @@ static int is_hex(const char *s, size_t n)
 	return s[n] == '\0';
 }
 
+static int cmp_hex(const void *a, const void *b)
+{
+	return strcmp(((const struct item *)a)->hex, ((const struct item *)b)->hex);
+}
+
+/* The item named hex; the items are sorted once the scan is done.  */
 static struct item *find(struct fsck *f, const char *hex)
 {
-	size_t i;
+	struct item key;
 
-	for (i = 0; i < f->n; i++)
-		if (!strcmp(f->items[i].hex, hex))
-			return &f->items[i];
-	return NULL;
+	snprintf(key.hex, sizeof(key.hex), "%s", hex);
+	return f->n ? bsearch(&key, f->items, f->n, sizeof(*f->items), cmp_hex) : NULL;
 }
 
 /* The origin an object records.  perun add appends it, so it ends the
@@ -200,6 +204,8 @@ static int scan(struct fsck *f)
 	}
 	closedir(d);
 	free(objects);
+	if (f->n > 1)
+		qsort(f->items, f->n, sizeof(*f->items), cmp_hex);
 	return 0;
 }
 
