@@ -169,7 +169,8 @@ test_expect_success 'fsck: a sound store' '
 test_expect_success 'fsck: a damaged index is reported, and --repair makes its profiles reachable' '
 	cd fsck && idx=$(idx_path HEAD) && cp "$idx" ../idx.good &&
 	printf "\377" | dd of="$idx" bs=1 seek=14 conv=notrunc 2>/dev/null &&
-	! "$PERUN" status 2>err && grep "checksum mismatch" err && grep "perun fsck --repair" err &&
+	! "$PERUN" status >st 2>err && grep "checksum mismatch" err && grep "perun fsck --repair" err &&
+	grep "^0 pending profiles" st && grep "index of .* is damaged" st &&
 	set +e; "$PERUN" fsck >out; rc=$?; set -e; cat out && test $rc = 1 &&
 	grep "damaged index $(git rev-parse --short=7 HEAD)" out && grep "1 problem:" out &&
 	! cmp -s "$idx" ../idx.good &&
@@ -214,6 +215,22 @@ test_expect_success 'fsck: an unregistered object is kept and not re-indexed' '
 	"$PERUN" fsck >out && cat out && grep "unregistered with perun rm; it is kept" out &&
 	grep "no problems found" out &&
 	"$PERUN" fsck --repair >/dev/null && test "$("$PERUN" status --short | grep -c "@i")" = 1
+'
+
+test_expect_success 'fsck: an object without origin (an older perun) is reported and kept' '
+	cd fsck &&
+	oid=$(python3 -c "
+import hashlib, json, os, zlib
+p = json.load(open(\"../base.perf\"))
+body = json.dumps(p, separators=(\",\", \":\")).encode()
+raw = b\"profile mixed %d\0\" % len(body) + body
+oid = hashlib.sha1(raw).hexdigest()
+os.makedirs(\".perun/objects/\" + oid[:2], exist_ok=True)
+open(\".perun/objects/%s/%s\" % (oid[:2], oid[2:]), \"wb\").write(zlib.compress(raw))
+print(oid)") &&
+	"$PERUN" fsck >out && cat out && grep "object $(echo $oid | cut -c1-12) is in no index and records no minor version" out &&
+	grep "no problems found" out &&
+	"$PERUN" fsck --repair >/dev/null && test -e .perun/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-)
 '
 
 test_expect_success 'fsck: temp files and strange files are reported and left alone; usage' '

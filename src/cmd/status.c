@@ -52,7 +52,7 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 	struct pending *pend = NULL;
 	size_t npend = 0, i;
 	char head[41], tb[32], *major;
-	int short_form = 0, dirty, unborn, ret = EXIT_FAIL;
+	int short_form = 0, dirty, unborn, bad_index = 0, ret = EXIT_FAIL;
 
 	(void)ctx;
 	for (i = 1; i < (size_t)argc; i++) {
@@ -93,8 +93,8 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 			printf("  %s <%s>, %s\n  %s\n", mv.author, mv.email, tb, mv.subject);
 		free(major);
 		minor_version_release(&mv);
-		if (store_read_index(r.dir, head, &index) < 0)
-			goto out;
+		/* a damaged index (reported) still leaves the pending profiles to list */
+		bad_index = store_read_index(r.dir, head, &index) < 0;
 	}
 	repo_pending(&r, &pend, &npend);
 	printf("\n%zu pending profile%s%s\n", npend, npend == 1 ? "" : "s", npend ? ":" : "");
@@ -110,7 +110,10 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 		describe(&p, tag, name, pend[i].mtime, short_form);
 		profile_release(&p);
 	}
-	if (!unborn)
+	if (bad_index)
+		printf("\nthe index of %.7s is damaged: 'perun fsck' says how, 'perun fsck --repair' "
+		       "rebuilds it\n", head);
+	else if (!unborn)
 		printf("\n%zu profile%s registered for %.7s%s\n", index.n, index.n == 1 ? "" : "s",
 		       head, index.n ? ":" : "");
 	for (i = 0; i < index.n; i++) {
@@ -125,7 +128,7 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 		describe(&p, tag, index.entries[i].path, (time_t)index.entries[i].time, short_form);
 		profile_release(&p);
 	}
-	ret = EXIT_OK;
+	ret = bad_index ? EXIT_FAIL : EXIT_OK;
 out:
 	pidx_release(&index);
 	pending_free(pend, npend);
