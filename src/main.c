@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "log", cmd_log, "walk minor versions with the profiles of each" },
 	{ "add", cmd_add, "register profiles for a minor version" },
 	{ "rm", cmd_rm, "unregister profiles, or drop pending ones" },
+	{ "fsck", cmd_fsck, "check objects and indexes of .perun; --repair rebuilds damaged indexes" },
 	{ "show", cmd_show, "print a profile: json, a summary table, or folded stacks" },
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },

@@ -21,6 +21,7 @@
 
 #include "cmd/cmd.h"
 #include "profile/writer.h"
+#include "store/output.h"
 #include "store/repo.h"
 #include "target/target.h"
 #include "trace/cache.h"
@@ -836,12 +837,39 @@ static void warn_incomplete(const struct run_state *s, const struct parse_stats 
 	strbuf_release(&sb);
 }
 
+/* Writing *output (or *staged) failed: write the profile again, once, into
+ * a rescue file, so a finished trace is never thrown away.  */
+static int to_rescue(char **output, char **staged, int *rescued)
+{
+	char *pd, *jobs = NULL, *r;
+
+	if (*rescued)
+		return -1;
+	pd = repo_locate();
+	if (pd)
+		jobs = xstrfmt("%s/jobs", pd);
+	r = output_rescue(jobs, *output);
+	free(pd);
+	free(jobs);
+	if (!r)
+		return -1;
+	if (*staged)
+		unlink(*staged);
+	free(*staged);
+	*staged = NULL;
+	*rescued = 1;
+	fprintf(stderr, "perun: cannot write %s: writing the profile to %s instead\n", *output, r);
+	free(*output);
+	*output = r;
+	return 0;
+}
+
 static int run_and_write(struct run_state *s)
 {
 	struct opts *o = s->o;
 	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
-	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL;
+	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL, *staged = NULL;
 	struct strv argv = { NULL, 0 }, env = { NULL, 0 };
 	struct run_spec spec;
 	struct run_result res;
@@ -850,7 +878,7 @@ static int run_and_write(struct run_state *s)
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	unsigned char *points = NULL;
 	char origin[41], desc[64];
-	int have_origin = 0, in_jobs = 0, ret = EXIT_FAIL, incomplete = 0;
+	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0;
 	size_t i;
 	double t_parse0;
 	struct stat st;
@@ -930,6 +958,9 @@ static int run_and_write(struct run_state *s)
 		output = xstrdup(o->output);
 	} else {
 		output = default_output(s, &in_jobs);
+		/* never replace a profile: write beside, then take a free name */
+		if (!(staged = output_stage(output)) && to_rescue(&output, &staged, &rescued) < 0)
+			goto out;
 	}
 	origin_dir = vcs_find_worktree(".");
 	if (origin_dir && vcs_head(origin_dir, origin) == 0)
@@ -943,13 +974,23 @@ static int run_and_write(struct run_state *s)
 	for (i = 0; i < s->plan.n; i++)
 		points[i] = s->plan.probes[i].kind == PROBE_USDT_POINT ||
 			    s->plan.probes[i].kind == PROBE_LINE;
-	if (profile_writer_open(&w, output, &s->plan, have_origin ? origin : NULL, header, ci,
-				!o->aggregate) < 0)
+write_again:
+	if (parser)
+		parser_free(parser);
+	parser = NULL;
+	if (profile_writer_open(&w, staged ? staged : output, &s->plan,
+				have_origin ? origin : NULL, header, ci, !o->aggregate) < 0) {
+		profile_writer_abort(&w);	/* frees what open kept */
+		if (to_rescue(&output, &staged, &rescued) == 0)
+			goto write_again;
 		goto out;
+	}
 	parser = parser_new(s->plan.n, points, profile_writer_call, &w);
 	if (parser_feed_file(parser, raw) < 0 || parser_finish(parser) < 0) {
 		profile_writer_abort(&w);
 		pr_error("writing %s failed", output);
+		if (to_rescue(&output, &staged, &rescued) == 0)
+			goto write_again;
 		goto out;
 	}
 	if (o->aggregate) {
@@ -959,6 +1000,8 @@ static int run_and_write(struct run_state *s)
 			if (profile_writer_aggregate(&w, &ag[k]) < 0) {
 				profile_writer_abort(&w);
 				pr_error("writing %s failed", output);
+				if (to_rescue(&output, &staged, &rescued) == 0)
+					goto write_again;
 				goto out;
 			}
 	}
@@ -968,6 +1011,7 @@ static int run_and_write(struct run_state *s)
 		struct json_object *tg = json_object_new_object(), *met = NULL;
 		size_t reached = 0;
 
+		json_object_put(extra);
 		extra = json_object_new_object();
 		json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
 		json_object_object_add(extra, "module_cache", json_object_new_string(s->cache_state));
@@ -1049,8 +1093,19 @@ static int run_and_write(struct run_state *s)
 			json_object_object_add(met, "parse_s", json_object_new_double(now_s() - t_parse0));
 			json_object_object_add(extra, "metrics", met);
 		}
-		if (profile_writer_close(&w, ps, extra) < 0)
+		if (profile_writer_close(&w, ps, extra) < 0) {
+			if (to_rescue(&output, &staged, &rescued) == 0)
+				goto write_again;
 			goto out;
+		}
+		if (staged) {
+			char *final = output_publish(staged, output);
+			free(output);
+			output = final ? final : xstrdup(staged);
+			rescued |= !final;
+			free(staged);
+			staged = NULL;
+		}
 		if (o->metrics && stat(output, &st) == 0) {
 			double pt = now_s() - s->t_start;
 			printf("metrics:\n  PL   %zu probe locations\n  PLR  %zu reached\n"
@@ -1074,9 +1129,10 @@ static int run_and_write(struct run_state *s)
 					nthreads += j == k;
 				}
 			}
-			fprintf(stderr, "perun: %" PRIu64 " calls of %zu functions in %zu threads -> %s%s\n",
-				ncalls, reached ? (size_t)json_object_object_length(sum) : 0,
-				nthreads, output, in_jobs ? " (pending: perun add)" : "");
+			size_t nf = reached ? (size_t)json_object_object_length(sum) : 0;
+			fprintf(stderr, "perun: %" PRIu64 " call%s of %zu function%s in %zu thread%s -> %s%s\n",
+				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
+				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
 		}
 		if (incomplete)
 			warn_incomplete(s, ps, parser_lost(parser));
@@ -1116,7 +1172,15 @@ static int run_and_write(struct run_state *s)
 	}
 	if (res.interrupted)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
+	if (rescued) {
+		fprintf(stderr, "perun: the profile is in %s, not where it was asked for\n", output);
+		if (ret == EXIT_OK || ret == EXIT_INCOMPLETE)
+			ret = EXIT_FAIL;
+	}
 out:
+	if (staged)
+		unlink(staged);
+	free(staged);
 	if (parser)
 		parser_free(parser);
 	json_object_put(header);
@@ -1208,6 +1272,11 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	if (!o.cmd) {
 		ret = usage_error("%s", "nothing to run: give the command with -c (-b names the "
 					"binary to probe when it differs)");
+		goto out;
+	}
+	/* -o is checked now, not after the target ran: a bad one lost the trace */
+	if (o.output && !o.script_only && output_check(o.output) < 0) {
+		ret = EXIT_USAGE;
 		goto out;
 	}
 	if (o.cmd) {

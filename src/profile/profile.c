@@ -250,7 +250,8 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0);
 		free(a);
 	}
-	strbuf_addf(out, "%zu functions; amounts in %s\n", nfs, *unit ? unit : "the profile's units");
+	strbuf_addf(out, "%zu function%s; amounts in %s\n", nfs, nfs == 1 ? "" : "s",
+		    *unit ? unit : "the profile's units");
 	free(fs);
 }
 

@@ -101,6 +101,18 @@ out:
 	return ret;
 }
 
+static int git_unborn(const char *worktree)
+{
+	git_repository *repo = open_repo(worktree);
+	int r;
+
+	if (!repo)
+		return -1;
+	r = git_repository_head_unborn(repo);
+	git_repository_free(repo);
+	return r < 0 ? git_fail("git_repository_head_unborn", worktree) : r;
+}
+
 static char *git_major_version(const char *worktree)
 {
 	git_repository *repo = open_repo(worktree);
@@ -110,8 +122,15 @@ static char *git_major_version(const char *worktree)
 	if (!repo)
 		return NULL;
 	if (git_repository_head(&head, repo) < 0) {
+		/* an unborn branch: HEAD still names it */
+		const char *t;
+		out = NULL;
+		if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
+		    (t = git_reference_symbolic_target(head)) != NULL)
+			out = xstrdup(!strncmp(t, "refs/heads/", 11) ? t + 11 : t);
+		git_reference_free(head);
 		git_repository_free(repo);
-		return xstrdup("(no commits)");
+		return out ? out : xstrdup("(no commits)");
 	}
 	out = git_reference_is_branch(head) ? xstrdup(git_reference_shorthand(head))
 					    : xstrdup("HEAD (detached)");
@@ -292,6 +311,7 @@ const struct vcs_backend vcs_git = {
 	.find_worktree = git_find_worktree,
 	.init = git_init_repo,
 	.massage = git_massage,
+	.unborn = git_unborn,
 	.major_version = git_major_version,
 	.minor_info = git_minor_info,
 	.walk = git_walk,
