@@ -35,7 +35,19 @@ struct run_spec {
 	 * events: the target is stopped (TERM, then KILL) and runtime_died set.
 	 * NULL-terminated, or NULL.  */
 	const char *const *fatal_lines;
+
+	/* Kernel runtime: the module staprun loads is named module_prefix plus
+	 * the runtime's pid (staprun -R).  If perun dies, the runtime gets SIGTERM
+	 * (it unloads the module itself) before SIGKILL, and if the module is still
+	 * loaded once the runtime has ended, cleanup_argv runs with DRIVER_MOD_ARG
+	 * replaced by its name (staprun -d NAME).  */
+	const char *module_prefix;	/* or NULL */
+	char **cleanup_argv;
 };
+
+/* The cleanup_argv element replaced by the loaded module's name.  */
+#define DRIVER_MOD_ARG "@MODULE@"
+
 
 struct run_result {
 	int exited;		/* 1 when argv exited normally */
