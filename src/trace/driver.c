@@ -266,17 +266,15 @@ static pid_t start_runtime(const struct run_spec *spec, int errw, pid_t target)
 	_exit(127);
 }
 
-/* Kernel runtime: when the module staprun loaded (module_prefix + its pid)
+/* Kernel runtime: when the module staprun -R loaded (module_prefix..._PID)
  * is still loaded after staprun ended, removes it with cleanup_argv.  */
 static void remove_module(const struct run_spec *spec, pid_t rt)
 {
-	char name[256], line[300], *argv[32];
+	char *name = kruntime_find_module(spec->module_prefix, (long)rt), *argv[32];
 	pid_t p;
 	size_t i;
 
-	snprintf(name, sizeof(name), "%s%d", spec->module_prefix, (int)rt);
-	snprintf(line, sizeof(line), "%s ", name);
-	if (!kruntime_module_loaded(line))
+	if (!name)
 		return;
 	for (i = 0; spec->cleanup_argv[i] && i < 31; i++)
 		argv[i] = strcmp(spec->cleanup_argv[i], DRIVER_MOD_ARG) ? spec->cleanup_argv[i] : name;
@@ -295,6 +293,7 @@ static void remove_module(const struct run_spec *spec, pid_t rt)
 	}
 	if (p > 0)
 		waitpid(p, NULL, 0);
+	free(name);
 }
 
 enum phase { P_READY, P_RUN, P_STOP, P_KILL, P_DONE };

@@ -36,8 +36,8 @@ struct run_spec {
 	 * NULL-terminated, or NULL.  */
 	const char *const *fatal_lines;
 
-	/* Kernel runtime: the module staprun loads is named module_prefix plus
-	 * the runtime's pid (staprun -R).  If perun dies, the runtime gets SIGTERM
+	/* Kernel runtime: the module staprun -R loads is named module_prefix...
+	 * "_" the runtime's pid.  If perun dies, the runtime gets SIGTERM
 	 * (it unloads the module itself) before SIGKILL, and if the module is still
 	 * loaded once the runtime has ended, cleanup_argv runs with DRIVER_MOD_ARG
 	 * replaced by its name (staprun -d NAME).  */

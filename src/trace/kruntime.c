@@ -203,17 +203,21 @@ int kruntime_can_build(const char *release, char **why)
 	return ok;
 }
 
-int kruntime_module_loaded(const char *prefix)
+char *kruntime_find_module(const char *prefix, long pid)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *line, *save = NULL;
-	size_t n = strlen(prefix);
-	int found = 0;
+	char *line, *save = NULL, *found = NULL, suffix[32];
+	size_t n = strlen(prefix), ns;
 
+	snprintf(suffix, sizeof(suffix), "_%ld", pid);
+	ns = strlen(suffix);
 	if (strbuf_read_file(&sb, "/proc/modules") < 0)
-		return 0;
-	for (line = strtok_r(sb.buf, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save))
-		found = !strncmp(line, prefix, n);
+		return NULL;
+	for (line = strtok_r(sb.buf, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strcspn(line, " ");
+		if (len > n + ns && !strncmp(line, prefix, n) && !strncmp(line + len - ns, suffix, ns))
+			found = xstrfmt("%.*s", (int)len, line);
+	}
 	strbuf_release(&sb);
 	return found;
 }

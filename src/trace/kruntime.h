@@ -39,7 +39,8 @@ int kruntime_can_load(const char **why);
 /* 1 when modules can be built for release (its build tree exists); else
  * *why says what to install (caller frees).  */
 int kruntime_can_build(const char *release, char **why);
-/* 1 when /proc/modules lists a module whose name starts with prefix.  */
-int kruntime_module_loaded(const char *prefix);
+/* The loaded module staprun -R named for runtime pid: "PREFIX..._PID"
+ * (staprun shortens the name before the suffix), or NULL; caller frees.  */
+char *kruntime_find_module(const char *prefix, long pid);
 
 #endif
