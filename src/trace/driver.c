@@ -251,6 +251,8 @@ static pid_t start_runtime(const struct run_spec *spec, int errw, pid_t target)
 			close(fd);
 		}
 	}
+	if (spec->stdout_to_stderr)
+		dup2(2, 1);
 	if (spec->cwd && chdir(spec->cwd) < 0)
 		_exit(126);
 	for (i = 0; spec->env_extra && spec->env_extra[i]; i++)

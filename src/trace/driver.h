@@ -17,6 +17,7 @@ struct run_spec {
 	const char *cwd;	/* or NULL */
 	const char *cleanup_dir;	/* removed if perun dies mid-run, or NULL */
 	int stdout_null;	/* argv's stdout goes to /dev/null */
+	int stdout_to_stderr;	/* argv's stdout reaches on_stderr too (stap -V) */
 
 	/* With a target, the supervisor forks it first and holds it before
 	 * exec; argv gets its pid (DRIVER_PID_ARG); once ready_path holds a

@@ -159,7 +159,7 @@ char *kruntime_stap_version(const char *stap)
 		return NULL;
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = argv;
-	spec.stdout_null = 1;
+	spec.stdout_to_stderr = 1;	/* stap -V prints its version on stdout */
 	if (driver_run(&spec, &res, first_line, &line) < 0 || !line)
 		goto out;
 	/* "Systemtap translator/driver (version 4.8/0.188, Debian version 4.8-2)" */
