@@ -30,9 +30,8 @@ in_guest() {
 		-- /bin/bash "$TRASH/$1"
 }
 
-test_expect_success 'build the fixtures' '
-	cc -g -O1 -o fibn "$FIXTURES/fibn.c" &&
-	cc -g -O0 -o forever "$FIXTURES/forever.c"
+test_expect_success 'build the fixture' '
+	cc -g -O1 -o fibn "$FIXTURES/fibn.c"
 '
 
 test_expect_success 'the build host fills the cache for the guest release (-r, --compile-only)' '
@@ -41,7 +40,6 @@ test_expect_success 'the build host fills the cache for the guest release (-r, -
 	grep "kernel module in the cache (miss)" err &&
 	read key rt rel <key && test "$rt" = kernel && test "$rel" = "$REL" &&
 	test -s "$PERUN_CACHE_DIR/modules/$key/perun_$(echo $key | cut -c1-16).ko" &&
-	"$PERUN" collect -c ./forever trace -s custom -f tick --compile-only -r "$REL" -q >/dev/null &&
 	PERUN_KRUNTIME_DIR="$RT_STOCK" PERUN_CACHE_DIR="$STOCK_CACHE" \
 		"$PERUN" collect -c ./fibn trace -s custom -f fib --compile-only -r "$REL" -q >/dev/null &&
 	again=$("$PERUN" collect -c ./fibn trace -s custom -f fib --compile-only -r "$REL" 2>err2) &&
@@ -109,19 +107,20 @@ cat >"$TRASH/guest-kill.sh" <<'EOF'
 set -u
 # left: our modules and processes still there (cheap checks: TCG is slow)
 left() {
-	echo "$(grep -cE "^(perun|stap)_" /proc/modules)$(ps -eo comm= | grep -cE "^(staprun|stapio|forever)$")"
+	echo "$(grep -cE "^(perun|stap)_" /proc/modules)$(ps -eo comm= | grep -cE "^(staprun|stapio|fibn)$")"
 }
 wait_gone() {
 	for i in $(seq 60); do [ "$(left)" = 00 ] && return 0; sleep 0.5; done
-	ps -eo pid,stat,comm | grep -E "stap|forever"; grep -E "^(perun|stap)_" /proc/modules
+	ps -eo pid,stat,comm | grep -E "stap|fibn"; grep -E "^(perun|stap)_" /proc/modules
 	return 1
 }
 wait_loaded() {
 	for i in $(seq 60); do grep -q "^perun_" /proc/modules && return 0; sleep 0.5; done
 	return 1
 }
+# fib(32): 7 million calls, more than the test waits for; the same module
 # 1. perun killed with SIGKILL while the target runs
-"$PERUN" collect -o kill.perf -c ./forever trace -s custom -f tick --runtime kernel \
+"$PERUN" collect -o kill.perf -c ./fibn -a 32 trace -s custom -f fib --runtime kernel \
 	>kill.out 2>kill.err &
 p=$!
 wait_loaded && echo "loaded=$(grep "^perun_" /proc/modules | cut -d" " -f1)"
@@ -131,7 +130,7 @@ wait $p
 echo "perun_status=$?"
 wait_gone && echo "kill_left=none"
 # 2. the runtime (stapio) killed with SIGKILL: perun removes the module itself
-"$PERUN" collect -o died.perf -c ./forever trace -s custom -f tick --runtime kernel \
+"$PERUN" collect -o died.perf -c ./fibn -a 32 trace -s custom -f fib --runtime kernel \
 	>died.out 2>died.err &
 p=$!
 wait_loaded && sleep 1 && kill -9 $(ps -eo pid=,comm= | awk '$2 == "stapio" { print $1 }')
