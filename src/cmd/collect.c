@@ -955,6 +955,10 @@ static int run_and_write(struct run_state *s)
 	/* detaching is slow: the kernel waits an RCU grace period per probe point
 	 * (about 60 ms each here), and stapbpf runs its end probe only after */
 	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
+	/* perun's patched kernel runtime lets stapio read all output before the
+	 * module exits, waiting up to 60 s (_stp_exit_drain_ms) */
+	if (s->runtime == RUNTIME_KERNEL && s->kr.txfix)
+		spec.stop_timeout += 60;
 	if (!o->quiet && plan_probe_points(&s->plan) > 200)
 		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
 				"the command ends (Ctrl-C twice to skip it)\n",
