@@ -516,6 +516,8 @@ struct run_state {
 	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
 };
 
+static enum script_mode script_mode(const struct run_state *s);
+
 /* stap -r RELEASE [-R COPY] for the kernel runtime, once the build tree is
  * known to be there; warns when stap needs perun's patched runtime.  */
 static int kernel_compile_args(struct run_state *s, struct strv *argv)
@@ -539,6 +541,14 @@ static int kernel_compile_args(struct run_state *s, struct strv *argv)
 			free(cmd);
 		}
 		free(ver);
+	}
+	if (script_mode(s) == SCRIPT_RECORD) {
+		/* the end probe writes the whole recorder map out; the kernel runtime
+		 * stops a probe after MAXACTION (1000) statements, the bpf one does
+		 * not (its end probe runs in user space) */
+		char *d = xstrfmt("-DMAXACTION=%zu", s->o->buffer_size * 8 + 10000);
+		strv_push(argv, d);
+		free(d);
 	}
 	strv_push(argv, "-r");
 	strv_push(argv, s->release);
