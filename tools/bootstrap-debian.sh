@@ -18,6 +18,8 @@ apt-get install -y -q --no-install-recommends \
 	systemtap systemtap-sdt-dev bpftrace g++ chromium >/dev/null
 say "preparing tracing"
 sh tools/prepare-tracing.sh
+say "preparing perun's copy of the stap kernel runtime (--runtime kernel)"
+sh tools/prepare-kernel-runtime.sh
 say "building"
 autoreconf -fi >/dev/null 2>&1
 ./configure -q --enable-sanitizers --enable-werror

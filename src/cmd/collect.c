@@ -26,6 +26,7 @@
 #include "target/target.h"
 #include "trace/cache.h"
 #include "trace/driver.h"
+#include "trace/kruntime.h"
 #include "trace/parse.h"
 #include "trace/plan.h"
 #include "trace/runtime.h"
@@ -74,6 +75,8 @@ struct opts {
 	const char *transport;	/* record | print, or NULL: the runtime's default */
 	size_t buffer_size;	/* events the recorder keeps */
 	enum runtime runtime;
+	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
+	int compile_only;	/* fill the module cache, run nothing */
 };
 
 void usage_collect(FILE *f)
@@ -117,6 +120,9 @@ void usage_collect(FILE *f)
 	      "                           70 bytes of kernel memory each); the rest is counted\n"
 	      "                           as lost, per function\n"
 	      "      --strict             any lost event makes the collect fail (exit 1)\n"
+	      "      --compile-only       build the module into the cache and stop\n"
+	      "  -r, --kernel-release R   build the kernel module for release R (a build host\n"
+	      "                           serving hosts that run R; implies --runtime kernel)\n"
 	      "\n"
 	      "The profile's amounts are nanoseconds (header.units).  Exit status: 0 when the\n"
 	      "profile was written and is complete, 1 on failure, 2 on a usage error, 3 when\n"
@@ -128,7 +134,7 @@ void usage_collect(FILE *f)
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
-	OPT_BUFFER_SIZE, OPT_STRICT,
+	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY,
 };
 
 /* Default events the recorder keeps, and the most it may be asked for.  */
@@ -193,6 +199,8 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "compile-only", no_argument, NULL, OPT_COMPILE_ONLY },
+		{ "kernel-release", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -201,7 +209,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 
 	rewrite_two_letter(argc, argv);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:s:f:u:d:g:b:t:zkqwo:ih", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:s:f:u:d:g:b:t:zkqwo:ihr:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			o->engine = optarg;
@@ -280,12 +288,27 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 			break;
 		}
 		case OPT_STRICT: o->strict = 1; break;
+		case OPT_COMPILE_ONLY: o->compile_only = 1; break;
+		case 'r':
+			if (!*optarg || strchr(optarg, '/') || strchr(optarg, ' '))
+				return usage_error("-r wants a kernel release like 6.1.0-56-amd64, "
+						   "not '%s'",
+						   optarg);
+			o->kernel_release = optarg;
+			break;
 		case 'h': usage_collect(stdout); return -1;
 		default: return usage_error("%s", "bad trace option");
 		}
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s' after the trace options", argv[optind]);
+	if (o->compile_only && o->cache_off)
+		return usage_error("%s", "--compile-only fills the module cache: not with -sc");
+	if (o->kernel_release) {
+		if (o->runtime == RUNTIME_BPF)
+			return usage_error("%s", "-r builds kernel modules: not with --runtime bpf");
+		o->runtime = RUNTIME_KERNEL;
+	}
 	return 0;
 }
 
@@ -413,6 +436,10 @@ static void on_stap_line(void *ctx, const char *line)
 	}
 	if (sscanf(line, "WARNING: lost %llu perf_events on cpu %d", &lost, &cpu) == 2)
 		l->lost_events += lost;
+	/* kernel runtime: each failure is one probe's output the relay dropped (a
+	 * lower bound: stock stap 4.8's stapio also drops data silently) */
+	if (sscanf(line, "WARNING: There were %llu transport failures", &lost) == 1)
+		l->lost_events += lost;
 	/* stapbpf sends a printf as several perf records; when its 32 KB per-CPU
 	 * rings overflow mid-printf its reader aborts with one of these */
 	if (strstr(line, "printf already started") || strstr(line, "printf not started") ||
@@ -504,7 +531,53 @@ struct run_state {
 	char *module;		/* path of the module to run */
 	struct stap_log log;
 	struct strv cmdv;
+	char *release;		/* kernel release the module is for */
+	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
 };
+
+static enum script_mode script_mode(const struct run_state *s);
+
+/* stap -r RELEASE [-R COPY] for the kernel runtime, once the build tree is
+ * known to be there; warns when stap needs perun's patched runtime.  */
+static int kernel_compile_args(struct run_state *s, struct strv *argv)
+{
+	char *why = NULL, *ver, *cmd;
+
+	if (!kruntime_can_build(s->release, &why)) {
+		pr_error("cannot build the kernel module: %s", why);
+		free(why);
+		return -1;
+	}
+	if (!s->kr.dir) {
+		ver = kruntime_stap_version(s->stap);
+		if (kruntime_has_patches(ver) && !s->o->quiet) {
+			cmd = kruntime_prepare_command();
+			fprintf(stderr,
+				"perun: warning: stap %s's stock kernel runtime cannot build modules "
+				"for current 6.1.y kernels and loses per-event output at high rates: "
+				"run '%s' once (as root)\n",
+				ver, cmd);
+			free(cmd);
+		}
+		free(ver);
+	}
+	if (script_mode(s) == SCRIPT_RECORD) {
+		/* the end probe writes the whole recorder map out; the kernel runtime
+		 * stops a probe after MAXACTION (1000) statements, the bpf one does
+		 * not (its end probe runs in user space) */
+		char *d = xstrfmt("-DMAXACTION=%zu", s->o->buffer_size * 8 + 10000);
+		strv_push(argv, d);
+		free(d);
+	}
+	strv_push(argv, "-r");
+	strv_push(argv, s->release);
+	if (s->kr.dir) {
+		strv_push(argv, "-R");
+		strv_push(argv, s->kr.dir);
+	}
+	wd(&s->wd, "compile: kernel %s, %s", s->release, s->kr.why);
+	return 0;
+}
 
 static int compile_module(struct run_state *s, const char *outdir, const char *name)
 {
@@ -523,6 +596,8 @@ static int compile_module(struct run_state *s, const char *outdir, const char *n
 	strv_push(&argv, "-v");
 	if (s->runtime == RUNTIME_BPF)
 		strv_push(&argv, "--runtime=bpf");
+	if (s->runtime == RUNTIME_KERNEL && kernel_compile_args(s, &argv) < 0)
+		goto out;
 	strv_push(&argv, "-m");
 	strv_push(&argv, name);
 	strv_push(&argv, "-I");
@@ -600,11 +675,17 @@ static int get_module(struct run_state *s)
 	ids[1] = s->tapset_text;
 	ids[2] = file_identity(s->runtime == RUNTIME_BPF ? s->stapbpf : s->staprun);
 	ids[3] = (char *)runtime_name(s->runtime);
-	ids[4] = u.release;
+	ids[4] = s->runtime == RUNTIME_KERNEL && s->release ? s->release : u.release;
 	ids[5] = bids.buf;
 	cache_key(s->key, (const char *const *)ids, 6);
 	free(ids[2]);
 	stap_id = s->stap ? file_identity(s->stap) : NULL;	/* never run stap for it */
+	if (stap_id && s->runtime == RUNTIME_KERNEL) {
+		/* a module built from other runtime sources (stock, patched) is stale */
+		char *k = xstrfmt("%s runtime=%s", stap_id, s->kr.id);
+		free(stap_id);
+		stap_id = k;
+	}
 	snprintf(name, sizeof(name), "perun_%.16s", s->key);
 	if (s->o->cache_off) {
 		s->cache_state = "off";
@@ -827,6 +908,9 @@ static void warn_incomplete(const struct run_state *s, const struct parse_stats 
 	} else {
 		strbuf_addstr(&sb, "the runtime stopped before its end marker");
 	}
+	if (s->runtime == RUNTIME_KERNEL && !s->kr.txfix)
+		strbuf_addstr(&sb, "; stap's stock relay transport loses events: prepare perun's "
+				   "patched runtime (see perun doctor)");
 	if (total)
 		fprintf(stderr, "perun: warning: the trace is incomplete (%" PRIu64 " events lost): %s\n",
 			total, sb.buf);
@@ -870,7 +954,7 @@ static int run_and_write(struct run_state *s)
 	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
 	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL, *staged = NULL;
-	struct strv argv = { NULL, 0 }, env = { NULL, 0 };
+	struct strv argv = { NULL, 0 }, env = { NULL, 0 }, cleanup = { NULL, 0 };
 	struct run_spec spec;
 	struct run_result res;
 	struct profile_writer w;
@@ -906,6 +990,12 @@ static int run_and_write(struct run_state *s)
 		}
 	} else {
 		strv_push(&argv, s->staprun);
+		/* -R: a name of its own (perun_PID), so concurrent runs of one cached
+		 * module do not collide and a leftover is known to be this run's */
+		strv_push(&argv, "-R");
+		strv_push(&cleanup, s->staprun);
+		strv_push(&cleanup, "-d");
+		strv_push(&cleanup, DRIVER_MOD_ARG);
 	}
 	strv_push(&argv, "-x");
 	strv_push(&argv, DRIVER_PID_ARG);
@@ -915,6 +1005,10 @@ static int run_and_write(struct run_state *s)
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = argv.v;
 	spec.env_extra = env.v;
+	if (s->runtime == RUNTIME_KERNEL) {
+		spec.module_prefix = "perun_";	/* what staprun -R makes of perun_KEY */
+		spec.cleanup_argv = cleanup.v;
+	}
 	spec.timeout = o->timeout;
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
 	spec.target_argv = s->cmdv.v;
@@ -923,6 +1017,10 @@ static int run_and_write(struct run_state *s)
 	/* detaching is slow: the kernel waits an RCU grace period per probe point
 	 * (about 60 ms each here), and stapbpf runs its end probe only after */
 	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
+	/* perun's patched kernel runtime lets stapio read all output before the
+	 * module exits, waiting up to 60 s (_stp_exit_drain_ms) */
+	if (s->runtime == RUNTIME_KERNEL && s->kr.txfix)
+		spec.stop_timeout += 60;
 	if (!o->quiet && plan_probe_points(&s->plan) > 200)
 		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
 				"the command ends (Ctrl-C twice to skip it)\n",
@@ -1014,6 +1112,10 @@ write_again:
 		json_object_put(extra);
 		extra = json_object_new_object();
 		json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
+		if (s->runtime == RUNTIME_KERNEL) {
+			json_object_object_add(extra, "kernel_release", json_object_new_string(s->release));
+			json_object_object_add(extra, "kernel_runtime", json_object_new_string(s->kr.id));
+		}
 		json_object_object_add(extra, "module_cache", json_object_new_string(s->cache_state));
 		json_object_object_add(extra, "cache_key", json_object_new_string(s->key));
 		json_object_object_add(extra, "probes", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
@@ -1189,6 +1291,7 @@ out:
 	free(points);
 	strv_clear(&argv);
 	strv_clear(&env);
+	strv_clear(&cleanup);
 	free(raw);
 	free(stap_log_path);
 	free(capture);
@@ -1220,8 +1323,16 @@ static int choose_runtime(struct run_state *s)
 		if (!s->o->quiet && !s->o->script_only)
 			fprintf(stderr, "perun: runtime %s%s%s\n", runtime_name(s->runtime),
 				kernel_ok ? "" : ": ", kernel_ok ? "" : why);
-	} else if (s->runtime == RUNTIME_KERNEL && !kernel_ok && !s->o->script_only) {
+	} else if (s->runtime == RUNTIME_KERNEL && !s->o->script_only && !s->o->compile_only &&
+		   !kruntime_can_load(&why)) {
+		/* a build tree is needed only to compile: a cached module runs without */
 		return pr_error("the kernel runtime cannot run here: %s; use --runtime bpf", why);
+	}
+	if (s->runtime == RUNTIME_KERNEL) {
+		struct utsname u;
+		uname(&u);
+		s->release = xstrdup(s->o->kernel_release ? s->o->kernel_release : u.release);
+		kruntime_select(&s->kr);
 	}
 	s->stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
 	s->stapbpf = runtime_find_program("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH);
@@ -1231,7 +1342,7 @@ static int choose_runtime(struct run_state *s)
 	if (s->runtime == RUNTIME_BPF && !s->stapbpf)
 		return pr_error("stapbpf not found: install the systemtap package "
 				"(apt-get install systemtap)");
-	if (s->runtime == RUNTIME_KERNEL && !s->staprun)
+	if (s->runtime == RUNTIME_KERNEL && !s->staprun && !s->o->compile_only)
 		return pr_error("staprun not found: install the systemtap-runtime package");
 	return 0;
 }
@@ -1362,6 +1473,15 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 			ret = EXIT_SIGNAL_BASE + driver_signal_received();
 		goto out;
 	}
+	if (o.compile_only) {
+		/* stdout: KEY RUNTIME RELEASE, for scripts that fill fleets' caches */
+		printf("%s %s %s\n", s.key, runtime_name(s.runtime), s.release ? s.release : "-");
+		if (!o.quiet)
+			fprintf(stderr, "perun: %s module in the cache (%s): %s\n",
+				runtime_name(s.runtime), s.cache_state, s.module);
+		ret = EXIT_OK;
+		goto out;
+	}
 	{
 		char *pp = xstrfmt("%s/plan", s.tmpdir);
 		plan_save(&s.plan, pp);
@@ -1403,6 +1523,8 @@ out:
 	free(s.stap);
 	free(s.stapbpf);
 	free(s.staprun);
+	free(s.release);
+	kruntime_release(&s.kr);
 	free(cache_dir);
 out_opts:
 	strv_clear(&o.funcs);

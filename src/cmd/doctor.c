@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "trace/driver.h"
+#include "trace/kruntime.h"
 #include "trace/runtime.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -25,7 +26,7 @@ struct check {
 	char *fix;
 };
 
-static struct check checks[16];
+static struct check checks[24];
 static size_t nchecks;
 
 static void add(const char *name, int ok, int required, char *detail, char *fix)
@@ -55,6 +56,43 @@ static int kconfig(const char *name)
 			found = 1;
 	gzclose(gz);
 	return found;
+}
+
+/* --runtime kernel: loading modules here, and which runtime sources stap
+ * builds them from (stock, or perun's patched copy) and why.  */
+static void kernel_checks(const char *stap)
+{
+	struct kruntime kr;
+	const char *why = NULL;
+	char *ver = kruntime_stap_version(stap), *cmd = kruntime_prepare_command();
+	int load = kruntime_can_load(&why), patches = kruntime_has_patches(ver);
+
+	add("kernel modules", load, 0, xstrdup(load ? "staprun can load modules here" : why),
+	    xstrdup("a kernel with CONFIG_MODULES=y, run as root; elsewhere use --runtime bpf"));
+	kruntime_select(&kr);
+	if (kr.dir && ver && kr.version && strcmp(ver, kr.version))
+		add("kernel rt sources", 0, 0,
+		    xstrfmt("stap %s, but %s was made for %s", ver, kr.dir, kr.version),
+		    xstrdup(cmd));
+	else if (kr.dir)
+		add("kernel rt sources", 1, 0,
+		    xstrfmt("%s; used with stap -R (stap %s)", kr.why, ver ? ver : "not found"),
+		    NULL);
+	else if (patches)
+		add("kernel rt sources", 0, 0,
+		    xstrfmt("stap %s, %s; stap %s's stock runtime cannot build modules for Linux "
+			    "6.1.y past 6.1.103 (task_work_cancel) and loses per-event output at "
+			    "high rates",
+			    ver, kr.why, ver),
+		    xstrdup(cmd));
+	else
+		add("kernel rt sources", 1, 0,
+		    xstrfmt("stap %s: stock runtime (perun ships no runtime fixes for it)",
+			    ver ? ver : "not found"),
+		    NULL);
+	kruntime_release(&kr);
+	free(ver);
+	free(cmd);
 }
 
 int cmd_doctor(int argc, char **argv, struct ctx *ctx)
@@ -127,10 +165,12 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	p = xstrfmt("%s/templates/header.stp.in", runtime_datadir());
 	r = access(p, R_OK) == 0;
 	add("perun data", r, 1, p, xstrdup("reinstall perun, or set PERUN_DATADIR to its source tree"));
+	kernel_checks(stap);
 	kernel_ok = runtime_kernel_usable(&why);
 	add("kernel runtime", kernel_ok && staprun, 0,
 	    xstrdup(kernel_ok ? "modules can be built and loaded" : why),
-	    xstrdup("install linux-headers-$(uname -r) on a kernel with CONFIG_MODULES=y"));
+	    xstrdup("install linux-headers-$(uname -r) on a kernel with CONFIG_MODULES=y and "
+		    "prepare the runtime sources (above)"));
 	for (k = 0; k < nchecks; k++)
 		if (checks[k].required && !checks[k].ok)
 			bpf_ok = 0;
