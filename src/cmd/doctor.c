@@ -66,6 +66,11 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	char *prep = xstrfmt("%s/prepare-tracing.sh", runtime_datadir());
 	size_t k;
 
+	if (!fs_exists(prep)) {	/* the source tree keeps it in tools/ */
+		free(prep);
+		prep = xstrfmt("%s/tools/prepare-tracing.sh", runtime_datadir());
+	}
+
 	(void)ctx;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {

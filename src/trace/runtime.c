@@ -2,6 +2,8 @@
 
 #define PR_FMT "runtime"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -62,8 +64,94 @@ int runtime_needs_memlock_shim(void)
 	return setrlimit(RLIMIT_MEMLOCK, &rl) != 0;
 }
 
+/* The directory of the running perun binary, resolved once; NULL if unknown.  */
+static const char *exe_dir(void)
+{
+	static char dir[PATH_MAX];
+	static int done;
+	ssize_t n;
+	char *slash;
+
+	if (done)
+		return dir[0] ? dir : NULL;
+	done = 1;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0) {
+		dir[0] = '\0';
+		return NULL;
+	}
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (!slash) {
+		dir[0] = '\0';
+		return NULL;
+	}
+	*slash = '\0';
+	return dir;
+}
+
+/* 1 when DIR/NAME is readable.  */
+static int has_file(const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	int ok = access(p, R_OK) == 0;
+
+	free(p);
+	return ok;
+}
+
+#if defined(PERUN_SRCDIR) && defined(PERUN_BUILDDIR)
+/* 1 when the binary runs from the build tree it was compiled in.  */
+static int in_build_tree(const char *dir)
+{
+	char *a = fs_realpath(dir), *b = fs_realpath(PERUN_BUILDDIR);
+	int same = a && b && !strcmp(a, b);
+
+	free(a);
+	free(b);
+	return same;
+}
+#endif
+
+/* Like git's runtime prefix: the directory holding NAME relative to the binary,
+ * else INSTALLED; written to BUF.  */
+static const char *relocated(char *buf, size_t n, const char *name, const char *sub,
+			     const char *installed)
+{
+	const char *d = exe_dir();
+	char *p;
+
+	if (d) {
+		/* the build tree (srcdir == builddir, or the shim beside the binary) */
+		if (has_file(d, name)) {
+			snprintf(buf, n, "%s", d);
+			return buf;
+		}
+#if defined(PERUN_SRCDIR) && defined(PERUN_BUILDDIR)
+		/* a VPATH build tree: the sources are elsewhere */
+		if (in_build_tree(d) && has_file(PERUN_SRCDIR, name)) {
+			snprintf(buf, n, "%s", PERUN_SRCDIR);
+			return buf;
+		}
+#endif
+		/* installed: PREFIX/bin/perun beside PREFIX/SUB */
+		p = xstrfmt("%s/../%s", d, sub);
+		if (has_file(p, name)) {
+			char *r = fs_realpath(p);
+			snprintf(buf, n, "%s", r ? r : p);
+			free(r);
+			free(p);
+			return buf;
+		}
+		free(p);
+	}
+	snprintf(buf, n, "%s", installed);
+	return buf;
+}
+
 char *runtime_shim_path(void)
 {
+	static char dir[PATH_MAX];
 	const char *env = getenv("PERUN_LIBDIR");
 	char *p;
 
@@ -73,7 +161,8 @@ char *runtime_shim_path(void)
 			return p;
 		free(p);
 	}
-	p = xstrfmt("%s/perun-memlock-shim.so", PKGLIBDIR);
+	p = xstrfmt("%s/perun-memlock-shim.so",
+		    relocated(dir, sizeof(dir), "perun-memlock-shim.so", "lib/perun", PKGLIBDIR));
 	if (access(p, R_OK) == 0)
 		return p;
 	free(p);
@@ -82,9 +171,14 @@ char *runtime_shim_path(void)
 
 const char *runtime_datadir(void)
 {
+	static char dir[PATH_MAX];
 	const char *env = getenv("PERUN_DATADIR");
 
-	return env && *env ? env : PKGDATADIR;
+	if (env && *env)
+		return env;
+	if (!dir[0])
+		relocated(dir, sizeof(dir), "templates/header.stp.in", "share/perun", PKGDATADIR);
+	return dir;
 }
 
 unsigned long runtime_nofile_limit(void)
