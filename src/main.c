@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "store/repo.h"
 #include "util/log.h"
+#include "util/owner.h"
 #include "util/strbuf.h"
 
 struct command {
@@ -55,6 +57,13 @@ static char *self_path(const char *argv0)
 
 static int finish(int code)
 {
+	char *perun_dir = geteuid() == 0 ? repo_locate() : NULL;
+
+	/* root in a user's repository: what it wrote there stays the user's */
+	if (perun_dir) {
+		owner_restore(perun_dir);
+		free(perun_dir);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "perun: write error on standard output\n");
 		return EXIT_FAIL;

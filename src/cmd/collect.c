@@ -1024,11 +1024,17 @@ static int choose_runtime(struct run_state *s)
 	s->staprun = runtime_find_program("PERUN_STAPRUN", "staprun", STAPRUN_PATH);
 	if (s->o->script_only)
 		return 0;
-	if (s->runtime == RUNTIME_BPF && !s->stapbpf)
-		return pr_error("stapbpf not found: install the systemtap package "
-				"(apt-get install systemtap)");
-	if (s->runtime == RUNTIME_KERNEL && !s->staprun)
-		return pr_error("staprun not found: install the systemtap-runtime package");
+	if ((s->runtime == RUNTIME_BPF && !s->stapbpf) ||
+	    (s->runtime == RUNTIME_KERNEL && !s->staprun)) {
+		char *msg = s->runtime == RUNTIME_BPF
+				    ? runtime_program_missing("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH,
+							      "systemtap", NULL)
+				    : runtime_program_missing("PERUN_STAPRUN", "staprun", STAPRUN_PATH,
+							      "systemtap-runtime", NULL);
+		pr_error("%s", msg);
+		free(msg);
+		return -1;
+	}
 	return 0;
 }
 

@@ -2,11 +2,14 @@
 
 #define PR_FMT "runtime"
 
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -211,4 +214,71 @@ char *runtime_find_program(const char *env, const char *name, const char *fallba
 	if (fallback && access(fallback, X_OK) == 0)
 		return xstrdup(fallback);
 	return NULL;
+}
+
+/* Describes why PATH, which exists, cannot be run by us; *fix gets the remedy.  */
+static char *not_executable(const char *path, const struct stat *st, char **fix)
+{
+	struct passwd *pw = getpwuid(st->st_uid);
+	struct group *gr = getgrgid(st->st_gid);
+	char owner[64], group[64];
+	int by_group = gr && (st->st_mode & S_IXGRP);
+
+	if (pw)
+		snprintf(owner, sizeof(owner), "%s", pw->pw_name);
+	else
+		snprintf(owner, sizeof(owner), "%d", (int)st->st_uid);
+	if (gr)
+		snprintf(group, sizeof(group), "%s", gr->gr_name);
+	else
+		snprintf(group, sizeof(group), "%d", (int)st->st_gid);
+	*fix = xstrfmt("run perun as root (sudo perun ...)%s%s%s", by_group ? ", or join the group " : "",
+		       by_group ? group : "",
+		       by_group && !strcmp(group, "stapusr")
+			       ? " (usermod -aG stapusr,stapdev USER, then log in again)"
+			       : "");
+	return xstrfmt("%s is installed but not executable by uid %d (mode %04o %s:%s)", path,
+		       (int)geteuid(), (unsigned)(st->st_mode & 07777), owner, group);
+}
+
+char *runtime_program_missing(const char *env, const char *name, const char *fallback,
+			      const char *package, char **fix)
+{
+	const char *e = env ? getenv(env) : NULL;
+	const char *path = getenv("PATH");
+	struct stat st;
+	char *dirs, *dir, *save = NULL, *p, *msg = NULL, *f = NULL, *full;
+
+	if (e && *e) {
+		if (stat(e, &st) == 0 && S_ISREG(st.st_mode)) {
+			msg = not_executable(e, &st, &f);
+		} else {
+			msg = xstrfmt("%s=%s: no such program", env, e);
+			f = xstrfmt("unset %s or fix the path", env);
+		}
+		goto out;
+	}
+	dirs = xstrdup(path && *path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !msg; dir = strtok_r(NULL, ":", &save)) {
+		p = xstrfmt("%s/%s", *dir ? dir : ".", name);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) != 0)
+			msg = not_executable(p, &st, &f);
+		free(p);
+	}
+	free(dirs);
+	if (!msg && fallback && stat(fallback, &st) == 0 && S_ISREG(st.st_mode))
+		msg = not_executable(fallback, &st, &f);
+	if (!msg) {
+		msg = xstrfmt("%s not found", name);
+		f = xstrfmt("install the %s package (apt-get install %s)", package, package);
+	}
+out:
+	if (fix) {
+		*fix = f;
+		return msg;
+	}
+	full = xstrfmt("%s: %s", msg, f);
+	free(msg);
+	free(f);
+	return full;
 }

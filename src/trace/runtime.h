@@ -24,5 +24,11 @@ unsigned long runtime_nofile_limit(void);
 size_t runtime_bpf_probe_limit(void);
 /* Path of a program from $PERUN_STAP / PATH / the configured default; caller frees.  */
 char *runtime_find_program(const char *env, const char *name, const char *fallback);
+/* Why runtime_find_program() found nothing: not installed (install PACKAGE), or
+ * installed but not executable by us (root or stapusr membership needed).  With FIX,
+ * *fix gets the remedy and the message leaves it out; otherwise the message ends with it.
+ * Both are the caller's.  */
+char *runtime_program_missing(const char *env, const char *name, const char *fallback,
+			      const char *package, char **fix);
 
 #endif

@@ -1,0 +1,98 @@
+#include "config.h"
+
+#define PR_FMT "perun"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "util/owner.h"
+#include "util/strbuf.h"
+
+/* Deeper than .perun/objects/xx/ ever goes.  */
+#define MAX_DEPTH 8
+
+/* Walks the directory open as DFD (ours to close); every lookup is relative to an
+ * open directory and never follows a symlink, so a rename race cannot redirect it.  */
+static int restore_dir(int dfd, uid_t uid, gid_t gid, int depth)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	if (fstat(dfd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		close(dfd);
+		return 0;
+	}
+	if (st.st_uid == 0 && fchown(dfd, uid, gid) == 0)
+		n++;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return n;
+	}
+	while ((de = readdir(d))) {
+		int fd;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode) && depth < MAX_DEPTH) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			struct stat st2;
+			if (sub >= 0 && fstat(sub, &st2) == 0 && st2.st_ino == st.st_ino &&
+			    st2.st_dev == st.st_dev)
+				n += restore_dir(sub, uid, gid, depth + 1);
+			else if (sub >= 0)
+				close(sub);
+		} else if (S_ISREG(st.st_mode) && st.st_uid == 0 && st.st_nlink == 1) {
+			/* a hard link could be someone else's file: leave those alone */
+			if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) == 0)
+				n++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return n;
+}
+
+int owner_restore(const char *perun_dir)
+{
+	char *parent, *slash;
+	struct stat st;
+	int fd;
+
+	if (geteuid() != 0)
+		return 0;
+	parent = xstrdup(perun_dir);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	else if (slash)
+		slash[1] = '\0';
+	else
+		strcpy(parent, ".");
+	if (stat(parent, &st) < 0) {
+		free(parent);
+		return pr_error_errno("stat %s", perun_dir);
+	}
+	free(parent);
+	if (st.st_uid == 0)
+		return 0;
+	fd = open(perun_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return pr_error_errno("open %s", perun_dir);
+	return restore_dir(fd, st.st_uid, st.st_gid, 0);
+}
