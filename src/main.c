@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,10 @@ int main(int argc, char **argv)
 	int ret;
 
 	setlinebuf(stderr);
+	/* a reader that goes away (perun ... | head) must not kill perun before it
+	 * cleans up: writes fail with EPIPE instead, and finish() reports stdout's.
+	 * The driver restores SIGPIPE for the programs it runs.  */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
