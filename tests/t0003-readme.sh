@@ -30,7 +30,8 @@ test_expect_success 'README has a set-up block and a main-job example' '
 '
 
 test_expect_success 'a clean checkout' '
-	if git -C "$SRCDIR" rev-parse --git-dir >/dev/null 2>&1; then
+	top=$(git -C "$SRCDIR" rev-parse --show-toplevel 2>/dev/null || :) &&
+	if test -n "$top" && test "$top" = "$(cd "$SRCDIR" && pwd -P)"; then
 		git clone -q "$SRCDIR" perun
 	else	# make distcheck: the unpacked tarball is the clean tree
 		cp -R "$SRCDIR" perun && chmod -R u+w perun
