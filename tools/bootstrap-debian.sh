@@ -23,7 +23,7 @@ for p in $packages; do
 	esac
 done
 if [ "${1:-}" = --list-missing ]; then
-	[ -z "$missing" ] || echo $missing
+	[ -z "$missing" ] || echo "${missing# }"
 	exit 0
 fi
 

@@ -72,26 +72,32 @@ int owner_restore(const char *perun_dir)
 {
 	char *parent, *slash;
 	struct stat st;
-	int fd;
+	int pfd, fd;
 
 	if (geteuid() != 0)
 		return 0;
 	parent = xstrdup(perun_dir);
 	slash = strrchr(parent, '/');
-	if (slash && slash != parent)
-		*slash = '\0';
-	else if (slash)
+	if (!slash || strcmp(slash, "/.perun")) {
+		free(parent);
+		return 0;
+	}
+	if (slash == parent)
 		slash[1] = '\0';
 	else
-		strcpy(parent, ".");
-	if (stat(parent, &st) < 0) {
-		free(parent);
-		return pr_error_errno("stat %s", perun_dir);
-	}
+		*slash = '\0';
+	/* the owner and .perun come from one open directory, so swapping a path
+	 * component in between cannot pair one user's owner with another's files */
+	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(parent);
-	if (st.st_uid == 0)
+	if (pfd < 0)
+		return pr_error_errno("open %s/..", perun_dir);
+	if (fstat(pfd, &st) < 0 || st.st_uid == 0) {
+		close(pfd);
 		return 0;
-	fd = open(perun_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	fd = openat(pfd, ".perun", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(pfd);
 	if (fd < 0)
 		return pr_error_errno("open %s", perun_dir);
 	return restore_dir(fd, st.st_uid, st.st_gid, 0);
