@@ -48,6 +48,16 @@ test_expect_success 'the build tree binary finds templates, tapset and shim by i
 	cat err && test "$(profile_counts a.perf)" = "show 1"
 '
 
+test_expect_success 'doctor: where modules are off it says so instead of suggesting headers' '
+	"$PERUN" doctor >doc && cat doc &&
+	if test -e /proc/modules; then
+		echo "this kernel loads modules: nothing to check"
+	else
+		grep -A1 "kernel runtime" doc | grep "modules are off" &&
+		! grep -A1 "kernel runtime" doc | grep "linux-headers"
+	fi
+'
+
 test_expect_success 'an installed layout (PREFIX/bin, share/perun, lib/perun) works when moved' '
 	p=moved/prefix && mkdir -p $p/bin $p/share/perun/templates $p/share/perun/tapsets $p/lib/perun &&
 	cp "$PERUN" $p/bin/perun &&
