@@ -22,8 +22,9 @@
 /* libstdc++'s demangler has C linkage; we use it for C++ display names.  */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* Version of the per-build-id analysis cache format.  */
-#define TARGET_CACHE_VERSION "perun-target 2"
+/* Version of the per-build-id analysis cache format (3: unaddressable USDT names
+ * are no longer listed).  */
+#define TARGET_CACHE_VERSION "perun-target 3"
 
 /* Compiler and C runtime helpers that the userspace strategy leaves out.  */
 static const char *const helper_names[] = {
