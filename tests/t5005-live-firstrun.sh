@@ -211,8 +211,10 @@ test_expect_success 'under sudo, as with git, root may use the sudo user'"'"'s r
 	cd ro-nobody &&
 	SUDO_UID=$(id -u nobody) "$PERUN" status >st 2>err && cat st err &&
 	grep "pending profile" st &&
-	SUDO_UID=$(id -u nobody) "$PERUN" collect -c ../args trace -q -s custom -f show 2>err &&
+	SUDO_UID=$(id -u nobody) "$PERUN" collect -c ../args -o ../sudo.perf trace -q -s custom \
+		-f show 2>err &&
 	! grep "safe.directory" err &&
+	test "$(profile_field ../sudo.perf origin)" = "$(git -c safe.directory="*" rev-parse HEAD)" &&
 	test -z "$(find .perun ! -user nobody)"
 '
 
