@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "trace/cache.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
@@ -30,8 +31,12 @@ static void usage(FILE *f)
 	      "  list       entries, least recently used first\n"
 	      "  verify     check each entry's hash, owner and mode; exit 1 if any is bad\n"
 	      "  prune      evict least recently used entries down to SIZE (default\n"
-	      "             $PERUN_CACHE_MAX_SIZE or 1G; K, M, G suffixes)\n"
-	      "  clear      remove every entry\n",
+	      "             $PERUN_CACHE_MAX_SIZE or 1G; K, M, G, T suffixes)\n"
+	      "  clear      remove every entry\n"
+	      "\n"
+	      "prune and clear remove only entries perun can prove it wrote (a key name,\n"
+	      "its own meta file, nothing else inside); anything else is reported as\n"
+	      "'left alone' and kept.\n",
 	      f);
 }
 
@@ -58,10 +63,10 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 	struct cache c;
 	struct cache_entry *list = NULL;
 	size_t n = 0, i, removed = 0;
-	uint64_t max = cache_max_size(), total = 0;
+	uint64_t max = 0, total = 0;
 	const char *verb;
 	char *dir;
-	int opt, json = 0, ret = EXIT_FAIL, bad = 0;
+	int opt, json = 0, ret = EXIT_FAIL, bad = 0, max_given = 0;
 
 	(void)ctx;
 	optind = 1;
@@ -69,9 +74,12 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 		switch (opt) {
 		case 'm':
 			if (cache_parse_size(optarg, &max) < 0) {
-				fprintf(stderr, "perun cache: bad size '%s' (e.g. 500M, 2G)\n", optarg);
+				fprintf(stderr, "perun cache: bad size '%s': give bytes with an optional "
+						"K, M, G or T suffix (e.g. 500M, 2G)\n",
+					optarg);
 				return EXIT_USAGE;
 			}
+			max_given = 1;
 			break;
 		case 'j': json = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
@@ -91,9 +99,12 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 				json = 1;
 			else if (!strcmp(argv[i2], "--max-size") && i2 + 1 < argc) {
 				if (cache_parse_size(argv[++i2], &max) < 0) {
-					fprintf(stderr, "perun cache: bad size '%s'\n", argv[i2]);
+					fprintf(stderr, "perun cache: bad size '%s': give bytes with an "
+							"optional K, M, G or T suffix (e.g. 500M, 2G)\n",
+						argv[i2]);
 					return EXIT_USAGE;
 				}
+				max_given = 1;
 			} else if (!strcmp(argv[i2], "--help") || !strcmp(argv[i2], "-h")) {
 				usage(stdout);
 				return EXIT_OK;
@@ -107,6 +118,12 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 	    strcmp(verb, "clear")) {
 		fprintf(stderr, "perun cache: unknown action '%s': list, verify, prune or clear\n",
 			verb);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(verb, "prune") && !max_given && cache_max_size_env(&max) < 0) {
+		fprintf(stderr, "perun cache: PERUN_CACHE_MAX_SIZE='%s' is not a size: give bytes "
+				"with an optional K, M, G or T suffix, or --max-size\n",
+			getenv("PERUN_CACHE_MAX_SIZE"));
 		return EXIT_USAGE;
 	}
 	dir = cache_default_dir();
@@ -123,7 +140,7 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 		goto out;
 	}
 	if (!strcmp(verb, "prune")) {
-		if (cache_lock(&c) == 0 && cache_prune(&c, max, &removed) == 0) {
+		if (cache_lock(&c) == 0 && cache_prune(&c, max, NULL, &removed) == 0) {
 			printf("removed %zu entries; limit %llu bytes\n", removed,
 			       (unsigned long long)max);
 			ret = EXIT_OK;
@@ -134,7 +151,13 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 		goto out;
 	if (!strcmp(verb, "verify")) {
 		for (i = 0; i < n; i++) {
-			if (cache_verify_entry(&c, &list[i]) < 0)
+			const char *why;
+			if (!cache_entry_is_ours(&c, fs_basename(list[i].dir), &why)) {
+				fprintf(stderr, "perun cache: %s is not perun's (%s): perun leaves it "
+						"alone; inspect and remove it\n",
+					list[i].dir, why);
+				bad++;
+			} else if (cache_verify_entry(&c, &list[i]) < 0)
 				bad++;
 			else
 				printf("ok  %s\n", list[i].key);

@@ -51,6 +51,12 @@ char *fs_mkdtemp(const char *prefix)
 		free(path);
 		return NULL;
 	}
+	/* what perun later loads may be copied here: no one else may reach it */
+	if (fs_trust_dir(path, 0, "unset TMPDIR or point it at a directory only you can write") < 0) {
+		rmdir(path);
+		free(path);
+		return NULL;
+	}
 	return path;
 }
 
@@ -207,4 +213,265 @@ char *fs_realpath(const char *path)
 	if (!r)
 		return NULL;
 	return r;
+}
+
+/* --- trusted paths: what perun loads or writes as root ---------------------- */
+
+static const char *owner_desc(uid_t uid)
+{
+	static char buf[2][32];
+	static int i;
+
+	i = !i;
+	snprintf(buf[i], sizeof(buf[i]), "uid %d", (int)uid);
+	return buf[i];
+}
+
+int fs_trust_dir(const char *path, int create, const char *fix)
+{
+	uid_t me = geteuid();
+	char comp[NAME_MAX + 1], *sofar, *prev;
+	const char *s = path;
+	struct stat st, cst;
+	int fd, nfd, ret = -1, shared;
+
+	if (path[0] != '/')
+		return pr_error("%s: not an absolute path: %s", path, fix);
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return pr_error_errno("open /");
+	}
+	sofar = xcalloc(1, strlen(path) + 2);
+	prev = xcalloc(1, strlen(path) + 2);
+	strcpy(sofar, "/");
+	while (*s == '/')
+		s++;
+	if (!*s) {
+		pr_error("%s: the root directory cannot hold perun's files: %s", path, fix);
+		goto out;
+	}
+	while (*s) {
+		size_t n = strcspn(s, "/"), len;
+
+		if (n > NAME_MAX) {
+			pr_error("%s: a name in the path is too long", path);
+			goto out;
+		}
+		memcpy(comp, s, n);
+		comp[n] = '\0';
+		s += n;
+		while (*s == '/')
+			s++;
+		strcpy(prev, sofar);
+		len = strlen(sofar);
+		sprintf(sofar + len, "%s%s", len > 1 ? "/" : "", comp);
+		/* the directory we are in: root's or ours; shared only when sticky */
+		if (st.st_uid != 0 && st.st_uid != me) {
+			pr_error("%s: %s is owned by %s, not root or you: that user could replace "
+				 "what perun trusts; %s",
+				 path, prev, owner_desc(st.st_uid), fix);
+			goto out;
+		}
+		shared = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+		if (shared && !(st.st_mode & S_ISVTX)) {
+			pr_error("%s: %s is writable by group or others (mode %04o) and not sticky: "
+				 "they could replace what perun trusts; %s",
+				 path, prev, (unsigned)(st.st_mode & 07777), fix);
+			goto out;
+		}
+		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
+			pr_error("%s: '%s' in the path: give it without . or ..", path, comp);
+			goto out;
+		}
+		if (fstatat(fd, comp, &cst, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+		    create && mkdirat(fd, comp, 0700) < 0 && errno != EEXIST) {
+			pr_error_errno("mkdir %s", sofar);
+			goto out;
+		}
+		if (fstatat(fd, comp, &cst, AT_SYMLINK_NOFOLLOW) < 0) {
+			pr_error_errno("stat %s", sofar);
+			goto out;
+		}
+		if (S_ISLNK(cst.st_mode)) {
+			pr_error("%s: %s is a symbolic link (owned by %s): perun follows no links in "
+				 "the paths it trusts; give the real path or remove the link; %s",
+				 path, sofar, owner_desc(cst.st_uid), fix);
+			goto out;
+		}
+		if (!S_ISDIR(cst.st_mode)) {
+			pr_error("%s: %s is not a directory; %s", path, sofar, fix);
+			goto out;
+		}
+		if (shared && cst.st_uid != 0 && cst.st_uid != me) {
+			pr_error("%s: %s is owned by %s inside the shared directory %s: that user "
+				 "could replace what perun trusts; %s",
+				 path, sofar, owner_desc(cst.st_uid), prev, fix);
+			goto out;
+		}
+		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			pr_error_errno("open %s", sofar);
+			goto out;
+		}
+		close(fd);
+		fd = nfd;
+		if (fstat(fd, &st) < 0 || st.st_ino != cst.st_ino || st.st_dev != cst.st_dev) {
+			pr_error("%s: %s changed while perun checked it; %s", path, sofar, fix);
+			goto out;
+		}
+	}
+	/* the directory itself: ours and private */
+	if (st.st_uid != me) {
+		pr_error("%s is owned by %s, not you (%s): perun only trusts its own files "
+			 "here; %s",
+			 path, owner_desc(st.st_uid), owner_desc(me), fix);
+		goto out;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		pr_error("%s is writable by group or others (mode %04o): run 'chmod go-w %s'; %s",
+			 path, (unsigned)(st.st_mode & 07777), path, fix);
+		goto out;
+	}
+	ret = 0;
+out:
+	close(fd);
+	free(sofar);
+	free(prev);
+	return ret;
+}
+
+int fs_open_trusted(const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | flags);
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -1;
+		if (errno == ELOOP) {
+			pr_error("refusing %s: a symbolic link where perun expects its own file: "
+				 "remove it",
+				 path);
+			errno = EPERM;
+			return -1;
+		}
+		return pr_error_errno("open %s", path);
+	}
+	if (fstat(fd, &st) < 0) {
+		int err = errno;
+		pr_error_errno("fstat %s", path);
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		pr_error("refusing %s: not a regular file: remove it", path);
+		goto refuse;
+	}
+	if (st.st_uid != geteuid()) {
+		pr_error("refusing %s: owned by %s, not you (%s): perun trusts only its own "
+			 "files; inspect and remove it",
+			 path, owner_desc(st.st_uid), owner_desc(geteuid()));
+		goto refuse;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		pr_error("refusing %s: writable by group or others (mode %04o): inspect it, then "
+			 "remove it or run 'chmod go-w %s'",
+			 path, (unsigned)(st.st_mode & 07777), path);
+		goto refuse;
+	}
+	/* back to blocking reads */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+refuse:
+	close(fd);
+	errno = EPERM;
+	return -1;
+}
+
+int fs_read_fd(int fd, struct strbuf *sb)
+{
+	for (;;) {
+		ssize_t n;
+		strbuf_grow(sb, 8192);
+		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+	}
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
+
+int fs_read_trusted(struct strbuf *sb, const char *path)
+{
+	int fd = fs_open_trusted(path, 0), ret, err;
+
+	if (fd < 0)
+		return -1;
+	ret = fs_read_fd(fd, sb);
+	err = errno;
+	close(fd);
+	errno = err;
+	if (ret < 0)
+		pr_error_errno("read %s", path);
+	return ret;
+}
+
+int fs_open_private_dir(const char *path, mode_t mode)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(path, mode) < 0 && errno != EEXIST)
+		return pr_error_errno("mkdir %s", path);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			return pr_error("refusing %s: a symbolic link or not a directory: perun writes "
+					"only into directories of its own; remove it",
+					path);
+		return pr_error_errno("open %s", path);
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return pr_error_errno("fstat %s", path);
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		pr_error("refusing %s: owned by %s with mode %04o; perun writes only into "
+			 "directories it owns that no one else can write: remove it or run "
+			 "'chown %d %s; chmod go-w %s'",
+			 path, owner_desc(st.st_uid), (unsigned)(st.st_mode & 07777),
+			 (int)geteuid(), path, path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int fs_random_hex(char *out, size_t nhex)
+{
+	unsigned char raw[32];
+	size_t i, n = (nhex + 1) / 2;
+	int fd;
+
+	if (n > sizeof(raw))
+		n = sizeof(raw);
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, raw, n) != (ssize_t)n) {
+		if (fd >= 0)
+			close(fd);
+		return pr_error_errno("read /dev/urandom");
+	}
+	close(fd);
+	for (i = 0; i < nhex && i / 2 < n; i++)
+		out[i] = "0123456789abcdef"[(raw[i / 2] >> (i % 2 ? 0 : 4)) & 15];
+	out[i] = '\0';
+	return 0;
 }

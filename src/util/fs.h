@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct strbuf;
+
 /* mkdir -p with the given mode for created directories.  */
 int fs_mkdir_p(const char *path, mode_t mode);
 /* Creates a private (0700) directory under $TMPDIR or /tmp; caller frees.  */
@@ -24,5 +26,27 @@ char *fs_which(const char *name);
 const char *fs_basename(const char *path);
 /* Absolute, canonical path of an existing file; caller frees.  */
 char *fs_realpath(const char *path);
+
+
+/* Checks every directory from '/' down to path (absolute) without following
+ * symbolic links, creating missing ones (0700) when create is set: each
+ * ancestor must be owned by root or us and writable by no one else, unless
+ * it is sticky and the next component is root's or ours; path itself must be
+ * ours and writable by no one else.  Refusals name the path, the reason and
+ * end with fix.  0 trusted, -1 refused.  */
+int fs_trust_dir(const char *path, int create, const char *fix);
+/* Opens an existing file perun wrote (read-only plus flags, O_NOFOLLOW) and
+ * checks the open file: regular, ours, writable by no one else.  -1 with
+ * errno ENOENT when missing (quietly), EPERM when refused (reported).  */
+int fs_open_trusted(const char *path, int flags);
+/* fs_open_trusted and read it all.  */
+int fs_read_trusted(struct strbuf *sb, const char *path);
+int fs_read_fd(int fd, struct strbuf *sb);
+/* Creates path (mode) or opens the existing one, without following a link,
+ * and checks it is a directory of ours writable by no one else; returns its
+ * descriptor for openat(), or -1 (reported).  */
+int fs_open_private_dir(const char *path, mode_t mode);
+/* nhex random hex digits (at most 64) and a NUL into out.  */
+int fs_random_hex(char *out, size_t nhex);
 
 #endif
