@@ -1,12 +1,15 @@
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "store/repo.h"
 #include "util/log.h"
+#include "util/owner.h"
 #include "util/strbuf.h"
 
 struct command {
@@ -56,6 +59,13 @@ static char *self_path(const char *argv0)
 
 static int finish(int code)
 {
+	char *perun_dir = geteuid() == 0 ? repo_locate() : NULL;
+
+	/* root in a user's repository: what it wrote there stays the user's */
+	if (perun_dir) {
+		owner_restore(perun_dir);
+		free(perun_dir);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "perun: write error on standard output\n");
 		return EXIT_FAIL;
@@ -70,6 +80,10 @@ int main(int argc, char **argv)
 	int ret;
 
 	setlinebuf(stderr);
+	/* a reader that goes away (perun ... | head) must not kill perun before it
+	 * cleans up: writes fail with EPIPE instead, and finish() reports stdout's.
+	 * The driver restores SIGPIPE for the programs it runs.  */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include <wordexp.h>
 #include <zlib.h>
 
 #include "cmd/cmd.h"
@@ -169,6 +169,47 @@ static void rewrite_two_letter(int argc, char **argv)
 	}
 }
 
+/* Largest sampling period: the generated BPF compares against a 32-bit immediate.  */
+#define SAMPLING_MAX 2147483647
+/* Longest -t, in seconds (a year): a bound that stays exact as nanoseconds.  */
+#define TIMEOUT_MAX 31536000
+
+/* Parses a sampling period, 1..SAMPLING_MAX, digits only.  */
+static int parse_sampling(const char *s, unsigned *out)
+{
+	unsigned long long v = 0;
+	const char *p;
+
+	if (!*s)
+		return -1;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > SAMPLING_MAX)
+			return -1;
+	}
+	if (!v)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* A rule [lib#]name[#sampling]: when its last '#' part is all digits (a sampling, as
+ * the strategy reads it), that number must be in range.  */
+static int check_rule_sampling(const char *rule)
+{
+	const char *hash = strrchr(rule, '#'), *p;
+	unsigned v;
+
+	if (!hash || !hash[1])
+		return 0;
+	for (p = hash + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return parse_sampling(hash + 1, &v);
+}
+
 static int parse_trace_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -226,22 +267,31 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 						   optarg);
 			o->strategy = optarg;
 			break;
-		case 'f': strv_push(&o->funcs, optarg); break;
-		case 'u': strv_push(&o->usdts, optarg); break;
-		case 'd': strv_push(&o->dyns, optarg); break;
+		case 'f':
+		case 'u':
+		case 'd':
+			if (check_rule_sampling(optarg) < 0)
+				return usage_error("-%c %s: the sampling after the last '#' is an "
+						   "integer from 1 to %d",
+						   c, optarg, SAMPLING_MAX);
+			strv_push(c == 'f' ? &o->funcs : c == 'u' ? &o->usdts : &o->dyns, optarg);
+			break;
 		case 'g':
-			o->global_sampling = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || !o->global_sampling)
-				return usage_error("-g wants a positive integer, not '%s'", optarg);
+			if (parse_sampling(optarg, &o->global_sampling) < 0)
+				return usage_error("-g wants an integer from 1 to %d, not '%s'",
+						   SAMPLING_MAX, optarg);
 			break;
 		case OPT_WITH_USDT: o->with_usdt = 1; break;
 		case OPT_NO_USDT: o->with_usdt = 0; break;
 		case 'b': o->binary = optarg; break;
 		case 't':
+			errno = 0;
 			o->timeout = strtod(optarg, &end);
-			if (*end || !*optarg || o->timeout <= 0)
-				return usage_error("-t wants a positive number of seconds, not '%s'",
-						   optarg);
+			if (*end || !*optarg || errno || !isfinite(o->timeout) || o->timeout <= 0 ||
+			    o->timeout > TIMEOUT_MAX)
+				return usage_error("-t wants a number of seconds above 0 and at most "
+						   "%d, not '%s'",
+						   TIMEOUT_MAX, optarg);
 			break;
 		case 'z': o->zip_temps = 1; break;
 		case 'k': o->keep_temps = 1; break;
@@ -252,8 +302,10 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 			if (strcmp(optarg, "default") && strcmp(optarg, "capture") &&
 			    strcmp(optarg, "suppress"))
 				return usage_error("-o/--output-handling is default, capture or "
-						   "suppress, not '%s'",
-						   optarg);
+						   "suppress, not '%s'; to write the profile to '%s', "
+						   "put -o before 'trace': perun collect -o %s -c CMD "
+						   "trace ...",
+						   optarg, optarg, optarg);
 			o->output_handling = optarg;
 			break;
 		case 'i':
@@ -344,25 +396,59 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 /* --- helpers --------------------------------------------------------------- */
 
+/* Splits S into words like a shell, without expanding anything: blanks separate
+ * words; '...' keeps everything literally; "..." keeps everything but \\, \", \$ and
+ * \` escapes; a backslash outside quotes keeps the next character.  $VAR, ~, globs and
+ * command substitution stay as written, and | ; & < > are ordinary characters.  */
 static int split_words(const char *s, struct strv *out, const char *what)
 {
-	wordexp_t we;
-	size_t i;
-	int r;
+	struct strbuf w = STRBUF_INIT;
+	const char *p = s;
+	int in_word = 0;
 
-	if (!s || !*s)
+	if (!s)
 		return 0;
-	r = wordexp(s, &we, WRDE_NOCMD | WRDE_UNDEF);
-	if (r) {
-		pr_error("cannot split %s '%s'%s", what, s,
-			 r == WRDE_CMDSUB ? ": command substitution is not allowed" :
-			 r == WRDE_BADCHAR ? ": quote characters like | ; & < > ( ) { }" : "");
-		return -1;
+	for (;;) {
+		char c = *p;
+		if (!c || c == ' ' || c == '\t' || c == '\n') {
+			if (in_word)
+				strv_push(out, strbuf_str(&w));
+			strbuf_reset(&w);
+			in_word = 0;
+			if (!c)
+				break;
+			p++;
+			continue;
+		}
+		in_word = 1;
+		if (c == '\'') {
+			const char *q = strchr(p + 1, '\'');
+			if (!q)
+				goto unterminated;
+			strbuf_add(&w, p + 1, (size_t)(q - p - 1));
+			p = q + 1;
+		} else if (c == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && p[1] && strchr("\\\"$`", p[1]))
+					p++;
+				strbuf_addch(&w, *p);
+			}
+			if (!*p)
+				goto unterminated;
+			p++;
+		} else if (c == '\\' && p[1]) {
+			strbuf_addch(&w, p[1]);
+			p += 2;
+		} else {
+			strbuf_addch(&w, c);
+			p++;
+		}
 	}
-	for (i = 0; i < we.we_wordc; i++)
-		strv_push(out, we.we_wordv[i]);
-	wordfree(&we);
+	strbuf_release(&w);
 	return 0;
+unterminated:
+	strbuf_release(&w);
+	return pr_error("cannot split %s '%s': a quote is not closed", what, s);
 }
 
 static double now_s(void)
@@ -1266,6 +1352,8 @@ write_again:
 				"command; the profile holds what was traced before\n",
 			argv.v[0], exit_desc(res.exited, res.status, desc, sizeof(desc)));
 		ret = EXIT_FAIL;
+	} else if (res.target_known && res.target_exited && res.target_status != 0) {
+		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);
 	} else if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
 		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
 				"records what ran\n",
@@ -1320,9 +1408,12 @@ static int choose_runtime(struct run_state *s)
 	s->runtime = s->o->runtime;
 	if (s->runtime == RUNTIME_AUTO) {
 		s->runtime = kernel_ok ? RUNTIME_KERNEL : RUNTIME_BPF;
+		/* a kernel without modules is a fact of the machine ('perun doctor' says
+		 * it); a missing build tree has a fix worth repeating */
+		int tell = !kernel_ok && access("/proc/modules", F_OK) == 0;
 		if (!s->o->quiet && !s->o->script_only)
 			fprintf(stderr, "perun: runtime %s%s%s\n", runtime_name(s->runtime),
-				kernel_ok ? "" : ": ", kernel_ok ? "" : why);
+				tell ? ": " : "", tell ? why : "");
 	} else if (s->runtime == RUNTIME_KERNEL && !s->o->script_only && !s->o->compile_only &&
 		   !kruntime_can_load(&why)) {
 		/* a build tree is needed only to compile: a cached module runs without */
@@ -1339,11 +1430,17 @@ static int choose_runtime(struct run_state *s)
 	s->staprun = runtime_find_program("PERUN_STAPRUN", "staprun", STAPRUN_PATH);
 	if (s->o->script_only)
 		return 0;
-	if (s->runtime == RUNTIME_BPF && !s->stapbpf)
-		return pr_error("stapbpf not found: install the systemtap package "
-				"(apt-get install systemtap)");
-	if (s->runtime == RUNTIME_KERNEL && !s->staprun && !s->o->compile_only)
-		return pr_error("staprun not found: install the systemtap-runtime package");
+	if ((s->runtime == RUNTIME_BPF && !s->stapbpf) ||
+	    (s->runtime == RUNTIME_KERNEL && !s->staprun && !s->o->compile_only)) {
+		char *msg = s->runtime == RUNTIME_BPF
+				    ? runtime_program_missing("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH,
+							      "systemtap", NULL)
+				    : runtime_program_missing("PERUN_STAPRUN", "staprun", STAPRUN_PATH,
+							      "systemtap-runtime", NULL);
+		pr_error("%s", msg);
+		free(msg);
+		return -1;
+	}
 	return 0;
 }
 

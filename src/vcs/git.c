@@ -4,6 +4,7 @@
 
 #include <git2.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "util/log.h"
@@ -28,13 +29,42 @@ static int git_fail(const char *call, const char *what)
 	return pr_error("%s %s: %s", call, what, e && e->message ? e->message : "failed");
 }
 
+/* git_repository_open_ext(), with git's ownership refusal (safe.directory) explained
+ * and its fix named: libgit2 reports it as GIT_EOWNER, or, when no safe.directory is
+ * configured at all, as that config value missing.  */
+static int open_ext(git_repository **repo, const char *path, unsigned flags)
+{
+	static int told;	/* say it once per process */
+	const git_error *e;
+	char *abs;
+	int r;
+
+	git_init_once();
+	r = git_repository_open_ext(repo, path, flags, NULL);
+	if (r == 0)
+		return 0;
+	e = git_error_last();
+	if (r != GIT_EOWNER && !(e && e->message && strstr(e->message, "safe.directory")))
+		return r;
+	if (told++)
+		return GIT_EOWNER;
+	abs = realpath(path, NULL);
+	pr_error("git refuses the repository at %s: it is not owned by you (uid %d) and git's "
+		 "safe.directory does not list it; if you trust it: git config --global --add "
+		 "safe.directory %s",
+		 abs ? abs : path, (int)geteuid(), abs ? abs : path);
+	free(abs);
+	return GIT_EOWNER;
+}
+
 static git_repository *open_repo(const char *worktree)
 {
 	git_repository *repo = NULL;
+	int r = open_ext(&repo, worktree, 0);
 
-	git_init_once();
-	if (git_repository_open_ext(&repo, worktree, 0, NULL) < 0) {
-		git_fail("git_repository_open", worktree);
+	if (r < 0) {
+		if (r != GIT_EOWNER)
+			git_fail("git_repository_open", worktree);
 		return NULL;
 	}
 	return repo;
@@ -45,8 +75,7 @@ static char *git_find_worktree(const char *path)
 	git_repository *repo = NULL;
 	char *out = NULL;
 
-	git_init_once();
-	if (git_repository_open_ext(&repo, path, 0, NULL) < 0)
+	if (open_ext(&repo, path, 0) < 0)
 		return NULL;
 	if (!git_repository_is_bare(repo) && git_repository_workdir(repo)) {
 		size_t n;
