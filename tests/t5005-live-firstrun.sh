@@ -161,11 +161,12 @@ stapbpf_mode=$(stat -c %a "$(command -v stapbpf)" 2>/dev/null)
 
 test_expect_success 'not root: stapbpf is not "not found" but not executable, with the fix' '
 	case "$stapbpf_mode" in *4) ;; *) echo "stapbpf is mode $stapbpf_mode: nothing to check"; exit 0 ;; esac
-	set +e; as_nobody env HOME="$TRASH/home-nobody" "$PERUN" collect -o x.perf -c ./args trace 2>err
+	mkdir -p nobody-out && chown nobody nobody-out &&
+	set +e; as_nobody env HOME="$TRASH/home-nobody" "$PERUN" collect -o nobody-out/x.perf -c ./args trace 2>err
 	rc=$?; set -e; cat err; test $rc = 1 &&
 	grep "stapbpf is installed but not executable by uid" err &&
 	grep "run perun as root" err && grep "stapusr" err && ! grep "not found" err &&
-	! test -e x.perf
+	! test -e nobody-out/x.perf
 '
 
 test_expect_success 'not root: doctor says what is missing' '
