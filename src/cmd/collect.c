@@ -69,7 +69,7 @@ struct opts {
 	int with_usdt;
 	double timeout;
 	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
-	int aggregate, metrics, script_only;
+	int aggregate, metrics, script_only, entry_only;
 	enum runtime runtime;
 };
 
@@ -106,6 +106,8 @@ void usage_collect(FILE *f)
 	      "      --include REGEX      probe only functions whose name matches (PCRE2)\n"
 	      "      --exclude REGEX      never probe functions whose name matches\n"
 	      "      --aggregate          per-function summaries instead of one record per call\n"
+	      "      --entry-only         entry probes only: call counts, no durations (for\n"
+	      "                           programs that throw C++ exceptions or longjmp)\n"
 	      "      --metrics            print and record PL, PLR, RDV, PS, CPT, PRT, PT\n"
 	      "      --script-only        print the generated SystemTap script and stop\n"
 	      "\n"
@@ -117,7 +119,7 @@ void usage_collect(FILE *f)
 
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
-	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY,
+	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_ENTRY_ONLY,
 };
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -175,6 +177,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
 		{ "metrics", no_argument, NULL, OPT_METRICS },
 		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
+		{ "entry-only", no_argument, NULL, OPT_ENTRY_ONLY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -244,6 +247,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		case OPT_AGGREGATE: o->aggregate = 1; break;
 		case OPT_METRICS: o->metrics = 1; break;
 		case OPT_SCRIPT_ONLY: o->script_only = 1; break;
+		case OPT_ENTRY_ONLY: o->entry_only = 1; break;
 		case 'h': usage_collect(stdout); return -1;
 		default: return usage_error("%s", "bad trace option");
 		}
@@ -690,6 +694,7 @@ static struct json_object *make_collector_info(struct run_state *s)
 	json_object_object_add(p, "exclude", jstr(o->exclude));
 	json_object_object_add(p, "aggregate", json_object_new_boolean(o->aggregate));
 	json_object_object_add(p, "metrics", json_object_new_boolean(o->metrics));
+	json_object_object_add(p, "entry_only", json_object_new_boolean(o->entry_only));
 	json_object_object_add(ci, "params", p);
 	return ci;
 }
@@ -720,11 +725,53 @@ static char *default_output(struct run_state *s, int *in_jobs)
 	return out;
 }
 
+/* Most failed probes named on stderr (all of them go to the profile).  */
+#define MAX_FAILED_SHOWN 10
+
+/* What the runtime attached, from its uprobe_events lines saved when it was
+ * ready: prints "attached A of P probes" and the failures, and returns
+ * {planned, attached, failed: [...]} for collector_info.  */
+static struct json_object *report_attached(struct run_state *s, const char *path,
+					   size_t *attached)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct probe_attach *att = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*att));
+	struct json_object *j = json_object_new_object(), *fl = json_object_new_array();
+	size_t planned = plan_probe_points(&s->plan), nfail, i;
+	char **lines;
+
+	strbuf_read_file(&sb, path);
+	*attached = plan_match_uprobe_events(&s->plan, strbuf_str(&sb), -1, att);
+	nfail = plan_attach_failures(&s->plan, att, &lines);
+	if (!s->o->quiet || *attached < planned)
+		fprintf(stderr, "perun: attached %zu of %zu probes%s\n", *attached, planned,
+			nfail ? "; not attached:" : "");
+	for (i = 0; i < nfail; i++) {
+		if (i < MAX_FAILED_SHOWN)
+			fprintf(stderr, "perun:   %s\n", lines[i]);
+		json_object_array_add(fl, json_object_new_string(lines[i]));
+		free(lines[i]);
+	}
+	if (nfail > MAX_FAILED_SHOWN)
+		fprintf(stderr, "perun:   ... and %zu more (collector_info.probes.failed)\n",
+			nfail - MAX_FAILED_SHOWN);
+	free(lines);
+	free(att);
+	strbuf_release(&sb);
+	json_object_object_add(j, "planned", json_object_new_int64((int64_t)planned));
+	json_object_object_add(j, "attached", json_object_new_int64((int64_t)*attached));
+	json_object_object_add(j, "failed", fl);
+	return j;
+}
+
 static int run_and_write(struct run_state *s)
 {
 	struct opts *o = s->o;
 	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
+	char *attached_path = NULL;
+	struct json_object *probes_j = NULL;
+	size_t attached = 0, named_zero = 0;
 	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL;
 	struct strv argv = { NULL, 0 }, env = { NULL, 0 };
 	struct run_spec spec;
@@ -775,6 +822,11 @@ static int run_and_write(struct run_state *s)
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
 	spec.target_argv = s->cmdv.v;
 	spec.ready_path = raw;
+	if (s->runtime == RUNTIME_BPF && driver_uprobe_events_path() &&
+	    access(driver_uprobe_events_path(), R_OK) == 0) {
+		attached_path = xstrfmt("%s/attached", s->tmpdir);
+		spec.attached_path = attached_path;
+	}
 	/* detaching is slow: the kernel waits an RCU grace period per probe point
 	 * (about 60 ms each here), and stapbpf runs its end probe only after */
 	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
@@ -807,6 +859,8 @@ static int run_and_write(struct run_state *s)
 			ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
 		goto out;
 	}
+	if (attached_path)
+		probes_j = report_attached(s, attached_path, &attached);
 
 	/* where the profile goes, and its origin */
 	if (o->output) {
@@ -822,10 +876,13 @@ static int run_and_write(struct run_state *s)
 	t_parse0 = now_s();
 	header = make_header(s);
 	ci = make_collector_info(s);
+	if (probes_j) {
+		json_object_object_add(ci, "probes", probes_j);
+		probes_j = NULL;
+	}
 	points = xcalloc(s->plan.n ? s->plan.n : 1, 1);
 	for (i = 0; i < s->plan.n; i++)
-		points[i] = s->plan.probes[i].kind == PROBE_USDT_POINT ||
-			    s->plan.probes[i].kind == PROBE_LINE;
+		points[i] = probe_is_point(&s->plan.probes[i]);
 	if (profile_writer_open(&w, output, &s->plan, have_origin ? origin : NULL, header, ci,
 				!o->aggregate) < 0)
 		goto out;
@@ -915,6 +972,17 @@ static int run_and_write(struct run_state *s)
 			json_object_object_add(met, "parse_s", json_object_new_double(now_s() - t_parse0));
 			json_object_object_add(extra, "metrics", met);
 		}
+		for (i = 0; i < s->plan.n && (!attached_path || attached); i++) {
+			const struct probe *pr = &s->plan.probes[i];
+			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
+			    (pr->sampling > 1 && !o->aggregate))
+				continue;
+			fprintf(stderr, "perun: error: %s (%s), named on the command line, recorded "
+					"no call: the command never reached it%s\n",
+				pr->name, pr->binary,
+				res.timed_out ? " before the timeout" : " (or its probe did not attach)");
+			named_zero++;
+		}
 		if (profile_writer_close(&w, ps, extra) < 0)
 			goto out;
 		if (o->metrics && stat(output, &st) == 0) {
@@ -987,7 +1055,16 @@ static int run_and_write(struct run_state *s)
 	}
 	if (res.interrupted)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
+	if (ret == EXIT_OK && attached_path && !attached) {
+		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "
+				"probes named above)\n");
+		ret = EXIT_FAIL;
+	}
+	if (named_zero && ret == EXIT_OK)
+		ret = EXIT_FAIL;
 out:
+	json_object_put(probes_j);
+	free(attached_path);
 	if (parser)
 		parser_free(parser);
 	json_object_put(header);
@@ -1116,6 +1193,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	so.include = o.include;
 	so.exclude = o.exclude;
 	so.cache_dir = o.cache_off ? NULL : cache_dir;
+	so.entry_only = o.entry_only;
 	if (strategy_build(&s.plan, &s.target, &so) < 0)
 		goto out;
 	if (s.runtime == RUNTIME_BPF && plan_probe_points(&s.plan) > runtime_bpf_probe_limit() &&

@@ -30,6 +30,8 @@ struct run_spec {
 	double ready_timeout;	/* seconds to wait for "r", 0 = 600 */
 	double stop_timeout;	/* seconds the runtime gets to detach and flush after
 				 * SIGINT before SIGKILL; 0 = 10 */
+	const char *attached_path;	/* when ready: the runtime's uprobe_events lines
+					 * are written here (what it attached), or NULL */
 };
 
 struct run_result {
@@ -55,6 +57,9 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 
 /* Removes every uprobe event named stapprobe_PID_*; returns how many.  */
 int driver_remove_uprobes(pid_t pid);
+/* Writes the uprobe_events lines of events named stapprobe_PID_* to path;
+ * returns how many, or -1.  */
+int driver_save_uprobes(pid_t pid, const char *path);
 /* Path of tracefs uprobe_events, or NULL.  */
 const char *driver_uprobe_events_path(void);
 /* Installs SIGINT/SIGTERM handlers that only set a flag.  */
