@@ -4,11 +4,16 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include <ctype.h>
+#include <errno.h>
 #include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace/strategy.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
@@ -425,6 +430,89 @@ static void entry_only(struct plan *plan, const struct target *t, const struct s
 			t->path, n);
 }
 
+/* A hard link to path (same inode, so the same uprobes) in dir, or NULL.
+ * dir must be ours, private, and on path's file system.  */
+static char *link_into(const char *path, const struct stat *st, const char *dir)
+{
+	struct stat ds, ls;
+	char *lp;
+
+	if (strpbrk(dir, " \t") || (fs_mkdir_p(dir, 0700) < 0 && errno != EEXIST))
+		return NULL;
+	if (lstat(dir, &ds) < 0 || !S_ISDIR(ds.st_mode) || ds.st_uid != geteuid() ||
+	    (ds.st_mode & 022) || ds.st_dev != st->st_dev)
+		return NULL;
+	lp = xstrfmt("%s/%llx-%llx-%s", dir, (unsigned long long)st->st_dev,
+		     (unsigned long long)st->st_ino, fs_basename(path));
+	for (char *c = lp + strlen(dir); *c; c++)
+		if (*c == ' ' || *c == '\t')
+			*c = '_';
+	if (lstat(lp, &ls) == 0 && ls.st_dev == st->st_dev && ls.st_ino == st->st_ino)
+		return lp;
+	unlink(lp);
+	if (link(path, lp) == 0)
+		return lp;
+	free(lp);
+	return NULL;
+}
+
+/* The kernel's uprobe_events splits its lines at spaces, so stapbpf cannot
+ * probe "/tmp/my dir/app" (stap itself resolves symlinks): such binaries
+ * are probed through a hard link without spaces, under $TMPDIR or the
+ * cache dir, whichever is on the binary's file system.  */
+static char *spaceless_path(const char *path, const char *cache_dir)
+{
+	struct stat st;
+	const char *tmp = getenv("TMPDIR");
+	char *dir, *lp;
+
+	if (!strpbrk(path, " \t"))
+		return xstrdup(path);
+	if (stat(path, &st) < 0) {
+		pr_error_errno("%s", path);
+		return NULL;
+	}
+	dir = xstrfmt("%s/perun-links-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)geteuid());
+	lp = link_into(path, &st, dir);
+	free(dir);
+	if (!lp && cache_dir) {
+		dir = xstrfmt("%s/links", cache_dir);
+		lp = link_into(path, &st, dir);
+		free(dir);
+	}
+	if (!lp)
+		pr_error("%s: the kernel's uprobe_events cannot take a path with spaces and perun "
+			 "found no private directory on the same file system for a hard link: move "
+			 "the binary, or hard-link it to a path without spaces and trace that",
+			 path);
+	return lp;
+}
+
+static int spaceless_binaries(struct plan *plan, const char *cache_dir)
+{
+	size_t i, j;
+
+	for (i = 0; i < plan->n; i++) {
+		char *old = plan->probes[i].binary, *lp;
+		if (!strpbrk(old, " \t"))
+			continue;
+		lp = spaceless_path(old, cache_dir);
+		if (!lp)
+			return -1;
+		pr_info("perun: probing %s through the hard link %s (no spaces)", old, lp);
+		for (j = i; j < plan->n; j++) {
+			if (j > i && strcmp(plan->probes[j].binary, old))
+				continue;
+			if (j > i)
+				free(plan->probes[j].binary);
+			plan->probes[j].binary = xstrdup(lp);
+		}
+		free(old);
+		free(lp);
+	}
+	return 0;
+}
+
 int strategy_build(struct plan *plan, const struct target *t, const struct strategy_opts *o)
 {
 	pcre2_code *inc = NULL, *exc = NULL;
@@ -450,6 +538,10 @@ int strategy_build(struct plan *plan, const struct target *t, const struct strat
 			const struct func *f = &t->funcs[i];
 			if (f->helper && !keep_helpers)
 				continue;
+			/* an IFUNC symbol is its resolver, run once by the dynamic
+			 * linker; its implementations are functions of their own */
+			if (f->ifunc)
+				continue;
 			if (inc && !re_match(inc, md, f->display) && !re_match(inc, md, f->name))
 				continue;
 			if (exc && (re_match(exc, md, f->display) || re_match(exc, md, f->name)))
@@ -463,6 +555,8 @@ int strategy_build(struct plan *plan, const struct target *t, const struct strat
 	if (!custom && o->with_usdt)
 		add_usdts(plan, t, NULL, sampling);
 	entry_only(plan, t, o);
+	if (spaceless_binaries(plan, o->cache_dir) < 0)
+		goto out;
 	if (!plan->n) {
 		pr_error("no probes: the strategy '%s' and the rules selected nothing in %s%s",
 			 o->strategy, t->path,
