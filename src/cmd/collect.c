@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -972,7 +973,9 @@ static int run_and_write(struct run_state *s)
 			json_object_object_add(met, "parse_s", json_object_new_double(now_s() - t_parse0));
 			json_object_object_add(extra, "metrics", met);
 		}
-		for (i = 0; i < s->plan.n && (!attached_path || attached); i++) {
+		/* a command that died early explains its own missing calls */
+		for (i = 0; res.target_known && res.target_exited && !res.interrupted &&
+			    i < s->plan.n && (!attached_path || attached); i++) {
 			const struct probe *pr = &s->plan.probes[i];
 			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
 			    (pr->sampling > 1 && !o->aggregate))
@@ -1051,6 +1054,11 @@ static int run_and_write(struct run_state *s)
 		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
 				"records what ran\n",
 			res.target_status, strsignal(res.target_status));
+		if (res.target_status == SIGABRT && s->target.exceptions &&
+		    plan_probe_points(&s->plan) > s->plan.n)
+			fprintf(stderr, "perun: hint: %s throws C++ exceptions, which abort when they "
+					"unwind through a return probe: trace with --entry-only\n",
+				s->target.path);
 		ret = EXIT_SIGNAL_BASE + res.target_status;
 	}
 	if (res.interrupted)
