@@ -13,7 +13,7 @@
 #include "util/strbuf.h"
 
 #define PLAN_MAGIC "perun-plan 2"
-#define PLAN_FIELDS 13
+#define PLAN_FIELDS 14
 
 void plan_init(struct plan *p)
 {
@@ -98,9 +98,9 @@ char *plan_serialize(const struct plan *p)
 	strbuf_addf(&sb, "%s\t%zu\n", PLAN_MAGIC, p->n);
 	for (i = 0; i < p->n; i++) {
 		const struct probe *pr = &p->probes[i];
-		strbuf_addf(&sb, "%d\t%s\t%u\t%llx\t%d\t%u\t%llx", pr->id, kind_names[pr->kind],
-			    pr->sampling, (unsigned long long)pr->addr, pr->line, pr->flags,
-			    (unsigned long long)pr->foff);
+		strbuf_addf(&sb, "%d\t%s\t%u\t%llx\t%d\t%u\t%llx\t%llx", pr->id,
+			    kind_names[pr->kind], pr->sampling, (unsigned long long)pr->addr, pr->line,
+			    pr->flags, (unsigned long long)pr->foff, (unsigned long long)pr->size);
 		put(&sb, pr->binary);
 		put(&sb, pr->name);
 		put(&sb, pr->mark);
@@ -161,7 +161,7 @@ int plan_parse(struct plan *p, const char *text)
 			pr_error("probe plan line %zu: bad kind or id", p->n + 2);
 			goto out;
 		}
-		pr = plan_add(p, (enum probe_kind)k, f[7], f[8]);
+		pr = plan_add(p, (enum probe_kind)k, f[8], f[9]);
 		pr->sampling = (unsigned)strtoul(f[2], NULL, 10);
 		if (!pr->sampling)
 			pr->sampling = 1;
@@ -169,10 +169,11 @@ int plan_parse(struct plan *p, const char *text)
 		pr->line = atoi(f[4]);
 		pr->flags = (unsigned)strtoul(f[5], NULL, 10);
 		pr->foff = strtoull(f[6], NULL, 16);
-		pr->mark = *f[9] ? xstrdup(f[9]) : NULL;
-		pr->mark_end = *f[10] ? xstrdup(f[10]) : NULL;
-		pr->file = *f[11] ? xstrdup(f[11]) : NULL;
-		pr->sym = *f[12] ? xstrdup(f[12]) : NULL;
+		pr->size = strtoull(f[7], NULL, 16);
+		pr->mark = *f[10] ? xstrdup(f[10]) : NULL;
+		pr->mark_end = *f[11] ? xstrdup(f[11]) : NULL;
+		pr->file = *f[12] ? xstrdup(f[12]) : NULL;
+		pr->sym = *f[13] ? xstrdup(f[13]) : NULL;
 	}
 	if (first || p->n != expect) {
 		pr_error("probe plan truncated: %zu of %zu probes", p->n, expect);
@@ -222,51 +223,105 @@ static int same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-/* One resolved point.  by_addr: value is an address, else a file offset.  */
-static void credit(const struct plan *p, struct probe_attach *att, const char *path,
-		   uint64_t value, int by_addr, int ret, enum probe_kind other, size_t *n)
-{
-	size_t i;
+/* One point the runtime resolved: binary, address or file offset, kind.  */
+struct rpoint {
+	char *path;
+	uint64_t value;
+	int by_addr;		/* value is an address, else a file offset */
+	int ret;
+	enum probe_kind other;	/* PROBE_FUNC, or the mark/statement it came from */
+	int done;
+};
 
-	for (i = 0; i < p->n; i++) {
-		const struct probe *pr = &p->probes[i];
-		if (pr->kind != PROBE_FUNC || (by_addr ? pr->addr : pr->foff) != value)
-			continue;
-		if ((ret ? att[i].ret : att[i].entry) || !same_file(pr->binary, path))
-			continue;
-		if (ret)
-			att[i].ret = 1;
-		else
-			att[i].entry = 1;
-		(*n)++;
-		return;
+static uint64_t where(const struct probe *pr, int by_addr)
+{
+	return by_addr ? pr->addr : pr->foff;
+}
+
+static int take(struct probe_attach *a, int ret, int pair)
+{
+	if (ret) {
+		if (a->ret || !pair)
+			return 0;
+		a->ret = 1;
+	} else {
+		if (a->entry)
+			return 0;
+		a->entry = 1;
 	}
-	/* not a function: a mark or a line of that binary not yet credited */
-	for (i = 0; i < p->n; i++) {
-		const struct probe *pr = &p->probes[i];
-		int pair = pr->kind == PROBE_USDT_PAIR;
-		if (pr->kind == PROBE_FUNC || (other != PROBE_FUNC && pr->kind != other &&
-					       !(other == PROBE_USDT_POINT && pair)))
-			continue;
-		if (!same_file(pr->binary, path))
-			continue;
-		if (!att[i].entry) {
-			att[i].entry = 1;
-		} else if (pair && !att[i].ret) {
-			att[i].ret = 1;
-		} else {
-			continue;
+	return 1;
+}
+
+/* Pass 1: returns and entries at a function's first byte, marks at their
+ * address.  Pass 2: entries inside a function (stap places a DWARF entry
+ * probe after the prologue).  Pass 3: what is left, to the lines and marks
+ * of that binary.  */
+static size_t credit_all(const struct plan *p, struct rpoint *rp, size_t nrp,
+			 struct probe_attach *att)
+{
+	size_t n = 0, i, k;
+	int pass;
+
+	for (pass = 1; pass <= 3; pass++) {
+		for (k = 0; k < nrp; k++) {
+			struct rpoint *r = &rp[k];
+			if (r->done)
+				continue;
+			for (i = 0; i < p->n && !r->done; i++) {
+				const struct probe *pr = &p->probes[i];
+				uint64_t w = where(pr, r->by_addr);
+				int fn = pr->kind == PROBE_FUNC, pair = !probe_is_point(pr);
+				if (pass == 1 && (fn ? r->other != PROBE_FUNC || w != r->value
+						     : pr->kind == PROBE_LINE || !pr->addr ||
+							       w != r->value))
+					continue;
+				if (pass == 2 && (!fn || r->ret || r->other != PROBE_FUNC ||
+						  r->value < w || r->value >= w + (pr->size ? pr->size : 1)))
+					continue;
+				if (pass == 3 && (fn || (r->other != PROBE_FUNC && r->other != PROBE_USDT_POINT &&
+							 r->other != pr->kind &&
+							 !(r->other == PROBE_LINE && pr->kind == PROBE_LINE))))
+					continue;
+				if (pass == 3 && r->other == PROBE_USDT_POINT && pr->kind == PROBE_LINE)
+					continue;
+				if (!same_file(pr->binary, r->path))
+					continue;
+				if (pass == 3 && pr->kind == PROBE_USDT_PAIR)
+					r->ret = att[i].entry;	/* the second mark of a pair */
+				if (take(&att[i], r->ret, pair)) {
+					r->done = 1;
+					n++;
+				}
+			}
 		}
-		(*n)++;
-		return;
 	}
+	for (k = 0; k < nrp; k++)
+		free(rp[k].path);
+	free(rp);
+	return n;
+}
+
+static void push_point(struct rpoint **rp, size_t *n, const char *path, uint64_t value,
+		       int by_addr, int ret, enum probe_kind other)
+{
+	struct rpoint *r;
+
+	*rp = xrealloc(*rp, (*n + 1) * sizeof(**rp));
+	r = &(*rp)[(*n)++];
+	r->path = xstrdup(path);
+	r->value = value;
+	r->by_addr = by_addr;
+	r->ret = ret;
+	r->other = other;
+	r->done = 0;
 }
 
 size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid,
 				struct probe_attach *att)
 {
 	char *copy = xstrdup(text), *line, *save = NULL, prefix[64];
-	size_t n = 0;
+	struct rpoint *rp = NULL;
+	size_t nrp = 0;
 
 	if (pid < 0)
 		snprintf(prefix, sizeof(prefix), "/stapprobe_");
@@ -274,7 +329,6 @@ size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid
 		snprintf(prefix, sizeof(prefix), "/stapprobe_%ld_", pid);
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *sp, *colon;
-		uint64_t off;
 		int ret;
 
 		if ((line[0] != 'p' && line[0] != 'r') || line[1] != ':')
@@ -283,30 +337,32 @@ size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid
 		sp = strchr(line, ' ');
 		if (!sp || !strstr(line, prefix) || strstr(line, prefix) > sp)
 			continue;
-		/* PATH:0xOFFSET, and the path may hold spaces and colons */
+		/* PATH:0xOFFSET, and the path may hold colons */
 		colon = strstr(sp + 1, ":0x");
 		while (colon && strstr(colon + 1, ":0x"))
 			colon = strstr(colon + 1, ":0x");
 		if (!colon)
 			continue;
 		*colon = '\0';
-		off = strtoull(colon + 3, NULL, 16);
-		credit(p, att, sp + 1, off, 0, ret, PROBE_USDT_POINT, &n);
+		/* uprobe_events does not say whether a line came from a function,
+		 * a mark or a statement: functions first, the rest after */
+		push_point(&rp, &nrp, sp + 1, strtoull(colon + 3, NULL, 16), 0, ret, PROBE_FUNC);
 	}
 	free(copy);
-	return n;
+	return credit_all(p, rp, nrp, att);
 }
 
 size_t plan_match_resolved(const struct plan *p, const char *text, struct probe_attach *att)
 {
 	char *copy = xstrdup(text), *line, *save = NULL;
-	size_t n = 0;
+	struct rpoint *rp = NULL;
+	size_t nrp = 0;
 
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *path, *q, *pc, *rest;
+		char *path, *q, *pc, *rest, *cmt, *r;
 		enum probe_kind other = PROBE_FUNC;
 		uint64_t v = 0;
-		int by_addr = 1, ret = 0;
+		int by_addr = 1;
 
 		if (strncmp(line, "process(\"", 9))
 			continue;
@@ -329,19 +385,14 @@ size_t plan_match_resolved(const struct plan *p, const char *text, struct probe_
 			other = PROBE_USDT_POINT;
 		else if (!strncmp(rest, ".statement(", 11))
 			other = PROBE_LINE;
-		else if (strncmp(rest, ".function(", 10))
+		else if (strncmp(rest, ".function(", 10) || !pc)
 			continue;
-		{
-			char *cmt = strstr(rest, "/*");
-			char *r = strstr(rest, ").return");
-			ret = r && (!cmt || r < cmt);
-		}
-		if (other == PROBE_FUNC && !pc)
-			continue;
-		credit(p, att, path, v, by_addr, ret, other, &n);
+		cmt = strstr(rest, "/*");
+		r = strstr(rest, ").return");
+		push_point(&rp, &nrp, path, v, by_addr, r && (!cmt || r < cmt), other);
 	}
 	free(copy);
-	return n;
+	return credit_all(p, rp, nrp, att);
 }
 
 size_t plan_attach_failures(const struct plan *p, const struct probe_attach *att,

@@ -24,6 +24,7 @@ struct probe {
 	int line;
 	uint64_t addr;		/* function address in binary (PROBE_FUNC) */
 	uint64_t foff;		/* file offset of addr (as uprobe_events shows it) */
+	uint64_t size;		/* function size, or 0 */
 	char *sym;		/* symbol name, for functions stap must find without DWARF */
 	unsigned sampling;	/* record one call in `sampling` (>= 1) */
 	unsigned flags;		/* PROBE_F_* */

@@ -113,6 +113,7 @@ static struct probe *add_func(struct plan *plan, const struct target *t, const s
 
 	pr->addr = f->addr;
 	pr->foff = target_file_offset(t, f->addr);
+	pr->size = f->size;
 	pr->sampling = sampling ? sampling : 1;
 	if (!f->dwarf) {
 		pr->flags |= PROBE_F_SYMBOL;
