@@ -360,6 +360,7 @@ struct stap_log {
 	int pass;
 	size_t nprobes;
 	int quiet;
+	int debuginfo_warned;	/* "cannot find module ... debuginfo" lines seen */
 	struct strbuf all;	/* everything, for error reports */
 };
 
@@ -393,6 +394,11 @@ static void on_stap_line(void *ctx, const char *line)
 		l->errors++;
 	if (json_object_array_length(l->messages) < MAX_STAP_MESSAGES)
 		json_object_array_add(l->messages, json_object_new_string(line));
+	/* stap -v says it once per probe of a binary without DWARF */
+	if (strstr(line, "WARNING: cannot find module") && strstr(line, "debuginfo")) {
+		if (l->debuginfo_warned++)
+			return;
+	}
 	if (!l->quiet && (strstr(line, "WARNING") || strstr(line, "ERROR")) && !l->progress)
 		fprintf(stderr, "stap: %s\n", line);
 }
@@ -977,13 +983,28 @@ static int run_and_write(struct run_state *s)
 		for (i = 0; res.target_known && res.target_exited && !res.interrupted &&
 			    i < s->plan.n && (!attached_path || attached); i++) {
 			const struct probe *pr = &s->plan.probes[i];
+			size_t j, k;
 			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
 			    (pr->sampling > 1 && !o->aggregate))
 				continue;
+			if (pr->flags & PROBE_F_ALTERNATIVE) {
+				/* an IFUNC's implementations: one of them is enough */
+				for (j = i; j > 0 && (s->plan.probes[j - 1].flags & PROBE_F_ALTERNATIVE); j--)
+					;
+				for (k = j; k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE) &&
+					    !w.sum[k].count; k++)
+					;
+				if (k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE))
+					continue;
+				if (i != j)
+					continue;	/* said once for the group */
+			}
 			fprintf(stderr, "perun: error: %s (%s), named on the command line, recorded "
 					"no call: the command never reached it%s\n",
 				pr->name, pr->binary,
-				res.timed_out ? " before the timeout" : " (or its probe did not attach)");
+				res.timed_out ? " before the timeout"
+				: o->aggregate ? ""
+					       : " (or the runtime lost its events: try --aggregate)");
 			named_zero++;
 		}
 		if (profile_writer_close(&w, ps, extra) < 0)

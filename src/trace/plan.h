@@ -37,6 +37,9 @@ struct probe {
 #define PROBE_F_ENTRY_ONLY 2u
 /* Named by the user (-f): zero calls is an error, not a quiet result.  */
 #define PROBE_F_NAMED 4u
+/* One of the implementations of a named IFUNC, planned next to the others:
+ * zero calls is an error only when all of them have none.  */
+#define PROBE_F_ALTERNATIVE 8u
 
 /* What the runtime attached, per probe.  */
 struct probe_attach {

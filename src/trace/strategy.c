@@ -281,6 +281,8 @@ static int add_rule_ifunc(struct plan *plan, const struct target *t, const struc
 			impl = &synth;
 		}
 		add_rule_func(plan, t, impl, n == 1 ? f->display : NULL, sampling, o);
+		if (n > 1)
+			plan->probes[plan->n - 1].flags |= PROBE_F_ALTERNATIVE;
 	}
 	pr_info("perun: %s is an IFUNC: probing %s%s", f->display,
 			n == 1 ? "the implementation this CPU uses" : "its implementations",
