@@ -47,6 +47,10 @@ int target_is_helper(const char *name)
 
 	if (strchr(name, '@'))	/* PLT stubs and versioned aliases */
 		return 1;
+	/* a function's cold part (foo.cold) is jumped to, never called: a
+	 * return probe there would take its caller's return address */
+	if (strstr(name, ".cold"))
+		return 1;
 	for (i = 0; helper_names[i]; i++)
 		if (!strcmp(name, helper_names[i]))
 			return 1;
