@@ -70,7 +70,9 @@ struct opts {
 	int with_usdt;
 	double timeout;
 	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
-	int aggregate, metrics, script_only, entry_only;
+	int aggregate, metrics, script_only, strict, entry_only;
+	const char *transport;	/* record | print, or NULL: the runtime's default */
+	size_t buffer_size;	/* events the recorder keeps */
 	enum runtime runtime;
 };
 
@@ -111,17 +113,29 @@ void usage_collect(FILE *f)
 	      "                           programs that throw C++ exceptions or longjmp)\n"
 	      "      --metrics            print and record PL, PLR, RDV, PS, CPT, PRT, PT\n"
 	      "      --script-only        print the generated SystemTap script and stop\n"
+	      "      --transport T        record (keep events in a map, write them at the end;\n"
+	      "                           the bpf default) or print (one printf per event)\n"
+	      "      --buffer-size N      events the recorder keeps (default 1000000, about\n"
+	      "                           70 bytes of kernel memory each); the rest is counted\n"
+	      "                           as lost, per function\n"
+	      "      --strict             any lost event makes the collect fail (exit 1)\n"
 	      "\n"
 	      "The profile's amounts are nanoseconds (header.units).  Exit status: 0 when the\n"
-	      "profile was written, 1 on failure, 2 on a usage error, 128+N when the command\n"
-	      "was killed by signal N (the profile is still written).\n",
+	      "profile was written and is complete, 1 on failure, 2 on a usage error, 3 when\n"
+	      "the profile was written but events were lost (it says how many, per function),\n"
+	      "128+N when the command was killed by signal N (the profile is still written).\n",
 	      f);
 }
 
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
-	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_ENTRY_ONLY,
+	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
+	OPT_BUFFER_SIZE, OPT_STRICT, OPT_ENTRY_ONLY,
 };
+
+/* Default events the recorder keeps, and the most it may be asked for.  */
+#define DEFAULT_BUFFER_SIZE 1000000
+#define MAX_BUFFER_SIZE 100000000
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
@@ -179,6 +193,9 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		{ "metrics", no_argument, NULL, OPT_METRICS },
 		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
 		{ "entry-only", no_argument, NULL, OPT_ENTRY_ONLY },
+		{ "transport", required_argument, NULL, OPT_TRANSPORT },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -249,6 +266,24 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		case OPT_METRICS: o->metrics = 1; break;
 		case OPT_SCRIPT_ONLY: o->script_only = 1; break;
 		case OPT_ENTRY_ONLY: o->entry_only = 1; break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "record") && strcmp(optarg, "print"))
+				return usage_error("--transport is record or print, not '%s'", optarg);
+			o->transport = optarg;
+			break;
+		case OPT_BUFFER_SIZE: {
+			unsigned long long v;
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-' || v == 0 ||
+			    v > MAX_BUFFER_SIZE)
+				return usage_error("--buffer-size wants a number of events from 1 to "
+						   "%d, not '%s'",
+						   MAX_BUFFER_SIZE, optarg);
+			o->buffer_size = (size_t)v;
+			break;
+		}
+		case OPT_STRICT: o->strict = 1; break;
 		case 'h': usage_collect(stdout); return -1;
 		default: return usage_error("%s", "bad trace option");
 		}
@@ -673,6 +708,8 @@ static struct json_object *make_header(struct run_state *s)
 	return h;
 }
 
+static enum script_mode script_mode(const struct run_state *s);
+
 static struct json_object *make_collector_info(struct run_state *s)
 {
 	struct opts *o = s->o;
@@ -702,6 +739,12 @@ static struct json_object *make_collector_info(struct run_state *s)
 	json_object_object_add(p, "aggregate", json_object_new_boolean(o->aggregate));
 	json_object_object_add(p, "metrics", json_object_new_boolean(o->metrics));
 	json_object_object_add(p, "entry_only", json_object_new_boolean(o->entry_only));
+	json_object_object_add(p, "transport",
+			       json_object_new_string(o->aggregate ? "aggregate"
+						      : script_mode(s) == SCRIPT_RECORD ? "record"
+											: "print"));
+	json_object_object_add(p, "buffer_size", json_object_new_int64((int64_t)o->buffer_size));
+	json_object_object_add(p, "strict", json_object_new_boolean(o->strict));
 	json_object_object_add(ci, "params", p);
 	return ci;
 }
@@ -771,6 +814,54 @@ static struct json_object *report_attached(struct run_state *s, const char *path
 	return j;
 }
 
+/* What stapbpf prints when its perf reader gave up: nothing more arrives.  */
+static const char *const runtime_fatal_lines[] = {
+	"printf already started", "printf not started", "wrong number of printf args",
+	"printf format is missing", "could not read from perf_event buffer",
+	"unknown perf_event type", NULL,
+};
+
+/* Says on stderr how the trace is incomplete: always, even with -q.  */
+static void warn_incomplete(const struct run_state *s, const struct parse_stats *ps,
+			    const uint64_t *lost)
+{
+	uint64_t total = s->log.lost_events + ps->lost_events + ps->missing_records;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, shown = 0;
+
+	if (ps->lost_events) {
+		strbuf_addf(&sb, "%" PRIu64 " events did not fit the recorder's buffer of %zu (",
+			    ps->lost_events, s->o->buffer_size);
+		for (i = 0; i < s->plan.n; i++) {
+			if (!lost[i])
+				continue;
+			if (shown++ == 5) {
+				strbuf_addstr(&sb, ", ...");
+				break;
+			}
+			strbuf_addf(&sb, "%s%s %" PRIu64, shown > 1 ? ", " : "", s->plan.probes[i].name,
+				    lost[i]);
+		}
+		strbuf_addstr(&sb, "): raise --buffer-size, or trace fewer calls (-g N, --include)");
+	} else if (s->log.transport_errors) {
+		strbuf_addstr(&sb, "the runtime's event buffers overflowed and its reader stopped: "
+				   "use --transport record, -g N or --aggregate");
+	} else if (s->log.lost_events) {
+		strbuf_addf(&sb, "the runtime dropped %" PRIu64 " events: use --transport record, "
+				 "-g N or --aggregate",
+			    s->log.lost_events);
+	} else if (ps->missing_records) {
+		strbuf_addf(&sb, "%" PRIu64 " recorded events never reached perun (the runtime "
+				 "stopped while writing them out)",
+			    ps->missing_records);
+	} else {
+		strbuf_addstr(&sb, "the runtime stopped before its end marker");
+	}
+	fprintf(stderr, "perun: warning: the trace is incomplete (%" PRIu64 " events lost): %s\n",
+		total, sb.buf);
+	strbuf_release(&sb);
+}
+
 static int run_and_write(struct run_state *s)
 {
 	struct opts *o = s->o;
@@ -788,7 +879,7 @@ static int run_and_write(struct run_state *s)
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	unsigned char *points = NULL;
 	char origin[41], desc[64];
-	int have_origin = 0, in_jobs = 0, ret = EXIT_FAIL;
+	int have_origin = 0, in_jobs = 0, ret = EXIT_FAIL, incomplete = 0;
 	size_t i;
 	double t_parse0;
 	struct stat st;
@@ -834,6 +925,7 @@ static int run_and_write(struct run_state *s)
 		attached_path = xstrfmt("%s/attached", s->tmpdir);
 		spec.attached_path = attached_path;
 	}
+	spec.fatal_lines = runtime_fatal_lines;
 	/* detaching is slow: the kernel waits an RCU grace period per probe point
 	 * (about 60 ms each here), and stapbpf runs its end probe only after */
 	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
@@ -946,7 +1038,21 @@ static int run_and_write(struct run_state *s)
 		json_object_object_add(an, "duplicates", json_object_new_int64((int64_t)ps->duplicates));
 		json_object_object_add(an, "reordered", json_object_new_int64((int64_t)ps->reordered));
 		json_object_object_add(an, "unknown_probes", json_object_new_int64((int64_t)ps->unknown_probes));
-		json_object_object_add(an, "lost_events", json_object_new_int64((int64_t)s->log.lost_events));
+		json_object_object_add(an, "lost_events",
+				       json_object_new_int64((int64_t)(s->log.lost_events + ps->lost_events +
+								       ps->missing_records)));
+		json_object_object_add(an, "lost_in_buffer", json_object_new_int64((int64_t)ps->lost_events));
+		json_object_object_add(an, "lost_in_transport", json_object_new_int64((int64_t)s->log.lost_events));
+		json_object_object_add(an, "missing_records", json_object_new_int64((int64_t)ps->missing_records));
+		{
+			const uint64_t *lost = parser_lost(parser);
+			struct json_object *lf = json_object_new_object();
+			for (i = 0; i < s->plan.n; i++)
+				if (lost[i])
+					json_object_object_add(lf, s->plan.probes[i].name,
+							       json_object_new_int64((int64_t)lost[i]));
+			json_object_object_add(an, "lost_by_function", lf);
+		}
 		json_object_object_add(an, "transport_errors",
 				       json_object_new_int64((int64_t)s->log.transport_errors));
 		json_object_object_add(an, "missing_begin", json_object_new_boolean(!ps->saw_begin));
@@ -965,6 +1071,9 @@ static int run_and_write(struct run_state *s)
 			reached += points[i] ? 1 : 2;
 			json_object_object_add(sum, s->plan.probes[i].name, probe_summary_json(&w.sum[i]));
 		}
+		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
+			     ps->missing_records || !ps->saw_end;
+		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
 		json_object_object_add(extra, "summary", sum);
 		json_object_object_add(extra, "stap_messages", json_object_get(s->log.messages));
 		if (o->metrics) {
@@ -1003,8 +1112,8 @@ static int run_and_write(struct run_state *s)
 					"no call: the command never reached it%s\n",
 				pr->name, pr->binary,
 				res.timed_out ? " before the timeout"
-				: o->aggregate ? ""
-					       : " (or the runtime lost its events: try --aggregate)");
+				: incomplete  ? " (or its events were lost: see the warning)"
+					      : "");
 			named_zero++;
 		}
 		if (profile_writer_close(&w, ps, extra) < 0)
@@ -1035,15 +1144,10 @@ static int run_and_write(struct run_state *s)
 			fprintf(stderr, "perun: %" PRIu64 " calls of %zu functions in %zu threads -> %s%s\n",
 				ncalls, reached ? (size_t)json_object_object_length(sum) : 0,
 				nthreads, output, in_jobs ? " (pending: perun add)" : "");
-			if (s->log.transport_errors || s->log.lost_events || !ps->saw_end)
-				fprintf(stderr,
-					"perun: warning: the trace is incomplete: %s%s: trace fewer calls "
-					"(-g N, --include, -s custom) or use --aggregate\n",
-					s->log.transport_errors ? "the runtime's event buffers overflowed "
-								  "and its reader stopped"
-					: s->log.lost_events    ? "the runtime dropped events"
-								: "the runtime stopped before its end marker",
-					s->runtime == RUNTIME_BPF ? " (stapbpf keeps 32 KB per CPU)" : "");
+		}
+		if (incomplete)
+			warn_incomplete(s, ps, parser_lost(parser));
+		if (!o->quiet) {
 			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
 			    ps->malformed_lines || ps->duplicates || s->log.lost_events)
 				fprintf(stderr,
@@ -1062,7 +1166,7 @@ static int run_and_write(struct run_state *s)
 		strbuf_release(&sb);
 		free(keep);
 	}
-	ret = EXIT_OK;
+	ret = !incomplete ? EXIT_OK : o->strict ? EXIT_FAIL : EXIT_INCOMPLETE;
 	if (res.timed_out && !o->quiet)
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);
@@ -1084,12 +1188,12 @@ static int run_and_write(struct run_state *s)
 	}
 	if (res.interrupted)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
-	if (ret == EXIT_OK && attached_path && !attached) {
+	if ((ret == EXIT_OK || ret == EXIT_INCOMPLETE) && attached_path && !attached) {
 		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "
 				"probes named above)\n");
 		ret = EXIT_FAIL;
 	}
-	if (named_zero && ret == EXIT_OK)
+	if (named_zero && (ret == EXIT_OK || ret == EXIT_INCOMPLETE))
 		ret = EXIT_FAIL;
 out:
 	json_object_put(probes_j);
@@ -1109,6 +1213,17 @@ out:
 	free(output);
 	free(origin_dir);
 	return ret;
+}
+
+/* --aggregate, else --transport, else record on bpf (whose perf rings drop
+ * per-event printfs) and print on the kernel runtime.  */
+static enum script_mode script_mode(const struct run_state *s)
+{
+	if (s->o->aggregate)
+		return SCRIPT_AGGREGATE;
+	if (s->o->transport)
+		return strcmp(s->o->transport, "record") ? SCRIPT_PRINT : SCRIPT_RECORD;
+	return s->runtime == RUNTIME_BPF ? SCRIPT_RECORD : SCRIPT_PRINT;
 }
 
 static int choose_runtime(struct run_state *s)
@@ -1153,6 +1268,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	o.strategy = "userspace";
 	o.output_handling = "default";
 	o.with_usdt = 1;
+	o.buffer_size = DEFAULT_BUFFER_SIZE;
 	parsed = parse_opts(argc, argv, &o);
 	if (parsed) {
 		ret = parsed < 0 ? EXIT_OK : parsed;
@@ -1236,7 +1352,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		char *tp = xstrfmt("%s/templates", runtime_datadir());
 		char *ts = xstrfmt("%s/tapsets/perun.stp", runtime_datadir());
 		struct strbuf tb = STRBUF_INIT;
-		r = script_generate(&s.plan, tp, o.aggregate, &s.script);
+		r = script_generate_mode(&s.plan, tp, script_mode(&s), o.buffer_size, &s.script);
 		if (r == 0 && strbuf_read_file(&tb, ts) < 0)
 			r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
 		s.tapset_text = strbuf_detach(&tb);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -300,6 +301,9 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	double ready_by = t + (spec->ready_timeout > 0 ? spec->ready_timeout : 600);
 	int rt_status = 0, rt_done = 0, tg_status = 0, tg_done = 0, orphaned = 0;
 	int timed_out = 0, interrupted = 0, never_ready = 0, tg_termed = 0, rt_first = 0;
+	int rt_died = 0;		/* the runtime failed while the target ran */
+	double tg_kill_at = 0, next_size_check = 0;
+	off_t out_size = -1;
 	double stop_grace = spec->stop_timeout > 0 ? spec->stop_timeout : 5 * GRACE_SECONDS;
 	enum phase phase = spec->target_argv ? P_READY : P_RUN;
 	char msg[256];
@@ -366,6 +370,17 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				/* a second Ctrl-C: do not wait for the detach */
 				signal_tree(self, 0, SIGKILL);
 				phase = P_KILL;
+			} else if (c == 'd') {
+				/* the runtime said it can no longer deliver events:
+				 * stop the target rather than run it untraced */
+				if (phase == P_RUN && tg > 0 && !tg_done) {
+					rt_died = rt_first = 1;
+					kill(tg, SIGTERM);
+					tg_kill_at = t + GRACE_SECONDS;
+					kill(rt, SIGINT);
+					phase = P_STOP;
+					kill_at = t + stop_grace;
+				}
 			} else if (c == 'i') {
 				interrupted = 1;
 				if (phase == P_READY) {
@@ -428,7 +443,9 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				if (!tg_done) {
 					/* not when perun itself ended the target (timeout) */
 					rt_first = !interrupted && !tg_termed;
+					rt_died = rt_first;
 					kill(tg, SIGTERM);
+					tg_kill_at = t + GRACE_SECONDS;
 				}
 				phase = P_STOP;
 				kill_at = t + stop_grace;
@@ -447,7 +464,24 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 		case P_STOP:
 			if (rt_done && (tg < 0 || tg_done)) {
 				phase = P_DONE;
-			} else if (t >= kill_at) {
+				break;
+			}
+			if (rt_died && tg > 0 && !tg_done && tg_kill_at && t >= tg_kill_at) {
+				kill(tg, SIGKILL);	/* it ignored SIGTERM */
+				tg_kill_at = 0;
+			}
+			if (!rt_done && spec->ready_path && t >= next_size_check) {
+				/* a runtime still writing (the recorder's end probe
+				 * dumps its map) is given more time */
+				struct stat sb;
+				next_size_check = t + 1;
+				if (stat(spec->ready_path, &sb) == 0 && sb.st_size != out_size) {
+					out_size = sb.st_size;
+					if (kill_at < t + GRACE_SECONDS * 5)
+						kill_at = t + GRACE_SECONDS * 5;
+				}
+			}
+			if (t >= kill_at) {
 				signal_tree(self, 0, SIGKILL);
 				phase = P_KILL;
 			}
@@ -481,12 +515,22 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	_exit(0);
 }
 
+static int is_fatal(const struct run_spec *spec, const char *line)
+{
+	size_t i;
+
+	for (i = 0; spec->fatal_lines && spec->fatal_lines[i]; i++)
+		if (strstr(line, spec->fatal_lines[i]))
+			return 1;
+	return 0;
+}
+
 int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_stderr, void *ctx)
 {
 	int ctl[2], st[2], er[2], sp[2], cap[2] = { -1, -1 }, capfd = -1;
 	pid_t sup;
 	struct strbuf line = STRBUF_INIT, status = STRBUF_INIT;
-	int err_open = 1, st_open = 1, forwarded = 0, ret = 0, cap_open;
+	int err_open = 1, st_open = 1, forwarded = 0, ret = 0, cap_open, fatal_sent = 0;
 
 	memset(res, 0, sizeof(*res));
 	cap_open = 0;
@@ -527,10 +571,12 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 		forwarded = 1;
 	}
 	while (err_open || st_open || cap_open) {
-		struct pollfd pfd[4] = { { er[0], err_open ? POLLIN : 0, 0 },
-					 { st[0], st_open ? POLLIN : 0, 0 },
+		/* a closed pipe leaves the set (fd -1): poll reports POLLHUP
+		 * even for events 0, which would spin */
+		struct pollfd pfd[4] = { { err_open ? er[0] : -1, POLLIN, 0 },
+					 { st_open ? st[0] : -1, POLLIN, 0 },
 					 { sp[0], POLLIN, 0 },
-					 { cap[0], cap_open ? POLLIN : 0, 0 } };
+					 { cap_open ? cap[0] : -1, POLLIN, 0 } };
 		char buf[4096];
 		ssize_t n;
 
@@ -564,6 +610,11 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 				ssize_t i;
 				for (i = 0; i < n; i++) {
 					if (buf[i] == '\n') {
+						if (!fatal_sent && is_fatal(spec, strbuf_str(&line))) {
+							ssize_t ignored = write(ctl[1], "d", 1);
+							(void)ignored;
+							fatal_sent = 1;
+						}
 						if (on_stderr)
 							on_stderr(ctx, strbuf_str(&line));
 						strbuf_reset(&line);

@@ -29,7 +29,12 @@ struct run_spec {
 	double timeout;		/* seconds for the target, 0 = none */
 	double ready_timeout;	/* seconds to wait for "r", 0 = 600 */
 	double stop_timeout;	/* seconds the runtime gets to detach and flush after
-				 * SIGINT before SIGKILL; 0 = 10 */
+				 * SIGINT before SIGKILL; 0 = 10; extended while it
+				 * still writes to ready_path */
+	/* Substrings of a runtime's stderr line saying it can no longer deliver
+	 * events: the target is stopped (TERM, then KILL) and runtime_died set.
+	 * NULL-terminated, or NULL.  */
+	const char *const *fatal_lines;
 	const char *attached_path;	/* when ready: the runtime's uprobe_events lines
 					 * are written here (what it attached), or NULL */
 };

@@ -18,6 +18,14 @@ struct event {
 	int32_t tid_off;
 };
 
+/* An event of the recorder's dump, held until the end.  */
+struct rec {
+	uint64_t ts;		/* ns since the begin marker */
+	uint32_t seq;		/* per thread */
+	uint32_t code;
+	int32_t tid_off;
+};
+
 struct frame {
 	int probe;
 	uint64_t ts;
@@ -57,6 +65,11 @@ struct parser {
 
 	uint64_t next_call_id;
 
+	/* the recorder's dump */
+	struct rec *recs;
+	size_t nrecs, recs_alloc;
+	uint64_t *lost;		/* per probe */
+
 	/* --aggregate summaries, hashed on (thread, probe) */
 	struct agg_record *aggs;
 	size_t naggs, aggs_alloc;
@@ -77,6 +90,7 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
 	if (points)
 		memcpy(p->points, points, nprobes);
 	p->orders = xcalloc(nprobes ? nprobes : 1, sizeof(*p->orders));
+	p->lost = xcalloc(nprobes ? nprobes : 1, sizeof(*p->lost));
 	p->sink = sink;
 	p->ctx = ctx;
 	p->win = xmalloc(PARSE_WINDOW * sizeof(*p->win));
@@ -99,6 +113,8 @@ void parser_free(struct parser *p)
 	free(p->agg_index);
 	free(p->win);
 	free(p->orders);
+	free(p->lost);
+	free(p->recs);
 	free(p->points);
 	free(p);
 }
@@ -106,6 +122,11 @@ void parser_free(struct parser *p)
 const struct parse_stats *parser_stats(const struct parser *p)
 {
 	return &p->st;
+}
+
+const uint64_t *parser_lost(const struct parser *p)
+{
+	return p->lost;
 }
 
 /* --- threads: open addressing on tid ------------------------------------ */
@@ -421,6 +442,85 @@ static uint64_t unwrap(struct parser *p, uint64_t v)
 	return full;
 }
 
+/* d TID SEQ HI LO, l TID CODE N, c TID N: the recorder's dump.  */
+static void rec_line(struct parser *p, char kind, const char *s, const char *end)
+{
+	uint64_t f[4];
+	int want = kind == 'd' ? 4 : kind == 'l' ? 3 : 2;
+
+	if (hex_fields(s, end, f, 4) != want || f[0] > 0xffffffffull) {
+		p->st.malformed_lines++;
+		return;
+	}
+	p->st.recorder = 1;
+	if (kind == 'c') {
+		p->st.happened += f[1];
+		return;
+	}
+	if (kind == 'l') {
+		if ((f[1] >> 1) >= p->nprobes) {
+			p->st.unknown_probes += f[2];
+		} else {
+			p->lost[f[1] >> 1] += f[2];
+		}
+		p->st.lost_events += f[2];
+		return;
+	}
+	if (f[1] > 0xffffffffull || f[2] > 0xffffffffull || f[3] > 0xffffffffull) {
+		p->st.malformed_lines++;
+		return;
+	}
+	if (p->nrecs == p->recs_alloc) {
+		p->recs_alloc = p->recs_alloc ? p->recs_alloc * 2 : 4096;
+		p->recs = xrealloc(p->recs, p->recs_alloc * sizeof(*p->recs));
+	}
+	p->recs[p->nrecs].tid_off = (int32_t)(uint32_t)f[0];
+	p->recs[p->nrecs].seq = (uint32_t)f[1];
+	p->recs[p->nrecs].code = (uint32_t)(f[2] >> 16);
+	p->recs[p->nrecs].ts = (f[2] & 0xffff) << 32 | f[3];
+	p->nrecs++;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->tid_off != y->tid_off)
+		return x->tid_off < y->tid_off ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sorts the recorder's events by time and pairs them; a record seen twice
+ * (same thread and sequence number) counts once.  */
+static void rec_flush(struct parser *p)
+{
+	size_t i;
+
+	if (!p->nrecs)
+		return;
+	qsort(p->recs, p->nrecs, sizeof(*p->recs), rec_cmp);
+	for (i = 0; i < p->nrecs; i++) {
+		const struct rec *r = &p->recs[i];
+		struct event e;
+		if (i && r->tid_off == r[-1].tid_off && r->seq == r[-1].seq) {
+			p->st.duplicates++;
+			continue;
+		}
+		e.ts = p->base + r->ts;
+		e.code = r->code;
+		e.tid_off = r->tid_off;
+		process(p, &e);
+	}
+	if (p->st.happened > p->st.events + p->st.lost_events + p->st.unknown_probes)
+		p->st.missing_records =
+			p->st.happened - p->st.events - p->st.lost_events - p->st.unknown_probes;
+	free(p->recs);
+	p->recs = NULL;
+	p->nrecs = p->recs_alloc = 0;
+}
+
 static void line(struct parser *p, const char *s, const char *end)
 {
 	uint64_t f[4];
@@ -458,6 +558,10 @@ static void line(struct parser *p, const char *s, const char *end)
 	}
 	if (*s == 'q' && s + 1 == end) {
 		p->st.saw_end = 1;
+		return;
+	}
+	if (strchr("dlc", *s) && s + 1 < end && s[1] == ' ') {
+		rec_line(p, *s, s + 2, end);
 		return;
 	}
 	n = hex_fields(s, end, f, 3);
@@ -521,6 +625,7 @@ int parser_finish(struct parser *p)
 	}
 	while (p->count)
 		window_pop(p);
+	rec_flush(p);
 	for (i = 0; i < p->nthreads_alloc; i++) {
 		p->st.unmatched_entries += p->threads[i].depth;
 		p->threads[i].depth = 0;

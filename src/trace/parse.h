@@ -3,7 +3,11 @@
  * One pass; memory is bounded by threads x depth, probes, and a fixed
  * reorder window, never by the number of events.  The bpf runtime reads its
  * per-CPU buffers in turn, so a thread that migrates can see its events out
- * of order: the window sorts them back by timestamp.  */
+ * of order: the window sorts them back by timestamp.
+ *
+ * The in-map recorder's dump (d/l/c lines) comes in map order, so those
+ * events are held and sorted at the end: 24 bytes per event, bounded by the
+ * recorder's buffer size, not by the length of the run.  */
 #ifndef PERUN_PARSE_H
 #define PERUN_PARSE_H
 
@@ -40,9 +44,12 @@ struct parse_stats {
 	uint64_t reordered;		/* events that came out of order */
 	uint64_t unknown_probes;	/* ids outside the plan */
 	uint64_t ticks;
+	uint64_t lost_events;		/* recorder: dropped because its map was full */
+	uint64_t happened;		/* recorder: events the probes saw (c lines) */
+	uint64_t missing_records;	/* recorder: seen, neither recorded nor counted lost */
 	uint64_t duration;		/* ns from begin to the last record */
 	int64_t target_pid;
-	unsigned saw_begin : 1, saw_end : 1;
+	unsigned saw_begin : 1, saw_end : 1, recorder : 1;
 	unsigned max_depth;
 	size_t threads;
 };
@@ -69,6 +76,8 @@ const struct parse_stats *parser_stats(const struct parser *p);
 /* The script's own summaries (n/m/x/y/h lines), in no particular order.  */
 const struct agg_record *parser_aggregates(const struct parser *p, size_t *n);
 void parser_free(struct parser *p);
+/* Events lost per probe id (recorder l lines), an array of nprobes.  */
+const uint64_t *parser_lost(const struct parser *p);
 /* Reads a whole file through a parser.  */
 int parser_feed_file(struct parser *p, const char *path);
 

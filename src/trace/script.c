@@ -46,13 +46,13 @@ struct tmpl {
 };
 
 enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_HEADER_AGG, T_PAIR_AGG,
-       T_POINT_AGG, T_COUNT };
+       T_POINT_AGG, T_HEADER_REC, T_COUNT };
 
 static int load_templates(struct tmpl *t, const char *dir)
 {
 	static const char *const names[T_COUNT] = { "header", "pair", "pair_sampled", "point",
 						    "point_sampled", "header_agg", "pair_agg",
-						    "point_agg" };
+						    "point_agg", "header_rec" };
 	int i;
 
 	for (i = 0; i < T_COUNT; i++) {
@@ -175,17 +175,38 @@ out:
 int script_generate(const struct plan *p, const char *templates_dir, int aggregate,
 		    struct strbuf *out)
 {
+	return script_generate_mode(p, templates_dir, aggregate ? SCRIPT_AGGREGATE : SCRIPT_PRINT,
+				    0, out);
+}
+
+int script_generate_mode(const struct plan *p, const char *templates_dir, enum script_mode mode,
+			 size_t buffer, struct strbuf *out)
+{
 	struct tmpl t[T_COUNT] = { { NULL, NULL } };
-	char nprobes[32];
+	char nprobes[32], bufsize[32];
+	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : "__perun_ev";
+	int aggregate = mode == SCRIPT_AGGREGATE;
 	size_t i;
 	int ret = -1;
 
+	if (mode == SCRIPT_RECORD && 2 * p->n > SCRIPT_RECORD_MAX_CODES)
+		return pr_error("%zu probes are more than the recorder's %d: trace fewer functions "
+				"or use --aggregate",
+				p->n, SCRIPT_RECORD_MAX_CODES / 2);
+	if (mode == SCRIPT_RECORD && buffer == 0)
+		return pr_error("the recorder needs a buffer of at least one event");
 	if (load_templates(t, templates_dir) < 0)
 		goto out;
 	snprintf(nprobes, sizeof(nprobes), "%zu", plan_probe_points(p));
+	snprintf(bufsize, sizeof(bufsize), "%zu", buffer);
 	{
-		struct var v[] = { { "NPROBES", nprobes } };
-		expand(out, t[aggregate ? T_HEADER_AGG : T_HEADER].text, v, 1);
+		struct var v[] = { { "NPROBES", nprobes }, { "BUFFER", bufsize } };
+		expand(out,
+		       t[aggregate		 ? T_HEADER_AGG
+			 : mode == SCRIPT_RECORD ? T_HEADER_REC
+						 : T_HEADER]
+			       .text,
+		       v, 2);
 	}
 	for (i = 0; i < p->n; i++) {
 		const struct probe *pr = &p->probes[i];
@@ -215,7 +236,8 @@ int script_generate(const struct plan *p, const char *templates_dir, int aggrega
 					   { "ID", id },
 					   { "CODE_ENTRY", ce },
 					   { "CODE_EXIT", cx },
-					   { "SAMPLING", sampling } };
+					   { "SAMPLING", sampling },
+					   { "EV", ev } };
 			expand(out, t[which].text, v, sizeof(v) / sizeof(v[0]));
 		}
 		strbuf_release(&entry);

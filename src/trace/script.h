@@ -12,8 +12,20 @@
 int script_quote(struct strbuf *out, const char *s, const char *what);
 /* True when s is a valid USDT mark name ([A-Za-z0-9_]+).  */
 int script_valid_mark(const char *s);
-/* With aggregate, the script keeps per-function summaries instead of
- * printing events (templates *_agg.stp.in).  */
+/* How a generated script carries what its probes see.  */
+enum script_mode {
+	SCRIPT_PRINT,		/* one printf per event (header.stp.in) */
+	SCRIPT_RECORD,		/* events kept in a map, written by the end probe
+				 * (header_rec.stp.in): nothing rides a perf ring */
+	SCRIPT_AGGREGATE,	/* per-function summaries only (*_agg.stp.in) */
+};
+
+/* Most codes (probe id * 2 + kind) the recorder's 16-bit field holds.  */
+#define SCRIPT_RECORD_MAX_CODES 65536
+
+int script_generate_mode(const struct plan *p, const char *templates_dir, enum script_mode mode,
+			 size_t buffer, struct strbuf *out);
+/* SCRIPT_AGGREGATE with aggregate, else SCRIPT_PRINT.  */
 int script_generate(const struct plan *p, const char *templates_dir, int aggregate,
 		    struct strbuf *out);
 

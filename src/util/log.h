@@ -15,6 +15,7 @@ enum exit_code {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,
 	EXIT_USAGE = 2,
+	EXIT_INCOMPLETE = 3,	/* collect: the profile was written, but events were lost */
 	EXIT_SIGNAL_BASE = 128,
 };
 

@@ -168,6 +168,47 @@ int main(void)
 	ok(r && r->thread == 99 && r->amount == 5, "64-bit clock and a tid below the pid");
 	parser_free(p);
 
+	/* the recorder's dump: map order, two threads, per-thread sequence
+	 * numbers; main (0) calls f (1) in thread +0, f alone in thread +1 */
+	{
+		static const char dump[] = "s 64 0 3e8\nr\nc 0 4\nc 1 2\n"
+					   "d 0 2 30000 1e\nd 1 1 30000 19\nd 0 0 0 0\n"
+					   "d 0 3 10000 32\nd 1 0 20000 14\nd 0 1 20000 a\n"
+					   "d 0 1 20000 a\nq\n";
+		const uint64_t *lost;
+		st = run(&p, dump, 2, NULL, 4096);
+		is_int(st->calls, 3, "recorder: three calls from an unordered dump");
+		r = find(0, 0);
+		ok(r && r->amount == 50 && r->exclusive == 30 && r->thread == 100,
+		   "recorder: main inclusive 50, exclusive 30");
+		r = find(1, 0);
+		ok(r && r->amount == 20 && r->caller_probe == 0 && r->start == 10,
+		   "recorder: f called by main at +10 ns");
+		r = find(1, 1);
+		ok(r && r->amount == 5 && r->thread == 101 && r->depth == 0,
+		   "recorder: f of the second thread, 5 ns");
+		is_int(st->duplicates, 1, "recorder: a record dumped twice counts once");
+		is_int(st->happened, 6, "recorder: c lines sum what the probes saw");
+		is_int(st->missing_records + st->lost_events, 0, "recorder: nothing lost");
+		parser_free(p);
+
+		/* a full map: 3 entries of f lost in thread 0; one record missing */
+		st = run(&p, "s 1 0 0\nc 0 6\nl 0 2 2\nl 0 3 1\nd 0 0 0 1\nd 0 1 10000 2\nq\n",
+			 2, NULL, 4096);
+		lost = parser_lost(p);
+		ok(st->recorder && st->lost_events == 3 && lost[1] == 3 && lost[0] == 0,
+		   "recorder: lost events counted per probe");
+		is_int(st->missing_records, 1, "recorder: a record neither dumped nor counted lost");
+		is_int(st->calls, 1, "recorder: the recorded call survives");
+		parser_free(p);
+
+		/* garbage in the dump is counted, not trusted */
+		st = run(&p, "s 1 0 0\nd 0 0\nd 0 0 0 1 2\nd 100000000 0 0 1\nl 0\nc zz 1\nq\n", 1,
+			 NULL, 4096);
+		is_int(st->malformed_lines, 5, "recorder: malformed d/l/c lines are counted");
+		parser_free(p);
+	}
+
 	/* memory does not grow with the number of events */
 	{
 		struct parser *q = parser_new(1, NULL, NULL, NULL);
