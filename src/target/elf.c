@@ -571,6 +571,32 @@ uint64_t target_file_offset(const struct target *t, uint64_t addr)
 	return addr;
 }
 
+static int cmp_name_ptr(const void *a, const void *b)
+{
+	const struct func *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* Marks functions whose symbol name another function shares: by name, stap
+ * would place both, so only one of them can be probed without DWARF.  */
+static void mark_dup_names(struct target *t)
+{
+	struct func **v;
+	size_t i;
+
+	if (t->nfuncs < 2)
+		return;
+	v = xmalloc(t->nfuncs * sizeof(*v));
+	for (i = 0; i < t->nfuncs; i++)
+		v[i] = &t->funcs[i];
+	qsort(v, t->nfuncs, sizeof(*v), cmp_name_ptr);
+	for (i = 1; i < t->nfuncs; i++)
+		if (!strcmp(v[i - 1]->name, v[i]->name))
+			v[i - 1]->dup_name = v[i]->dup_name = 1;
+	free(v);
+}
+
 static void clear_lists(struct target *t)
 {
 	size_t i;
@@ -632,6 +658,7 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 	read_notes(t, elf);
 	if (cache_dir && t->build_id[0]) {
 		if (cache_load(t, cache_dir) == 0) {
+			mark_dup_names(t);
 			ret = 0;
 			goto out;
 		}
@@ -642,6 +669,7 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 	if (!t->has_symtab)
 		read_symbols(t, elf, SHT_DYNSYM);
 	dedup_funcs(t);
+	mark_dup_names(t);
 	if (has_section(elf, ".debug_info"))
 		t->has_dwarf = read_dwarf(t, elf);
 	else

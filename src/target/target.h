@@ -20,6 +20,7 @@ struct func {
 	unsigned dwarf : 1;	/* a DWARF subprogram starts at addr (stap can use the address) */
 	unsigned ifunc : 1;	/* STT_GNU_IFUNC: addr is the resolver, not the function */
 	unsigned weak : 1;	/* STB_WEAK (prefers a strong alias's name) */
+	unsigned dup_name : 1;	/* another function has the same symbol name (statics) */
 };
 
 /* A PT_LOAD segment, to turn addresses into file offsets (uprobe_events).  */

@@ -105,11 +105,25 @@ static int re_match(pcre2_code *code, pcre2_match_data *md, const char *s)
 	return pcre2_match(code, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL) >= 0;
 }
 
-/* Probes f of t.  A function without DWARF is placed by symbol name.  */
+/* Probes f of t.  A function without DWARF is placed by symbol name; when
+ * other functions share that name (statics of other files), stap places
+ * every one of them for it, so they share one probe rather than each
+ * counting the others' calls.  */
 static struct probe *add_func(struct plan *plan, const struct target *t, const struct func *f,
 			      unsigned sampling)
 {
-	struct probe *pr = plan_add(plan, PROBE_FUNC, t->path, f->display);
+	struct probe *pr;
+
+	if (!f->dwarf && f->dup_name) {
+		size_t i;
+		for (i = 0; i < plan->n; i++) {
+			pr = &plan->probes[i];
+			if ((pr->flags & PROBE_F_SYMBOL) && pr->sym && !strcmp(pr->sym, f->name) &&
+			    !strcmp(pr->binary, t->path))
+				return pr;
+		}
+	}
+	pr = plan_add(plan, PROBE_FUNC, t->path, f->display);
 
 	pr->addr = f->addr;
 	pr->foff = target_file_offset(t, f->addr);
