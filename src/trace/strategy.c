@@ -244,29 +244,31 @@ static const struct target *rule_target(const struct target *t, const char *lib,
 /* Most functions one -f rule may name (overloads, same-named statics).  */
 #define MAX_RULE_MATCHES 256
 
-/* Probes f for a -f rule, or raises its sampling when already planned.  */
-static void add_rule_func(struct plan *plan, const struct target *t, const struct func *f,
-			  const char *display, unsigned sampling, const struct strategy_opts *o)
+/* Probes f for a -f rule, or raises its sampling when already planned;
+ * returns its probe.  */
+static struct probe *add_rule_func(struct plan *plan, const struct target *t,
+				   const struct func *f, const char *display, unsigned sampling,
+				   const struct strategy_opts *o)
 {
+	struct probe *pr;
 	size_t j;
 
 	for (j = 0; j < plan->n; j++) {
-		struct probe *pr = &plan->probes[j];
+		pr = &plan->probes[j];
 		if (pr->kind != PROBE_FUNC || pr->addr != f->addr || strcmp(pr->binary, t->path))
 			continue;
 		pr->flags |= PROBE_F_NAMED;
 		if (sampling)	/* an explicit rule overrides the strategy's sampling */
 			pr->sampling = sampling;
-		return;
+		return pr;
 	}
-	{
-		struct probe *pr = add_func(plan, t, f, sampling ? sampling : o->global_sampling);
-		pr->flags |= PROBE_F_NAMED;
-		if (display && strcmp(display, pr->name)) {
-			free(pr->name);
-			pr->name = xstrdup(display);
-		}
+	pr = add_func(plan, t, f, sampling ? sampling : o->global_sampling);
+	pr->flags |= PROBE_F_NAMED;
+	if (display && strcmp(display, pr->name)) {
+		free(pr->name);
+		pr->name = xstrdup(display);
 	}
+	return pr;
 }
 
 /* An IFUNC named by -f: probe what it resolves to, named as the user named
@@ -284,6 +286,7 @@ static int add_rule_ifunc(struct plan *plan, const struct target *t, const struc
 	for (k = 0; k < n; k++) {
 		const struct func *impl = target_func_at(t, addrs[k]);
 		struct func synth;
+		struct probe *pr;
 		if (!impl) {
 			/* no symbol (a stripped library): DWARF from its -dbg
 			 * package can still place it by address */
@@ -294,9 +297,9 @@ static int add_rule_ifunc(struct plan *plan, const struct target *t, const struc
 			synth.dwarf = 1;
 			impl = &synth;
 		}
-		add_rule_func(plan, t, impl, n == 1 ? f->display : NULL, sampling, o);
+		pr = add_rule_func(plan, t, impl, n == 1 ? f->display : NULL, sampling, o);
 		if (n > 1)
-			plan->probes[plan->n - 1].flags |= PROBE_F_ALTERNATIVE;
+			pr->flags |= PROBE_F_ALTERNATIVE;
 	}
 	pr_info("perun: %s is an IFUNC: probing %s%s", f->display,
 			n == 1 ? "the implementation this CPU uses" : "its implementations",
