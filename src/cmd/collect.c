@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -71,7 +72,7 @@ struct opts {
 	int with_usdt;
 	double timeout;
 	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
-	int aggregate, metrics, script_only, strict;
+	int aggregate, metrics, script_only, strict, entry_only;
 	const char *transport;	/* record | print, or NULL: the runtime's default */
 	size_t buffer_size;	/* events the recorder keeps */
 	enum runtime runtime;
@@ -112,6 +113,8 @@ void usage_collect(FILE *f)
 	      "      --include REGEX      probe only functions whose name matches (PCRE2)\n"
 	      "      --exclude REGEX      never probe functions whose name matches\n"
 	      "      --aggregate          per-function summaries instead of one record per call\n"
+	      "      --entry-only         entry probes only: call counts, no durations (for\n"
+	      "                           programs that throw C++ exceptions or longjmp)\n"
 	      "      --metrics            print and record PL, PLR, RDV, PS, CPT, PRT, PT\n"
 	      "      --script-only        print the generated SystemTap script and stop\n"
 	      "      --transport T        record (keep events in a map, write them at the end;\n"
@@ -134,7 +137,7 @@ void usage_collect(FILE *f)
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
-	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY,
+	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY,
 };
 
 /* Default events the recorder keeps, and the most it may be asked for.  */
@@ -237,6 +240,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
 		{ "metrics", no_argument, NULL, OPT_METRICS },
 		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
+		{ "entry-only", no_argument, NULL, OPT_ENTRY_ONLY },
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "strict", no_argument, NULL, OPT_STRICT },
@@ -322,6 +326,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		case OPT_AGGREGATE: o->aggregate = 1; break;
 		case OPT_METRICS: o->metrics = 1; break;
 		case OPT_SCRIPT_ONLY: o->script_only = 1; break;
+		case OPT_ENTRY_ONLY: o->entry_only = 1; break;
 		case OPT_TRANSPORT:
 			if (strcmp(optarg, "record") && strcmp(optarg, "print"))
 				return usage_error("--transport is record or print, not '%s'", optarg);
@@ -500,6 +505,7 @@ struct stap_log {
 	int pass;
 	size_t nprobes;
 	int quiet;
+	int debuginfo_warned;	/* "cannot find module ... debuginfo" lines seen */
 	struct strbuf all;	/* everything, for error reports */
 };
 
@@ -537,6 +543,11 @@ static void on_stap_line(void *ctx, const char *line)
 		l->errors++;
 	if (json_object_array_length(l->messages) < MAX_STAP_MESSAGES)
 		json_object_array_add(l->messages, json_object_new_string(line));
+	/* stap -v says it once per probe of a binary without DWARF */
+	if (strstr(line, "WARNING: cannot find module") && strstr(line, "debuginfo")) {
+		if (l->debuginfo_warned++)
+			return;
+	}
 	if (!l->quiet && (strstr(line, "WARNING") || strstr(line, "ERROR")) && !l->progress)
 		fprintf(stderr, "stap: %s\n", line);
 }
@@ -915,6 +926,7 @@ static struct json_object *make_collector_info(struct run_state *s)
 	json_object_object_add(p, "exclude", jstr(o->exclude));
 	json_object_object_add(p, "aggregate", json_object_new_boolean(o->aggregate));
 	json_object_object_add(p, "metrics", json_object_new_boolean(o->metrics));
+	json_object_object_add(p, "entry_only", json_object_new_boolean(o->entry_only));
 	json_object_object_add(p, "transport",
 			       json_object_new_string(o->aggregate ? "aggregate"
 						      : script_mode(s) == SCRIPT_RECORD ? "record"
@@ -949,6 +961,45 @@ static char *default_output(struct run_state *s, int *in_jobs)
 	free(perun_dir);
 	free(base);
 	return out;
+}
+
+/* Most failed probes named on stderr (all of them go to the profile).  */
+#define MAX_FAILED_SHOWN 10
+
+/* What the runtime attached, from its uprobe_events lines saved when it was
+ * ready: prints "attached A of P probes" and the failures, and returns
+ * {planned, attached, failed: [...]} for collector_info.  */
+static struct json_object *report_attached(struct run_state *s, const char *path,
+					   size_t *attached)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct probe_attach *att = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*att));
+	struct json_object *j = json_object_new_object(), *fl = json_object_new_array();
+	size_t planned = plan_probe_points(&s->plan), nfail, i;
+	char **lines;
+
+	strbuf_read_file(&sb, path);
+	*attached = plan_match_uprobe_events(&s->plan, strbuf_str(&sb), -1, att);
+	nfail = plan_attach_failures(&s->plan, att, &lines);
+	if (!s->o->quiet || *attached < planned)
+		fprintf(stderr, "perun: attached %zu of %zu probes%s\n", *attached, planned,
+			nfail ? "; not attached:" : "");
+	for (i = 0; i < nfail; i++) {
+		if (i < MAX_FAILED_SHOWN)
+			fprintf(stderr, "perun:   %s\n", lines[i]);
+		json_object_array_add(fl, json_object_new_string(lines[i]));
+		free(lines[i]);
+	}
+	if (nfail > MAX_FAILED_SHOWN)
+		fprintf(stderr, "perun:   ... and %zu more (collector_info.probes.failed)\n",
+			nfail - MAX_FAILED_SHOWN);
+	free(lines);
+	free(att);
+	strbuf_release(&sb);
+	json_object_object_add(j, "planned", json_object_new_int64((int64_t)planned));
+	json_object_object_add(j, "attached", json_object_new_int64((int64_t)*attached));
+	json_object_object_add(j, "failed", fl);
+	return j;
 }
 
 /* What stapbpf prints when its perf reader gave up: nothing more arrives.  */
@@ -1039,6 +1090,9 @@ static int run_and_write(struct run_state *s)
 	struct opts *o = s->o;
 	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
+	char *attached_path = NULL;
+	struct json_object *probes_j = NULL;
+	size_t attached = 0, named_zero = 0;
 	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL, *staged = NULL;
 	struct strv argv = { NULL, 0 }, env = { NULL, 0 }, cleanup = { NULL, 0 };
 	struct run_spec spec;
@@ -1099,6 +1153,11 @@ static int run_and_write(struct run_state *s)
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
 	spec.target_argv = s->cmdv.v;
 	spec.ready_path = raw;
+	if (s->runtime == RUNTIME_BPF && driver_uprobe_events_path() &&
+	    access(driver_uprobe_events_path(), R_OK) == 0) {
+		attached_path = xstrfmt("%s/attached", s->tmpdir);
+		spec.attached_path = attached_path;
+	}
 	spec.fatal_lines = runtime_fatal_lines;
 	/* detaching is slow: the kernel waits an RCU grace period per probe point
 	 * (about 60 ms each here), and stapbpf runs its end probe only after */
@@ -1136,6 +1195,8 @@ static int run_and_write(struct run_state *s)
 			ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
 		goto out;
 	}
+	if (attached_path)
+		probes_j = report_attached(s, attached_path, &attached);
 
 	/* where the profile goes, and its origin */
 	if (o->output) {
@@ -1154,10 +1215,13 @@ static int run_and_write(struct run_state *s)
 	t_parse0 = now_s();
 	header = make_header(s);
 	ci = make_collector_info(s);
+	if (probes_j) {
+		json_object_object_add(ci, "probes", probes_j);
+		probes_j = NULL;
+	}
 	points = xcalloc(s->plan.n ? s->plan.n : 1, 1);
 	for (i = 0; i < s->plan.n; i++)
-		points[i] = s->plan.probes[i].kind == PROBE_USDT_POINT ||
-			    s->plan.probes[i].kind == PROBE_LINE;
+		points[i] = probe_is_point(&s->plan.probes[i]);
 write_again:
 	if (parser)
 		parser_free(parser);
@@ -1281,6 +1345,34 @@ write_again:
 			json_object_object_add(met, "parse_s", json_object_new_double(now_s() - t_parse0));
 			json_object_object_add(extra, "metrics", met);
 		}
+		/* a command that died early explains its own missing calls */
+		for (i = 0; res.target_known && res.target_exited && !res.interrupted &&
+			    i < s->plan.n && (!attached_path || attached); i++) {
+			const struct probe *pr = &s->plan.probes[i];
+			size_t j, k;
+			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
+			    (pr->sampling > 1 && !o->aggregate))
+				continue;
+			if (pr->flags & PROBE_F_ALTERNATIVE) {
+				/* an IFUNC's implementations: one of them is enough */
+				for (j = i; j > 0 && (s->plan.probes[j - 1].flags & PROBE_F_ALTERNATIVE); j--)
+					;
+				for (k = j; k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE) &&
+					    !w.sum[k].count; k++)
+					;
+				if (k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE))
+					continue;
+				if (i != j)
+					continue;	/* said once for the group */
+			}
+			fprintf(stderr, "perun: error: %s (%s), named on the command line, recorded "
+					"no call: the command never reached it%s\n",
+				pr->name, pr->binary,
+				res.timed_out ? " before the timeout"
+				: incomplete  ? " (or its events were lost: see the warning)"
+					      : "");
+			named_zero++;
+		}
 		if (profile_writer_close(&w, ps, extra) < 0) {
 			if (to_rescue(&output, &staged, &rescued) == 0)
 				goto write_again;
@@ -1358,10 +1450,22 @@ write_again:
 		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
 				"records what ran\n",
 			res.target_status, strsignal(res.target_status));
+		if (res.target_status == SIGABRT && s->target.exceptions &&
+		    plan_probe_points(&s->plan) > s->plan.n)
+			fprintf(stderr, "perun: hint: %s throws C++ exceptions, which abort when they "
+					"unwind through a return probe: trace with --entry-only\n",
+				s->target.path);
 		ret = EXIT_SIGNAL_BASE + res.target_status;
 	}
 	if (res.interrupted)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
+	if ((ret == EXIT_OK || ret == EXIT_INCOMPLETE) && attached_path && !attached) {
+		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "
+				"probes named above)\n");
+		ret = EXIT_FAIL;
+	}
+	if (named_zero && (ret == EXIT_OK || ret == EXIT_INCOMPLETE))
+		ret = EXIT_FAIL;
 	if (rescued) {
 		fprintf(stderr, "perun: the profile is in %s, not where it was asked for\n", output);
 		if (ret == EXIT_OK || ret == EXIT_INCOMPLETE)
@@ -1371,6 +1475,8 @@ out:
 	if (staged)
 		unlink(staged);
 	free(staged);
+	json_object_put(probes_j);
+	free(attached_path);
 	if (parser)
 		parser_free(parser);
 	json_object_put(header);
@@ -1536,6 +1642,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	so.include = o.include;
 	so.exclude = o.exclude;
 	so.cache_dir = o.cache_off ? NULL : cache_dir;
+	so.entry_only = o.entry_only;
 	if (strategy_build(&s.plan, &s.target, &so) < 0)
 		goto out;
 	if (s.runtime == RUNTIME_BPF && plan_probe_points(&s.plan) > runtime_bpf_probe_limit() &&

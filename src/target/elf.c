@@ -2,8 +2,10 @@
 
 #define PR_FMT "target"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "target/target.h"
@@ -22,9 +25,9 @@
 /* libstdc++'s demangler has C linkage; we use it for C++ display names.  */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* Version of the per-build-id analysis cache format (3: unaddressable USDT names
- * are no longer listed).  */
-#define TARGET_CACHE_VERSION "perun-target 3"
+/* Version of the per-build-id analysis cache format (4: unaddressable USDT names
+ * are no longer listed; entries keyed by file identity too).  */
+#define TARGET_CACHE_VERSION "perun-target 4"
 
 /* Compiler and C runtime helpers that the userspace strategy leaves out.  */
 static const char *const helper_names[] = {
@@ -44,6 +47,10 @@ int target_is_helper(const char *name)
 	size_t i;
 
 	if (strchr(name, '@'))	/* PLT stubs and versioned aliases */
+		return 1;
+	/* a function's cold part (foo.cold) is jumped to, never called: a
+	 * return probe there would take its caller's return address */
+	if (strstr(name, ".cold"))
 		return 1;
 	for (i = 0; helper_names[i]; i++)
 		if (!strcmp(name, helper_names[i]))
@@ -69,23 +76,69 @@ static char *demangle(const char *name)
 	return d;
 }
 
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Orders by address; at one address the name users call comes first:
+ * global over local, fewer leading underscores (malloc, not __libc_malloc;
+ * puts, not _IO_puts), strong over weak, then the shortest.  */
 static int cmp_func_addr(const void *a, const void *b)
 {
 	const struct func *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* prefer global over local, then a name without leading underscores */
 	if (x->global != y->global)
 		return y->global - x->global;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	if (x->weak != y->weak)
+		return x->weak - y->weak;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
 static void free_func(struct func *f)
 {
+	size_t i;
+
 	free(f->name);
 	free(f->display);
 	free(f->file);
+	for (i = 0; i < f->naliases; i++)
+		free(f->aliases[i]);
+	free(f->aliases);
+}
+
+static void add_alias(struct func *f, const char *name)
+{
+	size_t i;
+
+	if (!strcmp(f->name, name))
+		return;
+	for (i = 0; i < f->naliases; i++)
+		if (!strcmp(f->aliases[i], name))
+			return;
+	f->aliases = xrealloc(f->aliases, (f->naliases + 1) * sizeof(*f->aliases));
+	f->aliases[f->naliases++] = xstrdup(name);
+}
+
+/* True for __cxa_throw and its versioned forms (__cxa_throw@CXXABI_1.3).  */
+static int is_cxa_throw(const char *name)
+{
+	return !strncmp(name, "__cxa_throw", 11) && (name[11] == '\0' || name[11] == '@');
 }
 
 static int read_symbols(struct target *t, Elf *elf, int want_type)
@@ -116,11 +169,13 @@ static int read_symbols(struct target *t, Elf *elf, int want_type)
 				continue;
 			type = GELF_ST_TYPE(sym.st_info);
 			bind = GELF_ST_BIND(sym.st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_value == 0)
-				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !*name)
+				continue;
+			if (is_cxa_throw(name))
+				t->exceptions = 1;
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_value == 0)
 				continue;
 			if (t->nfuncs == cap) {
 				cap = cap ? cap * 2 : 256;
@@ -133,13 +188,16 @@ static int read_symbols(struct target *t, Elf *elf, int want_type)
 			f->addr = sym.st_value;
 			f->size = sym.st_size;
 			f->global = bind == STB_GLOBAL || bind == STB_WEAK;
+			f->weak = bind == STB_WEAK;
+			f->ifunc = type == STT_GNU_IFUNC;
 			f->helper = target_is_helper(name);
 		}
 	}
 	return found;
 }
 
-/* One function per address: aliases (weak + strong, local copies) collapse.  */
+/* One function per address: aliases (weak + strong, local copies) collapse
+ * into the preferred name and keep theirs as aliases, so -f finds them.  */
 static void dedup_funcs(struct target *t)
 {
 	size_t i, o = 0;
@@ -148,6 +206,11 @@ static void dedup_funcs(struct target *t)
 		qsort(t->funcs, t->nfuncs, sizeof(*t->funcs), cmp_func_addr);
 	for (i = 0; i < t->nfuncs; i++) {
 		if (o && t->funcs[o - 1].addr == t->funcs[i].addr) {
+			struct func *keep = &t->funcs[o - 1];
+			add_alias(keep, t->funcs[i].name);
+			keep->ifunc |= t->funcs[i].ifunc;
+			if (t->funcs[i].size > keep->size)
+				keep->size = t->funcs[i].size;
 			free_func(&t->funcs[i]);
 			continue;
 		}
@@ -184,6 +247,8 @@ static void walk_dies(struct target *t, Dwarf_Die *die, int depth)
 			Dwarf_Addr lo;
 			if (dwarf_lowpc(die, &lo) == 0) {
 				struct func *f = find_addr(t, lo);
+				if (f)
+					f->dwarf = 1;
 				if (f && !f->file) {
 					int line = 0;
 					const char *file = dwarf_decl_file(die);
@@ -320,11 +385,15 @@ static void read_separate_dwarf(struct target *t)
 	close(fd);
 }
 
-/* --- per-build-id cache: one line per function, tab separated ------------ */
+/* --- per-binary cache: one line per function, tab separated ---------------
+ * Keyed by build-id and the file's identity: two programs linked from the
+ * same objects can share a build-id and still differ.  */
 
 static char *cache_path(const struct target *t, const char *cache_dir)
 {
-	return xstrfmt("%s/targets/%s.tsv", cache_dir, t->build_id);
+	return xstrfmt("%s/targets/%s-%llx-%llx-%llx-%lld.%09ld.tsv", cache_dir, t->build_id,
+		       (unsigned long long)t->st_dev, (unsigned long long)t->st_ino,
+		       (unsigned long long)t->st_size, (long long)t->mtime_s, t->mtime_ns);
 }
 
 static void put_field(struct strbuf *sb, const char *s)
@@ -337,19 +406,26 @@ static void cache_store(const struct target *t, const char *cache_dir)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *dir = xstrfmt("%s/targets", cache_dir), *path = cache_path(t, cache_dir);
-	size_t i;
+	size_t i, j;
 
-	strbuf_addf(&sb, "%s\t%d\t%d\t%d\n", TARGET_CACHE_VERSION, t->has_symtab, t->has_dwarf,
-		    t->shared);
+	strbuf_addf(&sb, "%s\t%d\t%d\t%d\t%d\n", TARGET_CACHE_VERSION, t->has_symtab, t->has_dwarf,
+		    t->shared, t->exceptions);
 	for (i = 0; i < t->nfuncs; i++) {
 		const struct func *f = &t->funcs[i];
-		strbuf_addf(&sb, "F\t%llx\t%llx\t%d\t%d\t%d\t", (unsigned long long)f->addr,
-			    (unsigned long long)f->size, f->global, f->helper, f->line);
+		strbuf_addf(&sb, "F\t%llx\t%llx\t%d\t%d\t%d\t%d\t%d\t", (unsigned long long)f->addr,
+			    (unsigned long long)f->size, f->global, f->helper, f->line, f->dwarf,
+			    f->ifunc);
 		put_field(&sb, f->name);
 		strbuf_addch(&sb, '\t');
 		put_field(&sb, f->display);
 		strbuf_addch(&sb, '\t');
 		put_field(&sb, f->file);
+		strbuf_addch(&sb, '\t');
+		for (j = 0; j < f->naliases; j++) {
+			if (j)
+				strbuf_addch(&sb, ' ');
+			put_field(&sb, f->aliases[j]);
+		}
 		strbuf_addch(&sb, '\n');
 	}
 	for (i = 0; i < t->nusdts; i++) {
@@ -397,21 +473,22 @@ static int cache_load(struct target *t, const char *cache_dir)
 		char *p = line;
 		char *kind = next_field(&p);
 		if (first) {
-			int a, b, c;
+			int a, b, c, d;
 			first = 0;
 			if (strcmp(kind, TARGET_CACHE_VERSION) || !p ||
-			    sscanf(p, "%d\t%d\t%d", &a, &b, &c) != 3)
+			    sscanf(p, "%d\t%d\t%d\t%d", &a, &b, &c, &d) != 4)
 				goto out;
 			t->has_symtab = a;
 			t->has_dwarf = b;
 			t->shared = c;
+			t->exceptions = d;
 		} else if (!strcmp(kind, "F")) {
-			char *f[8];
+			char *f[11], *al, *asave = NULL;
 			struct func *fn;
 			int i;
-			for (i = 0; i < 8; i++)
+			for (i = 0; i < 11; i++)
 				f[i] = next_field(&p);
-			if (!f[6])
+			if (!f[10])
 				goto out;
 			if (t->nfuncs == fcap) {
 				fcap = fcap ? fcap * 2 : 256;
@@ -424,9 +501,13 @@ static int cache_load(struct target *t, const char *cache_dir)
 			fn->global = atoi(f[2]);
 			fn->helper = atoi(f[3]);
 			fn->line = atoi(f[4]);
-			fn->name = xstrdup(f[5]);
-			fn->display = xstrdup(f[6]);
-			fn->file = f[7] && *f[7] ? xstrdup(f[7]) : NULL;
+			fn->dwarf = atoi(f[5]) != 0;
+			fn->ifunc = atoi(f[6]) != 0;
+			fn->name = xstrdup(f[7]);
+			fn->display = xstrdup(f[8]);
+			fn->file = *f[9] ? xstrdup(f[9]) : NULL;
+			for (al = strtok_r(f[10], " ", &asave); al; al = strtok_r(NULL, " ", &asave))
+				add_alias(fn, al);
 		} else if (!strcmp(kind, "U")) {
 			char *f[4];
 			struct usdt *u;
@@ -453,6 +534,76 @@ out:
 	free(path);
 	strbuf_release(&sb);
 	return ret;
+}
+
+/* PT_LOAD segments, and whether an ET_DYN file is an executable (PIE).  */
+static void read_layout(struct target *t, Elf *elf)
+{
+	size_t i, n;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getphdrnum(elf, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			t->segs = xrealloc(t->segs, (t->nsegs + 1) * sizeof(*t->segs));
+			t->segs[t->nsegs].vaddr = ph.p_vaddr;
+			t->segs[t->nsegs].offset = ph.p_offset;
+			t->segs[t->nsegs].filesz = ph.p_filesz;
+			t->nsegs++;
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t k;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (k = 0; data && k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Dyn dyn;
+			if (gelf_getdyn(data, (int)k, &dyn) && dyn.d_tag == DT_FLAGS_1 &&
+			    (dyn.d_un.d_val & DF_1_PIE))
+				t->pie = 1;
+		}
+	}
+}
+
+uint64_t target_file_offset(const struct target *t, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++)
+		if (addr >= t->segs[i].vaddr && addr < t->segs[i].vaddr + t->segs[i].filesz)
+			return addr - t->segs[i].vaddr + t->segs[i].offset;
+	return addr;
+}
+
+static int cmp_name_ptr(const void *a, const void *b)
+{
+	const struct func *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* Marks functions whose symbol name another function shares: by name, stap
+ * would place both, so only one of them can be probed without DWARF.  */
+static void mark_dup_names(struct target *t)
+{
+	struct func **v;
+	size_t i;
+
+	if (t->nfuncs < 2)
+		return;
+	v = xmalloc(t->nfuncs * sizeof(*v));
+	for (i = 0; i < t->nfuncs; i++)
+		v[i] = &t->funcs[i];
+	qsort(v, t->nfuncs, sizeof(*v), cmp_name_ptr);
+	for (i = 1; i < t->nfuncs; i++)
+		if (!strcmp(v[i - 1]->name, v[i]->name))
+			v[i - 1]->dup_name = v[i]->dup_name = 1;
+	free(v);
 }
 
 static void clear_lists(struct target *t)
@@ -507,9 +658,16 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 		goto out;
 	}
 	t->shared = eh.e_type == ET_DYN;
+	t->st_dev = (uint64_t)st.st_dev;
+	t->st_ino = (uint64_t)st.st_ino;
+	t->st_size = (uint64_t)st.st_size;
+	t->mtime_s = (long long)st.st_mtim.tv_sec;
+	t->mtime_ns = st.st_mtim.tv_nsec;
+	read_layout(t, elf);
 	read_notes(t, elf, 0);
 	if (cache_dir && t->build_id[0]) {
 		if (cache_load(t, cache_dir) == 0) {
+			mark_dup_names(t);
 			ret = 0;
 			goto out;
 		}
@@ -520,6 +678,7 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 	if (!t->has_symtab)
 		read_symbols(t, elf, SHT_DYNSYM);
 	dedup_funcs(t);
+	mark_dup_names(t);
 	if (has_section(elf, ".debug_info"))
 		t->has_dwarf = read_dwarf(t, elf);
 	else
@@ -546,21 +705,126 @@ out:
 void target_release(struct target *t)
 {
 	clear_lists(t);
+	free(t->segs);
+	t->segs = NULL;
+	t->nsegs = 0;
 	free(t->path);
 	t->path = NULL;
 }
 
+static int has_alias(const struct func *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->naliases; i++)
+		if (!strcmp(f->aliases[i], name))
+			return 1;
+	return 0;
+}
+
+/* Demangled names of the aliases are not kept: an alias matches by its
+ * symbol name only.  */
+size_t target_find_funcs(const struct target *t, const char *name, const struct func **out,
+			 size_t max)
+{
+	size_t i, k = 0, n = strlen(name);
+
+	for (i = 0; i < t->nfuncs; i++) {
+		const struct func *f = &t->funcs[i];
+		if (!strcmp(f->name, name) || !strcmp(f->display, name) || has_alias(f, name)) {
+			if (k < max)
+				out[k] = f;
+			k++;
+		}
+	}
+	if (k)
+		return k;
+	/* a C++ name without its parameter list means every overload */
+	for (i = 0; i < t->nfuncs; i++) {
+		const struct func *f = &t->funcs[i];
+		if (!strncmp(f->display, name, n) && f->display[n] == '(') {
+			if (k < max)
+				out[k] = f;
+			k++;
+		}
+	}
+	return k;
+}
+
 const struct func *target_find_func(const struct target *t, const char *name)
 {
-	size_t i, n = strlen(name);
+	const struct func *f = NULL;
 
-	for (i = 0; i < t->nfuncs; i++)
-		if (!strcmp(t->funcs[i].name, name) || !strcmp(t->funcs[i].display, name))
-			return &t->funcs[i];
-	for (i = 0; i < t->nfuncs; i++)
-		if (!strncmp(t->funcs[i].display, name, n) && t->funcs[i].display[n] == '(')
-			return &t->funcs[i];
-	return NULL;
+	return target_find_funcs(t, name, &f, 1) ? f : NULL;
+}
+
+const struct func *target_func_at(const struct target *t, uint64_t addr)
+{
+	return find_addr((struct target *)t, addr);
+}
+
+/* Asks the dynamic linker, in a child process so that the library's
+ * constructors and resolvers never run in perun: dlopen the library, dlsym
+ * the IFUNC (which runs its resolver for this CPU), and report the
+ * implementation's address in the file.  0 when it cannot tell.  */
+static uint64_t ifunc_by_dlsym(const char *path, const char *name)
+{
+	int fds[2];
+	pid_t pid;
+	uint64_t addr = 0;
+	int st;
+
+	if (pipe(fds) < 0)
+		return 0;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		void *h, *sym;
+		struct link_map *lm = NULL;
+		uint64_t v = 0;
+		close(fds[0]);
+		h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+		if (h && (sym = dlsym(h, name)) && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm)
+			v = (uint64_t)(uintptr_t)sym - (uint64_t)lm->l_addr;
+		if (write(fds[1], &v, sizeof(v)) != (ssize_t)sizeof(v))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &addr, sizeof(addr)) != (ssize_t)sizeof(addr))
+		addr = 0;
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return addr;
+}
+
+size_t target_ifunc_targets(const struct target *t, const struct func *ifunc, uint64_t *out,
+			    size_t max)
+{
+	const char *base = ifunc->name + leading_underscores(ifunc->name);
+	size_t i, k = 0, bl = strlen(base);
+
+	if (t->shared && !t->pie && max) {
+		uint64_t a = ifunc_by_dlsym(t->path, ifunc->name);
+		if (a && a != ifunc->addr) {
+			out[0] = a;
+			return 1;
+		}
+	}
+	for (i = 0; i < t->nfuncs && k < max; i++) {
+		const struct func *f = &t->funcs[i];
+		const char *nm = f->name + leading_underscores(f->name);
+		if (f == ifunc || f->ifunc || strncmp(nm, base, bl) || nm[bl] != '_' || !nm[bl + 1])
+			continue;
+		out[k++] = f->addr;
+	}
+	return k;
 }
 
 static char *try_dir(const char *dir, const char *name)

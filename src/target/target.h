@@ -13,8 +13,19 @@ struct func {
 	uint64_t size;
 	char *file;		/* DWARF decl file, or NULL */
 	int line;		/* DWARF decl line, or 0 */
+	char **aliases;		/* other symbols at addr (weak, versioned, local copies) */
+	size_t naliases;
 	unsigned global : 1;	/* STB_GLOBAL or STB_WEAK */
 	unsigned helper : 1;	/* compiler/runtime helper (_start, frame_dummy ...) */
+	unsigned dwarf : 1;	/* a DWARF subprogram starts at addr (stap can use the address) */
+	unsigned ifunc : 1;	/* STT_GNU_IFUNC: addr is the resolver, not the function */
+	unsigned weak : 1;	/* STB_WEAK (prefers a strong alias's name) */
+	unsigned dup_name : 1;	/* another function has the same symbol name (statics) */
+};
+
+/* A PT_LOAD segment, to turn addresses into file offsets (uprobe_events).  */
+struct segment {
+	uint64_t vaddr, offset, filesz;
 };
 
 struct usdt {
@@ -27,20 +38,46 @@ struct usdt {
 struct target {
 	char *path;		/* canonical path */
 	char build_id[129];	/* hex, or "" when the binary has none */
+	uint64_t st_dev, st_ino, st_size;	/* the file's identity, for the cache */
+	long long mtime_s;
+	long mtime_ns;
 	struct func *funcs;	/* sorted by address, one per address */
 	size_t nfuncs;
 	struct usdt *usdts;
 	size_t nusdts;
+	struct segment *segs;
+	size_t nsegs;
 	unsigned has_symtab : 1;
 	unsigned has_dwarf : 1;
 	unsigned shared : 1;	/* ET_DYN */
+	unsigned pie : 1;	/* an executable, even when ET_DYN */
+	unsigned exceptions : 1;	/* imports or defines __cxa_throw (C++ exceptions) */
 };
 
-/* Reads path.  With cache_dir, reuses and stores results per build-id.  */
+/* Reads path.  With cache_dir, reuses and stores results per build-id and
+ * file identity (device, inode, size, mtime).  */
 int target_load(struct target *t, const char *path, const char *cache_dir);
 void target_release(struct target *t);
-/* Finds a function by linkage or display name (or display up to '(').  */
+/* Finds a function by linkage or display name (or display up to '('), or
+ * one of its aliases.  */
 const struct func *target_find_func(const struct target *t, const char *name);
+/* Every function the name could mean: all overloads of a C++ name given
+ * without its parameter list, all local functions sharing a name.  Fills
+ * out (up to max) and returns how many there are.  */
+size_t target_find_funcs(const struct target *t, const char *name, const struct func **out,
+			 size_t max);
+/* The function at exactly addr, or NULL.  */
+const struct func *target_func_at(const struct target *t, uint64_t addr);
+/* The file offset of addr (what uprobe_events shows), or addr when no
+ * segment holds it.  */
+uint64_t target_file_offset(const struct target *t, uint64_t addr);
+/* Addresses of the implementations an IFUNC can resolve to.  For a shared
+ * library, the one the dynamic linker picks on this CPU (dlopen + dlsym in
+ * a throwaway child process); otherwise every candidate symbol named
+ * __NAME_* or NAME_*.  Returns how many were stored in out (up to max), 0
+ * when none is known.  */
+size_t target_ifunc_targets(const struct target *t, const struct func *ifunc, uint64_t *out,
+			    size_t max);
 /* True when name is a compiler or C runtime helper.  */
 int target_is_helper(const char *name);
 /* Finds a shared library the binary could load: name may be a path, a file

@@ -105,6 +105,31 @@ int driver_remove_uprobes(pid_t pid)
 	return n;
 }
 
+int driver_save_uprobes(pid_t pid, const char *out)
+{
+	const char *path = driver_uprobe_events_path();
+	struct strbuf sb = STRBUF_INIT, keep = STRBUF_INIT;
+	char prefix[64];
+	char *line, *save = NULL;
+	int n = 0;
+
+	if (path && strbuf_read_file(&sb, path) == 0) {
+		snprintf(prefix, sizeof(prefix), "/stapprobe_%d_", (int)pid);
+		for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *sp = strchr(line, ' '), *hit = strstr(line, prefix);
+			if (!hit || !sp || hit > sp)
+				continue;
+			strbuf_addf(&keep, "%s\n", line);
+			n++;
+		}
+	}
+	if (fs_write_atomic(out, strbuf_str(&keep), keep.len, 0600) < 0)
+		n = -1;
+	strbuf_release(&sb);
+	strbuf_release(&keep);
+	return n;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -426,6 +451,8 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				go[1] = -1;
 				phase = P_KILL;
 			} else if (ready_seen(spec->ready_path)) {
+				if (spec->attached_path)
+					driver_save_uprobes(rt, spec->attached_path);
 				t_release = now_s();
 				ready_s = t_release - t_rt;
 				if (write(go[1], "g", 1) != 1)

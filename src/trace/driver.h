@@ -44,6 +44,8 @@ struct run_spec {
 	 * replaced by its name (staprun -d NAME).  */
 	const char *module_prefix;	/* or NULL */
 	char **cleanup_argv;
+	const char *attached_path;	/* when ready: the runtime's uprobe_events lines
+					 * are written here (what it attached), or NULL */
 };
 
 /* The cleanup_argv element replaced by the loaded module's name.  */
@@ -73,6 +75,9 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 
 /* Removes every uprobe event named stapprobe_PID_*; returns how many.  */
 int driver_remove_uprobes(pid_t pid);
+/* Writes the uprobe_events lines of events named stapprobe_PID_* to path;
+ * returns how many, or -1.  */
+int driver_save_uprobes(pid_t pid, const char *path);
 /* Path of tracefs uprobe_events, or NULL.  */
 const char *driver_uprobe_events_path(void);
 /* Installs SIGINT/SIGTERM handlers that only set a flag.  */

@@ -23,7 +23,28 @@ struct probe {
 	char *file;		/* decl file or -d file */
 	int line;
 	uint64_t addr;		/* function address in binary (PROBE_FUNC) */
+	uint64_t foff;		/* file offset of addr (as uprobe_events shows it) */
+	uint64_t size;		/* function size, or 0 */
+	char *sym;		/* symbol name, for functions stap must find without DWARF */
 	unsigned sampling;	/* record one call in `sampling` (>= 1) */
+	unsigned flags;		/* PROBE_F_* */
+};
+
+/* No DWARF subprogram at addr: stap addresses the function by sym.  */
+#define PROBE_F_SYMBOL 1u
+/* An entry probe only (counts, no durations): no uretprobe, which would
+ * break unwinding (C++ exceptions, longjmp) through the function.  */
+#define PROBE_F_ENTRY_ONLY 2u
+/* Named by the user (-f): zero calls is an error, not a quiet result.  */
+#define PROBE_F_NAMED 4u
+/* One of the implementations of a named IFUNC, planned next to the others:
+ * zero calls is an error only when all of them have none.  */
+#define PROBE_F_ALTERNATIVE 8u
+
+/* What the runtime attached, per probe.  */
+struct probe_attach {
+	unsigned entry : 1;
+	unsigned ret : 1;
 };
 
 struct plan {
@@ -37,6 +58,28 @@ struct probe *plan_add(struct plan *p, enum probe_kind kind, const char *binary,
 		       const char *name);
 /* Number of kernel probe points (a function is two: entry and return).  */
 size_t plan_probe_points(const struct plan *p);
+/* True when the probe records one event per hit (no duration).  */
+int probe_is_point(const struct probe *pr);
+/* Probe points of one probe: 1 or 2.  */
+unsigned probe_points(const struct probe *pr);
+
+/* Marks in att (p->n entries, zeroed by the caller) what a runtime
+ * attached, from the text of tracefs uprobe_events: the lines of the events
+ * stapbpf pid registered ("p:uprobes/stapprobe_PID_N PATH:0xOFFSET", r: for
+ * returns; pid -1: any stapbpf), matched by binary and file offset.  Returns the number of
+ * probe points attached.  */
+size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid,
+				struct probe_attach *att);
+/* The same from `stap -p2` output (the kernel runtime registers no
+ * uprobe_events lines): each resolved point, process("PATH").function(...)
+ * with .call or .return and a comment "pc=.dynamic+0xADDR" (an address)
+ * or "pc=.absolute+0xOFF" (executables: a file offset), matched by binary
+ * and address.  Marks and statements count for the probe of that kind.  */
+size_t plan_match_resolved(const struct plan *p, const char *text, struct probe_attach *att);
+/* Appends one line per probe that is not fully attached ("NAME (BINARY):
+ * WHY"); returns how many probes failed.  */
+size_t plan_attach_failures(const struct plan *p, const struct probe_attach *att,
+			    char ***lines);
 const char *probe_kind_name(enum probe_kind k);
 /* One line per probe, tab separated; read back by plan_load.  */
 char *plan_serialize(const struct plan *p);

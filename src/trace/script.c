@@ -106,7 +106,30 @@ static int expand(struct strbuf *out, const char *text, const struct var *vars, 
 	return 0;
 }
 
-static int probe_points(const struct probe *pr, struct strbuf *entry, struct strbuf *exit)
+/* A function probe point by address when DWARF has a subprogram there
+ * (exact, even among same-named static functions), else by symbol name:
+ * stap resolves .function("name") through the symbol table when the binary
+ * or that function has no DWARF (no -g, static libc, stripped libraries).  */
+static int func_point(struct strbuf *out, const char *bin, const struct probe *pr,
+		      const char *suffix)
+{
+	if (!(pr->flags & PROBE_F_SYMBOL)) {
+		strbuf_addf(out, "process(\"%s\").function(0x%llx).%s?", bin,
+			    (unsigned long long)pr->addr, suffix);
+		return 0;
+	}
+	/* '@' and ':' would read as a file or line qualifier */
+	if (!pr->sym || !*pr->sym || strpbrk(pr->sym, "@:\"\\"))
+		return pr_error("function '%s' has no symbol SystemTap can address",
+				pr->name);
+	strbuf_addf(out, "process(\"%s\").function(\"", bin);
+	if (script_quote(out, pr->sym, "symbol") < 0)
+		return -1;
+	strbuf_addf(out, "\").%s?", suffix);
+	return 0;
+}
+
+static int probe_point_pair(const struct probe *pr, struct strbuf *entry, struct strbuf *exit)
 {
 	struct strbuf bin = STRBUF_INIT;
 	int ret = -1;
@@ -115,10 +138,10 @@ static int probe_points(const struct probe *pr, struct strbuf *entry, struct str
 		goto out;
 	switch (pr->kind) {
 	case PROBE_FUNC:
-		strbuf_addf(entry, "process(\"%s\").function(0x%llx).call?", bin.buf,
-			    (unsigned long long)pr->addr);
-		strbuf_addf(exit, "process(\"%s\").function(0x%llx).return?", bin.buf,
-			    (unsigned long long)pr->addr);
+		if (func_point(entry, bin.buf, pr, "call") < 0)
+			goto out;
+		if (!(pr->flags & PROBE_F_ENTRY_ONLY) && func_point(exit, bin.buf, pr, "return") < 0)
+			goto out;
 		break;
 	case PROBE_USDT_PAIR:
 	case PROBE_USDT_POINT:
@@ -189,10 +212,10 @@ int script_generate_mode(const struct plan *p, const char *templates_dir, enum s
 		const struct probe *pr = &p->probes[i];
 		struct strbuf entry = STRBUF_INIT, exit = STRBUF_INIT;
 		char id[24], ce[24], cx[24], sampling[24];
-		int pair = pr->kind == PROBE_FUNC || pr->kind == PROBE_USDT_PAIR;
+		int pair = !probe_is_point(pr);
 		int which;
 
-		if (probe_points(pr, &entry, &exit) < 0) {
+		if (probe_point_pair(pr, &entry, &exit) < 0) {
 			strbuf_release(&entry);
 			strbuf_release(&exit);
 			goto out;

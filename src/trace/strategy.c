@@ -4,11 +4,16 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include <ctype.h>
+#include <errno.h>
 #include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace/strategy.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
@@ -100,24 +105,34 @@ static int re_match(pcre2_code *code, pcre2_match_data *md, const char *s)
 	return pcre2_match(code, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL) >= 0;
 }
 
-static int has_probe(const struct plan *plan, const char *binary, uint64_t addr)
-{
-	size_t i;
-
-	for (i = 0; i < plan->n; i++)
-		if (plan->probes[i].kind == PROBE_FUNC && plan->probes[i].addr == addr &&
-		    !strcmp(plan->probes[i].binary, binary))
-			return 1;
-	return 0;
-}
-
-static struct probe *add_func(struct plan *plan, const char *binary, const struct func *f,
+/* Probes f of t.  A function without DWARF is placed by symbol name; when
+ * other functions share that name (statics of other files), stap places
+ * every one of them for it, so they share one probe rather than each
+ * counting the others' calls.  */
+static struct probe *add_func(struct plan *plan, const struct target *t, const struct func *f,
 			      unsigned sampling)
 {
-	struct probe *pr = plan_add(plan, PROBE_FUNC, binary, f->display);
+	struct probe *pr;
+
+	if (!f->dwarf && f->dup_name) {
+		size_t i;
+		for (i = 0; i < plan->n; i++) {
+			pr = &plan->probes[i];
+			if ((pr->flags & PROBE_F_SYMBOL) && pr->sym && !strcmp(pr->sym, f->name) &&
+			    !strcmp(pr->binary, t->path))
+				return pr;
+		}
+	}
+	pr = plan_add(plan, PROBE_FUNC, t->path, f->display);
 
 	pr->addr = f->addr;
+	pr->foff = target_file_offset(t, f->addr);
+	pr->size = f->size;
 	pr->sampling = sampling ? sampling : 1;
+	if (!f->dwarf) {
+		pr->flags |= PROBE_F_SYMBOL;
+		pr->sym = xstrdup(f->name);
+	}
 	if (f->file) {
 		pr->file = xstrdup(f->file);
 		pr->line = f->line;
@@ -194,6 +209,10 @@ static int add_usdts(struct plan *plan, const struct target *t, const char *only
 		pr = plan_add(plan, end ? PROBE_USDT_PAIR : PROBE_USDT_POINT, t->path, name);
 		pr->mark = xstrdup(u->name);
 		pr->mark_end = end;
+		pr->addr = u->pc;
+		pr->foff = target_file_offset(t, u->pc);
+		if (only)
+			pr->flags |= PROBE_F_NAMED;
 		pr->sampling = sampling ? sampling : 1;
 		free(name);
 		added++;
@@ -222,16 +241,83 @@ static const struct target *rule_target(const struct target *t, const char *lib,
 	return r < 0 ? NULL : libt;
 }
 
+/* Most functions one -f rule may name (overloads, same-named statics).  */
+#define MAX_RULE_MATCHES 256
+
+/* Probes f for a -f rule, or raises its sampling when already planned;
+ * returns its probe.  */
+static struct probe *add_rule_func(struct plan *plan, const struct target *t,
+				   const struct func *f, const char *display, unsigned sampling,
+				   const struct strategy_opts *o)
+{
+	struct probe *pr;
+	size_t j;
+
+	for (j = 0; j < plan->n; j++) {
+		pr = &plan->probes[j];
+		if (pr->kind != PROBE_FUNC || pr->addr != f->addr || strcmp(pr->binary, t->path))
+			continue;
+		pr->flags |= PROBE_F_NAMED;
+		if (sampling)	/* an explicit rule overrides the strategy's sampling */
+			pr->sampling = sampling;
+		return pr;
+	}
+	pr = add_func(plan, t, f, sampling ? sampling : o->global_sampling);
+	pr->flags |= PROBE_F_NAMED;
+	if (display && strcmp(display, pr->name)) {
+		free(pr->name);
+		pr->name = xstrdup(display);
+	}
+	return pr;
+}
+
+/* An IFUNC named by -f: probe what it resolves to, named as the user named
+ * it when there is one implementation, by their own names otherwise.  */
+static int add_rule_ifunc(struct plan *plan, const struct target *t, const struct func *f,
+			  unsigned sampling, const struct strategy_opts *o)
+{
+	uint64_t addrs[32];
+	size_t n = target_ifunc_targets(t, f, addrs, 32), k;
+
+	if (!n)
+		return pr_error("function '%s' in %s is an IFUNC whose implementation perun "
+				"cannot find: name the implementation (nm %s)",
+				f->display, t->path, t->path);
+	for (k = 0; k < n; k++) {
+		const struct func *impl = target_func_at(t, addrs[k]);
+		struct func synth;
+		struct probe *pr;
+		if (!impl) {
+			/* no symbol (a stripped library): DWARF from its -dbg
+			 * package can still place it by address */
+			memset(&synth, 0, sizeof(synth));
+			synth.name = f->name;
+			synth.display = f->display;
+			synth.addr = addrs[k];
+			synth.dwarf = 1;
+			impl = &synth;
+		}
+		pr = add_rule_func(plan, t, impl, n == 1 ? f->display : NULL, sampling, o);
+		if (n > 1)
+			pr->flags |= PROBE_F_ALTERNATIVE;
+	}
+	pr_info("perun: %s is an IFUNC: probing %s%s", f->display,
+			n == 1 ? "the implementation this CPU uses" : "its implementations",
+			n == 1 ? "" : " (the resolver picks one per CPU)");
+	return 0;
+}
+
 static int add_rule_funcs(struct plan *plan, const struct target *t, const struct strategy_opts *o)
 {
-	size_t i, j;
+	size_t i, k;
 
 	for (i = 0; i < o->nfuncs; i++) {
 		char *lib, *name;
 		unsigned sampling;
-		const struct func *f;
+		const struct func *found[MAX_RULE_MATCHES];
 		const struct target *tt;
 		struct target libt;
+		size_t n = 0;
 		int ret = 0;
 
 		if (strategy_split_rule(o->funcs[i], &lib, &name, &sampling) < 0)
@@ -239,16 +325,24 @@ static int add_rule_funcs(struct plan *plan, const struct target *t, const struc
 		tt = rule_target(t, lib, name, o->cache_dir, &libt);
 		if (!tt) {
 			ret = -1;
-		} else if (!(f = target_find_func(tt, name))) {
-			ret = pr_error("function '%s' not found in %s", name, tt->path);
-		} else if (!has_probe(plan, tt->path, f->addr)) {
-			add_func(plan, tt->path, f, sampling ? sampling : o->global_sampling);
-		} else if (sampling) {
-			/* an explicit rule overrides the strategy's sampling */
-			for (j = 0; j < plan->n; j++)
-				if (plan->probes[j].addr == f->addr &&
-				    !strcmp(plan->probes[j].binary, tt->path))
-					plan->probes[j].sampling = sampling;
+		} else if (!(n = target_find_funcs(tt, name, found, MAX_RULE_MATCHES))) {
+			ret = pr_error("function '%s' not found in %s: list its functions with "
+				       "nm -C %s",
+				       name, tt->path, tt->path);
+		} else if (n > MAX_RULE_MATCHES) {
+			ret = pr_error("'%s' names %zu functions in %s: give the parameter list of "
+				       "one",
+				       name, n, tt->path);
+		} else {
+			for (k = 0; k < n && ret == 0; k++) {
+				if (found[k]->ifunc)
+					ret = add_rule_ifunc(plan, tt, found[k], sampling, o);
+				else
+					add_rule_func(plan, tt, found[k], NULL, sampling, o);
+			}
+			if (n > 1 && ret == 0)
+				pr_info("perun: '%s' names %zu functions in %s: probing every one",
+					name, n, tt->path);
 		}
 		if (tt && tt != t)
 			target_release(&libt);
@@ -316,10 +410,125 @@ static int add_rule_lines(struct plan *plan, const struct target *t, const struc
 		*colon = '\0';
 		pr->file = xstrdup(loc);
 		pr->line = atoi(colon + 1);
+		pr->flags |= PROBE_F_NAMED;
 		pr->sampling = sampling ? sampling : o->global_sampling ? o->global_sampling : 1;
 		free(path);
 		free(lib);
 		free(loc);
+	}
+	return 0;
+}
+
+/* A uretprobe replaces the return address on the stack, so an exception
+ * (or longjmp) unwinding through a probed function finds no unwind info
+ * and the program aborts.  --entry-only avoids return probes everywhere;
+ * the userspace strategy does it by itself for targets that throw.  */
+static void entry_only(struct plan *plan, const struct target *t, const struct strategy_opts *o)
+{
+	size_t i, n = 0;
+	int automatic = !o->entry_only && t->exceptions && !strcmp(o->strategy, "userspace");
+
+	if (t->exceptions && !o->entry_only && !automatic)
+		log_msg(1, "perun: warning",
+			"%s uses C++ exceptions: one thrown through a function with a return probe "
+			"aborts the program; use --entry-only if it does",
+			t->path);
+	if (!o->entry_only && !automatic)
+		return;
+	for (i = 0; i < plan->n; i++) {
+		struct probe *pr = &plan->probes[i];
+		if (pr->kind != PROBE_FUNC)
+			continue;
+		if (automatic && strcmp(pr->binary, t->path))
+			continue;
+		pr->flags |= PROBE_F_ENTRY_ONLY;
+		n++;
+	}
+	if (automatic && n)
+		pr_info("perun: %s uses C++ exceptions: counting entries only for its %zu functions "
+			"(return probes break unwinding; durations need -s custom)",
+			t->path, n);
+}
+
+/* A hard link to path (same inode, so the same uprobes) in dir, or NULL.
+ * dir must be ours, private, and on path's file system.  */
+static char *link_into(const char *path, const struct stat *st, const char *dir)
+{
+	struct stat ds, ls;
+	char *lp;
+
+	if (strpbrk(dir, " \t") || (fs_mkdir_p(dir, 0700) < 0 && errno != EEXIST))
+		return NULL;
+	if (lstat(dir, &ds) < 0 || !S_ISDIR(ds.st_mode) || ds.st_uid != geteuid() ||
+	    (ds.st_mode & 022) || ds.st_dev != st->st_dev)
+		return NULL;
+	lp = xstrfmt("%s/%llx-%llx-%s", dir, (unsigned long long)st->st_dev,
+		     (unsigned long long)st->st_ino, fs_basename(path));
+	for (char *c = lp + strlen(dir); *c; c++)
+		if (*c == ' ' || *c == '\t')
+			*c = '_';
+	if (lstat(lp, &ls) == 0 && ls.st_dev == st->st_dev && ls.st_ino == st->st_ino)
+		return lp;
+	unlink(lp);
+	if (link(path, lp) == 0)
+		return lp;
+	free(lp);
+	return NULL;
+}
+
+/* The kernel's uprobe_events splits its lines at spaces, so stapbpf cannot
+ * probe "/tmp/my dir/app" (stap itself resolves symlinks): such binaries
+ * are probed through a hard link without spaces, under $TMPDIR or the
+ * cache dir, whichever is on the binary's file system.  */
+static char *spaceless_path(const char *path, const char *cache_dir)
+{
+	struct stat st;
+	const char *tmp = getenv("TMPDIR");
+	char *dir, *lp;
+
+	if (!strpbrk(path, " \t"))
+		return xstrdup(path);
+	if (stat(path, &st) < 0) {
+		pr_error_errno("%s", path);
+		return NULL;
+	}
+	dir = xstrfmt("%s/perun-links-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)geteuid());
+	lp = link_into(path, &st, dir);
+	free(dir);
+	if (!lp && cache_dir) {
+		dir = xstrfmt("%s/links", cache_dir);
+		lp = link_into(path, &st, dir);
+		free(dir);
+	}
+	if (!lp)
+		pr_error("%s: the kernel's uprobe_events cannot take a path with spaces and perun "
+			 "found no private directory on the same file system for a hard link: move "
+			 "the binary, or hard-link it to a path without spaces and trace that",
+			 path);
+	return lp;
+}
+
+static int spaceless_binaries(struct plan *plan, const char *cache_dir)
+{
+	size_t i, j;
+
+	for (i = 0; i < plan->n; i++) {
+		char *old = plan->probes[i].binary, *lp;
+		if (!strpbrk(old, " \t"))
+			continue;
+		lp = spaceless_path(old, cache_dir);
+		if (!lp)
+			return -1;
+		pr_info("perun: probing %s through the hard link %s (no spaces)", old, lp);
+		for (j = i; j < plan->n; j++) {
+			if (j > i && strcmp(plan->probes[j].binary, old))
+				continue;
+			if (j > i)
+				free(plan->probes[j].binary);
+			plan->probes[j].binary = xstrdup(lp);
+		}
+		free(old);
+		free(lp);
 	}
 	return 0;
 }
@@ -349,11 +558,15 @@ int strategy_build(struct plan *plan, const struct target *t, const struct strat
 			const struct func *f = &t->funcs[i];
 			if (f->helper && !keep_helpers)
 				continue;
+			/* an IFUNC symbol is its resolver, run once by the dynamic
+			 * linker; its implementations are functions of their own */
+			if (f->ifunc)
+				continue;
 			if (inc && !re_match(inc, md, f->display) && !re_match(inc, md, f->name))
 				continue;
 			if (exc && (re_match(exc, md, f->display) || re_match(exc, md, f->name)))
 				continue;
-			add_func(plan, t->path, f, sampling);
+			add_func(plan, t, f, sampling);
 		}
 	}
 	if (add_rule_funcs(plan, t, o) < 0 || add_rule_usdts(plan, t, o) < 0 ||
@@ -361,6 +574,9 @@ int strategy_build(struct plan *plan, const struct target *t, const struct strat
 		goto out;
 	if (!custom && o->with_usdt)
 		add_usdts(plan, t, NULL, sampling);
+	entry_only(plan, t, o);
+	if (spaceless_binaries(plan, o->cache_dir) < 0)
+		goto out;
 	if (!plan->n) {
 		pr_error("no probes: the strategy '%s' and the rules selected nothing in %s%s",
 			 o->strategy, t->path,

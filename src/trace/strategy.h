@@ -21,6 +21,7 @@ struct strategy_opts {
 	const char *include;	/* PCRE2 on function names, or NULL */
 	const char *exclude;
 	const char *cache_dir;	/* for per-build-id target analysis, or NULL */
+	int entry_only;		/* 1: entry probes only, everywhere (--entry-only) */
 };
 
 int strategy_valid(const char *name);

@@ -61,5 +61,72 @@ int main(void)
 	free(text);
 	free(text2);
 	plan_release(&p);
+
+	/* flags, file offset and symbol survive; an entry-only function is one point */
+	plan_init(&p);
+	pr = plan_add(&p, PROBE_FUNC, "/tmp/my dir/app", "f");
+	pr->addr = 0x401615;
+	pr->foff = 0x1615;
+	pr->flags = PROBE_F_SYMBOL | PROBE_F_NAMED;
+	pr->sym = xstrdup("f");
+	pr = plan_add(&p, PROBE_FUNC, "/tmp/my dir/app", "g");
+	pr->addr = pr->foff = 0x1700;
+	pr->size = 0x20;
+	pr->flags = PROBE_F_ENTRY_ONLY;
+	pr = plan_add(&p, PROBE_FUNC, "/lib/libm.so.6", "cos");
+	pr->addr = pr->foff = 0x70ad0;
+	pr = plan_add(&p, PROBE_LINE, "/tmp/my dir/app", "nosuch.c:2");
+	pr->file = xstrdup("nosuch.c");
+	pr->line = 2;
+	text = plan_serialize(&p);
+	ok(plan_parse(&q, text) == 0 && q.n == 4, "plan 2 round trip");
+	ok(q.probes[0].foff == 0x1615 && q.probes[1].size == 0x20 && q.probes[0].flags == (PROBE_F_SYMBOL | PROBE_F_NAMED) &&
+	   q.probes[0].sym && !strcmp(q.probes[0].sym, "f") && !q.probes[1].sym,
+	   "flags, file offset and symbol survive");
+	is_int(plan_probe_points(&q), 2 + 1 + 2 + 1, "an entry-only function is one probe point");
+	ok(probe_is_point(&q.probes[1]) && !probe_is_point(&q.probes[0]) &&
+	   probe_is_point(&q.probes[3]), "entry-only functions and lines are points");
+	plan_release(&q);
+	free(text);
+	{
+		struct probe_attach att[4];
+		char **fail;
+		size_t nf, i;
+		const char *ev =
+			"p:uprobes/stapprobe_77_0 /tmp/my dir/app:0x0000000000001615\n"
+			"r:uprobes/stapprobe_77_1 /tmp/my dir/app:0x0000000000001615\n"
+			"p:uprobes/stapprobe_77_2 /tmp/my dir/app:0x0000000000001708\n"
+			"p:uprobes/stapprobe_78_0 /lib/libm.so.6:0x0000000000070ad0\n"
+			"p:uprobes/other_77_0 /lib/libm.so.6:0x0000000000070ad0\n";
+		memset(att, 0, sizeof(att));
+		is_int(plan_match_uprobe_events(&p, ev, 77, att), 3,
+		       "uprobe_events: three points of pid 77 attached, by file offset");
+		ok(att[0].entry && att[0].ret && att[1].entry && !att[2].entry && !att[3].entry,
+		   "entry and return told apart; an entry after the prologue; a path with a "
+		   "space; other pids ignored");
+		nf = plan_attach_failures(&p, att, &fail);
+		is_int(nf, 2, "two probes failed");
+		ok(nf == 2 && strstr(fail[0], "cos") && strstr(fail[0], "DWARF") &&
+		   strstr(fail[1], "nosuch.c:2") && strstr(fail[1], "line"),
+		   "failures name the probe and why");
+		for (i = 0; i < nf; i++)
+			free(fail[i]);
+		free(fail);
+		memset(att, 0, sizeof(att));
+		is_int(plan_match_uprobe_events(&p, ev, -1, att), 4, "pid -1: any stapbpf");
+
+		/* stap -p2 for the kernel runtime */
+		memset(att, 0, sizeof(att));
+		is_int(plan_match_resolved(&p,
+			"# probes\n"
+			"process(\"/tmp/my dir/app\").function(\"f\").call? /* pc=.absolute+0x1615 */ "
+			"/* <- process(\"/tmp/my dir/app\").function(\"f\").call? */\n"
+			"process(\"/tmp/my dir/app\").function(\"f\").return? /* pc=.absolute+0x1615 */\n"
+			"process(\"/lib/libm.so.6\").function(0x70ad0).call? /* pc=.dynamic+0x70ad0 */\n"
+			"begin /* <- begin */\n", att), 3, "stap -p2: three points resolved");
+		ok(att[0].entry && att[0].ret && !att[1].entry && att[2].entry && !att[2].ret &&
+		   !att[3].entry, "stap -p2: entry, return, by offset and by address");
+	}
+	plan_release(&p);
 	return tap_done();
 }

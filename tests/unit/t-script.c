@@ -100,6 +100,31 @@ int main(void)
 	is_int(script_generate(&p, tdir, 0, &out), -1, "a USDT name with a quote is refused");
 	plan_release(&p);
 
+	/* no DWARF: by symbol name; entry-only: no return probe */
+	plan_init(&p);
+	pr = plan_add(&p, PROBE_FUNC, "/tmp/my dir/app", "f");
+	pr->addr = 0x1139;
+	pr->flags = PROBE_F_SYMBOL;
+	pr->sym = xstrdup("_ZN7Counter4bumpEi");
+	pr = plan_add(&p, PROBE_FUNC, "/tmp/my dir/app", "g");
+	pr->addr = 0x1200;
+	pr->flags = PROBE_F_ENTRY_ONLY;
+	strbuf_reset(&out);
+	is_int(script_generate(&p, tdir, 1, &out), 0, "symbol and entry-only probes generate");
+	ok(strstr(out.buf, "process(\"/tmp/my dir/app\").function(\"_ZN7Counter4bumpEi\").call?") &&
+	   strstr(out.buf, "process(\"/tmp/my dir/app\").function(\"_ZN7Counter4bumpEi\").return?"),
+	   "a function without DWARF is placed by its symbol");
+	ok(strstr(out.buf, "function(0x1200).call?") && !strstr(out.buf, "function(0x1200).return"),
+	   "an entry-only function has no return probe");
+	plan_release(&p);
+	plan_init(&p);
+	pr = plan_add(&p, PROBE_FUNC, "/bin/x", "f");
+	pr->flags = PROBE_F_SYMBOL;
+	pr->sym = xstrdup("f@@GLIBC_2.2.5");
+	strbuf_reset(&out);
+	is_int(script_generate(&p, tdir, 0, &out), -1, "a symbol with '@' is refused");
+	plan_release(&p);
+
 	strbuf_release(&out);
 	strbuf_release(&golden);
 	strbuf_release(&q);
