@@ -39,6 +39,20 @@ test_expect_success 'fib(20) and 8 threads x 4500 calls: every call, per event' 
 	! grep -i "warning" err
 '
 
+test_expect_success 'a function starting with a LOCK prefix: not attached, said why, exit 1' '
+	objdump -d exact | grep -A1 "<locked>:" | grep -q "lock" || { echo "compiler did not start locked() with lock"; exit 0; } &&
+	set +e
+	"$PERUN" collect -c ./exact -a lock -o lock.perf trace -s custom -f locked -f main 2>err
+	rc=$?
+	set -e
+	cat err &&
+	test $rc = 1 &&
+	grep "locked (.*LOCK or segment prefix" err &&
+	grep "attached 2 of 4 probes" err &&
+	grep "locked.*recorded no call" err &&
+	test "$(profile_counts lock.perf)" = "main 1"
+'
+
 test_expect_success 'a full buffer: exact loss per function, exit 3, --strict exit 1' '
 	set +e
 	"$PERUN" collect -c ./exact -a "15 2 1000" -o small.perf trace -s custom \

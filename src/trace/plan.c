@@ -2,10 +2,12 @@
 
 #define PR_FMT "plan"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace/plan.h"
 #include "util/fs.h"
@@ -231,7 +233,37 @@ struct rpoint {
 	int ret;
 	enum probe_kind other;	/* PROBE_FUNC, or the mark/statement it came from */
 	int done;
+	int refused;		/* plan_insn_refused */
 };
+
+int plan_insn_refused(const char *path, uint64_t off)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned char b[15];
+	ssize_t n, i;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = pread(fd, b, sizeof(b), (off_t)off);
+	close(fd);
+	/* legacy prefixes, then at most one REX; the kernel's is_prefix_bad() */
+	for (i = 0; i < n; i++) {
+		switch (b[i]) {
+		case 0x26: case 0x2e: case 0x36: case 0x3e: case 0xf0:
+			return 1;
+		case 0x64: case 0x65: case 0x66: case 0x67: case 0xf2: case 0xf3:
+			continue;
+		}
+		break;
+	}
+	return 0;
+#else
+	(void)path;
+	(void)off;
+	return 0;
+#endif
+}
 
 static uint64_t where(const struct probe *pr, int by_addr)
 {
@@ -290,7 +322,16 @@ static size_t credit_all(const struct plan *p, struct rpoint *rp, size_t nrp,
 					r->ret = att[i].entry;	/* the second mark of a pair */
 				if (take(&att[i], r->ret, pair)) {
 					r->done = 1;
-					n++;
+					if (!r->refused) {
+						n++;
+						continue;
+					}
+					/* registered, but it will never fire */
+					if (r->ret)
+						att[i].ret = 0;
+					else
+						att[i].entry = 0;
+					att[i].refused = 1;
 				}
 			}
 		}
@@ -314,6 +355,7 @@ static void push_point(struct rpoint **rp, size_t *n, const char *path, uint64_t
 	r->ret = ret;
 	r->other = other;
 	r->done = 0;
+	r->refused = 0;
 }
 
 size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid,
@@ -347,6 +389,8 @@ size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid
 		/* uprobe_events does not say whether a line came from a function,
 		 * a mark or a statement: functions first, the rest after */
 		push_point(&rp, &nrp, sp + 1, strtoull(colon + 3, NULL, 16), 0, ret, PROBE_FUNC);
+		/* a return probe sits on the function's first instruction too */
+		rp[nrp - 1].refused = plan_insn_refused(sp + 1, rp[nrp - 1].value);
 	}
 	free(copy);
 	return credit_all(p, rp, nrp, att);
@@ -409,7 +453,10 @@ size_t plan_attach_failures(const struct plan *p, const struct probe_attach *att
 
 		if (att[i].entry && (!two || att[i].ret))
 			continue;
-		if (att[i].entry)
+		if (att[i].refused)
+			why = "its first instruction has a LOCK or segment prefix, which x86 uprobes "
+			      "cannot single-step: the kernel takes the probe and never fires it";
+		else if (att[i].entry)
 			why = "its return probe was not attached";
 		else if (two && att[i].ret)
 			why = "its entry probe was not attached";

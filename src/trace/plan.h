@@ -45,7 +45,13 @@ struct probe {
 struct probe_attach {
 	unsigned entry : 1;
 	unsigned ret : 1;
+	unsigned refused : 1;	/* registered on an instruction x86 uprobes never fire on */
 };
+
+/* True when the instruction at file offset off of path carries a prefix that
+ * x86 uprobes refuse to single-step (LOCK, or an ES/CS/SS/DS override): the
+ * kernel accepts such a probe and then never fires it.  */
+int plan_insn_refused(const char *path, uint64_t off);
 
 struct plan {
 	struct probe *probes;

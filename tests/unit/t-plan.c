@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "tap.h"
 #include "trace/plan.h"
 #include "trace/strategy.h"
@@ -128,5 +130,28 @@ int main(void)
 		   !att[3].entry, "stap -p2: entry, return, by offset and by address");
 	}
 	plan_release(&p);
+	/* instructions x86 uprobes take and never fire on */
+	{
+		static const unsigned char code[] = {
+			0xf0, 0x48, 0x83, 0x05, 0, 0, 0, 0, 0x01,	/* lock addq (0) */
+			0x48, 0x83, 0xc0, 0x01,				/* addq (9) */
+			0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0,	/* mov %fs:0 (13) */
+			0x66, 0xf0, 0x0f, 0xb1, 0x11,			/* lock via 66 (22) */
+			0xf3, 0x0f, 0x1e, 0xfa,				/* endbr64 (27) */
+			0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0,		/* cs nopw (31) */
+		};
+		char path[] = "/tmp/perun-t-plan-insn.XXXXXX";
+		int fd = mkstemp(path);
+		ok(fd >= 0 && write(fd, code, sizeof(code)) == (ssize_t)sizeof(code), "code file");
+		close(fd);
+		ok(plan_insn_refused(path, 0), "lock addq is refused");
+		ok(!plan_insn_refused(path, 9), "a plain addq is not");
+		ok(!plan_insn_refused(path, 13), "an %%fs (TLS) load is not");
+		ok(plan_insn_refused(path, 22), "a lock behind an operand-size prefix is");
+		ok(!plan_insn_refused(path, 27), "endbr64 (f3 prefix) is not");
+		ok(plan_insn_refused(path, 31), "a cs override is");
+		ok(!plan_insn_refused("/nonexistent/x", 0), "a missing file is not refused");
+		unlink(path);
+	}
 	return tap_done();
 }
