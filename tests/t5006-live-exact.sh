@@ -53,6 +53,15 @@ test_expect_success 'a function starting with a LOCK prefix: not attached, said 
 	test "$(profile_counts lock.perf)" = "main 1"
 '
 
+test_expect_success 'children of the command are counted and said untraced' '
+	cc -g -O0 -o forks "$FIXTURES/forks.c" &&
+	"$PERUN" collect -c ./forks -o forks.perf trace -s custom -f job 2>err &&
+	cat err &&
+	grep "the command started 3 child processes; only its own process was traced" err &&
+	test "$(profile_field forks.perf trace.untraced_children)" = 3 &&
+	test "$(profile_counts forks.perf)" = "job 1"
+'
+
 test_expect_success 'a full buffer: exact loss per function, exit 3, --strict exit 1' '
 	set +e
 	"$PERUN" collect -c ./exact -a "15 2 1000" -o small.perf trace -s custom \

@@ -1279,6 +1279,7 @@ write_again:
 			json_object_object_add(tg, "pid", json_object_new_int64(res.target_pid));
 		}
 		json_object_object_add(extra, "target", tg);
+		json_object_object_add(extra, "untraced_children", json_object_new_int64((int64_t)res.forked));
 		{
 			struct json_object *tm = json_object_new_object();
 			double before = s->t_collect0 - s->t_start;
@@ -1436,6 +1437,10 @@ write_again:
 		free(keep);
 	}
 	ret = !incomplete ? EXIT_OK : o->strict ? EXIT_FAIL : EXIT_INCOMPLETE;
+	if (res.forked && !o->quiet)
+		fprintf(stderr, "perun: the command started %zu child process%s; only its own process "
+				"was traced (collect a child with -c on its own)\n",
+			res.forked, res.forked == 1 ? "" : "es");
 	if (res.timed_out && !o->quiet)
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);

@@ -201,6 +201,49 @@ static void signal_tree(pid_t self, pid_t except, int sig)
 			kill(d[i], sig);
 }
 
+/* Adds the children of every thread of pid that seen[] does not hold yet;
+ * returns how many there are now (seen keeps the first max).  */
+static size_t note_children(pid_t pid, pid_t *seen, size_t n, size_t max, size_t *total)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return n;
+	while ((de = readdir(d))) {
+		char cp[300], buf[1024], *tok, *save = NULL;
+		int fd;
+		ssize_t len;
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/children", (int)pid, de->d_name);
+		fd = open(cp, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+			pid_t c = (pid_t)atoi(tok);
+			size_t i;
+			for (i = 0; i < n && seen[i] != c; i++)
+				;
+			if (i < n)
+				continue;
+			(*total)++;
+			if (n < max)
+				seen[n++] = c;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
 /* 1 when path holds a line that is exactly "r".  */
 static int ready_seen(const char *path)
 {
@@ -337,6 +380,8 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	int rt_died = 0;		/* the runtime failed while the target ran */
 	double tg_kill_at = 0, next_size_check = 0;
 	off_t out_size = -1;
+	pid_t kids[64];		/* children of the target seen so far */
+	size_t nkids = 0, forked = 0;
 	double stop_grace = spec->stop_timeout > 0 ? spec->stop_timeout : 5 * GRACE_SECONDS;
 	enum phase phase = spec->target_argv ? P_READY : P_RUN;
 	char msg[256];
@@ -384,8 +429,18 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				tg_done = 1;
 				if (t_release > 0)
 					t_release = now_s() - t_release;
+			} else if (p != rt) {
+				/* an orphan of the target, reparented to us */
+				size_t i;
+				for (i = 0; i < nkids && kids[i] != p; i++)
+					;
+				if (i == nkids)
+					forked++;
 			}
 		}
+		/* the target's own children run untraced: count them, to say so */
+		if (phase == P_RUN && tg > 0 && !tg_done)
+			nkids = note_children(tg, kids, nkids, 64, &forked);
 		if (p < 0 && errno == ECHILD)
 			break;	/* every process of the run is gone */
 		t = now_s();
@@ -541,14 +596,14 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 		remove_module(spec, rt);
 	{
 		int leaked = driver_remove_uprobes(rt);
-		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d\n",
+		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu\n",
 			 WIFEXITED(rt_status) ? 1 : 0,
 			 WIFEXITED(rt_status) ? WEXITSTATUS(rt_status) : WTERMSIG(rt_status),
 			 tg > 0 && tg_done && !never_ready, WIFEXITED(tg_status) ? 1 : 0,
 			 WIFEXITED(tg_status) ? WEXITSTATUS(tg_status) : WTERMSIG(tg_status),
 			 (long)tg, (unsigned long long)(t_release > 0 && tg_done ? t_release * 1e9 : 0),
 			 (unsigned long long)(ready_s * 1e9),
-			 never_ready, timed_out, interrupted, leaked, rt_first);
+			 never_ready, timed_out, interrupted, leaked, rt_first, forked);
 	}
 	if (orphaned && spec->cleanup_dir)
 		fs_remove_tree(spec->cleanup_dir);
@@ -690,11 +745,11 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 	if (capfd >= 0)
 		close(capfd);
 	waitpid(sup, NULL, 0);
-	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d", &res->exited,
+	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu", &res->exited,
 		   &res->status, &res->target_known, &res->target_exited, &res->target_status,
 		   &res->target_pid, &res->target_ns, &res->ready_ns, &res->never_ready,
 		   &res->timed_out, &res->interrupted, &res->leaked_uprobes,
-		   &res->runtime_died) != 13)
+		   &res->runtime_died, &res->forked) != 14)
 		ret = pr_error("supervisor of %s ended without a status", spec->argv[0]);
 	if (got_signal)
 		res->interrupted = 1;

@@ -63,6 +63,7 @@ struct run_result {
 	unsigned long long ready_ns;	/* from the runtime's start to the release */
 	int never_ready;	/* the runtime ended before arming its probes */
 	int runtime_died;	/* the runtime ended while the target still ran */
+	size_t forked;		/* child processes of the target seen (not traced) */
 	int timed_out;
 	int interrupted;	/* SIGINT/SIGTERM reached perun */
 	int leaked_uprobes;	/* uprobe events removed after the runtime */
