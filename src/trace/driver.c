@@ -138,6 +138,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Reads up to n - 1 bytes of a small file (a /proc entry) into buf, NUL
+ * terminated; returns the length, or -1.  */
+static ssize_t read_small(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t len;
+
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, n - 1);
+	close(fd);
+	if (len >= 0)
+		buf[len] = '\0';
+	return len;
+}
+
 /* Every process whose ancestry reaches root, found through /proc.  */
 static size_t descendants(pid_t root, pid_t *out, size_t max)
 {
@@ -150,19 +166,11 @@ static size_t descendants(pid_t root, pid_t *out, size_t max)
 		return 0;
 	while ((de = readdir(d)) && n < 4096) {
 		char path[300], buf[512], *rp;
-		int fd;
-		ssize_t len;
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (read_small(path, buf, sizeof(buf)) <= 0)
 			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
 		rp = strrchr(buf, ')');
 		if (!rp)
 			continue;
@@ -215,19 +223,11 @@ static size_t note_children(pid_t pid, pid_t *seen, size_t n, size_t max, size_t
 		return n;
 	while ((de = readdir(d))) {
 		char cp[300], buf[1024], *tok, *save = NULL;
-		int fd;
-		ssize_t len;
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		snprintf(cp, sizeof(cp), "/proc/%d/task/%s/children", (int)pid, de->d_name);
-		fd = open(cp, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (read_small(cp, buf, sizeof(buf)) <= 0)
 			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
 		for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 			pid_t c = (pid_t)atoi(tok);
 			size_t i;
@@ -248,16 +248,9 @@ static size_t note_children(pid_t pid, pid_t *seen, size_t n, size_t max, size_t
 static int ready_seen(const char *path)
 {
 	char buf[4096];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
+	if (read_small(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	return !strncmp(buf, "r\n", 2) || strstr(buf, "\nr\n") != NULL;
 }
 
