@@ -53,12 +53,19 @@ for n in 20000 200000 1000000; do
 done
 python3 - rows <<'PY'
 import sys
-rows = [l.split() for l in open(sys.argv[1])]
+# a run whose target printed no loop time (its runtime died and perun
+# stopped it) has t = "-"
+rows = []
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) == 3:
+        f = [f[0], f[1], "-", f[2]]
+    rows.append(f)
 base = {int(r[1]): int(r[2]) for r in rows if r[0] == "untraced"}
 cost = {}
 print(f"{'what':<18} {'calls':>8} {'ns/call':>9} {'recorded':>10}  ratio to bare stapbpf")
 for what, n, t, rec in rows:
-    n, t = int(n), int(t or 0)
+    n, t = int(n), (0 if t == "-" else int(t))
     c = (t - base[n]) / n if what != "untraced" and t else 0.0
     cost[(what, n)] = c
 for what, n, t, rec in rows:
@@ -66,5 +73,6 @@ for what, n, t, rec in rows:
     c = cost[(what, n)]
     b = cost.get(("stapbpf-count", n), 0)
     ratio = f"{c / b:.2f}x" if b > 0 and what.startswith("perun") else ""
-    print(f"{what:<18} {n:>8} {c:>9.0f} {rec:>10}/{n:<8} {ratio}")
+    shown = f"{c:>9.0f}" if c else f"{'died':>9}" if what != "untraced" else f"{0:>9}"
+    print(f"{what:<18} {n:>8} {shown} {rec:>10}/{n:<8} {ratio}")
 PY
