@@ -35,6 +35,12 @@ struct run_spec {
 	 * events: the target is stopped (TERM, then KILL) and runtime_died set.
 	 * NULL-terminated, or NULL.  */
 	const char *const *fatal_lines;
+	/* Called in the supervisor once the target has ended and before the
+	 * runtime gets SIGINT, while the runtime still holds its state (it may
+	 * read the runtime's maps and write a file).  What it returns becomes
+	 * run_result.before_stop.  NULL: nothing.  */
+	int (*before_stop)(pid_t runtime_pid, void *ctx);
+	void *before_stop_ctx;
 };
 
 struct run_result {
@@ -51,6 +57,7 @@ struct run_result {
 	int timed_out;
 	int interrupted;	/* SIGINT/SIGTERM reached perun */
 	int leaked_uprobes;	/* uprobe events removed after the runtime */
+	int before_stop;	/* what spec->before_stop returned; -1 when not called */
 };
 
 /* Called for each line the child writes to stderr (without the newline).  */
