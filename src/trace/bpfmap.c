@@ -220,7 +220,8 @@ static int drain_batches(int fd, int cmd, bpfmap_batch_fn fn, void *ctx, size_t 
 			 int *errp, struct bpfmap_err *err)
 {
 	size_t max = BATCH;
-	uint64_t *keys = xmalloc(max * sizeof(*keys)), *vals = xmalloc(max * sizeof(*vals));
+	/* zeroed: valgrind does not know what every bpf command writes */
+	uint64_t *keys = xcalloc(max, sizeof(*keys)), *vals = xcalloc(max, sizeof(*vals));
 	uint64_t in = 0, out = 0;
 	int first = 1, ret = -1;
 	const char *name = cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH ? "BPF_MAP_LOOKUP_AND_DELETE_BATCH"
@@ -234,8 +235,10 @@ static int drain_batches(int fd, int cmd, bpfmap_batch_fn fn, void *ctx, size_t 
 		if (r < 0 && e == ENOSPC && !got && max < BATCH_MAX) {
 			/* one bucket holds more than a batch */
 			max *= 2;
-			keys = xrealloc(keys, max * sizeof(*keys));
-			vals = xrealloc(vals, max * sizeof(*vals));
+			free(keys);
+			free(vals);
+			keys = xcalloc(max, sizeof(*keys));
+			vals = xcalloc(max, sizeof(*vals));
 			continue;
 		}
 		if (got) {
@@ -273,7 +276,7 @@ out:
  * get_next_key, looked up, handed over, deleted; then from the start again.  */
 static int drain_keys(int fd, bpfmap_batch_fn fn, void *ctx, size_t *count, struct bpfmap_err *err)
 {
-	uint64_t keys[256], vals[256];
+	uint64_t keys[256] = { 0 }, vals[256] = { 0 };
 
 	for (;;) {
 		size_t n = 0, i;
@@ -313,23 +316,33 @@ static int drain_keys(int fd, bpfmap_batch_fn fn, void *ctx, size_t *count, stru
 	}
 }
 
-int bpfmap_drain_u64(int fd, bpfmap_batch_fn fn, void *ctx, size_t *count, const char **how,
-		     struct bpfmap_err *err)
+int bpfmap_drain_u64_from(int fd, int method, bpfmap_batch_fn fn, void *ctx, size_t *count,
+			  const char **how, struct bpfmap_err *err)
 {
 	int e = 0;
 
 	*count = 0;
-	*how = "lookup_and_delete_batch";
-	if (drain_batches(fd, BPF_MAP_LOOKUP_AND_DELETE_BATCH, fn, ctx, count, &e, err) == 0)
-		return 0;
-	if (*count || !unsupported(e))
-		return -1;
-	*how = "lookup_batch";
-	e = 0;
-	if (drain_batches(fd, BPF_MAP_LOOKUP_BATCH, fn, ctx, count, &e, err) == 0)
-		return 0;
-	if (*count || !unsupported(e))
-		return -1;
+	if (method <= 0) {
+		*how = "lookup_and_delete_batch";
+		if (drain_batches(fd, BPF_MAP_LOOKUP_AND_DELETE_BATCH, fn, ctx, count, &e, err) == 0)
+			return 0;
+		if (*count || !unsupported(e))
+			return -1;
+	}
+	if (method <= 1) {
+		*how = "lookup_batch";
+		e = 0;
+		if (drain_batches(fd, BPF_MAP_LOOKUP_BATCH, fn, ctx, count, &e, err) == 0)
+			return 0;
+		if (*count || !unsupported(e))
+			return -1;
+	}
 	*how = "get_next_key";
 	return drain_keys(fd, fn, ctx, count, err);
+}
+
+int bpfmap_drain_u64(int fd, bpfmap_batch_fn fn, void *ctx, size_t *count, const char **how,
+		     struct bpfmap_err *err)
+{
+	return bpfmap_drain_u64_from(fd, 0, fn, ctx, count, how, err);
 }

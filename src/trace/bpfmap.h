@@ -54,4 +54,9 @@ typedef int (*bpfmap_batch_fn)(void *ctx, const uint64_t *keys, const uint64_t *
 int bpfmap_drain_u64(int fd, bpfmap_batch_fn fn, void *ctx, size_t *count, const char **how,
 		     struct bpfmap_err *err);
 
+/* The same, starting from the given method (the older kernels' fallbacks,
+ * for tests): 0 lookup_and_delete_batch, 1 lookup_batch, 2 get_next_key.  */
+int bpfmap_drain_u64_from(int fd, int method, bpfmap_batch_fn fn, void *ctx, size_t *count,
+			  const char **how, struct bpfmap_err *err);
+
 #endif

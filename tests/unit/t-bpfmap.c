@@ -55,8 +55,9 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
 }
 
-/* A hash map of this process, filled, found by its size, drained.  */
-static void live(void)
+/* A hash map of this process, filled, found by its size, drained with the
+ * given method.  */
+static void live(int method, const char *name)
 {
 	union bpf_attr a;
 	struct bpfmap_info *maps;
@@ -66,7 +67,7 @@ static void live(void)
 	size_t n, count = 0;
 	uint64_t k, v, want_keys = 0, want_vals = 0;
 	int fd, fd2;
-	const unsigned entries = 50003;
+	const unsigned entries = method == 2 ? 3001 : 50003 + (unsigned)method;
 
 	memset(&a, 0, sizeof(a));
 	a.map_type = BPF_MAP_TYPE_HASH;
@@ -96,11 +97,14 @@ static void live(void)
 	ok(m && m->fd == fd, "our map found by its size (%s)", err.msg);
 	fd2 = m ? bpfmap_open_id(m->id, &err) : -1;
 	ok(fd2 >= 0, "opened by id (%s)", err.msg);
-	ok(bpfmap_drain_u64(fd2, take, NULL, &count, &how, &err) == 0, "drained (%s)", err.msg);
+	drained = 0;
+	key_sum = val_sum = 0;
+	ok(bpfmap_drain_u64_from(fd2, method, take, NULL, &count, &how, &err) == 0, "%s: drained (%s)",
+	   name, err.msg);
 	is_int(count, entries, "every entry counted");
 	is_int(drained, entries, "every entry handed over once");
 	ok(key_sum == want_keys && val_sum == want_vals, "keys and values intact");
-	is_str(how, "lookup_and_delete_batch", "batches on this kernel");
+	is_str(how, name, "%s: the method used", name);
 	memset(&a, 0, sizeof(a));
 	a.map_fd = (uint32_t)fd;
 	a.key = 0;
@@ -175,6 +179,8 @@ int main(void)
 	   "a gone process: the failing call named (%s)", err.msg);
 	ok(bpfmap_open_id(0xfffffff0u, &err) < 0 && strstr(err.msg, "BPF_MAP_GET_FD_BY_ID"),
 	   "a map id that does not exist (%s)", err.msg);
-	live();
+	live(0, "lookup_and_delete_batch");
+	live(1, "lookup_batch");
+	live(2, "get_next_key");
 	return tap_done();
 }
