@@ -1,12 +1,15 @@
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "store/repo.h"
 #include "util/log.h"
+#include "util/owner.h"
 #include "util/strbuf.h"
 
 struct command {
@@ -21,6 +24,7 @@ static const struct command commands[] = {
 	{ "log", cmd_log, "walk minor versions with the profiles of each" },
 	{ "add", cmd_add, "register profiles for a minor version" },
 	{ "rm", cmd_rm, "unregister profiles, or drop pending ones" },
+	{ "fsck", cmd_fsck, "check objects and indexes of .perun; --repair rebuilds damaged indexes" },
 	{ "show", cmd_show, "print a profile: json, a summary table, or folded stacks" },
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
@@ -55,6 +59,13 @@ static char *self_path(const char *argv0)
 
 static int finish(int code)
 {
+	char *perun_dir = geteuid() == 0 ? repo_locate() : NULL;
+
+	/* root in a user's repository: what it wrote there stays the user's */
+	if (perun_dir) {
+		owner_restore(perun_dir);
+		free(perun_dir);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "perun: write error on standard output\n");
 		return EXIT_FAIL;
@@ -69,6 +80,10 @@ int main(int argc, char **argv)
 	int ret;
 
 	setlinebuf(stderr);
+	/* a reader that goes away (perun ... | head) must not kill perun before it
+	 * cleans up: writes fail with EPIPE instead, and finish() reports stdout's.
+	 * The driver restores SIGPIPE for the programs it runs.  */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -68,9 +68,48 @@ test_expect_success 'a bad regex names the offset' '
 	grep "include regex" err
 '
 
-test_expect_success 'command substitution in -a is refused' '
-	expect_fail 2 "$PERUN" collect -c ./m -a "\$(id)" trace --script-only &&
-	grep "command substitution is not allowed" err
+test_expect_success 'an unclosed quote in -a or -w is a usage error' '
+	expect_fail 2 "$PERUN" collect -c ./m -a "\"x" trace --script-only &&
+	grep "a quote is not closed" err &&
+	expect_fail 2 "$PERUN" collect -c ./m -w "it'"'"'s" trace --script-only &&
+	grep "a quote is not closed" err
+'
+
+test_expect_success '-a is never expanded, so $(...) is just text' '
+	"$PERUN" collect -c ./m -a "\$(id) \$HOME ~ *.c" trace --script-only >script
+'
+
+test_expect_success '-t nan, inf, huge and negative are usage errors' '
+	for t in nan inf -inf 1e400 1e9 -3 0; do
+		expect_fail 2 "$PERUN" collect -c ./m trace -t "$t" --script-only &&
+		grep "\-t wants a number of seconds above 0" err || exit 1
+	done &&
+	"$PERUN" collect -c ./m trace -t 0.5 --script-only >/dev/null
+'
+
+test_expect_success '-g out of range never reaches the BPF verifier' '
+	for g in 2147483648 -5 4294967297 99999999999999999999 0 1x ""; do
+		expect_fail 2 "$PERUN" collect -c ./m trace -g "$g" --script-only &&
+		grep "\-g wants an integer from 1 to 2147483647" err || exit 1
+	done &&
+	"$PERUN" collect -c ./m trace -g 2147483647 --script-only >script &&
+	grep -q 2147483647 script
+'
+
+test_expect_success 'a rule sampling out of range is a usage error, not a wrap' '
+	for r in "main#4294967297" "main#0" "libc#x#2147483648" "m.c:1#4294967296"; do
+		opt=-f; case "$r" in *:*) opt=-d ;; esac
+		expect_fail 2 "$PERUN" collect -c ./m trace -s custom $opt "$r" --script-only || exit 1
+	done &&
+	expect_fail 2 "$PERUN" collect -c ./m trace -s custom -u "probe#4294967296" --script-only &&
+	grep "sampling after the last .#. is an integer from 1 to 2147483647" err &&
+	"$PERUN" collect -c ./m trace -s custom -f "main#2147483647" --script-only >script &&
+	grep -q 2147483647 script
+'
+
+test_expect_success '-o after trace says where -o FILE goes' '
+	expect_fail 2 "$PERUN" collect -c ./m trace -o out.perf &&
+	grep "put -o before .trace.: perun collect -o out.perf" err && ! test -e out.perf
 '
 
 test_expect_success 'a binary path SystemTap would glob is refused' '

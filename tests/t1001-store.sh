@@ -40,10 +40,10 @@ test_expect_success 'collect into jobs, add, and the jobs file is gone' '
 	cd repo &&
 	"$PERUN" collect -c ../counts trace -q -s custom -f fib -f work &&
 	test "$(ls .perun/jobs | wc -l)" = 1 &&
-	"$PERUN" status >st && cat st && grep "1 pending profiles" st && grep "0@p" st &&
+	"$PERUN" status >st && cat st && grep "1 pending profile:" st && grep "0@p" st &&
 	"$PERUN" add 0@p >out && cat out && grep "registered .* as 0@i" out &&
 	test "$(ls .perun/jobs | wc -l)" = 0 &&
-	"$PERUN" status >st && grep "1 profiles registered for" st && grep "0@i" st
+	"$PERUN" status >st && grep "1 profile registered for" st && grep "0@i" st
 '
 
 test_expect_success 'an independent reader parses the index and the object' '
@@ -66,7 +66,7 @@ test_expect_success 'an independent reader parses the index and the object' '
 	kind, typ, size = header.decode().split(" ")
 	assert kind == "profile" and typ == "mixed" and int(size) == len(body), header
 	prof = json.loads(body)
-	assert "origin" not in prof, "origin is dropped"
+	assert prof["origin"] == head, "origin is kept (perun fsck re-indexes by it)"
 	counts = prof["trace"]["summary"]
 	assert counts["fib"]["count"] == 1983 and counts["work"]["count"] == 300, counts
 	print("independent reader ok", oid, path, t)
@@ -99,7 +99,7 @@ test_expect_success 'a second commit; revision expressions; log' '
 	"$PERUN" add second.perf --keep-profile && test -e second.perf &&
 	"$PERUN" log --short >log && cat log &&
 	test "$(wc -l <log)" = 2 &&
-	grep "1 profiles \[mixed\]  second commit" log && grep "1 profiles \[mixed\]  first commit" log &&
+	grep "1 profile \[mixed\]  second commit" log && grep "1 profile \[mixed\]  first commit" log &&
 	"$PERUN" show 0@i -m HEAD~1 --format summary | grep "^fib " &&
 	"$PERUN" show 0@i -m "$(git rev-parse --short HEAD~1)" --format summary | grep "^fib " &&
 	git tag v1 HEAD~1 && "$PERUN" show 0@i -m v1 --format summary | grep "^work " &&
@@ -130,7 +130,7 @@ test_expect_success 'flipped bytes in an object and in an index are reported' '
 	chmod u+w "$obj" && cp "$obj" obj.bak &&
 	printf "\377\377" | dd of="$obj" bs=1 seek=20 conv=notrunc 2>/dev/null &&
 	! "$PERUN" show 0@i 2>err && cat err && grep "corrupted" err &&
-	grep "perun rm 0@i" err &&
+	grep "perun fsck" err && grep "perun rm 0@i" err &&
 	cp obj.bak "$obj"
 '
 
@@ -140,7 +140,7 @@ test_expect_success 'a missing object is reported with the way out' '
 	oid=$(python3 -c "import sys; d=open(sys.argv[1],\"rb\").read(); print(d[16:36].hex())" "$idx") &&
 	obj=.perun/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-) &&
 	mv "$obj" obj.away &&
-	! "$PERUN" show 0@i 2>err && cat err && grep "No such file" err && grep "perun rm 0@i" err &&
+	! "$PERUN" show 0@i 2>err && cat err && grep "No such file" err && grep "perun fsck" err &&
 	"$PERUN" status >st 2>&1 && grep "corrupted object" st &&
 	mv obj.away "$obj" && "$PERUN" show 0@i --format summary >/dev/null
 '
@@ -180,6 +180,44 @@ test_expect_success 'rm removes index entries, objects stay; rm --pending' '
 	test "$(find .perun/objects -type f | wc -l)" = "$objs" &&
 	"$PERUN" collect -c ../counts trace -q -s custom -f first &&
 	"$PERUN" rm --pending && test "$(ls .perun/jobs | wc -l)" = 0
+'
+
+test_expect_success 'collect -o: a missing directory or a directory as FILE is refused before anything runs' '
+	mkdir oout && cd oout && mkdir adir &&
+	for o in nodir/out.perf adir adir/; do
+		set +e; "$PERUN" collect -c ../forever -o $o trace -s custom -f tick -t 5 2>err; rc=$?; set -e
+		cat err && test $rc = 2 && ! grep "perun: tracing" err || exit 1
+	done &&
+	grep "is a directory: give a file name" err &&
+	set +e; "$PERUN" collect -c ../forever -o nodir/out.perf trace -s custom -f tick -t 5 2>err; set -e
+	grep "directory nodir does not exist: create it first" err &&
+	test ! -e nodir && test -z "$(ls adir)" && test -z "$(procs_in_trash)"
+'
+
+test_expect_success 'collect -o: when FILE cannot be written at the end the profile is kept in a rescue file' '
+	mkdir rescue && cd rescue &&
+	"$PERUN" collect -c ../forever -o warm.perf trace -q -s custom -f tick -t 1 &&
+	mkdir gone &&
+	{ "$PERUN" collect -c ../forever -o gone/out.perf trace -q -s custom -f tick -t 3 2>err & } &&
+	wait_for_target && rmdir gone &&
+	set +e; wait $!; rc=$?; set -e
+	cat err && test $rc = 1 &&
+	f=$(ls out-rescue-*.perf) && grep "the profile is in ./$f, not where it was asked for" err &&
+	n=$(profile_counts "$f" | sed -n "s/^tick //p") && echo "tick $n" && test "$n" -gt 0 &&
+	! ls -a | grep -e "\.tmp" -e "\.new-"
+'
+
+test_expect_success 'collect never replaces a profile of the same default name' '
+	mkdir same && cd same &&
+	now=$(date +%s) &&
+	for i in $(seq 0 60); do
+		echo precious >"forever-trace-$(date -d @$((now + i)) +%Y-%m-%d-%H-%M-%S).perf"
+	done &&
+	"$PERUN" collect -c ../forever trace -q -s custom -f tick -t 1 &&
+	test "$(cat *.perf | grep -c precious)" = 61 &&
+	f=$(ls forever-trace-*-2.perf) && echo "$f" &&
+	test "$(profile_field "$f" header.cmd)" = ../forever &&
+	! ls -a | grep -e "\.tmp" -e "\.new-"
 '
 
 test_done

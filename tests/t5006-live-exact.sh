@@ -120,7 +120,8 @@ test_expect_success 'fake stapbpf whose reader dies: target stopped, exit 1, no 
 	cat err &&
 	test $rc = 1 &&
 	test $(( $(date +%s) - start )) -lt 30 &&
-	grep "printf already started" err &&
+	grep "reader stopped" err &&
+	grep "while the command ran" err &&
 	test "$(profile_field rd.perf trace.runtime_died)" = true &&
 	test -z "$(procs_in_trash)" &&
 	! pgrep -f "fake-stapbpf.sh" >/dev/null

@@ -4,10 +4,12 @@
 
 #define PR_FMT "perun"
 
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -17,11 +19,13 @@
 #include "util/log.h"
 #include "vcs/vcs.h"
 
-static int add_one(struct repo *r, const char *minor, int explicit_rev, const char *spec,
+/* Registers the profile file path for minor.  The stored object keeps the
+ * origin (set to minor when the file had none): it is how 'perun fsck'
+ * re-indexes objects whose index was damaged.  */
+static int add_one(struct repo *r, const char *minor, int explicit_rev, const char *path,
 		   int keep)
 {
 	struct pidx index;
-	struct lookup l;
 	struct profile p = { NULL };
 	struct stat st;
 	char hex[SHA1_HEXSZ + 1], *origin = NULL, *jobs = NULL;
@@ -30,29 +34,23 @@ static int add_one(struct repo *r, const char *minor, int explicit_rev, const ch
 	size_t i;
 	int ret = -1;
 
-	if (store_read_index(r->dir, minor, &index) < 0)
-		return -1;
-	if (repo_lookup(r, minor, &index, spec, &l) < 0)
-		goto out;
-	if (l.registered) {
-		pr_error("%s is already registered for %.7s as %zu@i", spec, minor, l.entry);
-		goto out;
-	}
-	if (profile_load(&p, l.path) < 0 || profile_validate(&p, l.path) < 0)
+	pidx_init(&index);
+	if (profile_load(&p, path) < 0 || profile_validate(&p, path) < 0)
 		goto out;
 	origin = profile_take_origin(&p);
 	if (!origin && !explicit_rev) {
 		pr_error("%s has no origin: collect it inside the repository, or say which minor "
 			 "version it belongs to with -m REV",
-			 l.path);
+			 path);
 		goto out;
 	}
 	if (origin && strcmp(origin, minor)) {
 		pr_error("%s was collected at %.7s, not %.7s: check that commit out, or give "
 			 "-m %.7s",
-			 l.path, origin, minor, origin);
+			 path, origin, minor, origin);
 		goto out;
 	}
+	json_object_object_add(p.root, "origin", json_object_new_string(minor));
 	json = profile_to_json(&p);
 	if (store_write_object(r->dir, profile_type(&p), json, strlen(json), hex) < 0)
 		goto out;
@@ -60,25 +58,25 @@ static int add_one(struct repo *r, const char *minor, int explicit_rev, const ch
 		sscanf(hex + 2 * i, "%2hhx", &raw[i]);
 	if (repo_lock(r) < 0)
 		goto out;
-	/* re-read under the lock: another add may have written it meanwhile */
-	pidx_release(&index);
+	/* read under the lock: another add may have written it meanwhile */
 	if (store_read_index(r->dir, minor, &index) < 0)
 		goto unlock;
 	for (i = 0; i < index.n; i++)
 		if (!memcmp(index.entries[i].id, raw, SHA1_RAWSZ)) {
 			pr_error("%s: the same profile is already registered for %.7s as %zu@i (%s)",
-				 l.path, minor, i, index.entries[i].path);
+				 path, minor, i, index.entries[i].path);
 			goto unlock;
 		}
-	stat(l.path, &st);
-	pidx_append(&index, (uint32_t)st.st_mtime, raw, fs_basename(l.path));
+	if (stat(path, &st) < 0)
+		st.st_mtime = time(NULL);
+	pidx_append(&index, (uint32_t)st.st_mtime, raw, fs_basename(path));
 	if (store_write_index(r->dir, minor, &index) < 0)
 		goto unlock;
-	printf("registered %s for %.7s as %zu@i (object %.12s)\n", fs_basename(l.path), minor,
+	printf("registered %s for %.7s as %zu@i (object %.12s)\n", fs_basename(path), minor,
 	       index.n - 1, hex);
 	jobs = xstrfmt("%s/jobs/", r->dir);
 	{
-		char *abs = realpath(l.path, NULL);
+		char *abs = realpath(path, NULL);
 		if (!keep && abs && !strncmp(abs, jobs, strlen(jobs)) && unlink(abs) < 0)
 			pr_error_errno("cannot remove %s", abs);
 		free(abs);
@@ -89,7 +87,6 @@ unlock:
 out:
 	free(jobs);
 	free(origin);
-	free(l.path);
 	profile_release(&p);
 	pidx_release(&index);
 	return ret;
@@ -98,7 +95,7 @@ out:
 /* Parses the options of add and rm and collects the PROFILE arguments into
  * *names (caller frees); 1 after --help, 2 on a usage error.  */
 static int parse_common(int argc, char **argv, const char *usage, int *keep, int *pending,
-			const char **rev, const char ***names, int *n)
+			const char **rev, int *explicit_rev, const char ***names, int *n)
 {
 	int i;
 
@@ -111,6 +108,7 @@ static int parse_common(int argc, char **argv, const char *usage, int *keep, int
 			*pending = 1;
 		} else if ((!strcmp(argv[i], "-m") || !strcmp(argv[i], "--minor")) && i + 1 < argc) {
 			*rev = argv[++i];
+			*explicit_rev = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
 			return 1;
@@ -134,11 +132,12 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 		"--keep-profile.\n";
 	const char *rev = "HEAD", **names;
 	struct repo r;
-	char minor[41];
-	int keep = 0, n, i, ret = EXIT_OK, pr;
+	struct pidx index;
+	char minor[41], **paths;
+	int keep = 0, explicit_rev = 0, n, i, ret = EXIT_OK, pr;
 
 	(void)ctx;
-	pr = parse_common(argc, argv, usage, &keep, NULL, &rev, &names, &n);
+	pr = parse_common(argc, argv, usage, &keep, NULL, &rev, &explicit_rev, &names, &n);
 	if (pr) {
 		free(names);
 		return pr == 1 ? EXIT_OK : EXIT_USAGE;
@@ -148,14 +147,48 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 		fprintf(stderr, "%s", usage);
 		return EXIT_USAGE;
 	}
-	if (repo_find(&r) < 0 || vcs_massage(r.worktree, rev, minor) < 0) {
+	if (repo_find(&r) < 0 ||
+	    (!explicit_rev && vcs_unborn(r.worktree) == 1 &&
+	     pr_error("no commits yet: profiles are registered for a commit; commit once, then "
+		      "'perun add' (pending profiles wait in .perun/jobs)") < 0) ||
+	    vcs_massage(r.worktree, rev, minor) < 0) {
 		free(names);
 		repo_release(&r);
 		return EXIT_FAIL;
 	}
-	for (i = 0; i < n; i++)
-		if (add_one(&r, minor, strcmp(rev, "HEAD") != 0, names[i], keep) < 0)
+	/* resolve every argument first: adding removes jobs files, which would
+	 * renumber the N@p of the arguments after it */
+	if (store_read_index(r.dir, minor, &index) < 0) {
+		free(names);
+		repo_release(&r);
+		return EXIT_FAIL;
+	}
+	paths = xcalloc((size_t)n, sizeof(*paths));
+	for (i = 0; i < n; i++) {
+		struct lookup l;
+		struct stat st;
+		/* add registers files: a file of that name is meant, not a
+		 * registered profile of the same name */
+		if (!strchr(names[i], '@') && stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			paths[i] = xstrdup(names[i]);
+			continue;
+		}
+		if (repo_lookup(&r, minor, &index, names[i], &l) < 0) {
 			ret = EXIT_FAIL;
+		} else if (l.registered) {
+			pr_error("%s is already registered for %.7s as %zu@i", names[i], minor, l.entry);
+			ret = EXIT_FAIL;
+		} else {
+			paths[i] = l.path;
+		}
+	}
+	pidx_release(&index);
+	for (i = 0; i < n; i++)
+		if (paths[i] && add_one(&r, minor, explicit_rev, paths[i], keep) < 0)
+			ret = EXIT_FAIL;
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
 	free(names);
 	repo_release(&r);
 	return ret;
@@ -166,15 +199,16 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 	static const char usage[] =
 		"usage: perun rm PROFILE... [-m REV]\n       perun rm --pending\n\n"
 		"Removes profiles from REV's index (default HEAD); their objects stay.\n"
+		"A pending profile (N@p, or a file in .perun/jobs) is deleted.\n"
 		"--pending deletes every profile in .perun/jobs.\n";
 	const char *rev = "HEAD", **names;
 	struct repo r;
 	struct pidx index;
 	char minor[41];
-	int pending = 0, n, i, ret = EXIT_OK, pr;
+	int pending = 0, explicit_rev = 0, unborn, n, i, ret = EXIT_OK, pr;
 
 	(void)ctx;
-	pr = parse_common(argc, argv, usage, NULL, &pending, &rev, &names, &n);
+	pr = parse_common(argc, argv, usage, NULL, &pending, &rev, &explicit_rev, &names, &n);
 	if (pr) {
 		free(names);
 		return pr == 1 ? EXIT_OK : EXIT_USAGE;
@@ -195,32 +229,61 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 		for (k = 0; k < np; k++)
 			if (unlink(p[k].path) < 0)
 				ret = EXIT_FAIL, pr_error_errno("cannot remove %s", p[k].path);
-		printf("removed %zu pending profiles\n", np);
+		printf("removed %zu pending profile%s\n", np, np == 1 ? "" : "s");
 		pending_free(p, np);
 	}
-	if (n && (vcs_massage(r.worktree, rev, minor) < 0 || repo_lock(&r) < 0 ||
-		  store_read_index(r.dir, minor, &index) < 0)) {
-		free(names);
-		repo_release(&r);
-		return EXIT_FAIL;
+	if (!n)
+		goto out;
+	/* no commit yet: nothing is registered, pending profiles can still go */
+	unborn = !explicit_rev ? vcs_unborn(r.worktree) : 0;
+	if (unborn < 0 || (!unborn && vcs_massage(r.worktree, rev, minor) < 0) ||
+	    repo_lock(&r) < 0) {
+		ret = EXIT_FAIL;
+		goto out;
 	}
-	if (n) {
-		size_t *drop = calloc((size_t)n, sizeof(*drop)), k;
-		int nd = 0;
+	if (unborn)
+		snprintf(minor, sizeof(minor), "HEAD");
+	if (unborn ? (pidx_init(&index), 0) : store_read_index(r.dir, minor, &index) < 0) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	{
+		size_t *drop = xcalloc((size_t)n, sizeof(*drop)), k;
+		char **del = xcalloc((size_t)n, sizeof(*del));
+		char *jobs = xstrfmt("%s/jobs/", r.dir);
+		int nd = 0, ndel = 0, j;
+		/* resolve every argument before removing anything: numbers stay valid */
 		for (i = 0; i < n; i++) {
 			struct lookup l;
-			if (repo_lookup(&r, minor, &index, names[i], &l) < 0 || !l.registered) {
-				if (!l.registered && l.path)
-					pr_error("%s is not registered for %.7s", names[i], minor);
-				free(l.path);
+			char *abs;
+			if (repo_lookup(&r, minor, &index, names[i], &l) < 0) {
 				ret = EXIT_FAIL;
 				continue;
 			}
-			drop[nd++] = l.entry;
+			if (l.registered) {
+				drop[nd++] = l.entry;
+				continue;
+			}
+			abs = realpath(l.path, NULL);
+			free(l.path);
+			if (!abs || strncmp(abs, jobs, strlen(jobs))) {
+				pr_error("%s is not registered for %.7s and not a pending profile (perun rm "
+					 "deletes no file outside .perun/jobs)",
+					 names[i], minor);
+				free(abs);
+				ret = EXIT_FAIL;
+				continue;
+			}
+			for (j = 0; j < ndel && strcmp(del[j], abs); j++)
+				;
+			if (j < ndel)
+				free(abs);
+			else
+				del[ndel++] = abs;
 		}
 		/* remove from the highest index down so numbers stay valid */
 		for (k = index.n; k-- > 0;) {
-			int j, hit = 0;
+			int hit = 0;
 			for (j = 0; j < nd; j++)
 				hit |= drop[j] == k;
 			if (hit) {
@@ -230,9 +293,19 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 		}
 		if (nd && store_write_index(r.dir, minor, &index) < 0)
 			ret = EXIT_FAIL;
+		for (j = 0; j < ndel; j++) {
+			if (unlink(del[j]) < 0)
+				ret = EXIT_FAIL, pr_error_errno("cannot remove %s", del[j]);
+			else
+				printf("removed pending profile %s\n", fs_basename(del[j]));
+			free(del[j]);
+		}
+		free(del);
+		free(jobs);
 		free(drop);
 		pidx_release(&index);
 	}
+out:
 	free(names);
 	repo_release(&r);
 	return ret;

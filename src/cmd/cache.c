@@ -22,6 +22,7 @@ static void usage(FILE *f)
 	      "       perun cache verify\n"
 	      "       perun cache prune [--max-size SIZE]\n"
 	      "       perun cache clear\n"
+	      "       perun cache build [--kernel RELEASE] -c CMD [...] trace [trace options]\n"
 	      "\n"
 	      "The module cache holds compiled SystemTap modules (.bo for the bpf runtime,\n"
 	      ".ko for the kernel runtime) keyed by a hash of the script, the tapset, stap,\n"
@@ -33,6 +34,10 @@ static void usage(FILE *f)
 	      "  prune      evict least recently used entries down to SIZE (default\n"
 	      "             $PERUN_CACHE_MAX_SIZE or 1G; K, M, G, T suffixes)\n"
 	      "  clear      remove every entry\n"
+	      "  build      compile the module a 'perun collect' with these arguments would\n"
+	      "             run, into the cache, and run nothing; --kernel RELEASE builds the\n"
+	      "             kernel-runtime module for hosts running RELEASE (needs its\n"
+	      "             linux-headers here), so that they reuse it without a compiler\n"
 	      "\n"
 	      "prune and clear remove only entries perun can prove it wrote (a key name,\n"
 	      "its own meta file, nothing else inside); anything else is reported as\n"
@@ -52,6 +57,44 @@ static void human(uint64_t n, char *buf, size_t len)
 		snprintf(buf, len, "%lluB", (unsigned long long)n);
 }
 
+/* perun cache build [--kernel RELEASE] COLLECT-ARGS: collect --compile-only.  */
+static int cache_build(int argc, char **argv, struct ctx *ctx)
+{
+	char **v = calloc((size_t)argc + 5, sizeof(*v));
+	int n = 0, i = 1, ret, trace = 0;
+
+	if (!v)
+		return EXIT_FAIL;
+	v[n++] = (char *)"collect";
+	if (i < argc && !strcmp(argv[i], "--kernel")) {
+		if (i + 1 >= argc) {
+			fprintf(stderr, "perun cache build: --kernel needs a release (uname -r of "
+					"the hosts that will run the module)\n");
+			free(v);
+			return EXIT_USAGE;
+		}
+		i += 2;
+	}
+	for (; i < argc; i++) {
+		trace |= !strcmp(argv[i], "trace");
+		v[n++] = argv[i];
+	}
+	if (!trace) {
+		fprintf(stderr, "perun cache build: give the collect arguments: -c CMD [...] trace "
+				"[trace options]\n");
+		free(v);
+		return EXIT_USAGE;
+	}
+	v[n++] = (char *)"--compile-only";
+	if (argc > 2 && !strcmp(argv[1], "--kernel")) {
+		v[n++] = (char *)"--kernel-release";
+		v[n++] = argv[2];
+	}
+	ret = cmd_collect(n, v, ctx);
+	free(v);
+	return ret;
+}
+
 int cmd_cache(int argc, char **argv, struct ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -68,7 +111,8 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 	char *dir;
 	int opt, json = 0, ret = EXIT_FAIL, bad = 0, max_given = 0;
 
-	(void)ctx;
+	if (argc > 1 && !strcmp(argv[1], "build"))
+		return cache_build(argc - 1, argv + 1, ctx);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (opt) {

@@ -15,6 +15,7 @@ int cmd_status(int argc, char **argv, struct ctx *ctx);
 int cmd_log(int argc, char **argv, struct ctx *ctx);
 int cmd_add(int argc, char **argv, struct ctx *ctx);
 int cmd_rm(int argc, char **argv, struct ctx *ctx);
+int cmd_fsck(int argc, char **argv, struct ctx *ctx);
 int cmd_show(int argc, char **argv, struct ctx *ctx);
 int cmd_cache(int argc, char **argv, struct ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct ctx *ctx);

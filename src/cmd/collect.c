@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,17 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include <wordexp.h>
 #include <zlib.h>
 
 #include "cmd/cmd.h"
 #include "profile/writer.h"
+#include "store/output.h"
 #include "store/repo.h"
 #include "target/target.h"
 #include "trace/bpfmap.h"
 #include "trace/cache.h"
 #include "trace/driver.h"
+#include "trace/kruntime.h"
 #include "trace/parse.h"
 #include "trace/plan.h"
 #include "trace/runtime.h"
@@ -75,6 +77,8 @@ struct opts {
 	const char *transport;	/* record | print, or NULL: the runtime's default */
 	size_t buffer_size;	/* events the recorder keeps */
 	enum runtime runtime;
+	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
+	int compile_only;	/* fill the module cache, run nothing */
 };
 
 void usage_collect(FILE *f)
@@ -118,6 +122,9 @@ void usage_collect(FILE *f)
 	      "                           70 bytes of kernel memory each); the rest is counted\n"
 	      "                           as lost, per function\n"
 	      "      --strict             any lost event makes the collect fail (exit 1)\n"
+	      "      --compile-only       build the module into the cache and stop\n"
+	      "  -r, --kernel-release R   build the kernel module for release R (a build host\n"
+	      "                           serving hosts that run R; implies --runtime kernel)\n"
 	      "\n"
 	      "The profile's amounts are nanoseconds (header.units).  Exit status: 0 when the\n"
 	      "profile was written and is complete, 1 on failure, 2 on a usage error, 3 when\n"
@@ -129,7 +136,7 @@ void usage_collect(FILE *f)
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
-	OPT_BUFFER_SIZE, OPT_STRICT,
+	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY,
 };
 
 /* Default events the recorder keeps, and the most it may be asked for.  */
@@ -164,6 +171,47 @@ static void rewrite_two_letter(int argc, char **argv)
 	}
 }
 
+/* Largest sampling period: the generated BPF compares against a 32-bit immediate.  */
+#define SAMPLING_MAX 2147483647
+/* Longest -t, in seconds (a year): a bound that stays exact as nanoseconds.  */
+#define TIMEOUT_MAX 31536000
+
+/* Parses a sampling period, 1..SAMPLING_MAX, digits only.  */
+static int parse_sampling(const char *s, unsigned *out)
+{
+	unsigned long long v = 0;
+	const char *p;
+
+	if (!*s)
+		return -1;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > SAMPLING_MAX)
+			return -1;
+	}
+	if (!v)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* A rule [lib#]name[#sampling]: when its last '#' part is all digits (a sampling, as
+ * the strategy reads it), that number must be in range.  */
+static int check_rule_sampling(const char *rule)
+{
+	const char *hash = strrchr(rule, '#'), *p;
+	unsigned v;
+
+	if (!hash || !hash[1])
+		return 0;
+	for (p = hash + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return parse_sampling(hash + 1, &v);
+}
+
 static int parse_trace_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -194,6 +242,8 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "compile-only", no_argument, NULL, OPT_COMPILE_ONLY },
+		{ "kernel-release", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -202,7 +252,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 
 	rewrite_two_letter(argc, argv);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:s:f:u:d:g:b:t:zkqwo:ih", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:s:f:u:d:g:b:t:zkqwo:ihr:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			o->engine = optarg;
@@ -219,22 +269,31 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 						   optarg);
 			o->strategy = optarg;
 			break;
-		case 'f': strv_push(&o->funcs, optarg); break;
-		case 'u': strv_push(&o->usdts, optarg); break;
-		case 'd': strv_push(&o->dyns, optarg); break;
+		case 'f':
+		case 'u':
+		case 'd':
+			if (check_rule_sampling(optarg) < 0)
+				return usage_error("-%c %s: the sampling after the last '#' is an "
+						   "integer from 1 to %d",
+						   c, optarg, SAMPLING_MAX);
+			strv_push(c == 'f' ? &o->funcs : c == 'u' ? &o->usdts : &o->dyns, optarg);
+			break;
 		case 'g':
-			o->global_sampling = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || !o->global_sampling)
-				return usage_error("-g wants a positive integer, not '%s'", optarg);
+			if (parse_sampling(optarg, &o->global_sampling) < 0)
+				return usage_error("-g wants an integer from 1 to %d, not '%s'",
+						   SAMPLING_MAX, optarg);
 			break;
 		case OPT_WITH_USDT: o->with_usdt = 1; break;
 		case OPT_NO_USDT: o->with_usdt = 0; break;
 		case 'b': o->binary = optarg; break;
 		case 't':
+			errno = 0;
 			o->timeout = strtod(optarg, &end);
-			if (*end || !*optarg || o->timeout <= 0)
-				return usage_error("-t wants a positive number of seconds, not '%s'",
-						   optarg);
+			if (*end || !*optarg || errno || !isfinite(o->timeout) || o->timeout <= 0 ||
+			    o->timeout > TIMEOUT_MAX)
+				return usage_error("-t wants a number of seconds above 0 and at most "
+						   "%d, not '%s'",
+						   TIMEOUT_MAX, optarg);
 			break;
 		case 'z': o->zip_temps = 1; break;
 		case 'k': o->keep_temps = 1; break;
@@ -245,8 +304,10 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 			if (strcmp(optarg, "default") && strcmp(optarg, "capture") &&
 			    strcmp(optarg, "suppress"))
 				return usage_error("-o/--output-handling is default, capture or "
-						   "suppress, not '%s'",
-						   optarg);
+						   "suppress, not '%s'; to write the profile to '%s', "
+						   "put -o before 'trace': perun collect -o %s -c CMD "
+						   "trace ...",
+						   optarg, optarg, optarg);
 			o->output_handling = optarg;
 			break;
 		case 'i':
@@ -281,12 +342,27 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 			break;
 		}
 		case OPT_STRICT: o->strict = 1; break;
+		case OPT_COMPILE_ONLY: o->compile_only = 1; break;
+		case 'r':
+			if (!*optarg || strchr(optarg, '/') || strchr(optarg, ' '))
+				return usage_error("-r wants a kernel release like 6.1.0-56-amd64, "
+						   "not '%s'",
+						   optarg);
+			o->kernel_release = optarg;
+			break;
 		case 'h': usage_collect(stdout); return -1;
 		default: return usage_error("%s", "bad trace option");
 		}
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s' after the trace options", argv[optind]);
+	if (o->compile_only && o->cache_off)
+		return usage_error("%s", "--compile-only fills the module cache: not with -sc");
+	if (o->kernel_release) {
+		if (o->runtime == RUNTIME_BPF)
+			return usage_error("%s", "-r builds kernel modules: not with --runtime bpf");
+		o->runtime = RUNTIME_KERNEL;
+	}
 	return 0;
 }
 
@@ -322,25 +398,59 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 /* --- helpers --------------------------------------------------------------- */
 
+/* Splits S into words like a shell, without expanding anything: blanks separate
+ * words; '...' keeps everything literally; "..." keeps everything but \\, \", \$ and
+ * \` escapes; a backslash outside quotes keeps the next character.  $VAR, ~, globs and
+ * command substitution stay as written, and | ; & < > are ordinary characters.  */
 static int split_words(const char *s, struct strv *out, const char *what)
 {
-	wordexp_t we;
-	size_t i;
-	int r;
+	struct strbuf w = STRBUF_INIT;
+	const char *p = s;
+	int in_word = 0;
 
-	if (!s || !*s)
+	if (!s)
 		return 0;
-	r = wordexp(s, &we, WRDE_NOCMD | WRDE_UNDEF);
-	if (r) {
-		pr_error("cannot split %s '%s'%s", what, s,
-			 r == WRDE_CMDSUB ? ": command substitution is not allowed" :
-			 r == WRDE_BADCHAR ? ": quote characters like | ; & < > ( ) { }" : "");
-		return -1;
+	for (;;) {
+		char c = *p;
+		if (!c || c == ' ' || c == '\t' || c == '\n') {
+			if (in_word)
+				strv_push(out, strbuf_str(&w));
+			strbuf_reset(&w);
+			in_word = 0;
+			if (!c)
+				break;
+			p++;
+			continue;
+		}
+		in_word = 1;
+		if (c == '\'') {
+			const char *q = strchr(p + 1, '\'');
+			if (!q)
+				goto unterminated;
+			strbuf_add(&w, p + 1, (size_t)(q - p - 1));
+			p = q + 1;
+		} else if (c == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && p[1] && strchr("\\\"$`", p[1]))
+					p++;
+				strbuf_addch(&w, *p);
+			}
+			if (!*p)
+				goto unterminated;
+			p++;
+		} else if (c == '\\' && p[1]) {
+			strbuf_addch(&w, p[1]);
+			p += 2;
+		} else {
+			strbuf_addch(&w, c);
+			p++;
+		}
 	}
-	for (i = 0; i < we.we_wordc; i++)
-		strv_push(out, we.we_wordv[i]);
-	wordfree(&we);
+	strbuf_release(&w);
 	return 0;
+unterminated:
+	strbuf_release(&w);
+	return pr_error("cannot split %s '%s': a quote is not closed", what, s);
 }
 
 static double now_s(void)
@@ -413,6 +523,10 @@ static void on_stap_line(void *ctx, const char *line)
 		return;
 	}
 	if (sscanf(line, "WARNING: lost %llu perf_events on cpu %d", &lost, &cpu) == 2)
+		l->lost_events += lost;
+	/* kernel runtime: each failure is one probe's output the relay dropped (a
+	 * lower bound: stock stap 4.8's stapio also drops data silently) */
+	if (sscanf(line, "WARNING: There were %llu transport failures", &lost) == 1)
 		l->lost_events += lost;
 	/* stapbpf sends a printf as several perf records; when its 32 KB per-CPU
 	 * rings overflow mid-printf its reader aborts with one of these */
@@ -505,7 +619,53 @@ struct run_state {
 	char *module;		/* path of the module to run */
 	struct stap_log log;
 	struct strv cmdv;
+	char *release;		/* kernel release the module is for */
+	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
 };
+
+static enum script_mode script_mode(const struct run_state *s);
+
+/* stap -r RELEASE [-R COPY] for the kernel runtime, once the build tree is
+ * known to be there; warns when stap needs perun's patched runtime.  */
+static int kernel_compile_args(struct run_state *s, struct strv *argv)
+{
+	char *why = NULL, *ver, *cmd;
+
+	if (!kruntime_can_build(s->release, &why)) {
+		pr_error("cannot build the kernel module: %s", why);
+		free(why);
+		return -1;
+	}
+	if (!s->kr.dir) {
+		ver = kruntime_stap_version(s->stap);
+		if (kruntime_has_patches(ver) && !s->o->quiet) {
+			cmd = kruntime_prepare_command();
+			fprintf(stderr,
+				"perun: warning: stap %s's stock kernel runtime cannot build modules "
+				"for current 6.1.y kernels and loses per-event output at high rates: "
+				"run '%s' once (as root)\n",
+				ver, cmd);
+			free(cmd);
+		}
+		free(ver);
+	}
+	if (script_mode(s) == SCRIPT_RECORD) {
+		/* the end probe writes the whole recorder map out; the kernel runtime
+		 * stops a probe after MAXACTION (1000) statements, the bpf one does
+		 * not (its end probe runs in user space) */
+		char *d = xstrfmt("-DMAXACTION=%zu", s->o->buffer_size * 8 + 10000);
+		strv_push(argv, d);
+		free(d);
+	}
+	strv_push(argv, "-r");
+	strv_push(argv, s->release);
+	if (s->kr.dir) {
+		strv_push(argv, "-R");
+		strv_push(argv, s->kr.dir);
+	}
+	wd(&s->wd, "compile: kernel %s, %s", s->release, s->kr.why);
+	return 0;
+}
 
 static int compile_module(struct run_state *s, const char *outdir, const char *name)
 {
@@ -524,6 +684,8 @@ static int compile_module(struct run_state *s, const char *outdir, const char *n
 	strv_push(&argv, "-v");
 	if (s->runtime == RUNTIME_BPF)
 		strv_push(&argv, "--runtime=bpf");
+	if (s->runtime == RUNTIME_KERNEL && kernel_compile_args(s, &argv) < 0)
+		goto out;
 	strv_push(&argv, "-m");
 	strv_push(&argv, name);
 	strv_push(&argv, "-I");
@@ -601,11 +763,17 @@ static int get_module(struct run_state *s)
 	ids[1] = s->tapset_text;
 	ids[2] = file_identity(s->runtime == RUNTIME_BPF ? s->stapbpf : s->staprun);
 	ids[3] = (char *)runtime_name(s->runtime);
-	ids[4] = u.release;
+	ids[4] = s->runtime == RUNTIME_KERNEL && s->release ? s->release : u.release;
 	ids[5] = bids.buf;
 	cache_key(s->key, (const char *const *)ids, 6);
 	free(ids[2]);
 	stap_id = s->stap ? file_identity(s->stap) : NULL;	/* never run stap for it */
+	if (stap_id && s->runtime == RUNTIME_KERNEL) {
+		/* a module built from other runtime sources (stock, patched) is stale */
+		char *k = xstrfmt("%s runtime=%s", stap_id, s->kr.id);
+		free(stap_id);
+		stap_id = k;
+	}
 	snprintf(name, sizeof(name), "perun_%.16s", s->key);
 	if (s->o->cache_off) {
 		s->cache_state = "off";
@@ -828,8 +996,16 @@ static void warn_incomplete(const struct run_state *s, const struct parse_stats 
 	} else {
 		strbuf_addstr(&sb, "the runtime stopped before its end marker");
 	}
-	fprintf(stderr, "perun: warning: the trace is incomplete (%" PRIu64 " events lost): %s\n",
-		total, sb.buf);
+	if (s->runtime == RUNTIME_KERNEL && !s->kr.txfix)
+		strbuf_addstr(&sb, "; stap's stock relay transport loses events: prepare perun's "
+				   "patched runtime (see perun doctor)");
+	if (total)
+		fprintf(stderr, "perun: warning: the trace is incomplete (%" PRIu64 " events lost): %s\n",
+			total, sb.buf);
+	else
+		fprintf(stderr, "perun: warning: the trace is incomplete (how many events were lost is "
+				"unknown): %s\n",
+			sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -933,6 +1109,33 @@ out:
 	return ret;
 }
 
+/* Writing *output (or *staged) failed: write the profile again, once, into
+ * a rescue file, so a finished trace is never thrown away.  */
+static int to_rescue(char **output, char **staged, int *rescued)
+{
+	char *pd, *jobs = NULL, *r;
+
+	if (*rescued)
+		return -1;
+	pd = repo_locate();
+	if (pd)
+		jobs = xstrfmt("%s/jobs", pd);
+	r = output_rescue(jobs, *output);
+	free(pd);
+	free(jobs);
+	if (!r)
+		return -1;
+	if (*staged)
+		unlink(*staged);
+	free(*staged);
+	*staged = NULL;
+	*rescued = 1;
+	fprintf(stderr, "perun: cannot write %s: writing the profile to %s instead\n", *output, r);
+	free(*output);
+	*output = r;
+	return 0;
+}
+
 static int run_and_write(struct run_state *s)
 {
 	struct opts *o = s->o;
@@ -941,8 +1144,8 @@ static int run_and_write(struct run_state *s)
 				&s->wd, NULL };
 	const char *no_fast = getenv("PERUN_NO_FAST_READ");
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
-	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL;
-	struct strv argv = { NULL, 0 }, env = { NULL, 0 };
+	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL, *staged = NULL;
+	struct strv argv = { NULL, 0 }, env = { NULL, 0 }, cleanup = { NULL, 0 };
 	struct run_spec spec;
 	struct run_result res;
 	struct profile_writer w;
@@ -950,7 +1153,7 @@ static int run_and_write(struct run_state *s)
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	unsigned char *points = NULL;
 	char origin[41], desc[64];
-	int have_origin = 0, in_jobs = 0, ret = EXIT_FAIL, incomplete = 0;
+	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0;
 	size_t i;
 	double t_parse0;
 	struct stat st;
@@ -978,6 +1181,12 @@ static int run_and_write(struct run_state *s)
 		}
 	} else {
 		strv_push(&argv, s->staprun);
+		/* -R: a name of its own (perun_PID), so concurrent runs of one cached
+		 * module do not collide and a leftover is known to be this run's */
+		strv_push(&argv, "-R");
+		strv_push(&cleanup, s->staprun);
+		strv_push(&cleanup, "-d");
+		strv_push(&cleanup, DRIVER_MOD_ARG);
 	}
 	strv_push(&argv, "-x");
 	strv_push(&argv, DRIVER_PID_ARG);
@@ -987,6 +1196,10 @@ static int run_and_write(struct run_state *s)
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = argv.v;
 	spec.env_extra = env.v;
+	if (s->runtime == RUNTIME_KERNEL) {
+		spec.module_prefix = "perun_";	/* what staprun -R makes of perun_KEY */
+		spec.cleanup_argv = cleanup.v;
+	}
 	spec.timeout = o->timeout;
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
 	spec.target_argv = s->cmdv.v;
@@ -1003,6 +1216,10 @@ static int run_and_write(struct run_state *s)
 	/* detaching is slow: the kernel waits an RCU grace period per probe point
 	 * (about 60 ms each here), and stapbpf runs its end probe only after */
 	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
+	/* perun's patched kernel runtime lets stapio read all output before the
+	 * module exits, waiting up to 60 s (_stp_exit_drain_ms) */
+	if (s->runtime == RUNTIME_KERNEL && s->kr.txfix)
+		spec.stop_timeout += 60;
 	if (!o->quiet && plan_probe_points(&s->plan) > 200)
 		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
 				"the command ends (Ctrl-C twice to skip it)\n",
@@ -1038,6 +1255,9 @@ static int run_and_write(struct run_state *s)
 		output = xstrdup(o->output);
 	} else {
 		output = default_output(s, &in_jobs);
+		/* never replace a profile: write beside, then take a free name */
+		if (!(staged = output_stage(output)) && to_rescue(&output, &staged, &rescued) < 0)
+			goto out;
 	}
 	origin_dir = vcs_find_worktree(".");
 	if (origin_dir && vcs_head(origin_dir, origin) == 0)
@@ -1051,9 +1271,17 @@ static int run_and_write(struct run_state *s)
 	for (i = 0; i < s->plan.n; i++)
 		points[i] = s->plan.probes[i].kind == PROBE_USDT_POINT ||
 			    s->plan.probes[i].kind == PROBE_LINE;
-	if (profile_writer_open(&w, output, &s->plan, have_origin ? origin : NULL, header, ci,
-				!o->aggregate) < 0)
+write_again:
+	if (parser)
+		parser_free(parser);
+	parser = NULL;
+	if (profile_writer_open(&w, staged ? staged : output, &s->plan,
+				have_origin ? origin : NULL, header, ci, !o->aggregate) < 0) {
+		profile_writer_abort(&w);	/* frees what open kept */
+		if (to_rescue(&output, &staged, &rescued) == 0)
+			goto write_again;
 		goto out;
+	}
 	parser = parser_new(s->plan.n, points, profile_writer_call, &w);
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
 	 * are held until parser_finish, and one read twice counts once */
@@ -1062,6 +1290,8 @@ static int run_and_write(struct run_state *s)
 	    parser_finish(parser) < 0) {
 		profile_writer_abort(&w);
 		pr_error("writing %s failed", output);
+		if (to_rescue(&output, &staged, &rescued) == 0)
+			goto write_again;
 		goto out;
 	}
 	if (o->aggregate) {
@@ -1071,6 +1301,8 @@ static int run_and_write(struct run_state *s)
 			if (profile_writer_aggregate(&w, &ag[k]) < 0) {
 				profile_writer_abort(&w);
 				pr_error("writing %s failed", output);
+				if (to_rescue(&output, &staged, &rescued) == 0)
+					goto write_again;
 				goto out;
 			}
 	}
@@ -1080,8 +1312,13 @@ static int run_and_write(struct run_state *s)
 		struct json_object *tg = json_object_new_object(), *met = NULL;
 		size_t reached = 0;
 
+		json_object_put(extra);
 		extra = json_object_new_object();
 		json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
+		if (s->runtime == RUNTIME_KERNEL) {
+			json_object_object_add(extra, "kernel_release", json_object_new_string(s->release));
+			json_object_object_add(extra, "kernel_runtime", json_object_new_string(s->kr.id));
+		}
 		json_object_object_add(extra, "module_cache", json_object_new_string(s->cache_state));
 		json_object_object_add(extra, "cache_key", json_object_new_string(s->key));
 		json_object_object_add(extra, "probes", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
@@ -1165,8 +1402,19 @@ static int run_and_write(struct run_state *s)
 			json_object_object_add(met, "parse_s", json_object_new_double(now_s() - t_parse0));
 			json_object_object_add(extra, "metrics", met);
 		}
-		if (profile_writer_close(&w, ps, extra) < 0)
+		if (profile_writer_close(&w, ps, extra) < 0) {
+			if (to_rescue(&output, &staged, &rescued) == 0)
+				goto write_again;
 			goto out;
+		}
+		if (staged) {
+			char *final = output_publish(staged, output);
+			free(output);
+			output = final ? final : xstrdup(staged);
+			rescued |= !final;
+			free(staged);
+			staged = NULL;
+		}
 		if (o->metrics && stat(output, &st) == 0) {
 			double pt = now_s() - s->t_start;
 			printf("metrics:\n  PL   %zu probe locations\n  PLR  %zu reached\n"
@@ -1190,9 +1438,10 @@ static int run_and_write(struct run_state *s)
 					nthreads += j == k;
 				}
 			}
-			fprintf(stderr, "perun: %" PRIu64 " calls of %zu functions in %zu threads -> %s%s\n",
-				ncalls, reached ? (size_t)json_object_object_length(sum) : 0,
-				nthreads, output, in_jobs ? " (pending: perun add)" : "");
+			size_t nf = reached ? (size_t)json_object_object_length(sum) : 0;
+			fprintf(stderr, "perun: %" PRIu64 " call%s of %zu function%s in %zu thread%s -> %s%s\n",
+				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
+				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
 		}
 		if (incomplete)
 			warn_incomplete(s, ps, parser_lost(parser));
@@ -1226,6 +1475,8 @@ static int run_and_write(struct run_state *s)
 				"command; the profile holds what was traced before\n",
 			argv.v[0], exit_desc(res.exited, res.status, desc, sizeof(desc)));
 		ret = EXIT_FAIL;
+	} else if (res.target_known && res.target_exited && res.target_status != 0) {
+		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);
 	} else if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
 		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
 				"records what ran\n",
@@ -1234,8 +1485,16 @@ static int run_and_write(struct run_state *s)
 	}
 	if (res.interrupted)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
+	if (rescued) {
+		fprintf(stderr, "perun: the profile is in %s, not where it was asked for\n", output);
+		if (ret == EXIT_OK || ret == EXIT_INCOMPLETE)
+			ret = EXIT_FAIL;
+	}
 out:
 	free(fr.path);
+	if (staged)
+		unlink(staged);
+	free(staged);
 	if (parser)
 		parser_free(parser);
 	json_object_put(header);
@@ -1244,6 +1503,7 @@ out:
 	free(points);
 	strv_clear(&argv);
 	strv_clear(&env);
+	strv_clear(&cleanup);
 	free(raw);
 	free(stap_log_path);
 	free(capture);
@@ -1272,22 +1532,39 @@ static int choose_runtime(struct run_state *s)
 	s->runtime = s->o->runtime;
 	if (s->runtime == RUNTIME_AUTO) {
 		s->runtime = kernel_ok ? RUNTIME_KERNEL : RUNTIME_BPF;
+		/* a kernel without modules is a fact of the machine ('perun doctor' says
+		 * it); a missing build tree has a fix worth repeating */
+		int tell = !kernel_ok && access("/proc/modules", F_OK) == 0;
 		if (!s->o->quiet && !s->o->script_only)
 			fprintf(stderr, "perun: runtime %s%s%s\n", runtime_name(s->runtime),
-				kernel_ok ? "" : ": ", kernel_ok ? "" : why);
-	} else if (s->runtime == RUNTIME_KERNEL && !kernel_ok && !s->o->script_only) {
+				tell ? ": " : "", tell ? why : "");
+	} else if (s->runtime == RUNTIME_KERNEL && !s->o->script_only && !s->o->compile_only &&
+		   !kruntime_can_load(&why)) {
+		/* a build tree is needed only to compile: a cached module runs without */
 		return pr_error("the kernel runtime cannot run here: %s; use --runtime bpf", why);
+	}
+	if (s->runtime == RUNTIME_KERNEL) {
+		struct utsname u;
+		uname(&u);
+		s->release = xstrdup(s->o->kernel_release ? s->o->kernel_release : u.release);
+		kruntime_select(&s->kr);
 	}
 	s->stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
 	s->stapbpf = runtime_find_program("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH);
 	s->staprun = runtime_find_program("PERUN_STAPRUN", "staprun", STAPRUN_PATH);
 	if (s->o->script_only)
 		return 0;
-	if (s->runtime == RUNTIME_BPF && !s->stapbpf)
-		return pr_error("stapbpf not found: install the systemtap package "
-				"(apt-get install systemtap)");
-	if (s->runtime == RUNTIME_KERNEL && !s->staprun)
-		return pr_error("staprun not found: install the systemtap-runtime package");
+	if ((s->runtime == RUNTIME_BPF && !s->stapbpf) ||
+	    (s->runtime == RUNTIME_KERNEL && !s->staprun && !s->o->compile_only)) {
+		char *msg = s->runtime == RUNTIME_BPF
+				    ? runtime_program_missing("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH,
+							      "systemtap", NULL)
+				    : runtime_program_missing("PERUN_STAPRUN", "staprun", STAPRUN_PATH,
+							      "systemtap-runtime", NULL);
+		pr_error("%s", msg);
+		free(msg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -1327,6 +1604,11 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	if (!o.cmd) {
 		ret = usage_error("%s", "nothing to run: give the command with -c (-b names the "
 					"binary to probe when it differs)");
+		goto out;
+	}
+	/* -o is checked now, not after the target ran: a bad one lost the trace */
+	if (o.output && !o.script_only && output_check(o.output) < 0) {
+		ret = EXIT_USAGE;
 		goto out;
 	}
 	if (o.cmd) {
@@ -1413,6 +1695,15 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 			ret = EXIT_SIGNAL_BASE + driver_signal_received();
 		goto out;
 	}
+	if (o.compile_only) {
+		/* stdout: KEY RUNTIME RELEASE, for scripts that fill fleets' caches */
+		printf("%s %s %s\n", s.key, runtime_name(s.runtime), s.release ? s.release : "-");
+		if (!o.quiet)
+			fprintf(stderr, "perun: %s module in the cache (%s): %s\n",
+				runtime_name(s.runtime), s.cache_state, s.module);
+		ret = EXIT_OK;
+		goto out;
+	}
 	{
 		char *pp = xstrfmt("%s/plan", s.tmpdir);
 		plan_save(&s.plan, pp);
@@ -1454,6 +1745,8 @@ out:
 	free(s.stap);
 	free(s.stapbpf);
 	free(s.staprun);
+	free(s.release);
+	kruntime_release(&s.kr);
 	free(cache_dir);
 out_opts:
 	strv_clear(&o.funcs);

@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "trace/driver.h"
+#include "trace/kruntime.h"
 #include "trace/runtime.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -25,7 +26,7 @@ struct check {
 	char *fix;
 };
 
-static struct check checks[16];
+static struct check checks[24];
 static size_t nchecks;
 
 static void add(const char *name, int ok, int required, char *detail, char *fix)
@@ -37,6 +38,22 @@ static void add(const char *name, int ok, int required, char *detail, char *fix)
 	c->required = required;
 	c->detail = detail;
 	c->fix = ok ? (free(fix), NULL) : fix;
+}
+
+/* Adds the check for program NAME; returns its path or NULL.  */
+static char *program(const char *name, const char *env, const char *fallback,
+		     const char *package, int required)
+{
+	char *path = runtime_find_program(env, name, fallback);
+	char *why, *fix;
+
+	if (path) {
+		add(name, 1, required, xstrdup(path), NULL);
+		return path;
+	}
+	why = runtime_program_missing(env, name, fallback, package, &fix);
+	add(name, 0, required, why, fix);
+	return NULL;
 }
 
 /* Looks for "NAME=y" in the running kernel's config, when it is readable.  */
@@ -57,14 +74,56 @@ static int kconfig(const char *name)
 	return found;
 }
 
+/* --runtime kernel: loading modules here, and which runtime sources stap
+ * builds them from (stock, or perun's patched copy) and why.  */
+static void kernel_checks(const char *stap)
+{
+	struct kruntime kr;
+	const char *why = NULL;
+	char *ver = kruntime_stap_version(stap), *cmd = kruntime_prepare_command();
+	int load = kruntime_can_load(&why), patches = kruntime_has_patches(ver);
+
+	add("kernel modules", load, 0, xstrdup(load ? "staprun can load modules here" : why),
+	    xstrdup("a kernel with CONFIG_MODULES=y, run as root; elsewhere use --runtime bpf"));
+	kruntime_select(&kr);
+	if (kr.dir && ver && kr.version && strcmp(ver, kr.version))
+		add("kernel rt sources", 0, 0,
+		    xstrfmt("stap %s, but %s was made for %s", ver, kr.dir, kr.version),
+		    xstrdup(cmd));
+	else if (kr.dir)
+		add("kernel rt sources", 1, 0,
+		    xstrfmt("%s; used with stap -R (stap %s)", kr.why, ver ? ver : "not found"),
+		    NULL);
+	else if (patches)
+		add("kernel rt sources", 0, 0,
+		    xstrfmt("stap %s, %s; stap %s's stock runtime cannot build modules for Linux "
+			    "6.1.y past 6.1.103 (task_work_cancel) and loses per-event output at "
+			    "high rates",
+			    ver, kr.why, ver),
+		    xstrdup(cmd));
+	else
+		add("kernel rt sources", 1, 0,
+		    xstrfmt("stap %s: stock runtime (perun ships no runtime fixes for it)",
+			    ver ? ver : "not found"),
+		    NULL);
+	kruntime_release(&kr);
+	free(ver);
+	free(cmd);
+}
+
 int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 {
 	struct utsname u;
 	char *stap, *stapbpf, *staprun, *shim, *p;
 	const char *why = NULL, *ev;
-	int json = 0, i, bpf_ok = 1, kernel_ok, r;
+	int json = 0, i, bpf_ok = 1, kernel_ok, modules, r;
 	char *prep = xstrfmt("%s/prepare-tracing.sh", runtime_datadir());
 	size_t k;
+
+	if (!fs_exists(prep)) {	/* the source tree keeps it in tools/ */
+		free(prep);
+		prep = xstrfmt("%s/tools/prepare-tracing.sh", runtime_datadir());
+	}
 
 	(void)ctx;
 	for (i = 1; i < argc; i++) {
@@ -85,25 +144,30 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	}
 	uname(&u);
 	add("root", geteuid() == 0, 1, xstrfmt("euid %d", (int)geteuid()),
-	    xstrdup("run perun as root (sudo perun ...): probes and modules need it"));
-	stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
-	add("stap", stap != NULL, 1, xstrdup(stap ? stap : "not found"),
-	    xstrdup("apt-get install systemtap systemtap-sdt-dev"));
-	stapbpf = runtime_find_program("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH);
-	add("stapbpf", stapbpf != NULL, 1, xstrdup(stapbpf ? stapbpf : "not found"),
-	    xstrdup("apt-get install systemtap"));
-	staprun = runtime_find_program("PERUN_STAPRUN", "staprun", STAPRUN_PATH);
-	add("staprun", staprun != NULL, 0, xstrdup(staprun ? staprun : "not found"),
-	    xstrdup("apt-get install systemtap-runtime"));
+	    xstrdup("run perun as root (sudo perun ...): probes and modules need it; the "
+		    "read-only commands (show, log, status, cache list) do not"));
+	stap = program("stap", "PERUN_STAP", STAP_PATH, "systemtap", 1);
+	stapbpf = program("stapbpf", "PERUN_STAPBPF", STAPBPF_PATH, "systemtap", 1);
+	staprun = program("staprun", "PERUN_STAPRUN", STAPRUN_PATH,
+			  "systemtap-runtime", 0);
+	modules = access("/proc/modules", F_OK) == 0;
 	p = xstrfmt("/lib/modules/%s/build/.config", u.release);
 	r = access(p, R_OK) == 0;
 	add("kernel build tree", r, 1, xstrfmt("%s %s", p, r ? "present" : "missing"),
-	    xstrfmt("apt-get install linux-headers-%s, or for the bpf runtime only: sh %s", u.release,
-		    prep));
+	    modules ? xstrfmt("apt-get install linux-headers-%s, or for the bpf runtime only: sh %s",
+			      u.release, prep)
+		    : xstrfmt("this kernel cannot load modules (CONFIG_MODULES is off), so only the "
+			      "bpf runtime works, and stap still wants a build tree: sh %s makes a "
+			      "stub one",
+			      prep));
 	free(p);
 	ev = driver_uprobe_events_path();
-	add("tracefs", ev != NULL, 1, xstrdup(ev ? ev : "no uprobe_events"),
-	    xstrdup("mount -t debugfs nodev /sys/kernel/debug; mount -t tracefs nodev "
+	if (!ev && geteuid() != 0 && access("/sys/kernel/tracing", F_OK) == 0)
+		add("tracefs", 0, 1, xstrdup("/sys/kernel/tracing is for root only"),
+		    xstrdup("run perun as root (sudo perun ...)"));
+	else
+		add("tracefs", ev != NULL, 1, xstrdup(ev ? ev : "no uprobe_events"),
+		    xstrdup("mount -t debugfs nodev /sys/kernel/debug; mount -t tracefs nodev "
 		    "/sys/kernel/tracing"));
 	r = access("/sys/bus/event_source/devices/uprobe", F_OK) == 0 || kconfig("CONFIG_UPROBES") == 1;
 	add("uprobes", r, 1, xstrdup(r ? "CONFIG_UPROBES" : "no uprobe PMU"),
@@ -127,10 +191,14 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	p = xstrfmt("%s/templates/header.stp.in", runtime_datadir());
 	r = access(p, R_OK) == 0;
 	add("perun data", r, 1, p, xstrdup("reinstall perun, or set PERUN_DATADIR to its source tree"));
+	kernel_checks(stap);
 	kernel_ok = runtime_kernel_usable(&why);
 	add("kernel runtime", kernel_ok && staprun, 0,
 	    xstrdup(kernel_ok ? "modules can be built and loaded" : why),
-	    xstrdup("install linux-headers-$(uname -r) on a kernel with CONFIG_MODULES=y"));
+	    modules ? xstrdup("install linux-headers-$(uname -r) and prepare the runtime sources "
+			      "(above)")
+		    : xstrdup("none here: modules are off in this kernel, so perun uses the bpf "
+			      "runtime (a kernel built with CONFIG_MODULES=y would allow both)"));
 	for (k = 0; k < nchecks; k++)
 		if (checks[k].required && !checks[k].ok)
 			bpf_ok = 0;

@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "profile/profile.h"
 #include "store/repo.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "vcs/vcs.h"
 
@@ -22,8 +23,8 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	struct lookup l;
 	struct profile p = { NULL };
 	struct strbuf out = STRBUF_INIT;
-	char minor[41];
-	int i, ret = EXIT_FAIL;
+	char minor[41], *pd = NULL;
+	int i, explicit_rev = 0, unborn, ret = EXIT_FAIL;
 
 	(void)ctx;
 	for (i = 1; i < argc; i++) {
@@ -33,6 +34,7 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 			format = argv[i] + 9;
 		} else if ((!strcmp(argv[i], "-m") || !strcmp(argv[i], "--minor")) && i + 1 < argc) {
 			rev = argv[++i];
+			explicit_rev = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: perun show PROFILE [--format json|summary|folded|flamegraph] [-m REV]\n\n"
 			       "PROFILE is N@i, N@p, a name registered for REV (default HEAD), a path,\n"
@@ -60,14 +62,28 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 			format);
 		return EXIT_USAGE;
 	}
-	if (repo_find(&r) < 0)
-		return EXIT_FAIL;
-	if (vcs_massage(r.worktree, rev, minor) < 0 || store_read_index(r.dir, minor, &index) < 0) {
-		repo_release(&r);
-		return EXIT_FAIL;
+	pidx_init(&index);
+	memset(&r, 0, sizeof(r));
+	r.lock_fd = -1;
+	memset(&l, 0, sizeof(l));
+	snprintf(minor, sizeof(minor), "HEAD");
+	/* a path, or a name outside any repository (where it can only be a
+	 * file), is shown as it is: no repository, commit or lookup needed */
+	if (strchr(spec, '/') ||
+	    (!explicit_rev && (fs_exists(spec) || !strchr(spec, '@')) && !(pd = repo_locate()))) {
+		if (profile_load(&p, spec) < 0)
+			goto out;
+	} else {
+		free(pd);
+		if (repo_find(&r) < 0)
+			goto out;
+		unborn = explicit_rev ? 0 : vcs_unborn(r.worktree);
+		if (unborn < 0 || (!unborn && (vcs_massage(r.worktree, rev, minor) < 0 ||
+					       store_read_index(r.dir, minor, &index) < 0)))
+			goto out;
+		if (repo_lookup(&r, minor, &index, spec, &l) < 0 || repo_load(&r, &index, &l, &p) < 0)
+			goto out;
 	}
-	if (repo_lookup(&r, minor, &index, spec, &l) < 0 || repo_load(&r, &index, &l, &p) < 0)
-		goto out;
 	if (!strcmp(format, "json"))
 		printf("%s\n", json_object_to_json_string_ext(p.root, JSON_C_TO_STRING_PRETTY |
 									      JSON_C_TO_STRING_NOSLASHESCAPE));

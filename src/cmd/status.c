@@ -3,7 +3,10 @@
 
 #define PR_FMT "perun"
 
+#include <ctype.h>
+#include <errno.h>
 #include <json-c/json.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +52,7 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 	struct pending *pend = NULL;
 	size_t npend = 0, i;
 	char head[41], tb[32], *major;
-	int short_form = 0, dirty, ret = EXIT_FAIL;
+	int short_form = 0, dirty, unborn, bad_index = 0, ret = EXIT_FAIL;
 
 	(void)ctx;
 	for (i = 1; i < (size_t)argc; i++) {
@@ -67,21 +70,34 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 	}
 	if (repo_find(&r) < 0)
 		return EXIT_FAIL;
-	if (vcs_head(r.worktree, head) < 0 || vcs_minor_info(r.worktree, head, &mv) < 0)
+	pidx_init(&index);
+	unborn = vcs_unborn(r.worktree);
+	if (unborn < 0)
 		goto out;
-	major = vcs_major_version(r.worktree);
-	dirty = vcs_is_dirty(r.worktree);
-	when((time_t)mv.date, tb, sizeof(tb));
-	printf("On major version %s (minor %.7s%s)\n", major ? major : "?", head,
-	       dirty > 0 ? ", dirty: uncommitted changes may skew profiles" : "");
-	if (!short_form)
-		printf("  %s <%s>, %s\n  %s\n", mv.author, mv.email, tb, mv.subject);
-	free(major);
-	minor_version_release(&mv);
-	if (store_read_index(r.dir, head, &index) < 0)
-		goto out;
+	if (unborn) {
+		/* like git: a repository without commits has a status too */
+		major = vcs_major_version(r.worktree);
+		printf("On major version %s: no commits yet (commit once, then 'perun add' "
+		       "registers profiles for it)\n",
+		       major ? major : "?");
+		free(major);
+	} else {
+		if (vcs_head(r.worktree, head) < 0 || vcs_minor_info(r.worktree, head, &mv) < 0)
+			goto out;
+		major = vcs_major_version(r.worktree);
+		dirty = vcs_is_dirty(r.worktree);
+		when((time_t)mv.date, tb, sizeof(tb));
+		printf("On major version %s (minor %.7s%s)\n", major ? major : "?", head,
+		       dirty > 0 ? ", dirty: uncommitted changes may skew profiles" : "");
+		if (!short_form)
+			printf("  %s <%s>, %s\n  %s\n", mv.author, mv.email, tb, mv.subject);
+		free(major);
+		minor_version_release(&mv);
+		/* a damaged index (reported) still leaves the pending profiles to list */
+		bad_index = store_read_index(r.dir, head, &index) < 0;
+	}
 	repo_pending(&r, &pend, &npend);
-	printf("\n%zu pending profiles%s\n", npend, npend ? ":" : "");
+	printf("\n%zu pending profile%s%s\n", npend, npend == 1 ? "" : "s", npend ? ":" : "");
 	for (i = 0; i < npend; i++) {
 		struct profile p;
 		char tag[24];
@@ -94,7 +110,12 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 		describe(&p, tag, name, pend[i].mtime, short_form);
 		profile_release(&p);
 	}
-	printf("\n%zu profiles registered for %.7s%s\n", index.n, head, index.n ? ":" : "");
+	if (bad_index)
+		printf("\nthe index of %.7s is damaged: 'perun fsck' says how, 'perun fsck --repair' "
+		       "rebuilds it\n", head);
+	else if (!unborn)
+		printf("\n%zu profile%s registered for %.7s%s\n", index.n, index.n == 1 ? "" : "s",
+		       head, index.n ? ":" : "");
 	for (i = 0; i < index.n; i++) {
 		struct profile p;
 		struct lookup l = { 1, i, NULL };
@@ -107,9 +128,9 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 		describe(&p, tag, index.entries[i].path, (time_t)index.entries[i].time, short_form);
 		profile_release(&p);
 	}
-	pidx_release(&index);
-	ret = EXIT_OK;
+	ret = bad_index ? EXIT_FAIL : EXIT_OK;
 out:
+	pidx_release(&index);
 	pending_free(pend, npend);
 	repo_release(&r);
 	return ret;
@@ -146,8 +167,8 @@ static int log_one(void *ctxp, const struct minor_version *mv)
 	}
 	when((time_t)mv->date, tb, sizeof(tb));
 	if (c->short_form)
-		printf("%.7s %2zu profiles%s%s%s  %s\n", mv->sha, index.n, *types ? " [" : "", types,
-		       *types ? "]" : "", mv->subject);
+		printf("%.7s %2zu profile%s%s%s%s  %s\n", mv->sha, index.n, index.n == 1 ? "" : "s",
+		       *types ? " [" : "", types, *types ? "]" : "", mv->subject);
 	else
 		printf("minor %s\nAuthor: %s <%s>\nDate:   %s\nProfiles: %zu%s%s%s\n\n    %s\n\n",
 		       mv->sha, mv->author, mv->email, tb, index.n, *types ? " (" : "", types,
@@ -170,7 +191,22 @@ int cmd_log(int argc, char **argv, struct ctx *ctx)
 		if (!strcmp(argv[i], "--short") || !strcmp(argv[i], "-s")) {
 			c.short_form = 1;
 		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
-			max = strtoul(argv[++i], NULL, 10);
+			char *end;
+			const char *v = argv[++i];
+			unsigned long long m;
+			errno = 0;
+			m = strtoull(v, &end, 10);
+			if (!isdigit((unsigned char)*v) || *end || errno || m > SIZE_MAX) {
+				fprintf(stderr, "perun log: -n wants a count of minor versions, not "
+						"'%s'\n", v);
+				return EXIT_USAGE;
+			}
+			max = (size_t)m;
+			if (!max) /* -n 0: nothing, as in git */
+				return EXIT_OK;
+		} else if (!strcmp(argv[i], "-n")) {
+			fprintf(stderr, "perun log: -n wants a count of minor versions\n");
+			return EXIT_USAGE;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: perun log [--short] [-n N] [REV]\n\nWalks the minor versions "
 			       "from REV (default HEAD), newest first, with the\ncount and types of "
@@ -185,6 +221,11 @@ int cmd_log(int argc, char **argv, struct ctx *ctx)
 	}
 	if (repo_find(&r) < 0)
 		return EXIT_FAIL;
+	if (!strcmp(rev, "HEAD") && vcs_unborn(r.worktree) == 1) {
+		printf("no commits yet: nothing to walk\n");
+		repo_release(&r);
+		return EXIT_OK;
+	}
 	if (vcs_massage(r.worktree, rev, sha) < 0 || vcs_walk(r.worktree, sha, max, log_one, &c) < 0) {
 		repo_release(&r);
 		return EXIT_FAIL;

@@ -191,11 +191,15 @@ static const char *uid_of(struct json_object *r)
 	return u ? json_object_get_string(u) : "?";
 }
 
+/* The function column grows to the longest name up to this; longer names lose
+ * their middle.  */
+#define NAME_COLUMN_MAX 80
+
 void profile_summary(const struct profile *p, struct strbuf *out)
 {
 	struct json_object *snaps = get(p->root, "snapshots");
 	struct fstat *fs = NULL;
-	size_t nfs = 0, i, j, k;
+	size_t nfs = 0, i, j, k, width = 40;
 	double all_excl = 0;
 	const char *unit = "";
 	struct json_object *units = get(get(p->root, "header"), "units");
@@ -236,21 +240,37 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 	}
 	if (nfs > 1)
 		qsort(fs, nfs, sizeof(*fs), cmp_total);
-	strbuf_addf(out, "%-40s %10s %14s %12s %12s %12s %14s %7s\n", "function", "calls",
-		    "total", "mean", "median", "p95", "max", "excl%");
+	for (k = 0; k < nfs; k++)
+		if (strlen(fs[k].uid) > width)
+			width = strlen(fs[k].uid);
+	if (width > NAME_COLUMN_MAX)
+		width = NAME_COLUMN_MAX;
+	strbuf_addf(out, "%-*s %10s %14s %12s %12s %12s %14s %7s\n", (int)width, "function",
+		    "calls", "total", "mean", "median", "p95", "max", "excl%");
 	for (k = 0; k < nfs; k++) {
 		double *a = fs[k].amounts;
 		size_t n = fs[k].n;
 		if (n > 1)
 			qsort(a, n, sizeof(double), cmp_double);
-		strbuf_addf(out, "%-40.40s %10" PRIu64 " %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%\n",
-			    fs[k].uid, fs[k].calls, fs[k].total,
+		char name[NAME_COLUMN_MAX + 1];
+		size_t len = strlen(fs[k].uid);
+		if (len > width) {
+			/* C++ names differ at both ends (scope, parameters): keep both */
+			size_t tail = (width - 3) / 2, head = width - 3 - tail;
+			snprintf(name, sizeof(name), "%.*s...%s", (int)head, fs[k].uid,
+				 fs[k].uid + len - tail);
+		} else {
+			snprintf(name, sizeof(name), "%s", fs[k].uid);
+		}
+		strbuf_addf(out, "%-*s %10" PRIu64 " %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%\n",
+			    (int)width, name, fs[k].calls, fs[k].total,
 			    fs[k].calls ? fs[k].total / (double)fs[k].calls : 0, a[n / 2],
 			    a[(size_t)((double)(n - 1) * 0.95)], fs[k].max,
 			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0);
 		free(a);
 	}
-	strbuf_addf(out, "%zu functions; amounts in %s\n", nfs, *unit ? unit : "the profile's units");
+	strbuf_addf(out, "%zu function%s; amounts in %s\n", nfs, nfs == 1 ? "" : "s",
+		    *unit ? unit : "the profile's units");
 	free(fs);
 }
 

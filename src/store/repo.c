@@ -2,6 +2,7 @@
 
 #define PR_FMT "perun"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,12 +20,12 @@
 #include "util/log.h"
 #include "vcs/vcs.h"
 
-char *repo_locate(void)
+/* The nearest directory at or above dir holding .perun/, or NULL.  */
+static char *walk_up(const char *start)
 {
 	char cwd[4096], *p;
 
-	if (!getcwd(cwd, sizeof(cwd)))
-		return NULL;
+	snprintf(cwd, sizeof(cwd), "%s", start);
 	for (;;) {
 		char *d = xstrfmt("%s/.perun", cwd);
 		struct stat st;
@@ -38,14 +39,58 @@ char *repo_locate(void)
 	}
 }
 
+/* The .perun of the innermost git work tree around cwd: a .perun above a
+ * nested work tree belongs to the outer one, whose HEAD is not ours.  *outer
+ * (when not NULL) receives that outer .perun.  */
+static char *locate(char **outer)
+{
+	char cwd[4096], *found, *wt;
+	size_t n;
+
+	if (outer)
+		*outer = NULL;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	found = walk_up(cwd);
+	if (!found)
+		return NULL;
+	wt = vcs_find_worktree(cwd);
+	n = strlen(found) - strlen("/.perun");
+	if (wt && strlen(wt) > n && !strncmp(wt, found, n) && wt[n] == '/') {
+		/* found is above the work tree we are in */
+		if (outer)
+			*outer = found;
+		else
+			free(found);
+		free(wt);
+		return NULL;
+	}
+	free(wt);
+	return found;
+}
+
+char *repo_locate(void)
+{
+	return locate(NULL);
+}
+
 int repo_find(struct repo *r)
 {
-	char *yml, *type = NULL, *url = NULL, *slash;
+	char *yml, *type = NULL, *url = NULL, *slash, *outer;
 	int bad;
 
 	memset(r, 0, sizeof(*r));
 	r->lock_fd = -1;
-	r->dir = repo_locate();
+	r->dir = locate(&outer);
+	if (!r->dir && outer) {
+		char *wt = vcs_find_worktree(".");
+		pr_error("not a perun repository: %s is a git work tree of its own, nested in the "
+			 "one of %s: run 'perun init' here, or work from the outer tree",
+			 wt ? wt : ".", outer);
+		free(wt);
+		free(outer);
+		return -1;
+	}
 	if (!r->dir)
 		return pr_error("not a perun repository (no .perun here or above): run 'perun init'");
 	yml = xstrfmt("%s/local.yml", r->dir);
@@ -173,16 +218,18 @@ int repo_lookup(const struct repo *r, const char *minor, const struct pidx *inde
 		const char *spec, struct lookup *out)
 {
 	struct pending *pend;
+	struct strbuf cand = STRBUF_INIT;
 	size_t npend, i, found = 0;
 	char *end;
 	unsigned long n = strtoul(spec, &end, 10);
 
 	memset(out, 0, sizeof(*out));
-	if (end != spec && (!strcmp(end, "@i") || !strcmp(end, "@p"))) {
+	if (end != spec && isdigit((unsigned char)*spec) &&
+	    (!strcmp(end, "@i") || !strcmp(end, "@p"))) {
 		if (end[1] == 'i') {
 			if (n >= index->n)
-				return pr_error("%s: minor version %.7s has %zu registered profiles", spec,
-						minor, index->n);
+				return pr_error("%s: minor version %.7s has %zu registered profile%s", spec,
+						minor, index->n, index->n == 1 ? "" : "s");
 			out->registered = 1;
 			out->entry = n;
 			return 0;
@@ -190,19 +237,43 @@ int repo_lookup(const struct repo *r, const char *minor, const struct pidx *inde
 		repo_pending(r, &pend, &npend);
 		if (n >= npend) {
 			pending_free(pend, npend);
-			return pr_error("%s: there are %zu pending profiles", spec, npend);
+			return pr_error("%s: there %s %zu pending profile%s", spec,
+					npend == 1 ? "is" : "are", npend, npend == 1 ? "" : "s");
 		}
 		out->path = xstrdup(pend[n].path);
 		pending_free(pend, npend);
 		return 0;
 	}
+	/* a path names exactly that file, never a registered name that ends alike */
+	if (strchr(spec, '/')) {
+		struct stat st;
+		if (stat(spec, &st) < 0)
+			return pr_error_errno("%s", spec);
+		if (!S_ISREG(st.st_mode))
+			return pr_error("%s is not a profile file", spec);
+		out->path = xstrdup(spec);
+		return 0;
+	}
+	/* a bare name: registered names, then a file here, then part of a jobs name;
+	 * it must name one profile */
 	for (i = 0; i < index->n; i++)
-		if (!strcmp(index->entries[i].path, spec) ||
-		    !strcmp(fs_basename(index->entries[i].path), fs_basename(spec))) {
-			out->registered = 1;
-			out->entry = i;
-			return 0;
+		if (!strcmp(fs_basename(index->entries[i].path), spec)) {
+			strbuf_addf(&cand, "%s%zu@i", found ? ", " : "", i);
+			if (!found++)
+				out->entry = i;
 		}
+	if (found && fs_exists(spec))
+		strbuf_addf(&cand, ", ./%s", spec), found++;
+	if (found > 1) {
+		pr_error("'%s' is ambiguous: it names %s; give one of these", spec, cand.buf);
+		strbuf_release(&cand);
+		return -1;
+	}
+	if (found == 1) {
+		strbuf_release(&cand);
+		out->registered = 1;
+		return 0;
+	}
 	if (fs_exists(spec)) {
 		out->path = xstrdup(spec);
 		return 0;
@@ -210,21 +281,27 @@ int repo_lookup(const struct repo *r, const char *minor, const struct pidx *inde
 	repo_pending(r, &pend, &npend);
 	for (i = 0; i < npend; i++)
 		if (strstr(fs_basename(pend[i].path), spec)) {
-			if (found++)
-				break;
-			out->path = xstrdup(pend[i].path);
+			strbuf_addf(&cand, "%s%zu@p (%s)", found ? ", " : "", i,
+				    fs_basename(pend[i].path));
+			if (!found++)
+				out->path = xstrdup(pend[i].path);
 		}
 	pending_free(pend, npend);
-	if (found == 1)
+	if (found == 1) {
+		strbuf_release(&cand);
 		return 0;
+	}
 	free(out->path);
 	out->path = NULL;
 	if (found > 1)
-		return pr_error("'%s' matches several pending profiles: give N@p or more of the name",
-				spec);
-	return pr_error("profile '%s' not found: not N@i/N@p, not registered for %.7s, not a file, "
-			"not in .perun/jobs",
-			spec, minor);
+		pr_error("'%s' matches several pending profiles: %s; give N@p or more of the name",
+			 spec, cand.buf);
+	else
+		pr_error("profile '%s' not found: not N@i/N@p, not registered for %.7s, not a file, "
+			 "not in .perun/jobs",
+			 spec, minor);
+	strbuf_release(&cand);
+	return -1;
 }
 
 void repo_entry_hex(const struct pidx *index, size_t i, char hex[SHA1_HEXSZ + 1])
@@ -244,10 +321,10 @@ int repo_load(const struct repo *r, const struct pidx *index, const struct looku
 	repo_entry_hex(index, l->entry, hex);
 	if (store_read_object(r->dir, hex, &json, NULL) < 0) {
 		strbuf_release(&json);
-		return pr_error("profile %zu@i (%s, object %.12s) cannot be used: unregister it with "
-				"'perun rm %zu@i' and add the profile again, or restore "
-				".perun/objects/%.2s/%s from a backup",
-				l->entry, index->entries[l->entry].path, hex, l->entry, hex, hex + 2);
+		return pr_error("profile %zu@i (%s, object %.12s) cannot be used: run 'perun fsck' "
+				"to check the store (it names what is damaged and what to restore), or "
+				"unregister it with 'perun rm %zu@i'",
+				l->entry, index->entries[l->entry].path, hex, l->entry);
 	}
 	ret = profile_parse(p, json.buf, json.len, hex);
 	strbuf_release(&json);

@@ -99,8 +99,8 @@ int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char 
 	sha1_update(&c, buf, len - SHA1_RAWSZ);
 	sha1_final(&c, sum);
 	if (memcmp(sum, buf + len - SHA1_RAWSZ, SHA1_RAWSZ))
-		return pr_error("%s: index checksum mismatch (corrupted): restore it from a backup, "
-				"or remove it and 'perun add' the profiles again",
+		return pr_error("%s: index checksum mismatch (corrupted): run 'perun fsck --repair' "
+				"to re-index its profiles (the damaged file is kept aside)",
 				what);
 	n = get_u32(buf + 8);
 	for (i = 0; i < n; i++) {
@@ -120,7 +120,8 @@ int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char 
 	return 0;
 bad:
 	pidx_release(x);
-	return pr_error("%s: index entries do not match its count of %u (corrupted)", what, n);
+	return pr_error("%s: index entries do not match its count of %u (corrupted): run "
+			"'perun fsck --repair' to re-index its profiles", what, n);
 }
 
 void object_build(struct strbuf *out, const char *type, const char *json, size_t len)
@@ -179,17 +180,18 @@ out:
 	return ret;
 }
 
-int store_read_object(const char *perun_dir, const char *hex, struct strbuf *json, char **type)
+int store_check_object(const char *perun_dir, const char *hex, struct strbuf *json, char **type,
+		       struct strbuf *why)
 {
 	struct strbuf z = STRBUF_INIT, raw = STRBUF_INIT;
 	char *path = store_object_path(perun_dir, hex), got[SHA1_HEXSZ + 1];
 	z_stream zs;
 	int zr, ret = -1;
-	char *nul, *sp1, *sp2;
+	char *nul, *sp1, *sp2, *end;
 	size_t len;
 
 	if (strbuf_read_file(&z, path) < 0) {
-		pr_error_errno("object %s (%s)", hex, path);
+		strbuf_addf(why, "object %s (%s): %s", hex, path, strerror(errno));
 		goto out;
 	}
 	memset(&zs, 0, sizeof(zs));
@@ -206,35 +208,123 @@ int store_read_object(const char *perun_dir, const char *hex, struct strbuf *jso
 	inflateEnd(&zs);
 	raw.buf[raw.len] = '\0';
 	if (zr != Z_STREAM_END) {
-		pr_error("object %s (%s): not valid zlib data (corrupted)", hex, path);
+		strbuf_addf(why, "object %s (%s): not valid zlib data (corrupted)", hex, path);
 		goto out;
 	}
 	sha1_hex(raw.buf, raw.len, got);
 	if (strcmp(got, hex)) {
-		pr_error("object %s (%s): content hashes to %s (corrupted)", hex, path, got);
+		strbuf_addf(why, "object %s (%s): content hashes to %s (corrupted)", hex, path, got);
 		goto out;
 	}
 	nul = memchr(raw.buf, '\0', raw.len);
 	if (!nul || strncmp(raw.buf, "profile ", 8) || !(sp1 = strchr(raw.buf, ' ')) ||
-	    !(sp2 = strchr(sp1 + 1, ' ')) || sp2 > nul) {
-		pr_error("object %s: bad header", hex);
+	    !(sp2 = strchr(sp1 + 1, ' ')) || sp2 > nul || sp2 == sp1 + 1) {
+		strbuf_addf(why, "object %s: bad header (not 'profile TYPE LENGTH')", hex);
 		goto out;
 	}
-	len = strtoul(sp2 + 1, NULL, 10);
-	if (len != raw.len - (size_t)(nul + 1 - raw.buf)) {
-		pr_error("object %s: header says %zu bytes, holds %zu", hex, len,
-			 raw.len - (size_t)(nul + 1 - raw.buf));
+	len = strtoul(sp2 + 1, &end, 10);
+	if (end != nul || len != raw.len - (size_t)(nul + 1 - raw.buf)) {
+		strbuf_addf(why, "object %s: header says %zu bytes, holds %zu", hex, len,
+			    raw.len - (size_t)(nul + 1 - raw.buf));
 		goto out;
 	}
 	if (type)
 		*type = strndup(sp1 + 1, (size_t)(sp2 - sp1 - 1));
-	strbuf_add(json, nul + 1, len);
+	if (json)
+		strbuf_add(json, nul + 1, len);
 	ret = 0;
 out:
 	free(path);
 	strbuf_release(&z);
 	strbuf_release(&raw);
 	return ret;
+}
+
+int store_read_object(const char *perun_dir, const char *hex, struct strbuf *json, char **type)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = store_check_object(perun_dir, hex, json, type, &why);
+
+	if (ret < 0)
+		pr_error("%s", why.buf);
+	strbuf_release(&why);
+	return ret;
+}
+
+/* The entries of buf[0..body) that can be read, up to n; *end gets the
+ * offset after the last one.  */
+static size_t salvage_entries(struct pidx *x, const unsigned char *buf, size_t body, uint32_t n,
+			      size_t *end)
+{
+	size_t off = 12, i;
+
+	pidx_init(x);
+	for (i = 0; i < n; i++) {
+		const unsigned char *nul;
+		if (off + 4 + SHA1_RAWSZ >= body)
+			break;
+		nul = memchr(buf + off + 4 + SHA1_RAWSZ, '\0', body - (off + 4 + SHA1_RAWSZ));
+		if (!nul)
+			break;
+		pidx_append(x, get_u32(buf + off), buf + off + 4,
+			    (const char *)buf + off + 4 + SHA1_RAWSZ);
+		off = (size_t)(nul - buf) + 1;
+	}
+	*end = off;
+	return i;
+}
+
+int pidx_salvage(struct pidx *x, const unsigned char *buf, size_t len, struct strbuf *why)
+{
+	unsigned char sum[SHA1_RAWSZ];
+	struct sha1_ctx c;
+	size_t off, body, i;
+	uint32_t n;
+	int damaged = 0;
+
+	pidx_init(x);
+	if (len < 12 || memcmp(buf, "pidx", 4)) {
+		strbuf_addstr(why, "not a perun index (bad signature or too short)");
+		return 1;
+	}
+	if (get_u32(buf + 4) != PIDX_VERSION) {
+		strbuf_addf(why, "index version %u is not supported", get_u32(buf + 4));
+		return 1;
+	}
+	body = len >= 12 + SHA1_RAWSZ ? len - SHA1_RAWSZ : len;
+	if (len < 12 + SHA1_RAWSZ) {
+		strbuf_addstr(why, "checksum missing (truncated)");
+		damaged = 1;
+	} else {
+		sha1_init(&c);
+		sha1_update(&c, buf, body);
+		sha1_final(&c, sum);
+		if (memcmp(sum, buf + body, SHA1_RAWSZ)) {
+			strbuf_addstr(why, "checksum mismatch");
+			damaged = 1;
+		}
+	}
+	n = get_u32(buf + 8);
+	i = salvage_entries(x, buf, body, n, &off);
+	if (damaged && body != len) {
+		/* a truncated file has no checksum: its last bytes may be entries */
+		struct pidx y;
+		size_t off2, k = salvage_entries(&y, buf, len, n, &off2);
+		if (k > x->n) {
+			pidx_release(x);
+			*x = y;
+			i = k;
+			off = off2;
+			body = len;
+		} else {
+			pidx_release(&y);
+		}
+	}
+	if (i < n || off != body) {
+		strbuf_addf(why, "%sentries do not match its count of %u", damaged ? ", " : "", n);
+		damaged = 1;
+	}
+	return damaged;
 }
 
 int store_read_index(const char *perun_dir, const char *minor, struct pidx *x)

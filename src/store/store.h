@@ -40,6 +40,11 @@ void pidx_serialize(const struct pidx *x, struct strbuf *out);
 /* Parses and verifies; what names the file in messages.  */
 int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char *what);
 
+/* Reads what it can of a possibly damaged index, for perun fsck: 0 when it
+ * is intact, 1 when damaged (why says how; x holds the entries that could
+ * still be read, in order).  Prints nothing.  */
+int pidx_salvage(struct pidx *x, const unsigned char *buf, size_t len, struct strbuf *why);
+
 /* The object bytes before compression: "profile <type> <len>\0<json>".  */
 void object_build(struct strbuf *out, const char *type, const char *json, size_t len);
 /* Path of an object or index: dir/objects/xx/yyyy...  */
@@ -51,6 +56,10 @@ int store_write_object(const char *perun_dir, const char *type, const char *json
 /* Reads and verifies an object: the id must match its content.  */
 int store_read_object(const char *perun_dir, const char *hex, struct strbuf *json,
 		      char **type);
+/* store_read_object without the message: why receives it.  json and type
+ * may be NULL.  */
+int store_check_object(const char *perun_dir, const char *hex, struct strbuf *json, char **type,
+		       struct strbuf *why);
 /* Index of a minor version: missing is empty; corrupt is an error.  */
 int store_read_index(const char *perun_dir, const char *minor, struct pidx *x);
 int store_write_index(const char *perun_dir, const char *minor, const struct pidx *x);

@@ -22,8 +22,9 @@
 /* libstdc++'s demangler has C linkage; we use it for C++ display names.  */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* Version of the per-build-id analysis cache format.  */
-#define TARGET_CACHE_VERSION "perun-target 2"
+/* Version of the per-build-id analysis cache format (3: unaddressable USDT names
+ * are no longer listed).  */
+#define TARGET_CACHE_VERSION "perun-target 3"
 
 /* Compiler and C runtime helpers that the userspace strategy leaves out.  */
 static const char *const helper_names[] = {
@@ -220,7 +221,7 @@ static int read_dwarf(struct target *t, Elf *elf)
 	return 1;
 }
 
-static void read_notes(struct target *t, Elf *elf)
+static void read_notes(struct target *t, Elf *elf, int quiet)
 {
 	Elf_Scn *scn = NULL;
 	size_t cap = 0;
@@ -255,6 +256,13 @@ static void read_notes(struct target *t, Elf *elf)
 
 				if (!name || ++name >= end || !memchr(name, '\0', (size_t)(end - name)))
 					continue;
+				if (name[strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						       "0123456789_")] || !*name) {
+					if (!quiet)
+						pr_warn("%s: skipping USDT probe '%s:%s': SystemTap cannot "
+							"address its name", t->path, prov, name);
+					continue;
+				}
 				memcpy(&pc, desc, 8);
 				memcpy(&sem, desc + 16, 8);
 				if (t->nusdts == cap) {
@@ -499,14 +507,14 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 		goto out;
 	}
 	t->shared = eh.e_type == ET_DYN;
-	read_notes(t, elf);
+	read_notes(t, elf, 0);
 	if (cache_dir && t->build_id[0]) {
 		if (cache_load(t, cache_dir) == 0) {
 			ret = 0;
 			goto out;
 		}
 		clear_lists(t);
-		read_notes(t, elf);
+		read_notes(t, elf, 1);
 	}
 	t->has_symtab = read_symbols(t, elf, SHT_SYMTAB);
 	if (!t->has_symtab)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "trace/driver.h"
+#include "trace/kruntime.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -250,6 +251,8 @@ static pid_t start_runtime(const struct run_spec *spec, int errw, pid_t target)
 			close(fd);
 		}
 	}
+	if (spec->stdout_to_stderr)
+		dup2(2, 1);
 	if (spec->cwd && chdir(spec->cwd) < 0)
 		_exit(126);
 	for (i = 0; spec->env_extra && spec->env_extra[i]; i++)
@@ -263,6 +266,36 @@ static pid_t start_runtime(const struct run_spec *spec, int errw, pid_t target)
 	execv(argv[0], argv);
 	fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
+}
+
+/* Kernel runtime: when the module staprun -R loaded (module_prefix..._PID)
+ * is still loaded after staprun ended, removes it with cleanup_argv.  */
+static void remove_module(const struct run_spec *spec, pid_t rt)
+{
+	char *name = kruntime_find_module(spec->module_prefix, (long)rt), *argv[32];
+	pid_t p;
+	size_t i;
+
+	if (!name)
+		return;
+	for (i = 0; spec->cleanup_argv[i] && i < 31; i++)
+		argv[i] = strcmp(spec->cleanup_argv[i], DRIVER_MOD_ARG) ? spec->cleanup_argv[i] : name;
+	argv[i] = NULL;
+	p = fork();
+	if (p == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		reset_signals();
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (p > 0)
+		waitpid(p, NULL, 0);
+	free(name);
 }
 
 enum phase { P_READY, P_RUN, P_STOP, P_KILL, P_DONE };
@@ -340,8 +373,17 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 					close(go[1]);
 					go[1] = -1;
 				}
-				signal_tree(self, 0, SIGKILL);
-				phase = P_KILL;
+				if (spec->module_prefix && !rt_done) {
+					/* staprun unloads its module on SIGTERM; SIGKILL
+					 * would leave it loaded */
+					signal_tree(self, rt, SIGKILL);
+					kill(rt, SIGTERM);
+					phase = P_STOP;
+					kill_at = t + stop_grace;
+				} else {
+					signal_tree(self, 0, SIGKILL);
+					phase = P_KILL;
+				}
 			} else if (c == 'i' && phase == P_STOP && interrupted) {
 				/* a second Ctrl-C: do not wait for the detach */
 				signal_tree(self, 0, SIGKILL);
@@ -471,6 +513,8 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 			break;
 		}
 	}
+	if (spec->module_prefix && spec->cleanup_argv)
+		remove_module(spec, rt);
 	{
 		int leaked = driver_remove_uprobes(rt);
 		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %d\n",

@@ -17,6 +17,7 @@ struct run_spec {
 	const char *cwd;	/* or NULL */
 	const char *cleanup_dir;	/* removed if perun dies mid-run, or NULL */
 	int stdout_null;	/* argv's stdout goes to /dev/null */
+	int stdout_to_stderr;	/* argv's stdout reaches on_stderr too (stap -V) */
 
 	/* With a target, the supervisor forks it first and holds it before
 	 * exec; argv gets its pid (DRIVER_PID_ARG); once ready_path holds a
@@ -35,6 +36,15 @@ struct run_spec {
 	 * events: the target is stopped (TERM, then KILL) and runtime_died set.
 	 * NULL-terminated, or NULL.  */
 	const char *const *fatal_lines;
+
+	/* Kernel runtime: the module staprun -R loads is named module_prefix...
+	 * "_" the runtime's pid.  If perun dies, the runtime gets SIGTERM
+	 * (it unloads the module itself) before SIGKILL, and if the module is still
+	 * loaded once the runtime has ended, cleanup_argv runs with DRIVER_MOD_ARG
+	 * replaced by its name (staprun -d NAME).  */
+	const char *module_prefix;	/* or NULL */
+	char **cleanup_argv;
+
 	/* Called in the supervisor once the target has ended and before the
 	 * runtime gets SIGINT, while the runtime still holds its state (it may
 	 * read the runtime's maps and write a file).  What it returns becomes
@@ -42,6 +52,10 @@ struct run_spec {
 	int (*before_stop)(pid_t runtime_pid, void *ctx);
 	void *before_stop_ctx;
 };
+
+/* The cleanup_argv element replaced by the loaded module's name.  */
+#define DRIVER_MOD_ARG "@MODULE@"
+
 
 struct run_result {
 	int exited;		/* 1 when argv exited normally */

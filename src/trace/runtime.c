@@ -2,12 +2,18 @@
 
 #define PR_FMT "runtime"
 
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "trace/kruntime.h"
 #include "trace/runtime.h"
 #include "util/fs.h"
 #include "util/strbuf.h"
@@ -30,6 +36,26 @@ int runtime_parse(const char *s, enum runtime *out)
 	return 0;
 }
 
+/* 0 when stap needs perun's patched runtime copy and it is not prepared.  */
+static int kernel_sources_ok(void)
+{
+	struct kruntime kr;
+	char *stap, *ver;
+	int ok;
+
+	kruntime_select(&kr);
+	ok = kr.dir != NULL;
+	kruntime_release(&kr);
+	if (ok)
+		return 1;
+	stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
+	ver = kruntime_stap_version(stap);
+	ok = !kruntime_has_patches(ver);
+	free(ver);
+	free(stap);
+	return ok;
+}
+
 int runtime_kernel_usable(const char **why)
 {
 	struct utsname u;
@@ -48,6 +74,11 @@ int runtime_kernel_usable(const char **why)
 		*why = "no kernel build tree for the running kernel (install linux-headers-$(uname -r))";
 		return 0;
 	}
+	if (!kernel_sources_ok()) {
+		*why = "this stap needs perun's patched kernel runtime (run prepare-kernel-runtime.sh "
+		       "from perun's data directory; see perun doctor)";
+		return 0;
+	}
 	*why = NULL;
 	return 1;
 }
@@ -62,8 +93,94 @@ int runtime_needs_memlock_shim(void)
 	return setrlimit(RLIMIT_MEMLOCK, &rl) != 0;
 }
 
+/* The directory of the running perun binary, resolved once; NULL if unknown.  */
+static const char *exe_dir(void)
+{
+	static char dir[PATH_MAX];
+	static int done;
+	ssize_t n;
+	char *slash;
+
+	if (done)
+		return dir[0] ? dir : NULL;
+	done = 1;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0) {
+		dir[0] = '\0';
+		return NULL;
+	}
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (!slash) {
+		dir[0] = '\0';
+		return NULL;
+	}
+	*slash = '\0';
+	return dir;
+}
+
+/* 1 when DIR/NAME is readable.  */
+static int has_file(const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	int ok = access(p, R_OK) == 0;
+
+	free(p);
+	return ok;
+}
+
+#if defined(PERUN_SRCDIR) && defined(PERUN_BUILDDIR)
+/* 1 when the binary runs from the build tree it was compiled in.  */
+static int in_build_tree(const char *dir)
+{
+	char *a = fs_realpath(dir), *b = fs_realpath(PERUN_BUILDDIR);
+	int same = a && b && !strcmp(a, b);
+
+	free(a);
+	free(b);
+	return same;
+}
+#endif
+
+/* Like git's runtime prefix: the directory holding NAME relative to the binary,
+ * else INSTALLED; written to BUF.  */
+static const char *relocated(char *buf, size_t n, const char *name, const char *sub,
+			     const char *installed)
+{
+	const char *d = exe_dir();
+	char *p;
+
+	if (d) {
+		/* the build tree (srcdir == builddir, or the shim beside the binary) */
+		if (has_file(d, name)) {
+			snprintf(buf, n, "%s", d);
+			return buf;
+		}
+#if defined(PERUN_SRCDIR) && defined(PERUN_BUILDDIR)
+		/* a VPATH build tree: the sources are elsewhere */
+		if (in_build_tree(d) && has_file(PERUN_SRCDIR, name)) {
+			snprintf(buf, n, "%s", PERUN_SRCDIR);
+			return buf;
+		}
+#endif
+		/* installed: PREFIX/bin/perun beside PREFIX/SUB */
+		p = xstrfmt("%s/../%s", d, sub);
+		if (has_file(p, name)) {
+			char *r = fs_realpath(p);
+			snprintf(buf, n, "%s", r ? r : p);
+			free(r);
+			free(p);
+			return buf;
+		}
+		free(p);
+	}
+	snprintf(buf, n, "%s", installed);
+	return buf;
+}
+
 char *runtime_shim_path(void)
 {
+	static char dir[PATH_MAX];
 	const char *env = getenv("PERUN_LIBDIR");
 	char *p;
 
@@ -73,7 +190,8 @@ char *runtime_shim_path(void)
 			return p;
 		free(p);
 	}
-	p = xstrfmt("%s/perun-memlock-shim.so", PKGLIBDIR);
+	p = xstrfmt("%s/perun-memlock-shim.so",
+		    relocated(dir, sizeof(dir), "perun-memlock-shim.so", "lib/perun", PKGLIBDIR));
 	if (access(p, R_OK) == 0)
 		return p;
 	free(p);
@@ -82,9 +200,14 @@ char *runtime_shim_path(void)
 
 const char *runtime_datadir(void)
 {
+	static char dir[PATH_MAX];
 	const char *env = getenv("PERUN_DATADIR");
 
-	return env && *env ? env : PKGDATADIR;
+	if (env && *env)
+		return env;
+	if (!dir[0])
+		relocated(dir, sizeof(dir), "templates/header.stp.in", "share/perun", PKGDATADIR);
+	return dir;
 }
 
 unsigned long runtime_nofile_limit(void)
@@ -117,4 +240,71 @@ char *runtime_find_program(const char *env, const char *name, const char *fallba
 	if (fallback && access(fallback, X_OK) == 0)
 		return xstrdup(fallback);
 	return NULL;
+}
+
+/* Describes why PATH, which exists, cannot be run by us; *fix gets the remedy.  */
+static char *not_executable(const char *path, const struct stat *st, char **fix)
+{
+	struct passwd *pw = getpwuid(st->st_uid);
+	struct group *gr = getgrgid(st->st_gid);
+	char owner[64], group[64];
+	int by_group = gr && (st->st_mode & S_IXGRP);
+
+	if (pw)
+		snprintf(owner, sizeof(owner), "%s", pw->pw_name);
+	else
+		snprintf(owner, sizeof(owner), "%d", (int)st->st_uid);
+	if (gr)
+		snprintf(group, sizeof(group), "%s", gr->gr_name);
+	else
+		snprintf(group, sizeof(group), "%d", (int)st->st_gid);
+	*fix = xstrfmt("run perun as root (sudo perun ...)%s%s%s", by_group ? ", or join the group " : "",
+		       by_group ? group : "",
+		       by_group && !strcmp(group, "stapusr")
+			       ? " (usermod -aG stapusr,stapdev USER, then log in again)"
+			       : "");
+	return xstrfmt("%s is installed but not executable by uid %d (mode %04o %s:%s)", path,
+		       (int)geteuid(), (unsigned)(st->st_mode & 07777), owner, group);
+}
+
+char *runtime_program_missing(const char *env, const char *name, const char *fallback,
+			      const char *package, char **fix)
+{
+	const char *e = env ? getenv(env) : NULL;
+	const char *path = getenv("PATH");
+	struct stat st;
+	char *dirs, *dir, *save = NULL, *p, *msg = NULL, *f = NULL, *full;
+
+	if (e && *e) {
+		if (stat(e, &st) == 0 && S_ISREG(st.st_mode)) {
+			msg = not_executable(e, &st, &f);
+		} else {
+			msg = xstrfmt("%s=%s: no such program", env, e);
+			f = xstrfmt("unset %s or fix the path", env);
+		}
+		goto out;
+	}
+	dirs = xstrdup(path && *path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir && !msg; dir = strtok_r(NULL, ":", &save)) {
+		p = xstrfmt("%s/%s", *dir ? dir : ".", name);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) != 0)
+			msg = not_executable(p, &st, &f);
+		free(p);
+	}
+	free(dirs);
+	if (!msg && fallback && stat(fallback, &st) == 0 && S_ISREG(st.st_mode))
+		msg = not_executable(fallback, &st, &f);
+	if (!msg) {
+		msg = xstrfmt("%s not found", name);
+		f = xstrfmt("install the %s package (apt-get install %s)", package, package);
+	}
+out:
+	if (fix) {
+		*fix = f;
+		return msg;
+	}
+	full = xstrfmt("%s: %s", msg, f);
+	free(msg);
+	free(f);
+	return full;
 }

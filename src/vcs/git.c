@@ -4,6 +4,7 @@
 
 #include <git2.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "util/log.h"
@@ -28,13 +29,42 @@ static int git_fail(const char *call, const char *what)
 	return pr_error("%s %s: %s", call, what, e && e->message ? e->message : "failed");
 }
 
+/* git_repository_open_ext(), with git's ownership refusal (safe.directory) explained
+ * and its fix named: libgit2 reports it as GIT_EOWNER, or, when no safe.directory is
+ * configured at all, as that config value missing.  */
+static int open_ext(git_repository **repo, const char *path, unsigned flags)
+{
+	static int told;	/* say it once per process */
+	const git_error *e;
+	char *abs;
+	int r;
+
+	git_init_once();
+	r = git_repository_open_ext(repo, path, flags, NULL);
+	if (r == 0)
+		return 0;
+	e = git_error_last();
+	if (r != GIT_EOWNER && !(e && e->message && strstr(e->message, "safe.directory")))
+		return r;
+	if (told++)
+		return GIT_EOWNER;
+	abs = realpath(path, NULL);
+	pr_error("git refuses the repository at %s: it is not owned by you (uid %d) and git's "
+		 "safe.directory does not list it; if you trust it: git config --global --add "
+		 "safe.directory %s",
+		 abs ? abs : path, (int)geteuid(), abs ? abs : path);
+	free(abs);
+	return GIT_EOWNER;
+}
+
 static git_repository *open_repo(const char *worktree)
 {
 	git_repository *repo = NULL;
+	int r = open_ext(&repo, worktree, 0);
 
-	git_init_once();
-	if (git_repository_open_ext(&repo, worktree, 0, NULL) < 0) {
-		git_fail("git_repository_open", worktree);
+	if (r < 0) {
+		if (r != GIT_EOWNER)
+			git_fail("git_repository_open", worktree);
 		return NULL;
 	}
 	return repo;
@@ -45,8 +75,7 @@ static char *git_find_worktree(const char *path)
 	git_repository *repo = NULL;
 	char *out = NULL;
 
-	git_init_once();
-	if (git_repository_open_ext(&repo, path, 0, NULL) < 0)
+	if (open_ext(&repo, path, 0) < 0)
 		return NULL;
 	if (!git_repository_is_bare(repo) && git_repository_workdir(repo)) {
 		size_t n;
@@ -101,6 +130,18 @@ out:
 	return ret;
 }
 
+static int git_unborn(const char *worktree)
+{
+	git_repository *repo = open_repo(worktree);
+	int r;
+
+	if (!repo)
+		return -1;
+	r = git_repository_head_unborn(repo);
+	git_repository_free(repo);
+	return r < 0 ? git_fail("git_repository_head_unborn", worktree) : r;
+}
+
 static char *git_major_version(const char *worktree)
 {
 	git_repository *repo = open_repo(worktree);
@@ -110,8 +151,15 @@ static char *git_major_version(const char *worktree)
 	if (!repo)
 		return NULL;
 	if (git_repository_head(&head, repo) < 0) {
+		/* an unborn branch: HEAD still names it */
+		const char *t;
+		out = NULL;
+		if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
+		    (t = git_reference_symbolic_target(head)) != NULL)
+			out = xstrdup(!strncmp(t, "refs/heads/", 11) ? t + 11 : t);
+		git_reference_free(head);
 		git_repository_free(repo);
-		return xstrdup("(no commits)");
+		return out ? out : xstrdup("(no commits)");
 	}
 	out = git_reference_is_branch(head) ? xstrdup(git_reference_shorthand(head))
 					    : xstrdup("HEAD (detached)");
@@ -292,6 +340,7 @@ const struct vcs_backend vcs_git = {
 	.find_worktree = git_find_worktree,
 	.init = git_init_repo,
 	.massage = git_massage,
+	.unborn = git_unborn,
 	.major_version = git_major_version,
 	.minor_info = git_minor_info,
 	.walk = git_walk,

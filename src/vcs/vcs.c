@@ -49,6 +49,11 @@ int vcs_head(const char *worktree, char out[41])
 	return backend_for(worktree)->massage(worktree, "HEAD", out);
 }
 
+int vcs_unborn(const char *worktree)
+{
+	return backend_for(worktree)->unborn(worktree);
+}
+
 int vcs_massage(const char *worktree, const char *rev, char out[41])
 {
 	return backend_for(worktree)->massage(worktree, rev, out);

@@ -21,6 +21,9 @@ char *vcs_find_worktree(const char *path);
 int vcs_init(const char *path);
 /* Writes the 40-hex HEAD commit of the repository at worktree; -1 when none.  */
 int vcs_head(const char *worktree, char out[41]);
+/* 1 when the repository has no commit yet (an unborn branch), 0 when HEAD
+ * names a commit, -1 on error.  */
+int vcs_unborn(const char *worktree);
 /* Anything git accepts (HEAD~2, tags, short ids) to a 40-hex commit id.  */
 int vcs_massage(const char *worktree, const char *rev, char out[41]);
 /* The branch HEAD is on, or "HEAD (detached)"; caller frees.  */
@@ -48,6 +51,7 @@ struct vcs_backend {
 	char *(*find_worktree)(const char *path);
 	int (*init)(const char *path);
 	int (*massage)(const char *worktree, const char *rev, char out[41]);
+	int (*unborn)(const char *worktree);
 	char *(*major_version)(const char *worktree);
 	int (*minor_info)(const char *worktree, const char *sha, struct minor_version *mv);
 	int (*walk)(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx);

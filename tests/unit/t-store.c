@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "tap.h"
+#include "store/output.h"
 #include "store/store.h"
 #include "util/fs.h"
 
@@ -101,6 +103,98 @@ int main(void)
 	pidx_remove(&x, 0);
 	ok(x.n == 1 && !strcmp(x.entries[0].path, "p2.perf"), "remove keeps the rest in order");
 	pidx_release(&x);
+
+	/* salvage for fsck: what a damaged index still holds */
+	{
+		struct strbuf ib = STRBUF_INIT, why = STRBUF_INIT;
+		pidx_init(&x);
+		pidx_append(&x, 1, id, "one.perf");
+		pidx_append(&x, 2, id, "two.perf");
+		pidx_serialize(&x, &ib);
+		pidx_release(&x);
+		ok(pidx_salvage(&y, (unsigned char *)ib.buf, ib.len, &why) == 0 && y.n == 2 && !why.len,
+		   "salvage: an intact index is intact");
+		pidx_release(&y);
+		ib.buf[13] ^= 1;
+		ok(pidx_salvage(&y, (unsigned char *)ib.buf, ib.len, &why) == 1 && y.n == 2 &&
+		   strstr(why.buf, "checksum mismatch") && !strcmp(y.entries[1].path, "two.perf"),
+		   "salvage: a flipped time keeps both entries, says checksum mismatch");
+		pidx_release(&y);
+		strbuf_reset(&why);
+		/* cut inside the last entry: the first one is kept */
+		ok(pidx_salvage(&y, (unsigned char *)ib.buf, ib.len - 25, &why) == 1 && y.n == 1 &&
+		   !strcmp(y.entries[0].path, "one.perf"),
+		   "salvage: a truncated index keeps the entries before the cut (%zu)", y.n);
+		pidx_release(&y);
+		strbuf_reset(&why);
+		ok(pidx_salvage(&y, (unsigned char *)ib.buf, ib.len - SHA1_RAWSZ, &why) == 1 &&
+		   y.n == 2, "salvage: an index without its checksum keeps every entry");
+		pidx_release(&y);
+		strbuf_reset(&why);
+		ok(pidx_salvage(&y, (unsigned char *)"junk", 4, &why) == 1 && y.n == 0 &&
+		   strstr(why.buf, "not a perun index"), "salvage: junk holds nothing");
+		pidx_release(&y);
+		strbuf_release(&why);
+		strbuf_release(&ib);
+	}
+	/* check without a message: why says what is wrong */
+	{
+		struct strbuf why = STRBUF_INIT;
+		char h2[SHA1_HEXSZ + 1];
+		ok(store_write_object(dir, "mixed", "{}", 2, h2) == 0 &&
+		   store_check_object(dir, h2, NULL, NULL, &why) == 0 && !why.len,
+		   "check: a sound object");
+		ok(store_check_object(dir, hex, NULL, NULL, &why) < 0 && strstr(why.buf, "zlib"),
+		   "check: says 'not valid zlib data' (%s)", why.buf);
+		strbuf_reset(&why);
+		ok(store_check_object(dir, "00112233445566778899aabbccddeeff00112233", NULL, NULL,
+				      &why) < 0 && strstr(why.buf, "No such file"),
+		   "check: a missing object");
+		strbuf_release(&why);
+	}
+
+	/* where collect writes: -o checked first, no name taken twice, rescue */
+	{
+		char *d = xstrfmt("%s/out", dir), *f = xstrfmt("%s/out/p.perf", dir);
+		char *nodir = xstrfmt("%s/none/p.perf", dir), *st1, *st2, *n1, *n2, *r;
+		struct strbuf c = STRBUF_INIT;
+		fs_mkdir_p(d, 0755);
+		ok(output_check(f) == 0, "-o: a new file in an existing directory");
+		ok(output_check(d) < 0, "-o: a directory is refused");
+		ok(output_check(nodir) < 0, "-o: a missing directory is refused");
+		ok(output_check("") < 0, "-o: an empty name is refused");
+		st1 = output_stage(f);
+		st2 = output_stage(f);
+		ok(st1 && st2 && strcmp(st1, st2) && fs_exists(st1) && strstr(st1, "/.p.perf.new-"),
+		   "stage: two hidden files beside the profile");
+		fs_write_atomic(st1, "one", 3, 0644);
+		fs_write_atomic(st2, "two", 3, 0644);
+		n1 = output_publish(st1, f);
+		n2 = output_publish(st2, f);
+		ok(n1 && !strcmp(n1, f) && !fs_exists(st1), "publish: the name asked for when free");
+		ok(n2 && strstr(n2, "/out/p-2.perf") && strbuf_read_file(&c, n2) == 0 &&
+		   !strcmp(c.buf, "two"), "publish: p-2.perf when taken, never replacing p.perf");
+		strbuf_reset(&c);
+		ok(strbuf_read_file(&c, f) == 0 && !strcmp(c.buf, "one"), "publish: p.perf unchanged");
+		r = output_rescue(d, nodir);
+		ok(r && !strncmp(r, d, strlen(d)) && strstr(r, "/p-rescue-") && fs_exists(r),
+		   "rescue: a new p-rescue-XXXXXX.perf in the jobs directory (%s)", r ? r : "none");
+		free(r);
+		r = output_rescue(nodir, nodir);
+		ok(r && !strncmp(r, "./p-rescue-", 11), "rescue: else the current directory (%s)",
+		   r ? r : "none");
+		if (r)
+			unlink(r);
+		free(r);
+		strbuf_release(&c);
+		free(st1);
+		free(st2);
+		free(n1);
+		free(n2);
+		free(nodir);
+		free(f);
+		free(d);
+	}
 
 	fs_remove_tree(dir);
 	free(dir);

@@ -1,0 +1,482 @@
+/* perun fsck [--repair]: checks every object and index of .perun; with
+ * --repair, moves damaged files aside and rebuilds damaged or lost indexes
+ * from the objects, which record their minor version (origin).  Nothing is
+ * ever deleted.  */
+#include "config.h"
+
+#define PR_FMT "perun fsck"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "profile/profile.h"
+#include "store/repo.h"
+#include "store/store.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+/* One file under .perun/objects/xx/.  */
+struct item {
+	char hex[SHA1_HEXSZ + 1];
+	int is_index;		/* starts with "pidx" */
+	int bad;		/* object: unreadable; index: damaged */
+	char *why;
+	time_t mtime;
+	/* objects */
+	char *origin;
+	int referenced;
+	/* indexes */
+	struct pidx idx;	/* intact, or what could be salvaged */
+	int bad_entries;	/* entries naming missing or damaged objects */
+};
+
+struct fsck {
+	struct repo r;
+	struct item *items;
+	size_t n;
+	size_t problems;
+	int repair;
+};
+
+static const char usage[] =
+	"usage: perun fsck [--repair]\n\n"
+	"Checks every object in .perun/objects (zlib data, 'profile TYPE LENGTH' header,\n"
+	"SHA-1 name) and every minor-version index (checksum, entries naming existing,\n"
+	"valid objects), and says what is wrong.  --repair moves damaged files to\n"
+	".perun/damaged/ and rebuilds each damaged or lost index from what it still\n"
+	"holds and from the objects recorded for its minor version.  Nothing is deleted.\n"
+	"Exit status: 0 when the store is sound (or was repaired), 1 when problems remain.\n";
+
+static int is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return 0;
+	return s[n] == '\0';
+}
+
+static int cmp_hex(const void *a, const void *b)
+{
+	return strcmp(((const struct item *)a)->hex, ((const struct item *)b)->hex);
+}
+
+/* The item named hex; the items are sorted once the scan is done.  */
+static struct item *find(struct fsck *f, const char *hex)
+{
+	struct item key;
+
+	snprintf(key.hex, sizeof(key.hex), "%s", hex);
+	return f->n ? bsearch(&key, f->items, f->n, sizeof(*f->items), cmp_hex) : NULL;
+}
+
+/* The origin an object records.  perun add appends it, so it ends the
+ * JSON: read there without parsing what may be a very large profile.  */
+static char *object_origin(const struct strbuf *json)
+{
+	static const char key[] = ",\"origin\":\"";
+	size_t tail = sizeof(key) - 1 + SHA1_HEXSZ + 2;
+	const char *t;
+	struct profile p = { NULL };
+	char *out = NULL;
+
+	if (json->len > tail) {
+		t = json->buf + json->len - tail;
+		if (!memcmp(t, key, sizeof(key) - 1) && !strcmp(t + tail - 2, "\"}")) {
+			out = strndup(t + sizeof(key) - 1, SHA1_HEXSZ);
+			if (is_hex(out, SHA1_HEXSZ))
+				return out;
+			free(out);
+			out = NULL;
+		}
+	}
+	/* elsewhere (a profile written by other tools): parse it */
+	if (profile_parse(&p, json->buf, json->len, "object") == 0) {
+		const char *o = profile_str(&p, "origin");
+		if (o && strlen(o) == SHA1_HEXSZ && is_hex(o, SHA1_HEXSZ))
+			out = xstrdup(o);
+	}
+	profile_release(&p);
+	return out;
+}
+
+/* The base name of the command of an object's profile, for the name of a
+ * re-indexed entry; "profile" when unknown.  */
+static char *object_cmd(struct fsck *f, const char *hex)
+{
+	struct strbuf json = STRBUF_INIT;
+	struct profile p = { NULL };
+	const char *c;
+	char *out;
+
+	if (store_read_object(f->r.dir, hex, &json, NULL) == 0 &&
+	    profile_parse(&p, json.buf, json.len, hex) == 0 &&
+	    (c = profile_str(&p, "header.cmd")) && *fs_basename(c))
+		out = xstrdup(fs_basename(c));
+	else
+		out = xstrdup("profile");
+	profile_release(&p);
+	strbuf_release(&json);
+	return out;
+}
+
+/* Reads one file of objects/xx/: an index or an object, checked.  */
+static void check_file(struct fsck *f, const char *path, const char *hex)
+{
+	struct item *it;
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT, json = STRBUF_INIT;
+	struct stat st;
+
+	f->items = xrealloc(f->items, (f->n + 1) * sizeof(*f->items));
+	it = &f->items[f->n++];
+	memset(it, 0, sizeof(*it));
+	memcpy(it->hex, hex, sizeof(it->hex));
+	pidx_init(&it->idx);
+	it->mtime = stat(path, &st) == 0 ? st.st_mtime : time(NULL);
+	if (strbuf_read_file(&sb, path) < 0) {
+		strbuf_addf(&why, "%s: %s", path, strerror(errno));
+		it->bad = 1;
+	} else if (sb.len >= 4 && !memcmp(sb.buf, "pidx", 4)) {
+		it->is_index = 1;
+		it->bad = pidx_salvage(&it->idx, (const unsigned char *)sb.buf, sb.len, &why);
+	} else if (store_check_object(f->r.dir, hex, &json, NULL, &why) < 0) {
+		it->bad = 1;
+	} else {
+		it->origin = object_origin(&json);
+	}
+	it->why = it->bad ? strbuf_detach(&why) : NULL;
+	strbuf_release(&why);
+	strbuf_release(&sb);
+	strbuf_release(&json);
+}
+
+static int scan(struct fsck *f)
+{
+	char *objects = xstrfmt("%s/objects", f->r.dir);
+	DIR *d = opendir(objects), *sub;
+	struct dirent *de, *se;
+
+	if (!d) {
+		int ret = errno == ENOENT ? 0 : pr_error_errno("%s", objects);
+		free(objects);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		char *subdir;
+		if (de->d_name[0] == '.')
+			continue;
+		subdir = xstrfmt("%s/%s", objects, de->d_name);
+		if (!is_hex(de->d_name, 2) || !(sub = opendir(subdir))) {
+			printf("unknown entry %s left alone (not a perun object directory)\n", subdir);
+			free(subdir);
+			continue;
+		}
+		while ((se = readdir(sub))) {
+			char hex[SHA1_HEXSZ + 1], *path;
+			if (se->d_name[0] == '.' && (!se->d_name[1] ||
+						     (se->d_name[1] == '.' && !se->d_name[2])))
+				continue;
+			path = xstrfmt("%s/%s", subdir, se->d_name);
+			if (strstr(se->d_name, ".tmp")) {
+				printf("leftover temp file %s (an interrupted write; safe to remove)\n",
+				       path);
+			} else if (!is_hex(se->d_name, SHA1_HEXSZ - 2)) {
+				printf("unknown file %s left alone (not named by a SHA-1)\n", path);
+			} else {
+				memcpy(hex, de->d_name, 2);
+				memcpy(hex + 2, se->d_name, SHA1_HEXSZ - 2);
+				hex[SHA1_HEXSZ] = '\0';
+				check_file(f, path, hex);
+			}
+			free(path);
+		}
+		closedir(sub);
+		free(subdir);
+	}
+	closedir(d);
+	free(objects);
+	if (f->n > 1)
+		qsort(f->items, f->n, sizeof(*f->items), cmp_hex);
+	return 0;
+}
+
+static void report(struct fsck *f)
+{
+	size_t i, j, nobj = 0, nidx = 0;
+
+	for (i = 0; i < f->n; i++) {
+		struct item *it = &f->items[i];
+		if (it->is_index) {
+			nidx++;
+			if (it->bad)
+				printf("damaged index %.7s (%s): %s; %zu entr%s still readable\n",
+				       it->hex, it->hex, it->why, it->idx.n, it->idx.n == 1 ? "y" : "ies"),
+					f->problems++;
+		} else {
+			nobj++;
+			if (it->bad)
+				printf("damaged %s\n", it->why), f->problems++;
+		}
+	}
+	/* entries must name valid objects */
+	for (i = 0; i < f->n; i++) {
+		struct item *it = &f->items[i];
+		for (j = 0; it->is_index && j < it->idx.n; j++) {
+			char hex[SHA1_HEXSZ + 1];
+			struct item *o;
+			sha1_to_hex(it->idx.entries[j].id, hex);
+			o = find(f, hex);
+			if (!o || o->is_index || o->bad) {
+				printf("index %.7s: %zu@i (%s) names %s object %.12s\n", it->hex, j,
+				       it->idx.entries[j].path, !o ? "a missing" : "a damaged", hex);
+				it->bad_entries++;
+				f->problems++;
+				continue;
+			}
+			o->referenced = 1;
+			if (o->origin && strcmp(o->origin, it->hex))
+				printf("index %.7s: %zu@i (%s) was collected at %.7s\n", it->hex, j,
+				       it->idx.entries[j].path, o->origin);
+		}
+	}
+	/* objects in no index: unregistered (perun rm), or their index was lost */
+	for (i = 0; i < f->n; i++) {
+		struct item *it = &f->items[i], *x;
+		if (it->is_index || it->bad || it->referenced)
+			continue;
+		x = it->origin ? find(f, it->origin) : NULL;
+		if (!it->origin)
+			printf("object %.12s is in no index and records no minor version "
+			       "(stored by an older perun): it is kept\n",
+			       it->hex);
+		else if (x && x->is_index && !x->bad && !x->bad_entries)
+			printf("object %.12s (of %.7s) is in no index: unregistered with perun rm; "
+			       "it is kept\n",
+			       it->hex, it->origin);
+		else if (!x || !x->is_index)
+			printf("object %.12s belongs to %.7s, whose index is missing\n", it->hex,
+			       it->origin),
+				f->problems++;
+	}
+	printf("checked %zu object%s and %zu index%s in %s\n", nobj, nobj == 1 ? "" : "s", nidx,
+	       nidx == 1 ? "" : "es", f->r.dir);
+}
+
+/* Moves path into .perun/damaged/ as name (never replacing a file there);
+ * returns the new path.  */
+static char *move_aside(struct fsck *f, const char *path, const char *name)
+{
+	char *dir = xstrfmt("%s/damaged", f->r.dir), *to = NULL;
+	int k;
+
+	if (fs_mkdir_p(dir, 0755) < 0)
+		goto out;
+	for (k = 1; k < 1000; k++) {
+		to = k == 1 ? xstrfmt("%s/%s", dir, name) : xstrfmt("%s/%s.%d", dir, name, k);
+		if (link(path, to) == 0) {
+			if (unlink(path) < 0) {
+				pr_error_errno("cannot remove %s (a copy is in %s)", path, to);
+				free(to);
+				to = NULL;
+			}
+			goto out;
+		}
+		if (errno != EEXIST) {
+			pr_error_errno("cannot move %s to %s", path, to);
+			free(to);
+			to = NULL;
+			goto out;
+		}
+		free(to);
+		to = NULL;
+	}
+	pr_error("cannot move %s aside: %s holds too many copies", path, dir);
+out:
+	free(dir);
+	return to;
+}
+
+static int cmp_mtime(const void *a, const void *b)
+{
+	const struct item *x = *(struct item *const *)a, *y = *(struct item *const *)b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->hex, y->hex);
+}
+
+/* Rebuilds the index of minor: the readable entries that name valid
+ * objects, then the objects that record minor and are in no index.  */
+static int reindex(struct fsck *f, const char *minor, struct item *old)
+{
+	struct pidx x;
+	struct item **add = NULL;
+	size_t i, j, nadd = 0, kept = 0, dropped = 0;
+	char *path = store_object_path(f->r.dir, minor), *aside = NULL;
+	int ret = -1;
+
+	pidx_init(&x);
+	for (i = 0; old && i < old->idx.n; i++) {
+		char hex[SHA1_HEXSZ + 1];
+		struct item *o;
+		sha1_to_hex(old->idx.entries[i].id, hex);
+		o = find(f, hex);
+		for (j = 0; j < x.n && memcmp(x.entries[j].id, old->idx.entries[i].id, SHA1_RAWSZ);
+		     j++)
+			;
+		if (!o || o->is_index || o->bad || j < x.n) {
+			dropped += j == x.n;
+			continue;
+		}
+		pidx_append(&x, old->idx.entries[i].time, old->idx.entries[i].id,
+			    old->idx.entries[i].path);
+		kept++;
+	}
+	for (i = 0; i < f->n; i++) {
+		struct item *o = &f->items[i];
+		unsigned char id[SHA1_RAWSZ];
+		if (o->is_index || o->bad || !o->origin || strcmp(o->origin, minor))
+			continue;
+		for (j = 0; j < SHA1_RAWSZ; j++)
+			sscanf(o->hex + 2 * j, "%2hhx", &id[j]);
+		for (j = 0; j < x.n && memcmp(x.entries[j].id, id, SHA1_RAWSZ); j++)
+			;
+		if (j < x.n)
+			continue;
+		add = xrealloc(add, (nadd + 1) * sizeof(*add));
+		add[nadd++] = o;
+	}
+	if (nadd > 1)
+		qsort(add, nadd, sizeof(*add), cmp_mtime);
+	for (i = 0; i < nadd; i++) {
+		unsigned char id[SHA1_RAWSZ];
+		char *cmd = object_cmd(f, add[i]->hex);
+		char *name = xstrfmt("%s-recovered-%.7s.perf", cmd, add[i]->hex);
+		free(cmd);
+		for (j = 0; j < SHA1_RAWSZ; j++)
+			sscanf(add[i]->hex + 2 * j, "%2hhx", &id[j]);
+		pidx_append(&x, (uint32_t)add[i]->mtime, id, name);
+		add[i]->referenced = 1;
+		free(name);
+	}
+	if (old) {
+		char *name = xstrfmt("index-%s", minor);
+		aside = move_aside(f, path, name);
+		free(name);
+		if (!aside)
+			goto out;
+	}
+	if (store_write_index(f->r.dir, minor, &x) < 0)
+		goto out;
+	printf("repaired index %.7s: %zu entr%s kept, %zu re-indexed from objects, %zu dropped "
+	       "(their objects are missing or damaged)%s%s\n",
+	       minor, kept, kept == 1 ? "y" : "ies", nadd, dropped, aside ? "; the old index is in " : "",
+	       aside ? aside : "");
+	ret = 0;
+out:
+	free(aside);
+	free(add);
+	free(path);
+	pidx_release(&x);
+	return ret;
+}
+
+static int repair(struct fsck *f)
+{
+	size_t i;
+	int ret = 0;
+
+	/* damaged objects out of the way first: their index entries go */
+	for (i = 0; i < f->n; i++) {
+		struct item *it = &f->items[i];
+		char *path, *name, *aside;
+		if (it->is_index || !it->bad)
+			continue;
+		path = store_object_path(f->r.dir, it->hex);
+		name = xstrfmt("object-%s", it->hex);
+		aside = move_aside(f, path, name);
+		if (aside)
+			printf("moved damaged object %.12s to %s\n", it->hex, aside);
+		else
+			ret = -1;
+		free(aside);
+		free(name);
+		free(path);
+	}
+	for (i = 0; i < f->n; i++) {
+		struct item *it = &f->items[i];
+		if (it->is_index && (it->bad || it->bad_entries) && reindex(f, it->hex, it) < 0)
+			ret = -1;
+	}
+	/* indexes that are gone: rebuilt from the objects that record them */
+	for (i = 0; i < f->n; i++) {
+		struct item *it = &f->items[i], *x;
+		if (it->is_index || it->bad || it->referenced || !it->origin)
+			continue;
+		x = find(f, it->origin);
+		if (x && x->is_index)
+			continue;
+		/* reindex marks every object of that minor: the loop skips the rest */
+		if (reindex(f, it->origin, NULL) < 0)
+			ret = -1;
+	}
+	return ret;
+}
+
+int cmd_fsck(int argc, char **argv, struct ctx *ctx)
+{
+	struct fsck f;
+	size_t i;
+	int ret = EXIT_FAIL;
+
+	(void)ctx;
+	memset(&f, 0, sizeof(f));
+	for (i = 1; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "--repair")) {
+			f.repair = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "perun fsck: unknown argument '%s'\n%s", argv[i], usage);
+			return EXIT_USAGE;
+		}
+	}
+	if (repo_find(&f.r) < 0)
+		return EXIT_FAIL;
+	/* a repair rewrites indexes from what the scan saw: no add in between */
+	if (f.repair && repo_lock(&f.r) < 0)
+		goto out;
+	if (scan(&f) < 0)
+		goto out;
+	report(&f);
+	if (!f.problems) {
+		printf("no problems found\n");
+		ret = EXIT_OK;
+	} else if (!f.repair) {
+		printf("%zu problem%s: 'perun fsck --repair' moves damaged files to %s/damaged and "
+		       "rebuilds the indexes (nothing is deleted)\n",
+		       f.problems, f.problems == 1 ? "" : "s", f.r.dir);
+	} else if (repair(&f) == 0) {
+		printf("repaired: run 'perun fsck' again to check\n");
+		ret = EXIT_OK;
+	}
+out:
+	for (i = 0; i < f.n; i++) {
+		free(f.items[i].why);
+		free(f.items[i].origin);
+		pidx_release(&f.items[i].idx);
+	}
+	free(f.items);
+	repo_release(&f.r);
+	return ret;
+}

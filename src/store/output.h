@@ -1,0 +1,24 @@
+/* Where perun collect puts a profile: -o checked before anything runs, a
+ * default name never taken twice, and a rescue file when the place asked
+ * for cannot be written at the end.  */
+#ifndef PERUN_OUTPUT_H
+#define PERUN_OUTPUT_H
+
+/* Checks -o FILE before the target runs: FILE is not a directory (nor
+ * names one with a trailing '/'), its directory exists and can be written.
+ * -1 with a message saying the fix.  */
+int output_check(const char *path);
+/* Reserves a hidden, empty staging file beside final (O_EXCL|O_NOFOLLOW)
+ * for the writer to fill; caller frees; NULL with a message.  */
+char *output_stage(const char *final);
+/* Gives the filled staging file a name that no file has: final, else final
+ * with -2, -3, ... before its .perf; never replaces a file.  Returns the
+ * name used (caller frees); NULL with a message, staged left in place.  */
+char *output_publish(const char *staged, const char *final);
+/* Creates an empty rescue file for a profile that could not be written to
+ * wanted: NAME-rescue-XXXXXX.perf in jobs_dir (when not NULL), else the
+ * current directory, else $TMPDIR or /tmp; O_EXCL|O_NOFOLLOW.  Caller
+ * frees; NULL with a message when none of them can be written.  */
+char *output_rescue(const char *jobs_dir, const char *wanted);
+
+#endif
