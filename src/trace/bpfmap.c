@@ -200,7 +200,11 @@ static int batch_call(int cmd, int fd, uint64_t *in, uint64_t *out, int first, u
 		return 0;
 	if (errno == ENOENT)
 		return 1;
-	*got = r < 0 && errno == ENOSPC ? 0 : *got;
+	/* count is not written back on early errors (an unknown command, EINVAL,
+	 * EFAULT): nothing is taken as read.  A lookup-and-delete that failed
+	 * after deleting would lose those entries; the recorder's per-thread
+	 * counts then show them as missing.  */
+	*got = 0;
 	return -1;
 }
 
