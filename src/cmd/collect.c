@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "store/output.h"
 #include "store/repo.h"
 #include "target/target.h"
+#include "trace/bpfmap.h"
 #include "trace/cache.h"
 #include "trace/driver.h"
 #include "trace/kruntime.h"
@@ -580,7 +582,7 @@ static int gzip_file(const char *src, int dfd, const char *name, const char *sho
 
 static void zip_temps(const char *tmpdir, const char *logdir, const char *stamp, int quiet)
 {
-	static const char *const files[] = { "trace.raw", "stap.log", "watchdog.log",
+	static const char *const files[] = { "trace.raw", "trace.rec", "stap.log", "watchdog.log",
 					     "output.log", "script.stp", "plan", NULL };
 	char rnd[9];
 	size_t i;
@@ -1058,6 +1060,106 @@ static void warn_incomplete(const struct run_state *s, const struct parse_stats 
 	strbuf_release(&sb);
 }
 
+/* The recorder's map size in the script: --buffer-size, moved off the sizes
+ * of stap's other maps (its default 2048, the tapset's 16384 and 65536) so
+ * that the fast read below finds the map by its size alone.  */
+static size_t recorder_slots(size_t n)
+{
+	return n == 2048 || n == 16384 || n == 65536 ? n + 1 : n;
+}
+
+/* The fast read of the bpf recorder: in the supervisor, once the target has
+ * ended, perun reads and deletes the runtime's __perun_buf in batches and
+ * writes "d TID SEQ HI LO" lines to trace.rec, as the end probe would (its
+ * foreach then finds the map empty).  Any failure leaves the rest to the end
+ * probe and is said in the watchdog log only.  */
+struct fast_read {
+	char *path;		/* <tmpdir>/trace.rec */
+	size_t slots;		/* max_entries of __perun_buf */
+	struct watchdog *wd;
+	FILE *f;
+};
+
+/* v in lowercase hex without leading zeros, then c; returns the end.  */
+static char *put_hex(char *p, uint32_t v, char c)
+{
+	static const char digits[] = "0123456789abcdef";
+	int shift = 28;
+
+	while (shift > 0 && !(v >> shift))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*p++ = digits[(v >> shift) & 0xf];
+	*p++ = c;
+	return p;
+}
+
+/* "d TID SEQ HI LO" per entry, as the end probe's printf("%x") writes them;
+ * by hand, as fprintf costs more than the batch read itself.  */
+static int fast_read_batch(void *ctx, const uint64_t *keys, const uint64_t *vals, size_t n)
+{
+	struct fast_read *fr = ctx;
+	char buf[64 * 256], *p = buf;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		*p++ = 'd';
+		*p++ = ' ';
+		p = put_hex(p, (uint32_t)(keys[i] >> 32), ' ');
+		p = put_hex(p, (uint32_t)keys[i], ' ');
+		p = put_hex(p, (uint32_t)(vals[i] >> 32), ' ');
+		p = put_hex(p, (uint32_t)vals[i], '\n');
+		if (p - buf > (ptrdiff_t)sizeof(buf) - 64 || i + 1 == n) {
+			if (fwrite(buf, 1, (size_t)(p - buf), fr->f) != (size_t)(p - buf))
+				return -1;
+			p = buf;
+		}
+	}
+	return 0;
+}
+
+static int fast_read(pid_t runtime_pid, void *ctx)
+{
+	struct fast_read *fr = ctx;
+	struct bpfmap_err err = { "" };
+	struct bpfmap_info *maps = NULL;
+	const struct bpfmap_info *m = NULL;
+	const char *how = "-";
+	size_t n = 0, count = 0;
+	double t0 = now_s();
+	int mfd = -1, ofd, ret = 1;
+
+	if (bpfmap_list(runtime_pid, &maps, &n, &err) < 0 ||
+	    !(m = bpfmap_find_u64_hash(maps, n, (unsigned)fr->slots, &err)) ||
+	    (mfd = bpfmap_open_id(m->id, &err)) < 0)
+		goto out;
+	ofd = open(fr->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (ofd < 0 || !(fr->f = fdopen(ofd, "w"))) {
+		snprintf(err.msg, sizeof(err.msg), "open %s: %s", fr->path, strerror(errno));
+		if (ofd >= 0)
+			close(ofd);
+		goto out;
+	}
+	setvbuf(fr->f, NULL, _IOFBF, 1 << 20);
+	ret = bpfmap_drain_u64(mfd, fast_read_batch, fr, &count, &how, &err) < 0;
+	if (fclose(fr->f) != 0 && !ret) {
+		snprintf(err.msg, sizeof(err.msg), "write %s: %s", fr->path, strerror(errno));
+		ret = 1;
+	}
+	fr->f = NULL;
+out:
+	if (ret)
+		wd(fr->wd, "fast read: %s; %zu entries read (%s), the end probe writes the rest",
+		   err.msg, count, how);
+	else
+		wd(fr->wd, "fast read: %zu entries of map %u read and deleted in %.3f s (%s)", count,
+		   m->id, now_s() - t0, how);
+	if (mfd >= 0)
+		close(mfd);
+	free(maps);
+	return ret;
+}
+
 /* Writing *output (or *staged) failed: write the profile again, once, into
  * a rescue file, so a finished trace is never thrown away.  */
 static int to_rescue(char **output, char **staged, int *rescued)
@@ -1089,6 +1191,9 @@ static int run_and_write(struct run_state *s)
 {
 	struct opts *o = s->o;
 	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
+	struct fast_read fr = { xstrfmt("%s/trace.rec", s->tmpdir), recorder_slots(o->buffer_size),
+				&s->wd, NULL };
+	const char *no_fast = getenv("PERUN_NO_FAST_READ");
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
 	char *attached_path = NULL;
 	struct json_object *probes_j = NULL;
@@ -1159,6 +1264,14 @@ static int run_and_write(struct run_state *s)
 		spec.attached_path = attached_path;
 	}
 	spec.fatal_lines = runtime_fatal_lines;
+	if (s->runtime == RUNTIME_BPF && script_mode(s) == SCRIPT_RECORD) {
+		if (no_fast && *no_fast && strcmp(no_fast, "0")) {
+			wd(&s->wd, "fast read: off (PERUN_NO_FAST_READ), the end probe writes the buffer");
+		} else {
+			spec.before_stop = fast_read;
+			spec.before_stop_ctx = &fr;
+		}
+	}
 	/* detaching is slow: the kernel waits an RCU grace period per probe point
 	 * (about 60 ms each here), and stapbpf runs its end probe only after */
 	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
@@ -1234,7 +1347,11 @@ write_again:
 		goto out;
 	}
 	parser = parser_new(s->plan.n, points, profile_writer_call, &w);
-	if (parser_feed_file(parser, raw) < 0 || parser_finish(parser) < 0) {
+	/* trace.rec, from the fast read, after trace.raw: the recorder's events
+	 * are held until parser_finish, and one read twice counts once */
+	if (parser_feed_file(parser, raw) < 0 ||
+	    (fs_exists(fr.path) && parser_feed_file(parser, fr.path) < 0) ||
+	    parser_finish(parser) < 0) {
 		profile_writer_abort(&w);
 		pr_error("writing %s failed", output);
 		if (to_rescue(&output, &staged, &rescued) == 0)
@@ -1272,6 +1389,10 @@ write_again:
 		json_object_object_add(extra, "timed_out", json_object_new_boolean(res.timed_out));
 		json_object_object_add(extra, "interrupted", json_object_new_boolean(res.interrupted));
 		json_object_object_add(extra, "runtime_died", json_object_new_boolean(res.runtime_died));
+		if (s->runtime == RUNTIME_BPF && script_mode(s) == SCRIPT_RECORD)
+			json_object_object_add(extra, "recorder_read",
+					       json_object_new_string(res.before_stop == 0 ? "batch"
+											   : "end-probe"));
 		if (res.target_known) {
 			json_object_object_add(tg, res.target_exited ? "exit" : "signal",
 					       json_object_new_int(res.target_status));
@@ -1431,7 +1552,9 @@ write_again:
 	if (o->verbose_trace) {
 		char *keep = xstrfmt("%s.raw", output);
 		struct strbuf sb = STRBUF_INIT;
-		if (strbuf_read_file(&sb, raw) == 0)
+		/* the fast read's events too: the stream as the end probe writes it */
+		if (strbuf_read_file(&sb, raw) == 0 &&
+		    (!fs_exists(fr.path) || strbuf_read_file(&sb, fr.path) == 0))
 			fs_write_atomic(keep, sb.buf, sb.len, 0644);
 		strbuf_release(&sb);
 		free(keep);
@@ -1477,6 +1600,7 @@ write_again:
 			ret = EXIT_FAIL;
 	}
 out:
+	free(fr.path);
 	if (staged)
 		unlink(staged);
 	free(staged);
@@ -1661,7 +1785,8 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		char *tp = xstrfmt("%s/templates", runtime_datadir());
 		char *ts = xstrfmt("%s/tapsets/perun.stp", runtime_datadir());
 		struct strbuf tb = STRBUF_INIT;
-		r = script_generate_mode(&s.plan, tp, script_mode(&s), o.buffer_size, &s.script);
+		r = script_generate_mode(&s.plan, tp, script_mode(&s), recorder_slots(o.buffer_size),
+					 &s.script);
 		if (r == 0 && strbuf_read_file(&tb, ts) < 0)
 			r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
 		s.tapset_text = strbuf_detach(&tb);

@@ -371,6 +371,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	int rt_status = 0, rt_done = 0, tg_status = 0, tg_done = 0, orphaned = 0;
 	int timed_out = 0, interrupted = 0, never_ready = 0, tg_termed = 0, rt_first = 0;
 	int rt_died = 0;		/* the runtime failed while the target ran */
+	int before_stop = -1;		/* spec->before_stop's result */
 	double tg_kill_at = 0, next_size_check = 0;
 	off_t out_size = -1;
 	pid_t kids[64];		/* children of the target seen so far */
@@ -528,6 +529,8 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 			if (tg_done || rt_done) {
 				/* the target ended (or the runtime died): stop the runtime,
 				 * which runs its end probe and flushes */
+				if (tg_done && !rt_done && spec->before_stop)
+					before_stop = spec->before_stop(rt, spec->before_stop_ctx);
 				if (!rt_done)
 					kill(rt, SIGINT);
 				if (!tg_done) {
@@ -589,14 +592,14 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 		remove_module(spec, rt);
 	{
 		int leaked = driver_remove_uprobes(rt);
-		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu\n",
+		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d\n",
 			 WIFEXITED(rt_status) ? 1 : 0,
 			 WIFEXITED(rt_status) ? WEXITSTATUS(rt_status) : WTERMSIG(rt_status),
 			 tg > 0 && tg_done && !never_ready, WIFEXITED(tg_status) ? 1 : 0,
 			 WIFEXITED(tg_status) ? WEXITSTATUS(tg_status) : WTERMSIG(tg_status),
 			 (long)tg, (unsigned long long)(t_release > 0 && tg_done ? t_release * 1e9 : 0),
 			 (unsigned long long)(ready_s * 1e9),
-			 never_ready, timed_out, interrupted, leaked, rt_first, forked);
+			 never_ready, timed_out, interrupted, leaked, rt_first, forked, before_stop);
 	}
 	if (orphaned && spec->cleanup_dir)
 		fs_remove_tree(spec->cleanup_dir);
@@ -738,11 +741,12 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 	if (capfd >= 0)
 		close(capfd);
 	waitpid(sup, NULL, 0);
-	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu", &res->exited,
-		   &res->status, &res->target_known, &res->target_exited, &res->target_status,
-		   &res->target_pid, &res->target_ns, &res->ready_ns, &res->never_ready,
-		   &res->timed_out, &res->interrupted, &res->leaked_uprobes,
-		   &res->runtime_died, &res->forked) != 14)
+	res->before_stop = -1;
+	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d",
+		   &res->exited, &res->status, &res->target_known, &res->target_exited,
+		   &res->target_status, &res->target_pid, &res->target_ns, &res->ready_ns,
+		   &res->never_ready, &res->timed_out, &res->interrupted, &res->leaked_uprobes,
+		   &res->runtime_died, &res->forked, &res->before_stop) != 15)
 		ret = pr_error("supervisor of %s ended without a status", spec->argv[0]);
 	if (got_signal)
 		res->interrupted = 1;

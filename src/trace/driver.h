@@ -46,6 +46,13 @@ struct run_spec {
 	char **cleanup_argv;
 	const char *attached_path;	/* when ready: the runtime's uprobe_events lines
 					 * are written here (what it attached), or NULL */
+
+	/* Called in the supervisor once the target has ended and before the
+	 * runtime gets SIGINT, while the runtime still holds its state (it may
+	 * read the runtime's maps and write a file).  What it returns becomes
+	 * run_result.before_stop.  NULL: nothing.  */
+	int (*before_stop)(pid_t runtime_pid, void *ctx);
+	void *before_stop_ctx;
 };
 
 /* The cleanup_argv element replaced by the loaded module's name.  */
@@ -67,6 +74,7 @@ struct run_result {
 	int timed_out;
 	int interrupted;	/* SIGINT/SIGTERM reached perun */
 	int leaked_uprobes;	/* uprobe events removed after the runtime */
+	int before_stop;	/* what spec->before_stop returned; -1 when not called */
 };
 
 /* Called for each line the child writes to stderr (without the newline).  */
