@@ -160,14 +160,53 @@ char *profile_take_origin(struct profile *p)
 	return out;
 }
 
+double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, double min,
+			  double max)
+{
+	uint64_t n = 0, seen = 0;
+	double want, v = 0;
+	size_t b;
+
+	for (b = 0; b < nbuckets; b++)
+		n += hist[b];
+	if (!n)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	want = q * (double)n;
+	for (b = 0; b < nbuckets; b++) {
+		double lo, hi;
+		if (!hist[b])
+			continue;
+		if ((double)(seen + hist[b]) >= want || b + 1 == nbuckets) {
+			lo = b ? (double)(1ull << (b < 63 ? b : 63)) : 0;
+			hi = b < 63 ? (double)(1ull << (b + 1)) : 2 * lo;
+			v = lo + (hi - lo) * ((want - (double)seen) / (double)hist[b]);
+			break;
+		}
+		seen += hist[b];
+	}
+	if (v < min)
+		v = min;
+	if (v > max)
+		v = max;
+	return v;
+}
+
 /* --- summary ----------------------------------------------------------------- */
 
 struct fstat {
 	const char *uid;
 	double *amounts;
 	size_t n, alloc;
-	double total, excl, max;
+	double total, sum, excl, max, min;
 	uint64_t calls;		/* with --aggregate resources carry a count */
+	uint64_t hist[64];	/* --aggregate: the merged log2 histograms */
+	unsigned has_hist : 1;
+	int64_t sampled;	/* trace.summary's 1 in N, 0 when every call */
+	double cal_mean;	/* trace.summary's calibrated_mean, -1 without */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -191,91 +230,6 @@ static const char *uid_of(struct json_object *r)
 	return u ? json_object_get_string(u) : "?";
 }
 
-/* The function column grows to the longest name up to this; longer names lose
- * their middle.  */
-#define NAME_COLUMN_MAX 80
-
-void profile_summary(const struct profile *p, struct strbuf *out)
-{
-	struct json_object *snaps = get(p->root, "snapshots");
-	struct fstat *fs = NULL;
-	size_t nfs = 0, i, j, k, width = 40;
-	double all_excl = 0;
-	const char *unit = "";
-	struct json_object *units = get(get(p->root, "header"), "units");
-
-	if (units && json_object_is_type(units, json_type_object)) {
-		json_object_object_foreach(units, key, val) {
-			(void)key;
-			unit = json_object_get_string(val);
-			break;
-		}
-	}
-	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
-		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
-		for (j = 0; res && j < json_object_array_length(res); j++) {
-			struct json_object *r = json_object_array_get_idx(res, j);
-			const char *uid = uid_of(r);
-			double a = json_object_get_double(get(r, "amount"));
-			struct json_object *ex = get(r, "exclusive"), *cnt = get(r, "count");
-			for (k = 0; k < nfs && strcmp(fs[k].uid, uid); k++)
-				;
-			if (k == nfs) {
-				fs = xrealloc(fs, (nfs + 1) * sizeof(*fs));
-				memset(&fs[nfs], 0, sizeof(*fs));
-				fs[nfs++].uid = uid;
-			}
-			if (fs[k].n == fs[k].alloc) {
-				fs[k].alloc = fs[k].alloc ? fs[k].alloc * 2 : 16;
-				fs[k].amounts = xrealloc(fs[k].amounts, fs[k].alloc * sizeof(double));
-			}
-			fs[k].amounts[fs[k].n++] = a;
-			fs[k].calls += cnt ? (uint64_t)json_object_get_int64(cnt) : 1;
-			fs[k].total += a;
-			fs[k].excl += ex ? json_object_get_double(ex) : a;
-			all_excl += ex ? json_object_get_double(ex) : a;
-			if (a > fs[k].max)
-				fs[k].max = a;
-		}
-	}
-	if (nfs > 1)
-		qsort(fs, nfs, sizeof(*fs), cmp_total);
-	for (k = 0; k < nfs; k++)
-		if (strlen(fs[k].uid) > width)
-			width = strlen(fs[k].uid);
-	if (width > NAME_COLUMN_MAX)
-		width = NAME_COLUMN_MAX;
-	strbuf_addf(out, "%-*s %10s %14s %12s %12s %12s %14s %7s\n", (int)width, "function",
-		    "calls", "total", "mean", "median", "p95", "max", "excl%");
-	for (k = 0; k < nfs; k++) {
-		double *a = fs[k].amounts;
-		size_t n = fs[k].n;
-		if (n > 1)
-			qsort(a, n, sizeof(double), cmp_double);
-		char name[NAME_COLUMN_MAX + 1];
-		size_t len = strlen(fs[k].uid);
-		if (len > width) {
-			/* C++ names differ at both ends (scope, parameters): keep both */
-			size_t tail = (width - 3) / 2, head = width - 3 - tail;
-			snprintf(name, sizeof(name), "%.*s...%s", (int)head, fs[k].uid,
-				 fs[k].uid + len - tail);
-		} else {
-			snprintf(name, sizeof(name), "%s", fs[k].uid);
-		}
-		strbuf_addf(out, "%-*s %10" PRIu64 " %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%\n",
-			    (int)width, name, fs[k].calls, fs[k].total,
-			    fs[k].calls ? fs[k].total / (double)fs[k].calls : 0, a[n / 2],
-			    a[(size_t)((double)(n - 1) * 0.95)], fs[k].max,
-			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0);
-		free(a);
-	}
-	strbuf_addf(out, "%zu function%s; amounts in %s\n", nfs, nfs == 1 ? "" : "s",
-		    *unit ? unit : "the profile's units");
-	free(fs);
-}
-
-/* --- folded stacks ------------------------------------------------------------- */
-
 struct frame_ref {
 	int64_t id, caller;
 	const char *uid;
@@ -286,6 +240,198 @@ static int cmp_ref(const void *a, const void *b)
 	const struct frame_ref *x = a, *y = b;
 	return x->id < y->id ? -1 : x->id > y->id;
 }
+
+static int64_t int_of(struct json_object *r, const char *key)
+{
+	struct json_object *v = get(r, key);
+
+	return v ? json_object_get_int64(v) : -1;
+}
+
+/* Every per-call resource's call-id, caller-id and uid, sorted by call-id.  */
+static size_t collect_refs(const struct profile *p, struct frame_ref **out)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	struct frame_ref *refs = NULL;
+	size_t nrefs = 0, alloc = 0, i, j;
+
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			struct json_object *r = json_object_array_get_idx(res, j);
+			if (nrefs == alloc) {
+				alloc = alloc ? 2 * alloc : 64;
+				refs = xrealloc(refs, alloc * sizeof(*refs));
+			}
+			refs[nrefs].id = int_of(r, "call-id");
+			refs[nrefs].caller = int_of(r, "caller-id");
+			refs[nrefs].uid = uid_of(r);
+			nrefs++;
+		}
+	}
+	if (nrefs > 1)
+		qsort(refs, nrefs, sizeof(*refs), cmp_ref);
+	*out = refs;
+	return nrefs;
+}
+
+/* 1 when a caller of r, at any depth, is the same function: r's time is
+ * then inside that caller's, and a total counts the outermost call only.  */
+static int nested_call(const struct frame_ref *refs, size_t nrefs, struct json_object *r,
+		       const char *uid)
+{
+	int64_t caller = int_of(r, "caller-id");
+	size_t hops = 0;
+
+	while (caller >= 0 && hops++ < nrefs) {
+		struct frame_ref key = { caller, 0, NULL }, *f;
+		f = bsearch(&key, refs, nrefs, sizeof(*refs), cmp_ref);
+		if (!f)
+			return 0;
+		if (!strcmp(f->uid, uid))
+			return 1;
+		caller = f->caller;
+	}
+	return 0;
+}
+
+/* The function column grows to the longest name up to this; longer names lose
+ * their middle.  */
+#define NAME_COLUMN_MAX 80
+
+void profile_summary(const struct profile *p, struct strbuf *out)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	struct json_object *tsum = get(get(p->root, "trace"), "summary");
+	struct fstat *fs = NULL;
+	struct frame_ref *refs = NULL;
+	size_t nfs = 0, nrefs, i, j, k, width = 40;
+	double all_excl = 0;
+	const char *unit = "";
+	struct json_object *units = get(get(p->root, "header"), "units");
+	int any_sampled = 0, any_cal = 0;
+
+	if (units && json_object_is_type(units, json_type_object)) {
+		json_object_object_foreach(units, key, val) {
+			(void)key;
+			unit = json_object_get_string(val);
+			break;
+		}
+	}
+	nrefs = collect_refs(p, &refs);
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			struct json_object *r = json_object_array_get_idx(res, j);
+			const char *uid = uid_of(r);
+			double a = json_object_get_double(get(r, "amount"));
+			struct json_object *ex = get(r, "exclusive"), *cnt = get(r, "count");
+			struct json_object *hist = get(r, "log2_hist");
+			for (k = 0; k < nfs && strcmp(fs[k].uid, uid); k++)
+				;
+			if (k == nfs) {
+				struct json_object *ts = get(tsum, uid);
+				fs = xrealloc(fs, (nfs + 1) * sizeof(*fs));
+				memset(&fs[nfs], 0, sizeof(*fs));
+				fs[nfs].uid = uid;
+				fs[nfs].min = -1;
+				fs[nfs].sampled = get(ts, "sampled") ? json_object_get_int64(get(ts, "sampled")) : 0;
+				fs[nfs].cal_mean = get(ts, "calibrated_mean")
+							   ? json_object_get_double(get(ts, "calibrated_mean"))
+							   : -1;
+				any_sampled |= fs[nfs].sampled > 1;
+				any_cal |= fs[nfs].cal_mean >= 0;
+				nfs++;
+			}
+			if (hist && json_object_is_type(hist, json_type_array)) {
+				/* a per-thread summary: its amount is a sum, not one call */
+				size_t b, nb = json_object_array_length(hist);
+				double mx = get(r, "max") ? json_object_get_double(get(r, "max")) : a;
+				double mn = get(r, "min") ? json_object_get_double(get(r, "min")) : 0;
+				for (b = 0; b < nb && b < 64; b++)
+					fs[k].hist[b] += (uint64_t)json_object_get_int64(
+						json_object_array_get_idx(hist, b));
+				fs[k].has_hist = 1;
+				if (mx > fs[k].max)
+					fs[k].max = mx;
+				if (fs[k].min < 0 || mn < fs[k].min)
+					fs[k].min = mn;
+			} else {
+				if (fs[k].n == fs[k].alloc) {
+					fs[k].alloc = fs[k].alloc ? fs[k].alloc * 2 : 16;
+					fs[k].amounts = xrealloc(fs[k].amounts,
+								 fs[k].alloc * sizeof(double));
+				}
+				fs[k].amounts[fs[k].n++] = a;
+				if (a > fs[k].max)
+					fs[k].max = a;
+			}
+			fs[k].calls += cnt ? (uint64_t)json_object_get_int64(cnt) : 1;
+			fs[k].sum += a;
+			if (!nested_call(refs, nrefs, r, uid))
+				fs[k].total += a;
+			fs[k].excl += ex ? json_object_get_double(ex) : a;
+			all_excl += ex ? json_object_get_double(ex) : a;
+		}
+	}
+	free(refs);
+	if (nfs > 1)
+		qsort(fs, nfs, sizeof(*fs), cmp_total);
+	for (k = 0; k < nfs; k++)
+		if (strlen(fs[k].uid) > width)
+			width = strlen(fs[k].uid);
+	if (width > NAME_COLUMN_MAX)
+		width = NAME_COLUMN_MAX;
+	strbuf_addf(out, "%-*s %10s %14s %12s %12s %12s %14s %7s%s\n", (int)width, "function",
+		    "calls", "total", "mean", "median", "p95", "max", "excl%",
+		    any_cal ? "  cal.mean" : "");
+	for (k = 0; k < nfs; k++) {
+		double *a = fs[k].amounts, med, p95;
+		size_t n = fs[k].n;
+		char calls[32], cal[32] = "", name[NAME_COLUMN_MAX + 1];
+		size_t len = strlen(fs[k].uid);
+		if (len > width) {
+			/* C++ names differ at both ends (scope, parameters): keep both */
+			size_t tail = (width - 3) / 2, head = width - 3 - tail;
+			snprintf(name, sizeof(name), "%.*s...%s", (int)head, fs[k].uid,
+				 fs[k].uid + len - tail);
+		} else {
+			snprintf(name, sizeof(name), "%s", fs[k].uid);
+		}
+		if (fs[k].has_hist) {
+			med = log2_hist_quantile(fs[k].hist, 64, 0.5, fs[k].min, fs[k].max);
+			p95 = log2_hist_quantile(fs[k].hist, 64, 0.95, fs[k].min, fs[k].max);
+		} else {
+			if (n > 1)
+				qsort(a, n, sizeof(double), cmp_double);
+			med = n ? a[n / 2] : 0;
+			p95 = n ? a[(size_t)((double)(n - 1) * 0.95)] : 0;
+		}
+		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls, fs[k].sampled > 1 ? "~" : "");
+		if (any_cal && fs[k].cal_mean >= 0)
+			snprintf(cal, sizeof(cal), " %9.1f", fs[k].cal_mean);
+		strbuf_addf(out, "%-*s %10s %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%%s\n",
+			    (int)width, name, calls, fs[k].total,
+			    fs[k].calls ? fs[k].sum / (double)fs[k].calls : 0, med, p95, fs[k].max,
+			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0, cal);
+		free(a);
+	}
+	strbuf_addf(out, "%zu function%s; amounts in %s\n", nfs, nfs == 1 ? "" : "s",
+		    *unit ? unit : "the profile's units");
+	strbuf_addstr(out, "total: outermost calls of a recursion only");
+	if (any_cal)
+		strbuf_addstr(out, "; cal.mean: the mean minus the measured probe cost");
+	strbuf_addch(out, '\n');
+	if (any_sampled) {
+		for (k = 0; k < nfs; k++)
+			if (fs[k].sampled > 1)
+				strbuf_addf(out, "~ %s: sampled, 1 call in %" PRId64 " recorded\n",
+					    fs[k].uid, fs[k].sampled);
+	}
+	free(fs);
+}
+
+/* --- folded stacks ------------------------------------------------------------- */
 
 struct folded_line {
 	char *stack;

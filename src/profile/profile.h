@@ -4,6 +4,7 @@
 #define PERUN_PROFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/strbuf.h"
 
@@ -45,6 +46,12 @@ size_t profile_unique_values(const struct profile *p, const char *key, char ***o
 /* Flattened keys whose values are numbers in every resource that has them, sorted.  */
 size_t profile_numeric_keys(const struct profile *p, char ***out);
 void strings_free(char **v, size_t n);
+
+/* The q-quantile (0..1) of a log2 histogram (bucket b holds [2^b, 2^(b+1)),
+ * bucket 0 holds 0 and 1), interpolated linearly within its bucket and
+ * clamped to [min, max]; 0 when empty.  */
+double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, double min,
+			  double max);
 
 /* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);

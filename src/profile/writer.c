@@ -99,6 +99,7 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 		strbuf_add_json_str(&sb, plan->probes[i].name);
 		w->uids[i] = strbuf_detach(&sb);
 		w->sum[i].min = UINT64_MAX;
+		w->sum[i].sampled = plan->probes[i].sampling;
 	}
 	puts_(w, "{");
 	if (origin) {
@@ -128,19 +129,49 @@ static unsigned log2_bucket(uint64_t v)
 	return b;
 }
 
+double probe_cost_inclusive(const struct probe_cost *c, uint64_t amount, uint64_t callees)
+{
+	double v = (double)amount - c->probe_ns - (double)callees * c->pair_ns;
+
+	return v > 0 ? v : 0;
+}
+
+double probe_cost_exclusive(const struct probe_cost *c, uint64_t exclusive, uint64_t children)
+{
+	double outside = c->pair_ns > c->probe_ns ? c->pair_ns - c->probe_ns : 0;
+	double v = (double)exclusive - c->probe_ns - (double)children * outside;
+
+	return v > 0 ? v : 0;
+}
+
+void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost *cost)
+{
+	w->cost = cost;
+}
+
 int profile_writer_call(void *ctx, const struct call_record *r)
 {
 	struct profile_writer *w = ctx;
 	struct probe_summary *s = &w->sum[r->probe];
 
 	s->count++;
-	s->total += r->amount;
+	s->sum += r->amount;
+	if (!r->nested)
+		s->total += r->amount;
 	s->exclusive += r->exclusive;
 	if (r->amount < s->min)
 		s->min = r->amount;
 	if (r->amount > s->max)
 		s->max = r->amount;
 	s->hist[log2_bucket(r->amount)]++;
+	if (w->cost && !r->point) {
+		double ci = probe_cost_inclusive(w->cost, r->amount, r->callees);
+		s->calibrated = 1;
+		s->cal_sum += ci;
+		if (!r->nested)
+			s->cal_total += ci;
+		s->cal_exclusive += probe_cost_exclusive(w->cost, r->exclusive, r->children);
+	}
 	if (!w->per_call)
 		return w->error ? -1 : 0;
 	if (w->nresources++)
@@ -173,6 +204,7 @@ int profile_writer_call(void *ctx, const struct call_record *r)
 struct json_object *probe_summary_json(const struct probe_summary *s)
 {
 	struct json_object *o = json_object_new_object(), *h = json_object_new_array();
+	double min = s->count ? (double)s->min : 0, cnt = (double)s->count;
 	int i, last = -1;
 
 	json_object_object_add(o, "count", json_object_new_int64((int64_t)s->count));
@@ -180,8 +212,25 @@ struct json_object *probe_summary_json(const struct probe_summary *s)
 	json_object_object_add(o, "exclusive", json_object_new_int64((int64_t)s->exclusive));
 	json_object_object_add(o, "min", json_object_new_int64(s->count ? (int64_t)s->min : 0));
 	json_object_object_add(o, "max", json_object_new_int64((int64_t)s->max));
-	json_object_object_add(o, "mean", json_object_new_double(
-						  s->count ? (double)s->total / (double)s->count : 0));
+	json_object_object_add(o, "mean", json_object_new_double(s->count ? (double)s->sum / cnt
+									  : 0));
+	json_object_object_add(o, "median", json_object_new_double(
+						    log2_hist_quantile(s->hist, 64, 0.5, min,
+								       (double)s->max)));
+	json_object_object_add(o, "p95", json_object_new_double(
+						 log2_hist_quantile(s->hist, 64, 0.95, min,
+								    (double)s->max)));
+	/* with --aggregate the script's sums hold nested calls of a recursion */
+	json_object_object_add(o, "total_outermost_only", json_object_new_boolean(!s->aggregate));
+	if (s->sampled > 1)
+		json_object_object_add(o, "sampled", json_object_new_int64((int64_t)s->sampled));
+	if (s->calibrated) {
+		json_object_object_add(o, "calibrated_total", json_object_new_double(s->cal_total));
+		json_object_object_add(o, "calibrated_mean", json_object_new_double(
+								     s->count ? s->cal_sum / cnt : 0));
+		json_object_object_add(o, "calibrated_exclusive",
+				       json_object_new_double(s->cal_exclusive));
+	}
 	for (i = 0; i < 64; i++)
 		if (s->hist[i])
 			last = i;
@@ -199,8 +248,10 @@ int profile_writer_aggregate(struct profile_writer *w, const struct agg_record *
 
 	if (!a->count)
 		return 0;
+	s->aggregate = 1;
 	s->count += a->count;
 	s->total += a->sum;
+	s->sum += a->sum;
 	if (a->min < s->min)
 		s->min = a->min;
 	if (a->max > s->max)

@@ -32,6 +32,8 @@ struct frame {
 	uint64_t call_id;
 	uint64_t call_order;
 	uint64_t child;		/* inclusive time of recorded callees */
+	uint64_t callees;	/* recorded calls inside, at any depth */
+	uint64_t children;	/* recorded calls directly inside */
 };
 
 struct thread {
@@ -267,6 +269,8 @@ static void push(struct thread *t, int probe, uint64_t ts, uint64_t call_id, uin
 	f->call_id = call_id;
 	f->call_order = order;
 	f->child = 0;
+	f->callees = 0;
+	f->children = 0;
 }
 
 static void process(struct parser *p, const struct event *e)
@@ -335,9 +339,15 @@ static void process(struct parser *p, const struct event *e)
 		r.call_id = f->call_id;
 		r.call_order = f->call_order;
 		r.depth = t->depth;
+		r.callees = f->callees;
+		r.children = f->children;
+		for (i = 0; i < t->depth && !r.nested; i++)
+			r.nested = t->stack[i].probe == probe;
 		if (t->depth) {
 			struct frame *caller = &t->stack[t->depth - 1];
 			caller->child += r.amount;
+			caller->callees += f->callees + 1;
+			caller->children++;
 			r.caller_probe = caller->probe;
 			r.caller_id = (int64_t)caller->call_id;
 		} else {

@@ -30,7 +30,10 @@ struct call_record {
 	int64_t caller_id;	/* call_id of the caller, -1 when none */
 	uint64_t call_order;	/* n-th recorded call of this probe */
 	unsigned depth;		/* recorded frames below this one */
+	uint64_t callees;	/* recorded calls inside this one, at any depth */
+	uint64_t children;	/* recorded calls directly inside this one */
 	unsigned point : 1;	/* USDT point or source line: no duration */
+	unsigned nested : 1;	/* a call of the same probe is open below it (recursion) */
 };
 
 /* Anomalies and totals, all recorded in the profile.  */
