@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "show", cmd_show, "print a profile: json, a summary table, or folded stacks" },
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
+	{ "calibrate", cmd_calibrate, "measure the probe cost on this host for calibrated amounts" },
 	{ "doctor", cmd_doctor, "check that this machine can trace, and say how to fix it" },
 	{ "__parse", cmd_parse, NULL },
 };

@@ -20,6 +20,13 @@ int cmd_show(int argc, char **argv, struct ctx *ctx);
 int cmd_cache(int argc, char **argv, struct ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct ctx *ctx);
 int cmd_parse(int argc, char **argv, struct ctx *ctx);
+int cmd_calibrate(int argc, char **argv, struct ctx *ctx);
+
+struct calibration;
+/* The probe cost for collect: mode 0 none, -1 the cached one if any, 1 the
+ * cached one or measure it now (runtime is an enum runtime).  1 with *c
+ * filled, 0 none, -1 failed (reported).  */
+int calibration_get(int runtime, int mode, int quiet, struct calibration *c);
 
 /* Prints the man-page-like usage of a command; used by --help.  */
 void usage_collect(FILE *f);

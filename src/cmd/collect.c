@@ -28,6 +28,7 @@
 #include "target/target.h"
 #include "trace/bpfmap.h"
 #include "trace/cache.h"
+#include "trace/calibrate.h"
 #include "trace/driver.h"
 #include "trace/kruntime.h"
 #include "trace/parse.h"
@@ -80,6 +81,7 @@ struct opts {
 	enum runtime runtime;
 	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
 	int compile_only;	/* fill the module cache, run nothing */
+	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 };
 
 void usage_collect(FILE *f)
@@ -128,6 +130,9 @@ void usage_collect(FILE *f)
 	      "      --compile-only       build the module into the cache and stop\n"
 	      "  -r, --kernel-release R   build the kernel module for release R (a build host\n"
 	      "                           serving hosts that run R; implies --runtime kernel)\n"
+	      "      --calibrate, --no-calibrate  calibrated amounts in the summaries: measure\n"
+	      "                           the probe cost first when none is cached (default:\n"
+	      "                           use the one 'perun calibrate' cached, if any)\n"
 	      "\n"
 	      "The profile's amounts are nanoseconds (header.units).  Exit status: 0 when the\n"
 	      "profile was written and is complete, 1 on failure, 2 on a usage error, 3 when\n"
@@ -139,7 +144,8 @@ void usage_collect(FILE *f)
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
-	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY,
+	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
+	OPT_NO_CALIBRATE,
 };
 
 /* Default events the recorder keeps, and the most it may be asked for.  */
@@ -248,6 +254,8 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "compile-only", no_argument, NULL, OPT_COMPILE_ONLY },
 		{ "kernel-release", required_argument, NULL, 'r' },
+		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
+		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -355,6 +363,8 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 						   optarg);
 			o->kernel_release = optarg;
 			break;
+		case OPT_CALIBRATE: o->calibrate = 1; break;
+		case OPT_NO_CALIBRATE: o->calibrate = 0; break;
 		case 'h': usage_collect(stdout); return -1;
 		default: return usage_error("%s", "bad trace option");
 		}
@@ -1207,7 +1217,9 @@ static int run_and_write(struct run_state *s)
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	unsigned char *points = NULL;
 	char origin[41], desc[64];
-	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0;
+	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0, have_cal;
+	struct calibration cal;
+	struct probe_cost cost;
 	size_t i;
 	double t_parse0;
 	struct stat st;
@@ -1332,6 +1344,11 @@ static int run_and_write(struct run_state *s)
 		json_object_object_add(ci, "probes", probes_j);
 		probes_j = NULL;
 	}
+	/* the probe cost, for calibrated amounts; a failed measurement leaves them out */
+	have_cal = calibration_get((int)s->runtime, o->aggregate && o->calibrate ? -1 : o->calibrate,
+				   o->quiet, &cal);
+	json_object_object_add(json_object_object_get(ci, "params"), "calibration",
+			       have_cal > 0 ? calibration_json(&cal) : NULL);
 	points = xcalloc(s->plan.n ? s->plan.n : 1, 1);
 	for (i = 0; i < s->plan.n; i++)
 		points[i] = probe_is_point(&s->plan.probes[i]);
@@ -1345,6 +1362,11 @@ write_again:
 		if (to_rescue(&output, &staged, &rescued) == 0)
 			goto write_again;
 		goto out;
+	}
+	if (have_cal > 0 && !o->aggregate) {
+		cost.probe_ns = cal.probe_ns;
+		cost.pair_ns = cal.pair_ns;
+		profile_writer_calibrate(&w, &cost);
 	}
 	parser = parser_new(s->plan.n, points, profile_writer_call, &w);
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
@@ -1695,6 +1717,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	o.output_handling = "default";
 	o.with_usdt = 1;
 	o.buffer_size = DEFAULT_BUFFER_SIZE;
+	o.calibrate = -1;
 	parsed = parse_opts(argc, argv, &o);
 	if (parsed) {
 		ret = parsed < 0 ? EXIT_OK : parsed;

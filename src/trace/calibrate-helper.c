@@ -1,0 +1,95 @@
+/* perun-calib CALLS REPORT: calls an empty function CALLS times, and an
+ * identical untraced twin as often, in alternating rounds, and writes the
+ * median per-call time of each (and of the gap between calls) to REPORT.  perun traces perun_calib_empty
+ * only, so the difference is what one recorded call costs.  Built without
+ * sanitizers and with -fno-ipa-icf: the two functions must stay two.  */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define ROUNDS 5
+
+/* O0: both begin with push %rbp, as most functions begin with a push; the
+ * kernel emulates a probed push, while a probe on a lone ret or a sub is
+ * stepped out of line, which costs several times more here.  */
+__attribute__((noinline, used, optimize("O0"))) void perun_calib_empty(void);
+__attribute__((noinline, used, optimize("O0"))) void perun_calib_twin(void);
+
+void perun_calib_empty(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+void perun_calib_twin(void)
+{
+	__asm__ volatile("nop" ::: "memory");
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Calls come about a microsecond apart, as in code that does some work
+ * between them: back to back, each probe hit also waits for the last one's
+ * work in the kernel, and an empty call then shows more than a real one.  */
+static void gap(void)
+{
+	double t0 = now_ns();
+
+	while (now_ns() - t0 < 1000)
+		;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	double twin[ROUNDS], empty[ROUNDS], bare[ROUNDS], t0;
+	long n, per, i, r;
+	FILE *f;
+
+	if (argc != 3 || (n = atol(argv[1])) < ROUNDS) {
+		fprintf(stderr, "usage: perun-calib CALLS REPORT\n");
+		return 2;
+	}
+	per = n / ROUNDS;
+	for (r = 0; r < ROUNDS; r++) {
+		t0 = now_ns();
+		for (i = 0; i < per; i++)
+			gap();
+		bare[r] = (now_ns() - t0) / (double)per;
+		t0 = now_ns();
+		for (i = 0; i < per; i++) {
+			gap();
+			perun_calib_twin();
+		}
+		twin[r] = (now_ns() - t0) / (double)per;
+		t0 = now_ns();
+		for (i = 0; i < per; i++) {
+			gap();
+			perun_calib_empty();
+		}
+		empty[r] = (now_ns() - t0) / (double)per;
+	}
+	qsort(twin, ROUNDS, sizeof(double), cmp);
+	qsort(empty, ROUNDS, sizeof(double), cmp);
+	qsort(bare, ROUNDS, sizeof(double), cmp);
+	f = fopen(argv[2], "w");
+	if (!f) {
+		perror(argv[2]);
+		return 1;
+	}
+	/* the gap is in both loops: their difference is the probes' */
+	fprintf(f, "calls %ld\nuntraced_ns %.3f\ntraced_ns %.3f\ngap_ns %.3f\n", per * ROUNDS,
+		twin[ROUNDS / 2], empty[ROUNDS / 2], bare[ROUNDS / 2]);
+	return fclose(f) ? 1 : 0;
+}

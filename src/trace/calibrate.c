@@ -1,0 +1,218 @@
+#include "config.h"
+
+#define PR_FMT "calibrate"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile/profile.h"
+#include "trace/calibrate.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+#define CALIB_FIX "fix the cache directory's owner and mode, or set PERUN_CACHE_DIR"
+
+char *calibrate_path(const char *dir, const char *runtime, const char *release)
+{
+	char *rel = xstrdup(release), *p;
+
+	for (p = rel; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '+' || *p == '_'))
+			*p = '_';
+	p = xstrfmt("%s/calibration-%s-%s.json", dir, runtime, rel);
+	free(rel);
+	return p;
+}
+
+char *calibrate_helper_path(void)
+{
+	const char *env = getenv("PERUN_LIBDIR");
+	char *p = xstrfmt("%s/perun-calib", env && *env ? env : PKGLIBDIR);
+
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static int number(struct json_object *o, const char *key, double *out)
+{
+	struct json_object *v = get(o, key);
+
+	if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return -1;
+	*out = json_object_get_double(v);
+	return *out == *out && *out >= 0 && *out < 1e9 ? 0 : -1;
+}
+
+int calibrate_load(const char *path, const char *runtime, const char *release,
+		   struct calibration *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_object *o;
+	char *dir;
+	const char *rt, *kr;
+	double calls = 0;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	if (!fs_exists(path))
+		return 0;
+	dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	if (fs_trust_dir(dir, 0, CALIB_FIX) < 0) {
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	if (fs_read_trusted(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return errno == ENOENT ? 0 : -1;
+	}
+	o = json_tokener_parse(strbuf_str(&sb));
+	rt = json_object_get_string(get(o, "runtime"));
+	kr = json_object_get_string(get(o, "kernel"));
+	if (!o || !json_object_is_type(o, json_type_object) || number(o, "probe_ns", &c->probe_ns) < 0 ||
+	    number(o, "pair_ns", &c->pair_ns) < 0 || number(o, "untraced_ns", &c->untraced_ns) < 0 ||
+	    number(o, "calls", &calls) < 0 || !rt || !kr || strcmp(rt, runtime) ||
+	    strcmp(kr, release)) {
+		pr_error("%s: not a calibration of the %s runtime on kernel %s: remove it and run "
+			 "'perun calibrate'", path, runtime, release);
+		goto out;
+	}
+	c->calls = (uint64_t)calls;
+	c->when = get(o, "measured") ? json_object_get_int64(get(o, "measured")) : 0;
+	snprintf(c->runtime, sizeof(c->runtime), "%s", rt);
+	snprintf(c->kernel, sizeof(c->kernel), "%s", kr);
+	ret = 1;
+out:
+	json_object_put(o);
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* A double printed with one decimal, not json-c's 17 digits.  */
+static struct json_object *tenths(double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.1f", v);
+	return json_object_new_double_s((double)(int64_t)(v * 10 + 0.5) / 10, buf);
+}
+
+struct json_object *calibration_json(const struct calibration *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "probe_ns", tenths(c->probe_ns));
+	json_object_object_add(o, "pair_ns", tenths(c->pair_ns));
+	json_object_object_add(o, "untraced_ns", tenths(c->untraced_ns));
+	json_object_object_add(o, "calls", json_object_new_int64((int64_t)c->calls));
+	json_object_object_add(o, "runtime", json_object_new_string(c->runtime));
+	json_object_object_add(o, "kernel", json_object_new_string(c->kernel));
+	json_object_object_add(o, "measured", json_object_new_int64(c->when));
+	return o;
+}
+
+int calibrate_store(const char *path, const struct calibration *c)
+{
+	struct json_object *o = calibration_json(c);
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(text);
+	char *tmp = NULL;
+	int fd = fs_open_temp_beside(path, &tmp), ret = -1;
+
+	if (fd < 0)
+		goto out;
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
+		pr_error_errno("write %s", tmp);
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	ret = fs_commit_temp(fd, tmp, path);
+out:
+	free(tmp);
+	json_object_put(o);
+	return ret;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int calibrate_compute(const struct profile *p, const char *report, struct calibration *c)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	double traced = -1, untraced = -1, calls = -1, gap = 0, *a = NULL;
+	size_t n = 0, alloc = 0, i, j;
+	const char *s = report;
+
+	while (s && *s) {
+		double v;
+		char key[32];
+		if (sscanf(s, "%31s %lf", key, &v) == 2) {
+			if (!strcmp(key, "calls"))
+				calls = v;
+			else if (!strcmp(key, "untraced_ns"))
+				untraced = v;
+			else if (!strcmp(key, "traced_ns"))
+				traced = v;
+			else if (!strcmp(key, "gap_ns"))
+				gap = v;
+		}
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	if (calls <= 0 || untraced < 0 || traced < 0)
+		return pr_error("perun-calib wrote no calls, untraced_ns and traced_ns lines: "
+				"reinstall perun");
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			struct json_object *r = json_object_array_get_idx(res, j);
+			const char *uid = json_object_get_string(get(r, "uid"));
+			if (!uid || strcmp(uid, CALIB_FUNC))
+				continue;
+			if (n == alloc) {
+				alloc = alloc ? 2 * alloc : 1024;
+				a = xrealloc(a, alloc * sizeof(*a));
+			}
+			a[n++] = json_object_get_double(get(r, "amount"));
+		}
+	}
+	if ((double)n < calls / 2) {
+		free(a);
+		return pr_error("the calibration trace recorded %zu of %.0f calls of %s: the probe "
+				"cost cannot be measured; see 'perun doctor'", n, calls, CALIB_FUNC);
+	}
+	qsort(a, n, sizeof(*a), cmp_double);
+	c->probe_ns = a[n / 2];
+	free(a);
+	c->untraced_ns = untraced > gap ? untraced - gap : 0;
+	c->pair_ns = traced - untraced;
+	/* what the caller pays can't be less than what the callee's amount shows */
+	if (c->pair_ns < c->probe_ns)
+		c->pair_ns = c->probe_ns;
+	c->calls = (uint64_t)n;
+	c->when = (int64_t)time(NULL);
+	return 0;
+}

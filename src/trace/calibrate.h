@@ -1,0 +1,46 @@
+/* The probe effect: what an empty traced call costs on this host and
+ * runtime, measured once (perun calibrate) on perun-calib, a program with an
+ * empty function and an untraced twin, and cached per runtime and kernel
+ * release in the module cache directory.  */
+#ifndef PERUN_CALIBRATE_H
+#define PERUN_CALIBRATE_H
+
+#include <stdint.h>
+
+struct json_object;
+struct profile;
+
+struct calibration {
+	double probe_ns;	/* recorded amount of an empty call (median) */
+	double pair_ns;		/* what a recorded call costs its caller: traced - untraced */
+	double untraced_ns;	/* an untraced call of the empty twin */
+	uint64_t calls;		/* traced calls measured */
+	int64_t when;		/* seconds since the epoch */
+	char runtime[16];
+	char kernel[128];
+};
+
+/* The traced empty function of perun-calib and its untraced twin.  */
+#define CALIB_FUNC "perun_calib_empty"
+
+/* dir/calibration-RUNTIME-RELEASE.json (unsafe characters of the release
+ * replaced); caller frees.  */
+char *calibrate_path(const char *dir, const char *runtime, const char *release);
+/* Path of the installed perun-calib ($PERUN_LIBDIR or the pkglibdir), or
+ * NULL when missing; caller frees.  */
+char *calibrate_helper_path(void);
+/* Reads a cached calibration written by perun (ours, not writable by
+ * others, no link).  1 loaded, 0 none, -1 refused or corrupt (reported).  */
+int calibrate_load(const char *path, const char *runtime, const char *release,
+		   struct calibration *c);
+/* Writes c through a new temp file (O_EXCL, never a link) renamed into place.  */
+int calibrate_store(const char *path, const struct calibration *c);
+/* Fills c's amounts from perun-calib's report (calls, untraced_ns,
+ * traced_ns and gap_ns lines: per loop iteration) and the profile of its traced run: probe_ns is the
+ * median recorded amount of CALIB_FUNC.  */
+int calibrate_compute(const struct profile *p, const char *report, struct calibration *c);
+/* A new object {"probe_ns", "pair_ns", "untraced_ns", "calls", "runtime",
+ * "kernel", "measured"}.  */
+struct json_object *calibration_json(const struct calibration *c);
+
+#endif
