@@ -230,6 +230,12 @@ static const char *uid_of(struct json_object *r)
 	return u ? json_object_get_string(u) : "?";
 }
 
+static double ceil_(double v)
+{
+	double t = (double)(uint64_t)v;
+	return t < v ? t + 1 : t;
+}
+
 struct frame_ref {
 	int64_t id, caller;
 	const char *uid;
@@ -405,7 +411,8 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			if (n > 1)
 				qsort(a, n, sizeof(double), cmp_double);
 			med = n ? a[n / 2] : 0;
-			p95 = n ? a[(size_t)((double)(n - 1) * 0.95)] : 0;
+			/* nearest rank: never below the median */
+			p95 = n ? a[(size_t)ceil_(0.95 * (double)n) - 1] : 0;
 		}
 		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls, fs[k].sampled > 1 ? "~" : "");
 		if (any_cal && fs[k].cal_mean >= 0)

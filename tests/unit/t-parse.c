@@ -82,6 +82,12 @@ int main(void)
 	ok(r && r->amount == 9 && r->exclusive == 5 && r->depth == 0, "outermost f: 9 incl, 5 excl");
 	r = find(1, 2);
 	ok(r && r->amount == 1 && r->depth == 2, "innermost f: 1 ns at depth 2");
+	ok(r && r->nested && r->callees == 0, "innermost f is nested in f, holds no call");
+	r = find(1, 1);
+	ok(r && r->nested && r->callees == 1 && r->children == 1, "middle f: nested, one call inside");
+	r = find(1, 0);
+	ok(r && !r->nested && r->callees == 2 && r->children == 1,
+	   "outermost f: not nested, two calls inside, one of them direct");
 	is_int(st->max_depth, 3, "max depth 3");
 	parser_free(p);
 

@@ -5,8 +5,10 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/profile.h"
+#include "profile/writer.h"
 #include "tap.h"
 
 static const char memprof[] =
@@ -29,6 +31,114 @@ static const char trace[] =
 	"{\"amount\":60,\"exclusive\":20,\"uid\":\"main\",\"type\":\"mixed\",\"call-id\":0,\"caller-id\":-1}"
 	"]}]}";
 
+/* fib calling itself once (ids 0 > 1), g sampled 1 in 10 with --aggregate
+ * style resources on two threads.  */
+static const char recursive[] =
+	"{\"header\":{\"type\":\"mixed\",\"units\":{\"mixed(time delta)\":\"ns\"},\"cmd\":\"x\"},"
+	"\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],\"snapshots\":[{\"resources\":["
+	"{\"amount\":10,\"exclusive\":10,\"uid\":\"fib\",\"type\":\"mixed\",\"call-id\":1,\"caller-id\":0},"
+	"{\"amount\":30,\"exclusive\":20,\"uid\":\"fib\",\"type\":\"mixed\",\"call-id\":0,\"caller-id\":-1}"
+	"]}],\"trace\":{\"summary\":{\"fib\":{\"count\":2}}}}";
+
+static const char aggregated[] =
+	"{\"header\":{\"type\":\"mixed\",\"units\":{\"mixed(time delta)\":\"ns\"},\"cmd\":\"x\"},"
+	"\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],\"snapshots\":[{\"resources\":["
+	"{\"amount\":150000,\"uid\":\"g\",\"type\":\"mixed\",\"subtype\":\"time summary\","
+	" \"thread\":1,\"count\":100,\"min\":1100,\"max\":1900,\"log2_hist\":[0,0,0,0,0,0,0,0,0,0,100]},"
+	"{\"amount\":150000,\"uid\":\"g\",\"type\":\"mixed\",\"subtype\":\"time summary\","
+	" \"thread\":2,\"count\":100,\"min\":1100,\"max\":1900,\"log2_hist\":[0,0,0,0,0,0,0,0,0,0,100]}"
+	"]}],\"trace\":{\"summary\":{\"g\":{\"count\":200,\"sampled\":10}}}}";
+
+static void test_quantiles(void)
+{
+	uint64_t h[64] = { 0 };
+
+	is_int((long)log2_hist_quantile(h, 64, 0.5, 0, 100), 0, "an empty histogram: 0");
+	h[10] = 4;	/* four calls in [1024, 2048) */
+	is_int((long)log2_hist_quantile(h, 64, 0.5, 1000, 3000), 1536,
+	       "median interpolated to the middle of its bucket");
+	is_int((long)log2_hist_quantile(h, 64, 0.5, 1600, 1700), 1600, "clamped to the minimum");
+	h[3] = 1;	/* and one in [8, 16) */
+	is_int((long)log2_hist_quantile(h, 64, 0.5, 8, 3000), 1408,
+	       "median of five: rank 2.5, 1.5 of bucket 10's 4 (1024 + 1024 x 0.375)");
+	is_int((long)log2_hist_quantile(h, 64, 0.95, 8, 3000), 1984,
+	       "p95: rank 4.75 (1024 + 1024 x 0.9375)");
+	is_int((long)log2_hist_quantile(h, 64, 0.95, 8, 1900), 1900, "p95 clamped to the maximum");
+	is_int((long)log2_hist_quantile(h, 64, 0.1, 8, 3000), 12, "p10 in bucket 3");
+}
+
+static struct json_object *jget(struct json_object *o, const char *k)
+{
+	return json_object_object_get(o, k);
+}
+
+/* The writer's summaries: the recursion rule, calibration, sampling.  */
+static void test_writer(void)
+{
+	struct plan plan;
+	struct profile_writer w;
+	struct parse_stats st;
+	struct probe_cost cost = { 100, 300 };
+	struct call_record r;
+	struct json_object *js, *ci, *h;
+	char path[] = "/tmp/t-profile.XXXXXX";
+	struct profile p;
+	int fd = mkstemp(path);
+
+	close(fd);
+	plan_init(&plan);
+	plan_add(&plan, PROBE_FUNC, "/bin/x", "fib")->sampling = 1;
+	plan_add(&plan, PROBE_FUNC, "/bin/x", "g")->sampling = 10;
+	h = json_object_new_object();
+	ci = json_object_new_object();
+	json_object_object_add(h, "type", json_object_new_string("mixed"));
+	json_object_object_add(h, "units", json_object_new_object());
+	json_object_object_add(h, "cmd", json_object_new_string("x"));
+	json_object_object_add(ci, "name", json_object_new_string("trace"));
+	ok(profile_writer_open(&w, path, &plan, NULL, h, ci, 1) == 0, "writer opens");
+	profile_writer_calibrate(&w, &cost);
+	memset(&r, 0, sizeof(r));
+	/* inner fib: 1000 ns, inside the outer one */
+	r.probe = 0; r.amount = 1000; r.exclusive = 1000; r.nested = 1; r.call_id = 1;
+	r.caller_id = 0; r.caller_probe = 0; r.depth = 1;
+	profile_writer_call(&w, &r);
+	/* outer fib: 3000 ns holding the inner one */
+	r.amount = 3000; r.exclusive = 2000; r.nested = 0; r.callees = 1; r.children = 1;
+	r.call_id = 0; r.caller_id = -1; r.caller_probe = -1; r.depth = 0;
+	profile_writer_call(&w, &r);
+	/* g: 50 ns, less than the probe cost */
+	memset(&r, 0, sizeof(r));
+	r.probe = 1; r.amount = 50; r.exclusive = 50; r.call_id = 2; r.caller_id = -1;
+	r.caller_probe = -1;
+	profile_writer_call(&w, &r);
+
+	is_int((long)w.sum[0].total, 3000, "fib total: the outermost call only");
+	is_int((long)w.sum[0].exclusive, 3000, "fib exclusive: every call's own time");
+	js = probe_summary_json(&w.sum[0]);
+	is_int((long)json_object_get_double(jget(js, "mean")), 2000, "fib mean: over every call");
+	is_int((long)json_object_get_double(jget(js, "calibrated_total")), 2600,
+	       "calibrated total: 3000 - probe 100 - one callee x pair 300");
+	is_int((long)json_object_get_double(jget(js, "calibrated_mean")), 1750,
+	       "calibrated mean: (900 + 2600) / 2");
+	is_int((long)json_object_get_double(jget(js, "calibrated_exclusive")), 2600,
+	       "calibrated exclusive: 900 + (2000 - 100 - 1 x (300 - 100))");
+	ok(!jget(js, "sampled"), "fib records every call: no sampled field");
+	json_object_put(js);
+	js = probe_summary_json(&w.sum[1]);
+	is_int((long)json_object_get_double(jget(js, "calibrated_mean")), 0,
+	       "a call shorter than the probe cost calibrates to 0, never below");
+	is_int((long)json_object_get_int64(jget(js, "sampled")), 10, "g: sampled 1 in 10");
+	json_object_put(js);
+	memset(&st, 0, sizeof(st));
+	ok(profile_writer_close(&w, &st, NULL) == 0, "writer closes");
+	ok(profile_load(&p, path) == 0 && profile_validate(&p, path) == 0, "its profile is valid");
+	profile_release(&p);
+	unlink(path);
+	json_object_put(h);
+	json_object_put(ci);
+	plan_release(&plan);
+}
+
 int main(void)
 {
 	struct profile p;
@@ -37,6 +147,7 @@ int main(void)
 	size_t n, i;
 	struct strbuf out = STRBUF_INIT;
 	int found = 0;
+	char line[256];
 
 	ok(profile_parse(&p, memprof, strlen(memprof), "mem") == 0, "parse a memory profile");
 	ok(profile_validate(&p, "mem") == 0, "it is valid");
@@ -99,6 +210,33 @@ int main(void)
 	ok(n == 2 && strstr(out.buf, "&lt;b&amp;c&gt;") && strstr(out.buf, "x&quot;y"),
 	   "names are XML-escaped");
 	profile_release(&p);
+
+	/* recursion: show's total counts the outermost call; folded stays exclusive */
+	ok(profile_parse(&p, recursive, strlen(recursive), "rec") == 0, "a recursive profile");
+	strbuf_reset(&out);
+	profile_summary(&p, &out);
+	snprintf(line, sizeof(line), "%-40s %10s %14s %12s %12s %12s", "fib", "2", "30", "20.0", "30",
+		 "30");
+	ok(strstr(out.buf, line),
+	   "fib: 2 calls, total 30 (not 40: the nested call is inside the outer one), p95 30");
+	strbuf_reset(&out);
+	profile_folded(&p, &out);
+	is_str(out.buf, "fib 20\nfib;fib 10\n", "folded: each frame's exclusive time");
+	profile_release(&p);
+
+	/* --aggregate: per-call percentiles from the merged histograms; sampling marked */
+	ok(profile_parse(&p, aggregated, strlen(aggregated), "agg") == 0, "an aggregated profile");
+	strbuf_reset(&out);
+	profile_summary(&p, &out);
+	snprintf(line, sizeof(line), "%-40s %10s %14s %12s %12s %12s %14s", "g", "200~", "300000",
+		 "1500.0", "1536", "1900", "1900");
+	ok(strstr(out.buf, line),
+	   "g: 200 calls marked sampled, median 1536 from the histogram, not a per-thread sum");
+	ok(strstr(out.buf, "~ g: sampled, 1 call in 10 recorded"), "the sampling is explained");
+	profile_release(&p);
+
+	test_quantiles();
+	test_writer();
 	strbuf_release(&out);
 	return tap_done();
 }
