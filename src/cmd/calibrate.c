@@ -180,6 +180,10 @@ int calibration_get(int runtime, int mode, int quiet, struct calibration *c)
 	dir = cache_default_dir();
 	path = calibrate_path(dir, name, u.release);
 	r = mode == 2 ? 0 : calibrate_load(path, name, u.release, c);
+	if (r == 1 && !quiet)
+		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
+				"(%.0f ns per recorded callee), measured by perun calibrate\n",
+			c->probe_ns, c->pair_ns);
 	if (r == 0 && mode >= 1) {
 		if (cache_check_dir(dir) < 0) {
 			r = -1;

@@ -38,7 +38,7 @@ static const char recursive[] =
 	"\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],\"snapshots\":[{\"resources\":["
 	"{\"amount\":10,\"exclusive\":10,\"uid\":\"fib\",\"type\":\"mixed\",\"call-id\":1,\"caller-id\":0},"
 	"{\"amount\":30,\"exclusive\":20,\"uid\":\"fib\",\"type\":\"mixed\",\"call-id\":0,\"caller-id\":-1}"
-	"]}],\"trace\":{\"summary\":{\"fib\":{\"count\":2}}}}";
+	"]}],\"trace\":{\"summary\":{\"fib\":{\"count\":2,\"calibrated_mean\":12.5}}}}";
 
 static const char aggregated[] =
 	"{\"header\":{\"type\":\"mixed\",\"units\":{\"mixed(time delta)\":\"ns\"},\"cmd\":\"x\"},"
@@ -219,6 +219,8 @@ int main(void)
 		 "30");
 	ok(strstr(out.buf, line),
 	   "fib: 2 calls, total 30 (not 40: the nested call is inside the outer one), p95 30");
+	ok(strstr(out.buf, "cal.mean") && strstr(out.buf, "      12.5\n"),
+	   "a cal.mean column from the trace summary's calibrated_mean");
 	strbuf_reset(&out);
 	profile_folded(&p, &out);
 	is_str(out.buf, "fib 20\nfib;fib 10\n", "folded: each frame's exclusive time");
