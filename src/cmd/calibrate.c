@@ -89,7 +89,8 @@ static int run_traced(const char *dir, const char *runtime, unsigned long calls)
 				 (char *)"calib.perf", (char *)"-c", helper, (char *)"-a", callarg,
 				 (char *)"trace", (char *)"-q", (char *)"--no-calibrate", (char *)"--runtime",
 				 (char *)runtime, (char *)"-o", (char *)"suppress", (char *)"-s",
-				 (char *)"custom", (char *)"-f", (char *)CALIB_FUNC, NULL };
+				 (char *)"custom", (char *)"-f", (char *)CALIB_FUNC, (char *)"-f",
+				 (char *)CALIB_STEPPED, NULL };
 		posix_spawn_file_actions_init(&fa);
 		posix_spawn_file_actions_addchdir_np(&fa, dir);
 		r = posix_spawn(&pid, self, &fa, NULL, argv, environ);
@@ -160,8 +161,9 @@ static void say(const struct calibration *c, const char *path)
 {
 	fprintf(stderr,
 		"perun: probe cost (%s runtime, kernel %s): %.0f ns recorded per empty call, "
-		"%.0f ns per recorded call in all (an untraced call: %.1f ns); %s\n",
-		c->runtime, c->kernel, c->probe_ns, c->pair_ns, c->untraced_ns, path);
+		"%.0f ns per recorded call in all (an untraced call: %.1f ns); a probe stepped out "
+		"of line (a function not beginning with a push): %.0f ns; %s\n",
+		c->runtime, c->kernel, c->probe_ns, c->pair_ns, c->untraced_ns, c->stepped_ns, path);
 }
 
 int calibration_get(int runtime, int mode, int quiet, struct calibration *c)

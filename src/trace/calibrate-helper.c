@@ -1,8 +1,10 @@
 /* perun-calib CALLS REPORT: calls an empty function CALLS times, and an
  * identical untraced twin as often, in alternating rounds, and writes the
- * median per-call time of each (and of the gap between calls) to REPORT.  perun traces perun_calib_empty
- * only, so the difference is what one recorded call costs.  Built without
- * sanitizers and with -fno-ipa-icf: the two functions must stay two.  */
+ * median per-call time of each (and of the gap between calls) to REPORT.
+ * perun traces perun_calib_empty, so the difference is what one recorded
+ * call costs; and perun_calib_stepped, called CALLS / 10 times, whose first
+ * instruction the kernel steps out of line.  Built without sanitizers and
+ * with -fno-ipa-icf: the functions must stay apart.  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,15 @@ void perun_calib_empty(void)
 void perun_calib_twin(void)
 {
 	__asm__ volatile("nop" ::: "memory");
+}
+
+/* Begins with sub $8,%rsp (it calls the twin, not as a tail call): what
+ * functions that need stack space but save no register begin with.  */
+__attribute__((noinline, used)) void perun_calib_stepped(void);
+void perun_calib_stepped(void)
+{
+	perun_calib_twin();
+	__asm__ volatile("" ::: "memory");
 }
 
 static double now_ns(void)
@@ -79,6 +90,10 @@ int main(int argc, char **argv)
 			perun_calib_empty();
 		}
 		empty[r] = (now_ns() - t0) / (double)per;
+	}
+	for (i = 0; i < n / 10; i++) {
+		gap();
+		perun_calib_stepped();
 	}
 	qsort(twin, ROUNDS, sizeof(double), cmp);
 	qsort(empty, ROUNDS, sizeof(double), cmp);

@@ -96,6 +96,7 @@ int calibrate_load(const char *path, const char *runtime, const char *release,
 		goto out;
 	}
 	c->calls = (uint64_t)calls;
+	number(o, "stepped_probe_ns", &c->stepped_ns);
 	c->when = get(o, "measured") ? json_object_get_int64(get(o, "measured")) : 0;
 	snprintf(c->runtime, sizeof(c->runtime), "%s", rt);
 	snprintf(c->kernel, sizeof(c->kernel), "%s", kr);
@@ -122,6 +123,7 @@ struct json_object *calibration_json(const struct calibration *c)
 	json_object_object_add(o, "probe_ns", tenths(c->probe_ns));
 	json_object_object_add(o, "pair_ns", tenths(c->pair_ns));
 	json_object_object_add(o, "untraced_ns", tenths(c->untraced_ns));
+	json_object_object_add(o, "stepped_probe_ns", tenths(c->stepped_ns));
 	json_object_object_add(o, "calls", json_object_new_int64((int64_t)c->calls));
 	json_object_object_add(o, "runtime", json_object_new_string(c->runtime));
 	json_object_object_add(o, "kernel", json_object_new_string(c->kernel));
@@ -158,11 +160,37 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int calibrate_compute(const struct profile *p, const char *report, struct calibration *c)
+/* The recorded amounts of function uid, sorted; caller frees.  */
+static double *amounts(const struct profile *p, const char *uid, size_t *out)
 {
 	struct json_object *snaps = get(p->root, "snapshots");
-	double traced = -1, untraced = -1, calls = -1, gap = 0, *a = NULL;
+	double *a = NULL;
 	size_t n = 0, alloc = 0, i, j;
+
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			struct json_object *r = json_object_array_get_idx(res, j);
+			const char *u = json_object_get_string(get(r, "uid"));
+			if (!u || strcmp(u, uid))
+				continue;
+			if (n == alloc) {
+				alloc = alloc ? 2 * alloc : 1024;
+				a = xrealloc(a, alloc * sizeof(*a));
+			}
+			a[n++] = json_object_get_double(get(r, "amount"));
+		}
+	}
+	if (n > 1)
+		qsort(a, n, sizeof(*a), cmp_double);
+	*out = n;
+	return a;
+}
+
+int calibrate_compute(const struct profile *p, const char *report, struct calibration *c)
+{
+	double traced = -1, untraced = -1, calls = -1, gap = 0, *a;
+	size_t n, ns;
 	const char *s = report;
 
 	while (s && *s) {
@@ -185,27 +213,16 @@ int calibrate_compute(const struct profile *p, const char *report, struct calibr
 	if (calls <= 0 || untraced < 0 || traced < 0)
 		return pr_error("perun-calib wrote no calls, untraced_ns and traced_ns lines: "
 				"reinstall perun");
-	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
-		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
-		for (j = 0; res && j < json_object_array_length(res); j++) {
-			struct json_object *r = json_object_array_get_idx(res, j);
-			const char *uid = json_object_get_string(get(r, "uid"));
-			if (!uid || strcmp(uid, CALIB_FUNC))
-				continue;
-			if (n == alloc) {
-				alloc = alloc ? 2 * alloc : 1024;
-				a = xrealloc(a, alloc * sizeof(*a));
-			}
-			a[n++] = json_object_get_double(get(r, "amount"));
-		}
-	}
+	a = amounts(p, CALIB_FUNC, &n);
 	if ((double)n < calls / 2) {
 		free(a);
 		return pr_error("the calibration trace recorded %zu of %.0f calls of %s: the probe "
 				"cost cannot be measured; see 'perun doctor'", n, calls, CALIB_FUNC);
 	}
-	qsort(a, n, sizeof(*a), cmp_double);
 	c->probe_ns = a[n / 2];
+	free(a);
+	a = amounts(p, CALIB_STEPPED, &ns);
+	c->stepped_ns = ns ? a[ns / 2] : 0;
 	free(a);
 	c->untraced_ns = untraced > gap ? untraced - gap : 0;
 	c->pair_ns = traced - untraced;

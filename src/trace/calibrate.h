@@ -14,14 +14,17 @@ struct calibration {
 	double probe_ns;	/* recorded amount of an empty call (median) */
 	double pair_ns;		/* what a recorded call costs its caller: traced - untraced */
 	double untraced_ns;	/* an untraced call of the empty twin */
+	double stepped_ns;	/* recorded amount of a function whose first instruction
+				 * is stepped out of line (median), 0 when not measured */
 	uint64_t calls;		/* traced calls measured */
 	int64_t when;		/* seconds since the epoch */
 	char runtime[16];
 	char kernel[128];
 };
 
-/* The traced empty function of perun-calib and its untraced twin.  */
+/* The traced functions of perun-calib.  */
 #define CALIB_FUNC "perun_calib_empty"
+#define CALIB_STEPPED "perun_calib_stepped"
 
 /* dir/calibration-RUNTIME-RELEASE.json (unsafe characters of the release
  * replaced); caller frees.  */
