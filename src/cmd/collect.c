@@ -1220,6 +1220,7 @@ static int run_and_write(struct run_state *s)
 	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0, have_cal;
 	struct calibration cal;
 	struct probe_cost cost;
+	unsigned char *stepped = NULL;
 	size_t i;
 	double t_parse0;
 	struct stat st;
@@ -1366,7 +1367,10 @@ write_again:
 	if (have_cal > 0 && !o->aggregate) {
 		cost.probe_ns = cal.probe_ns;
 		cost.pair_ns = cal.pair_ns;
-		profile_writer_calibrate(&w, &cost);
+		cost.stepped_ns = cal.stepped_ns;
+		if (!stepped)
+			stepped = calibrate_plan_stepped(&s->plan);
+		profile_writer_calibrate(&w, &cost, stepped);
 	}
 	parser = parser_new(s->plan.n, points, profile_writer_call, &w);
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
@@ -1634,6 +1638,7 @@ out:
 	json_object_put(ci);
 	json_object_put(extra);
 	free(points);
+	free(stepped);
 	strv_clear(&argv);
 	strv_clear(&env);
 	strv_clear(&cleanup);

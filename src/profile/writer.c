@@ -129,24 +129,37 @@ static unsigned log2_bucket(uint64_t v)
 	return b;
 }
 
-double probe_cost_inclusive(const struct probe_cost *c, uint64_t amount, uint64_t callees)
+static double own_cost(const struct probe_cost *c, int stepped)
 {
-	double v = (double)amount - c->probe_ns - (double)callees * c->pair_ns;
+	return stepped && c->stepped_ns > 0 ? c->stepped_ns : c->probe_ns;
+}
+
+double probe_cost_inclusive(const struct probe_cost *c, int stepped, uint64_t amount,
+			    uint64_t callees)
+{
+	double v = (double)amount - own_cost(c, stepped) - (double)callees * c->pair_ns;
 
 	return v > 0 ? v : 0;
 }
 
-double probe_cost_exclusive(const struct probe_cost *c, uint64_t exclusive, uint64_t children)
+double probe_cost_exclusive(const struct probe_cost *c, int stepped, uint64_t exclusive,
+			    uint64_t children)
 {
 	double outside = c->pair_ns > c->probe_ns ? c->pair_ns - c->probe_ns : 0;
-	double v = (double)exclusive - c->probe_ns - (double)children * outside;
+	double v = (double)exclusive - own_cost(c, stepped) - (double)children * outside;
 
 	return v > 0 ? v : 0;
 }
 
-void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost *cost)
+void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost *cost,
+			      const unsigned char *stepped)
 {
+	size_t i;
+
 	w->cost = cost;
+	w->stepped = stepped;
+	for (i = 0; stepped && i < w->plan->n; i++)
+		w->sum[i].stepped = stepped[i] && cost->stepped_ns > 0;
 }
 
 int profile_writer_call(void *ctx, const struct call_record *r)
@@ -165,12 +178,13 @@ int profile_writer_call(void *ctx, const struct call_record *r)
 		s->max = r->amount;
 	s->hist[log2_bucket(r->amount)]++;
 	if (w->cost && !r->point) {
-		double ci = probe_cost_inclusive(w->cost, r->amount, r->callees);
+		int st = w->stepped && w->stepped[r->probe];
+		double ci = probe_cost_inclusive(w->cost, st, r->amount, r->callees);
 		s->calibrated = 1;
 		s->cal_sum += ci;
 		if (!r->nested)
 			s->cal_total += ci;
-		s->cal_exclusive += probe_cost_exclusive(w->cost, r->exclusive, r->children);
+		s->cal_exclusive += probe_cost_exclusive(w->cost, st, r->exclusive, r->children);
 	}
 	if (!w->per_call)
 		return w->error ? -1 : 0;
@@ -230,6 +244,9 @@ struct json_object *probe_summary_json(const struct probe_summary *s)
 								     s->count ? s->cal_sum / cnt : 0));
 		json_object_object_add(o, "calibrated_exclusive",
 				       json_object_new_double(s->cal_exclusive));
+		/* its first instruction is stepped out of line: stepped_probe_ns applied */
+		if (s->stepped)
+			json_object_object_add(o, "probe_stepped", json_object_new_boolean(1));
 	}
 	for (i = 0; i < 64; i++)
 		if (s->hist[i])

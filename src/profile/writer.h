@@ -22,22 +22,27 @@ struct probe_summary {
 	unsigned sampled;	/* 1 in sampled calls recorded; 0 or 1: every call */
 	unsigned aggregate : 1;	/* from the script's summaries: no per-call detail */
 	unsigned calibrated : 1;	/* cal_* hold calibrated amounts */
+	unsigned stepped : 1;	/* its probe is stepped out of line: stepped_ns applied */
 	double cal_total, cal_sum, cal_exclusive;
 };
 
 /* The probe effect measured on this host (src/trace/calibrate.h): probe_ns
- * is what an empty call shows as its recorded amount, pair_ns what a
- * recorded call costs its caller in all.  */
+ * is what an empty call shows as its recorded amount, stepped_ns the same
+ * for a function whose first instruction the kernel steps out of line, and
+ * pair_ns what a recorded call costs its caller in all.  */
 struct probe_cost {
-	double probe_ns, pair_ns;
+	double probe_ns, pair_ns, stepped_ns;
 };
 
 /* Calibrated inclusive and exclusive amounts of one call, never below 0:
- * the call's own probe_ns and, for each recorded callee inside it, pair_ns
- * (inclusive) or, for each direct callee, the part of pair_ns its recorded
- * amount does not hold (exclusive).  */
-double probe_cost_inclusive(const struct probe_cost *c, uint64_t amount, uint64_t callees);
-double probe_cost_exclusive(const struct probe_cost *c, uint64_t exclusive, uint64_t children);
+ * the call's own probe cost (stepped_ns when stepped, else probe_ns) and, for
+ * each recorded callee inside it, pair_ns (inclusive) or, for each direct
+ * callee, the part of pair_ns its recorded amount does not hold
+ * (exclusive).  */
+double probe_cost_inclusive(const struct probe_cost *c, int stepped, uint64_t amount,
+			    uint64_t callees);
+double probe_cost_exclusive(const struct probe_cost *c, int stepped, uint64_t exclusive,
+			    uint64_t children);
 
 struct profile_writer {
 	FILE *f;
@@ -48,6 +53,7 @@ struct profile_writer {
 	uint64_t nresources;
 	int per_call;		/* 0 with --aggregate: summaries only */
 	const struct probe_cost *cost;	/* NULL: no calibrated amounts */
+	const unsigned char *stepped;	/* per probe, or NULL: none stepped */
 	int error;
 	char *buf;		/* output buffer */
 	size_t blen;
@@ -58,9 +64,10 @@ struct profile_writer {
 int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
 			const char *origin, struct json_object *header,
 			struct json_object *collector_info, int per_call);
-/* Adds calibrated amounts to the summaries (cost is borrowed; call before
- * the first record).  */
-void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost *cost);
+/* Adds calibrated amounts to the summaries (cost and stepped, per probe and
+ * may be NULL, are borrowed; call before the first record).  */
+void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost *cost,
+			      const unsigned char *stepped);
 /* A parse_sink.  */
 int profile_writer_call(void *w, const struct call_record *r);
 /* With --aggregate: one resource per probe and thread, from the script's

@@ -2,7 +2,9 @@
 
 #define PR_FMT "calibrate"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "profile/profile.h"
 #include "trace/calibrate.h"
+#include "trace/plan.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -232,4 +235,77 @@ int calibrate_compute(const struct profile *p, const char *report, struct calibr
 	c->calls = (uint64_t)n;
 	c->when = (int64_t)time(NULL);
 	return 0;
+}
+
+int calibrate_insn_stepped(const unsigned char *b, size_t n)
+{
+	size_t i = 0;
+
+	if (n && b[0] == 0x41)	/* REX.B: push %r8..%r15 */
+		i = 1;
+	if (i < n && b[i] >= 0x50 && b[i] <= 0x57)
+		return 0;	/* push */
+	if (i)
+		return 1;
+	if (!n)
+		return 1;
+	switch (b[0]) {
+	case 0x90:		/* nop */
+	case 0xe8:		/* call rel32 */
+	case 0xe9:		/* jmp rel32 */
+	case 0xeb:		/* jmp rel8 */
+		return 0;
+	case 0x0f:		/* jcc rel32 */
+		return !(n > 1 && b[1] >= 0x80 && b[1] <= 0x8f);
+	default:
+		return !(b[0] >= 0x70 && b[0] <= 0x7f);	/* jcc rel8 */
+	}
+}
+
+/* The first bytes at virtual address addr of an ELF64 file; 0 or -1.  */
+static int read_at_vaddr(int fd, uint64_t addr, unsigned char *out, size_t n)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	unsigned i;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph))
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr || addr + n > ph.p_vaddr + ph.p_filesz)
+			continue;
+		return pread(fd, out, n, (off_t)(addr - ph.p_vaddr + ph.p_offset)) == (ssize_t)n
+			       ? 0 : -1;
+	}
+	return -1;
+}
+
+unsigned char *calibrate_plan_stepped(const struct plan *plan)
+{
+	unsigned char *st = xcalloc(plan->n ? plan->n : 1, 1), b[4];
+	const char *open_bin = NULL;
+	size_t i;
+	int fd = -1;
+
+	for (i = 0; i < plan->n; i++) {
+		const struct probe *pr = &plan->probes[i];
+		if (pr->kind != PROBE_FUNC)
+			continue;
+		if (!open_bin || strcmp(open_bin, pr->binary)) {
+			if (fd >= 0)
+				close(fd);
+			fd = open(pr->binary, O_RDONLY | O_CLOEXEC);
+			open_bin = pr->binary;
+		}
+		if (fd >= 0 && read_at_vaddr(fd, pr->addr, b, sizeof(b)) == 0)
+			st[i] = (unsigned char)calibrate_insn_stepped(b, sizeof(b));
+	}
+	if (fd >= 0)
+		close(fd);
+	return st;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct json_object;
+struct plan;
 struct profile;
 
 struct calibration {
@@ -42,6 +43,14 @@ int calibrate_store(const char *path, const struct calibration *c);
  * traced_ns and gap_ns lines: per loop iteration) and the profile of its traced run: probe_ns is the
  * median recorded amount of CALIB_FUNC.  */
 int calibrate_compute(const struct profile *p, const char *report, struct calibration *c);
+/* 1 when x86's uprobes step the instruction b[0..n) out of line (a trap
+ * more per hit), 0 when they emulate it: push, call, jmp, jcc, nop.  */
+int calibrate_insn_stepped(const unsigned char *b, size_t n);
+/* Per probe of the plan: 1 when its function's first instruction is stepped
+ * (read from the binary's file at the function's address), else 0 (also when
+ * it cannot be read: the cheaper cost is the safer one to subtract); caller
+ * frees.  */
+unsigned char *calibrate_plan_stepped(const struct plan *plan);
 /* A new object {"probe_ns", "pair_ns", "untraced_ns", "calls", "runtime",
  * "kernel", "measured"}.  */
 struct json_object *calibration_json(const struct calibration *c);

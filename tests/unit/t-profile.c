@@ -9,6 +9,7 @@
 
 #include "profile/profile.h"
 #include "profile/writer.h"
+#include "trace/calibrate.h"
 #include "tap.h"
 
 static const char memprof[] =
@@ -78,7 +79,8 @@ static void test_writer(void)
 	struct plan plan;
 	struct profile_writer w;
 	struct parse_stats st;
-	struct probe_cost cost = { 100, 300 };
+	struct probe_cost cost = { 100, 300, 700 };
+	unsigned char stepped[2] = { 0, 1 };
 	struct call_record r;
 	struct json_object *js, *ci, *h;
 	char path[] = "/tmp/t-profile.XXXXXX";
@@ -96,7 +98,7 @@ static void test_writer(void)
 	json_object_object_add(h, "cmd", json_object_new_string("x"));
 	json_object_object_add(ci, "name", json_object_new_string("trace"));
 	ok(profile_writer_open(&w, path, &plan, NULL, h, ci, 1) == 0, "writer opens");
-	profile_writer_calibrate(&w, &cost);
+	profile_writer_calibrate(&w, &cost, stepped);
 	memset(&r, 0, sizeof(r));
 	/* inner fib: 1000 ns, inside the outer one */
 	r.probe = 0; r.amount = 1000; r.exclusive = 1000; r.nested = 1; r.call_id = 1;
@@ -106,10 +108,12 @@ static void test_writer(void)
 	r.amount = 3000; r.exclusive = 2000; r.nested = 0; r.callees = 1; r.children = 1;
 	r.call_id = 0; r.caller_id = -1; r.caller_probe = -1; r.depth = 0;
 	profile_writer_call(&w, &r);
-	/* g: 50 ns, less than the probe cost */
+	/* g (stepped out of line): 50 ns, less than the probe cost; 1000 ns */
 	memset(&r, 0, sizeof(r));
 	r.probe = 1; r.amount = 50; r.exclusive = 50; r.call_id = 2; r.caller_id = -1;
 	r.caller_probe = -1;
+	profile_writer_call(&w, &r);
+	r.amount = 1000; r.exclusive = 1000; r.call_id = 3;
 	profile_writer_call(&w, &r);
 
 	is_int((long)w.sum[0].total, 3000, "fib total: the outermost call only");
@@ -125,8 +129,9 @@ static void test_writer(void)
 	ok(!jget(js, "sampled"), "fib records every call: no sampled field");
 	json_object_put(js);
 	js = probe_summary_json(&w.sum[1]);
-	is_int((long)json_object_get_double(jget(js, "calibrated_mean")), 0,
-	       "a call shorter than the probe cost calibrates to 0, never below");
+	is_int((long)json_object_get_double(jget(js, "calibrated_total")), 300,
+	       "g: 0 (50 ns is less than its probe cost, and never below 0) + 1000 - stepped 700");
+	ok(json_object_get_boolean(jget(js, "probe_stepped")), "g says its stepped cost was used");
 	is_int((long)json_object_get_int64(jget(js, "sampled")), 10, "g: sampled 1 in 10");
 	json_object_put(js);
 	memset(&st, 0, sizeof(st));
@@ -237,6 +242,20 @@ int main(void)
 	ok(strstr(out.buf, "~ g: sampled, 1 call in 10 recorded"), "the sampling is explained");
 	profile_release(&p);
 
+	{
+		static const unsigned char push_rbp[] = { 0x55, 0x48, 0x89, 0xe5 },
+					    push_r15[] = { 0x41, 0x57, 0x41, 0x56 },
+					    sub_rsp[] = { 0x48, 0x83, 0xec, 0x08 },
+					    endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa },
+					    call[] = { 0xe8, 0, 0, 0 }, ret[] = { 0xc3, 0, 0, 0 },
+					    jcc[] = { 0x0f, 0x84, 0, 0 };
+		ok(!calibrate_insn_stepped(push_rbp, 4) && !calibrate_insn_stepped(push_r15, 4) &&
+			   !calibrate_insn_stepped(call, 4) && !calibrate_insn_stepped(jcc, 4),
+		   "push, push %%r15, call and jcc are emulated at a probe");
+		ok(calibrate_insn_stepped(sub_rsp, 4) && calibrate_insn_stepped(endbr, 4) &&
+			   calibrate_insn_stepped(ret, 4) && calibrate_insn_stepped(ret, 0),
+		   "sub, endbr64 and ret are stepped out of line");
+	}
 	test_quantiles();
 	test_writer();
 	strbuf_release(&out);
