@@ -3,7 +3,8 @@
 # per runtime and kernel; collect records it and subtracts it in the
 # summaries, leaving the resources' raw amounts alone.  The check: a 1 us
 # busy function (tests/fixtures/busy.c, which times an untraced twin itself)
-# reads, calibrated, close to its untraced duration.
+# reads, calibrated, close to its untraced duration; so does outer, whose
+# first instruction is stepped out of line and which holds four busy calls.
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -49,34 +50,43 @@ test_expect_success 'collect: calibration recorded, calibrated amounts near the 
 		>out 2>err &&
 	cat out err &&
 	python3 - busy.perf out "$CAL" >"$TRASH/measured" <<-\PY
-	import json, sys
+	import json, statistics, sys
 	p = json.load(open(sys.argv[1]))
-	truth = float([l.split()[1] for l in open(sys.argv[2]) if l.startswith("untraced_mean_ns")][0])
+	self = dict(l.split() for l in open(sys.argv[2]) if l.startswith("untraced_"))
+	truth, truth_mean = float(self["untraced_median_ns"]), float(self["untraced_mean_ns"])
 	cal = json.load(open(sys.argv[3]))
 	assert p["collector_info"]["params"]["calibration"] == cal
 	s = p["trace"]["summary"]
 	b, o = s["busy"], s["outer"]
-	raw, calm = b["mean"], b["calibrated_mean"]
 	# the resources keep the raw amounts
 	res = [r for r in p["snapshots"][0]["resources"] if r["uid"] == "busy"]
 	assert sum(r["amount"] for r in res) == b["total"] and len(res) == b["count"] == 2800
 	assert 0 <= b["calibrated_total"] < b["total"] and 0 <= o["calibrated_total"] < o["total"]
 	assert 0 <= o["calibrated_exclusive"] < o["exclusive"]
-	err, rawerr = abs(calm - truth) / truth, abs(raw - truth) / truth
-	print("busy untraced %.0f ns, raw mean %.0f ns (%+.0f%%), calibrated mean %.0f ns (%+.0f%%); "
-	      "probe_ns %.0f pair_ns %.0f stepped_probe_ns %.0f; outer (begins with sub) untraced "
-	      "~%.0f ns, raw %.0f, calibrated %.0f"
-	      % (truth, raw, 100 * (raw - truth) / truth, calm, 100 * (calm - truth) / truth,
-	         cal["probe_ns"], cal["pair_ns"], cal["stepped_probe_ns"], 4 * truth, o["mean"],
-	         o["calibrated_mean"]))
+	assert b["mean"] - b["calibrated_mean"] == cal["probe_ns"]
 	# outer begins with sub, which the kernel steps out of line; busy with a push
 	assert o.get("probe_stepped") is True and "probe_stepped" not in b, (o, b)
-	assert abs(o["calibrated_mean"] - 4 * truth) < abs(o["mean"] - 4 * truth)
-	# the goal is 10 %; this shared, loaded VM moves the probe cost itself by
-	# +-30 % between runs, so the test asks for less: closer than the raw mean,
-	# and within 50 %
+	# per call, as calibration computes it, compared by median: a mean moves by
+	# microseconds when the scheduler takes this shared VM away for 10 ms once
+	raw = statistics.median(r["amount"] for r in res)
+	calm = max(raw - cal["probe_ns"], 0)
+	ores = [r["amount"] for r in p["snapshots"][0]["resources"] if r["uid"] == "outer"]
+	oraw = statistics.median(ores)
+	ocal = max(oraw - cal["stepped_probe_ns"] - 4 * cal["pair_ns"], 0)
+	err, rawerr = abs(calm - truth) / truth, abs(raw - truth) / truth
+	print("busy untraced median %.0f ns; raw %.0f (%+.0f%%), calibrated %.0f (%+.0f%%); means: "
+	      "untraced %.0f, raw %.0f, calibrated %.0f; probe_ns %.0f pair_ns %.0f stepped %.0f; "
+	      "outer (begins with sub, 4 busy inside) untraced ~%.0f, raw %.0f (%+.0f%%), "
+	      "calibrated %.0f (%+.0f%%)"
+	      % (truth, raw, 100 * (raw - truth) / truth, calm, 100 * (calm - truth) / truth,
+	         truth_mean, b["mean"], b["calibrated_mean"], cal["probe_ns"], cal["pair_ns"],
+	         cal["stepped_probe_ns"], 4 * truth, oraw, 100 * (oraw - 4 * truth) / (4 * truth),
+	         ocal, 100 * (ocal - 4 * truth) / (4 * truth)))
+	# the goal is 10 % (measured here: 0-3 % for busy, 0-7 % for outer); the
+	# test allows 20 %, as other jobs on this shared VM move the probe cost
 	assert err < rawerr, "calibration made it worse"
-	assert err < 0.5, "calibrated mean %.0f is more than 50%% off %.0f" % (calm, truth)
+	assert err < 0.2, "calibrated %.0f is more than 20%% off %.0f" % (calm, truth)
+	assert abs(ocal - 4 * truth) < 0.2 * 4 * truth, "outer calibrated %.0f" % ocal
 	PY
 '
 test -f "$TRASH/measured" && say "$(cat "$TRASH/measured")"

@@ -227,7 +227,7 @@ int calibrate_compute(const struct profile *p, const char *report, struct calibr
 	a = amounts(p, CALIB_STEPPED, &ns);
 	c->stepped_ns = ns ? a[ns / 2] : 0;
 	free(a);
-	c->untraced_ns = untraced > gap ? untraced - gap : 0;
+	c->untraced_ns = untraced > gap ? untraced - gap : 0;	/* gap_ns: older helpers */
 	c->pair_ns = traced - untraced;
 	/* what the caller pays can't be less than what the callee's amount shows */
 	if (c->pair_ns < c->probe_ns)
