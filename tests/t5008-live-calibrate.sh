@@ -63,7 +63,8 @@ test_expect_success 'collect: calibration recorded, calibrated amounts near the 
 	assert sum(r["amount"] for r in res) == b["total"] and len(res) == b["count"] == 2800
 	assert 0 <= b["calibrated_total"] < b["total"] and 0 <= o["calibrated_total"] < o["total"]
 	assert 0 <= o["calibrated_exclusive"] < o["exclusive"]
-	assert b["mean"] - b["calibrated_mean"] == cal["probe_ns"]
+	# a leaf: its own probe cost only (less where a call was shorter: never below 0)
+	assert 0 <= b["mean"] - b["calibrated_mean"] <= cal["probe_ns"] + 1e-6
 	# outer begins with sub, which the kernel steps out of line; busy with a push
 	assert o.get("probe_stepped") is True and "probe_stepped" not in b, (o, b)
 	# per call, as calibration computes it, compared by median: a mean moves by
