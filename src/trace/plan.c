@@ -15,6 +15,7 @@
 #include "util/strbuf.h"
 
 #define PLAN_MAGIC "perun-plan 2"
+#define PLAN_MAGIC_V1 "perun-plan 1"
 #define PLAN_FIELDS 14
 
 void plan_init(struct plan *p)
@@ -134,7 +135,7 @@ int plan_parse(struct plan *p, const char *text)
 {
 	char *copy = xstrdup(text), *line, *save = NULL;
 	size_t expect = 0;
-	int first = 1, ret = -1;
+	int first = 1, ret = -1, v1 = 0;
 
 	plan_init(p);
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -144,15 +145,31 @@ int plan_parse(struct plan *p, const char *text)
 
 		if (first) {
 			first = 0;
-			if (strncmp(line, PLAN_MAGIC "\t", sizeof(PLAN_MAGIC))) {
+			/* format 1 (perun before 2026-11-22): no flags, file
+			 * offset, size or symbol; still read */
+			v1 = !strncmp(line, PLAN_MAGIC_V1 "\t", sizeof(PLAN_MAGIC_V1));
+			if (!v1 && strncmp(line, PLAN_MAGIC "\t", sizeof(PLAN_MAGIC))) {
 				pr_error("not a probe plan (bad magic)");
 				goto out;
 			}
 			expect = strtoul(line + sizeof(PLAN_MAGIC), NULL, 10);
 			continue;
 		}
-		for (i = 0; i < PLAN_FIELDS; i++)
-			f[i] = field(&q);
+		if (v1) {
+			static const int at[] = { 0, 1, 2, 3, 4, 8, 9, 10, 11, 12 };
+			for (i = 0; i < PLAN_FIELDS; i++)
+				f[i] = (char *)"";
+			for (i = 0; i < 10; i++) {
+				f[at[i]] = field(&q);
+				if (!f[at[i]])
+					break;
+			}
+			if (i < 10)
+				f[PLAN_FIELDS - 1] = NULL;
+		} else {
+			for (i = 0; i < PLAN_FIELDS; i++)
+				f[i] = field(&q);
+		}
 		if (!f[PLAN_FIELDS - 1]) {
 			pr_error("probe plan line %zu: too few fields", p->n + 2);
 			goto out;

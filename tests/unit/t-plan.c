@@ -130,6 +130,18 @@ int main(void)
 		   !att[3].entry, "stap -p2: entry, return, by offset and by address");
 	}
 	plan_release(&p);
+	/* a plan of format 1, as the previous perun saved them */
+	{
+		struct plan v1;
+		ok(plan_parse(&v1, "perun-plan 1\t2\n0\tfunc\t3\t1000\t0\t/bin/app\tmain\t\t\t\n"
+				   "1\tusdt-point\t1\t0\t0\t/bin/app\tp:m\tm\t\t\n") == 0 &&
+			   v1.n == 2 && v1.probes[0].sampling == 3 && v1.probes[0].addr == 0x1000 &&
+			   !strcmp(v1.probes[0].name, "main") && !strcmp(v1.probes[1].mark, "m") &&
+			   v1.probes[0].flags == 0 && !v1.probes[0].sym,
+		   "a format-1 plan still reads");
+		plan_release(&v1);
+	}
+
 	/* instructions x86 uprobes take and never fire on */
 	{
 		static const unsigned char code[] = {
