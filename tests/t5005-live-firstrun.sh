@@ -97,13 +97,13 @@ test_expect_success '-a and -w are split but never expanded' '
 '
 
 test_expect_success 'a non-zero exit of the target is said' '
-	"$PERUN" collect -o e.perf -c ./args trace -s custom -f show 2>err &&
+	"$PERUN" collect -o e.perf -c ./args -a x trace -s custom -f show 2>err &&
 	grep "target exited with status 3" err &&
 	test "$(profile_field e.perf trace.target.exit)" = 3
 '
 
 test_expect_success 'the auto runtime line does not repeat that modules are off' '
-	"$PERUN" collect -o f.perf -c ./args trace -s custom -f show 2>err &&
+	"$PERUN" collect -o f.perf -c ./args -a x trace -s custom -f show 2>err &&
 	grep "^perun: runtime " err &&
 	if ! test -e /proc/modules; then ! grep "cannot load modules" err; fi
 '
@@ -212,8 +212,8 @@ test_expect_success 'under sudo, as with git, root may use the sudo user'"'"'s r
 	cd ro-nobody &&
 	SUDO_UID=$(id -u nobody) "$PERUN" status >st 2>err && cat st err &&
 	grep "pending profile" st &&
-	SUDO_UID=$(id -u nobody) "$PERUN" collect -c ../args -o ../sudo.perf trace -q -s custom \
-		-f show 2>err &&
+	SUDO_UID=$(id -u nobody) "$PERUN" collect -c ../args -a x -o ../sudo.perf trace -q \
+		-s custom -f show 2>err &&
 	! grep "safe.directory" err &&
 	test "$(profile_field ../sudo.perf origin)" = "$(git -c safe.directory="*" rev-parse HEAD)" &&
 	test -z "$(find .perun ! -user nobody)"
