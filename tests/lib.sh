@@ -114,18 +114,33 @@ wait_for_target() {
 	echo "the target never started"; return 1
 }
 
-# No stapbpf, stap or fixture left running, and no uprobe events left.
+# Runtime processes and uprobe events there were before this test file ran:
+# assert_nothing_left looks only at what appeared since (another job on the
+# machine, or a stale event from a killed tracer, is not this run's doing).
+uprobe_lines() {
+	for ev in /sys/kernel/tracing/uprobe_events /sys/kernel/debug/tracing/uprobe_events; do
+		[ -r "$ev" ] && grep stapprobe "$ev" && break
+	done | sort -u
+}
+pgrep -x 'stapbpf|stap|staprun|stapio' | sort >"$TRASH/.procs.before" || true
+uprobe_lines >"$TRASH/.uprobes.before" || true
+
+# No stapbpf, stap or fixture left running, and no uprobe events left, of
+# those this test file could have started.
 assert_nothing_left() {
 	sleep "${1:-0}"
-	if pgrep -x stapbpf >/dev/null || pgrep -x stap >/dev/null; then
-		echo "runtime processes left:"; ps -ef | grep -E '[s]tap'; return 1
+	pgrep -x 'stapbpf|stap|staprun|stapio' | sort >"$TRASH/.procs.now" || true
+	new=$(comm -13 "$TRASH/.procs.before" "$TRASH/.procs.now")
+	if [ -n "$new" ]; then
+		echo "runtime processes left:"; for p in $new; do ps -o pid,ppid,etime,args -p "$p" | tail -n +2; done
+		return 1
 	fi
 	if [ -n "$(procs_in_trash)" ]; then
 		echo "target left:"; procs_in_trash; return 1
 	fi
-	for ev in /sys/kernel/tracing/uprobe_events /sys/kernel/debug/tracing/uprobe_events; do
-		if [ -r "$ev" ] && grep -q stapprobe "$ev"; then
-			echo "uprobe events left in $ev:"; cat "$ev"; return 1
-		fi
-	done
+	uprobe_lines >"$TRASH/.uprobes.now" || true
+	new=$(comm -13 "$TRASH/.uprobes.before" "$TRASH/.uprobes.now")
+	if [ -n "$new" ]; then
+		echo "uprobe events left:"; echo "$new"; return 1
+	fi
 }
