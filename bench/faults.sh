@@ -120,7 +120,7 @@ snapshot() {
 		echo precious.bin; echo old.perf; echo .perun/local.yml
 		case $SNAP in
 		all) find .perun/objects -type f ;;
-		store) find .perun/objects -type f ! -path "./$(idx_path)" ;;
+		store) find .perun/objects -type f ! -path "$(idx_path)" ;;
 		esac
 	} | sort | xargs sha1sum) >"$W.sums"
 }
@@ -170,7 +170,7 @@ run_row() {
 		(cd "$W" && export TMPDIR="$W/tmp" && "$fn" "$i") >"$W.out" 2>&1
 		# the function reports through files: a subshell keeps our variables
 		RC=$(cat "$W.rc" 2>/dev/null)
-		[ -s "$W.lost" ] && LOST=$(cat "$W.lost")
+		[ -s "$W.lost" ] && LOST=$(sed '$!s/$/;/' "$W.lost" | tr "\n" " ")
 		check_lost_common
 		check_left
 		rcs="$rcs ${RC:-?}"
