@@ -193,7 +193,7 @@ run_row() {
 	if [ $nlost = 0 ]; then l=none; else l="$nlost runs ($firstlost)"; fi
 	if [ $nleft = 0 ]; then b=none; else b="$nleft runs ($firstleft)"; fi
 	[ $nlost = 0 ] && [ $nleft = 0 ] || failed_rows=$((failed_rows + 1))
-	printf '%-44s | %4s | %-24s | %-12s | %s\n' "$name${note:+ ($note)}" "$runs" "$l" "$b" "$seen"
+	printf '%-62s | %4s | %-8s | %-11s | %s\n' "$name${note:+ ($note)}" "$runs" "$l" "$b" "$seen"
 }
 
 # helpers for the fault functions (they run in a subshell in $W)
@@ -474,7 +474,7 @@ rows=${FAULT_ROWS:-all}
 row() {	# row NAME RUNS SNAP FUNC [NOTE]
 	case " $rows " in *" all "*|*" $4 "*) run_row "$@" ;; esac
 }
-printf '%-44s | %4s | %-24s | %-12s | %s\n' fault runs lost "left behind" "exit statuses seen"
+printf '%-62s | %4s | %-8s | %-11s | %s\n' fault runs lost "left behind" "exit statuses seen"
 row "target timeout (-t 1)" "$K" all f_timeout
 row "target segfault" "$K" all f_segv
 row "SIGINT to perun mid-run" "$K" all f_sigint
