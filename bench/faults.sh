@@ -482,7 +482,7 @@ row "SIGKILL to perun mid-run" "$K" all f_kill_perun "no profile possible"
 row "SIGKILL to stapbpf mid-run" "$K" all f_kill_stapbpf
 row "SIGPIPE: stderr to a closed pipe" "$K" all f_sigpipe
 row "full recorder buffer (--buffer-size 100)" "$K" all f_buffer "loss counted"
-row "corrupted module cache entry" "$K" all f_cache_corrupt "odd runs with stap, even without"
+row "corrupted module cache entry" "$K" all f_cache_corrupt "odd runs: stap, even: none"
 row "truncated raw stream (__parse)" "$K" all f_trunc "K cut points"
 row "duplicated raw records (__parse)" "$K" all f_dup
 row "damaged index, then fsck --repair" "$K" user f_index
