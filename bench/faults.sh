@@ -109,14 +109,16 @@ FULLEVENTS=$(js "$BASE/parsed.js" events)
 [ "$FULLCALLS" -gt 0 ] || die "the recorded stream has no calls"
 
 # ---------------------------------------------------------------- one run
-# Each fault is a function run in $W (a copy of the template) with TMPDIR
-# $W/tmp; it sets RC and calls lost "why" for every loss it sees.
+# Each fault is a function run in a subshell in $W (a copy of the template)
+# with TMPDIR $W/tmp; it records its exit status with setrc and every loss it
+# sees with flost (files: the subshell cannot set our variables).
 lost() { LOST="${LOST:+$LOST; }$*"; }
 left() { LEFT="${LEFT:+$LEFT; }$*"; }
 
-# sums of the files the run must not touch; SNAP=user leaves the store out
+# sums of the files the run must not touch: SNAP=all the store's objects and
+# indexes too, store all but the index of HEAD, user only the user's files
 snapshot() {
-	(cd "$W" && idx_path() { h=$(git rev-parse HEAD) && echo ".perun/objects/$(echo "$h" | cut -c1-2)/$(echo "$h" | cut -c3-)"; } && {
+	(cd "$W" && {
 		echo precious.bin; echo old.perf; echo .perun/local.yml
 		case $SNAP in
 		all) find .perun/objects -type f ;;
@@ -168,7 +170,6 @@ run_row() {
 		snapshot
 		LOST= LEFT= RC=
 		(cd "$W" && export TMPDIR="$W/tmp" && "$fn" "$i") >"$W.out" 2>&1
-		# the function reports through files: a subshell keeps our variables
 		RC=$(cat "$W.rc" 2>/dev/null)
 		[ -s "$W.lost" ] && LOST=$(sed '$!s/$/;/' "$W.lost" | tr "\n" " ")
 		check_lost_common
