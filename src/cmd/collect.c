@@ -1566,13 +1566,15 @@ write_again:
 			warn_incomplete(s, ps, parser_lost(parser));
 		if (!o->quiet) {
 			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
-			    ps->malformed_lines || ps->duplicates || s->log.lost_events)
+			    ps->malformed_lines || ps->duplicates || s->log.lost_events ||
+			    ps->lost_events || ps->missing_records)
 				fprintf(stderr,
 					"perun: anomalies: %" PRIu64 " unfinished calls, %" PRIu64
 					" unmatched returns, %" PRIu64 " truncated and %" PRIu64
 					" malformed lines, %" PRIu64 " duplicates, %" PRIu64 " lost events\n",
 					ps->unmatched_entries, ps->unmatched_exits, ps->truncated_lines,
-					ps->malformed_lines, ps->duplicates, s->log.lost_events);
+					ps->malformed_lines, ps->duplicates,
+					s->log.lost_events + ps->lost_events + ps->missing_records);
 		}
 	}
 	if (o->verbose_trace) {
