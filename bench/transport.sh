@@ -72,7 +72,7 @@ for what, n, t, rec in rows:
     n = int(n)
     c = cost[(what, n)]
     b = cost.get(("stapbpf-count", n), 0)
-    ratio = f"{c / b:.2f}x" if b > 0 and what.startswith("perun") else ""
+    ratio = f"{c / b:.2f}x" if b > 0 and c > 0 and what.startswith("perun") else ""
     shown = f"{c:>9.0f}" if c else f"{'died':>9}" if what != "untraced" else f"{0:>9}"
     print(f"{what:<18} {n:>8} {shown} {rec:>10}/{n:<8} {ratio}")
 PY
