@@ -18,6 +18,15 @@ struct probe_summary {
 	uint64_t hist[64];	/* log2 buckets of inclusive ns */
 };
 
+/* What profile_writer_open writes per call.  */
+enum profile_form {
+	PROFILE_SUMMARIES = 0,	/* --aggregate: summary resources only */
+	PROFILE_PER_CALL = 1,	/* one resource object per call (perun <= 0.x) */
+	PROFILE_COMPACT = 2,	/* columns per uid and thread, see compact.h */
+};
+
+struct compact_state;
+
 struct profile_writer {
 	FILE *f;
 	char *path, *tmp;
@@ -29,6 +38,8 @@ struct profile_writer {
 	int error;
 	char *buf;		/* output buffer */
 	size_t blen;
+	size_t nuids;		/* entries of uids */
+	struct compact_state *cs;	/* PROFILE_COMPACT only */
 };
 
 /* Opens path.tmpXXXXXX and writes every region up to the resources.  origin
@@ -36,6 +47,16 @@ struct profile_writer {
 int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
 			const char *origin, struct json_object *header,
 			struct json_object *collector_info, int per_call);
+/* For conversions: writes to f (not closed), uids are names[0..n), prefix is
+ * the JSON text of the regions before "snapshots" without braces
+ * ("header":{..},...).  form is PROFILE_PER_CALL or PROFILE_COMPACT.  */
+int profile_writer_open_stream(struct profile_writer *w, FILE *f, size_t n,
+			       const char *const *names, const char *prefix, int form);
+/* Ends a stream opened with profile_writer_open_stream: time and models are
+ * JSON texts of the snapshot's regions, rest the JSON text of the regions
+ * after "chunks" (",\"trace\":{..}") or "".  */
+int profile_writer_finish_stream(struct profile_writer *w, const char *time, const char *models,
+				 const char *rest);
 /* A parse_sink.  */
 int profile_writer_call(void *w, const struct call_record *r);
 /* With --aggregate: one resource per probe and thread, from the script's

@@ -1,0 +1,69 @@
+/* The compact per-call form of a trace profile (issue 8).
+ *
+ * Seed 001's regions stay as they are (origin, header, collector_info,
+ * postprocessors, snapshots with time and models); the per-call data moves
+ * out of snapshots[0].resources (left empty) into snapshots[0].calls, a list
+ * of blocks, one uid and thread each, holding columns instead of objects:
+ *
+ *   {"uid":U,"thread":T,"n":N,"seq":C,"amount":C,"callee":C,"start":C,
+ *    "call-id":C,"call-order":C,"caller-id":C,"context":C}
+ *
+ * U indexes chunks.uids; each C is a list of N integers, or one integer when
+ * all N are equal.  seq (the call's place in the per-call form), start,
+ * call-id and call-order are deltas from the previous call of the block (the
+ * first from 0); callee is amount - exclusive; caller-id is call-id minus the
+ * caller's call-id, 0 when the call has no caller; context indexes
+ * chunks.contexts, the repeated part of a call: [caller uid or -1, depth,
+ * point (0/1)].  This is the look-up table seed 001 proposes for its
+ * "chunks" region: "a look-up table which maps unique identifiers to larger
+ * portions of JSON regions".
+ *
+ * The writer keeps the columns of each uid and thread in a varint buffer and
+ * writes a block every COMPACT_BLOCK_CALLS calls of it, or all blocks when
+ * the buffers together hold COMPACT_BUFFER_BYTES: memory is bounded, not
+ * proportional to the stream.  Ids are given in the order calls arrive, so
+ * the same calls in the same order give the same bytes (compact -> per-call
+ * -> compact is identical).  */
+#ifndef PERUN_PROFILE_COMPACT_H
+#define PERUN_PROFILE_COMPACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/parse.h"
+
+struct json_object;
+
+#define COMPACT_BLOCK_CALLS 4096
+#define COMPACT_BUFFER_BYTES (4u << 20)
+
+struct compact_state;
+
+struct compact_state *compact_new(size_t nuids);
+void compact_free(struct compact_state *c);
+/* Adds one call.  Returns the JSON text of the blocks that became due (each
+ * preceded by ',' but the first of the profile), *len bytes, possibly 0;
+ * valid until the next call.  -1 in *len when the call cannot be encoded
+ * (its caller-id equals its call-id or is below -1).  */
+const char *compact_add(struct compact_state *c, const struct call_record *r, long *len);
+/* The remaining blocks, as compact_add.  */
+const char *compact_flush(struct compact_state *c, long *len);
+/* The members of the chunks region ("uids":[..],"contexts":[..]); names are
+ * the JSON-escaped uids by probe id.  */
+const char *compact_chunks(struct compact_state *c, char *const *names, long *len);
+
+/* A decoded call: probe and caller_probe index *names.  */
+struct compact_call {
+	struct call_record r;
+	uint64_t seq;
+};
+
+/* Decodes snapshot's "calls" with the profile's chunks region into calls
+ * sorted by seq; names point into chunks.  -1 with a message naming what
+ * and the bad field.  */
+int compact_decode(struct json_object *snapshot, struct json_object *chunks, const char *what,
+		   struct compact_call **out, size_t *n, const char ***names, size_t *nnames);
+/* Whether snapshot holds compact calls.  */
+int compact_present(struct json_object *snapshot);
+
+#endif
