@@ -19,7 +19,7 @@ static const char *const col_name[NCOLS] = {
 };
 
 struct ckey {
-	int probe, used;
+	int probe;
 	int64_t thread;
 	unsigned char *buf;	/* NCOLS zigzag varints per call */
 	size_t len, alloc, n;
@@ -40,8 +40,9 @@ struct cctx {
 };
 
 struct compact_state {
-	struct ckey *keys;
-	size_t ksize, nkeys, buffered;
+	struct ckey *karr;	/* in the order they came */
+	size_t *khash;		/* open addressing, index in karr + 1 */
+	size_t ksize, nkeys, kalloc, buffered;
 	uint64_t seq;
 	size_t nprobes;
 	int *uid_id;		/* probe -> uid id, -1 */
@@ -65,7 +66,7 @@ struct compact_state *compact_new(size_t nuids)
 	size_t i;
 
 	c->ksize = 256;
-	c->keys = xcalloc(c->ksize, sizeof(*c->keys));
+	c->khash = xcalloc(c->ksize, sizeof(*c->khash));
 	c->nprobes = nuids;
 	c->uid_id = xmalloc((nuids ? nuids : 1) * sizeof(int));
 	c->uid_probe = xmalloc((nuids ? nuids : 1) * sizeof(int));
@@ -88,11 +89,12 @@ void compact_free(struct compact_state *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->ksize; i++)
-		free(c->keys[i].buf);
+	for (i = 0; i < c->nkeys; i++)
+		free(c->karr[i].buf);
 	for (i = 0; i < NCOLS; i++)
 		free(c->cols[i]);
-	free(c->keys);
+	free(c->karr);
+	free(c->khash);
 	free(c->uid_id);
 	free(c->uid_probe);
 	free(c->uid_nctx);
@@ -109,33 +111,38 @@ static size_t hash_key(int probe, int64_t thread)
 	return (size_t)(h ^ (h >> 29));
 }
 
+/* Keys live in karr in the order they first came, so that the blocks of a
+ * flush come in an order that does not depend on probe ids.  */
 static struct ckey *key_get(struct compact_state *c, int probe, int64_t thread)
 {
 	size_t i;
 
 	if ((c->nkeys + 1) * 2 > c->ksize) {
-		struct ckey *old = c->keys;
-		size_t oldn = c->ksize, j;
+		size_t j;
+		free(c->khash);
 		c->ksize *= 2;
-		c->keys = xcalloc(c->ksize, sizeof(*c->keys));
-		for (j = 0; j < oldn; j++) {
-			if (!old[j].used)
-				continue;
-			for (i = hash_key(old[j].probe, old[j].thread) & (c->ksize - 1); c->keys[i].used;
-			     i = (i + 1) & (c->ksize - 1))
+		c->khash = xcalloc(c->ksize, sizeof(*c->khash));
+		for (j = 0; j < c->nkeys; j++) {
+			for (i = hash_key(c->karr[j].probe, c->karr[j].thread) & (c->ksize - 1);
+			     c->khash[i]; i = (i + 1) & (c->ksize - 1))
 				;
-			c->keys[i] = old[j];
+			c->khash[i] = j + 1;
 		}
-		free(old);
 	}
-	for (i = hash_key(probe, thread) & (c->ksize - 1); c->keys[i].used; i = (i + 1) & (c->ksize - 1))
-		if (c->keys[i].probe == probe && c->keys[i].thread == thread)
-			return &c->keys[i];
-	c->keys[i].used = 1;
-	c->keys[i].probe = probe;
-	c->keys[i].thread = thread;
-	c->nkeys++;
-	return &c->keys[i];
+	for (i = hash_key(probe, thread) & (c->ksize - 1); c->khash[i]; i = (i + 1) & (c->ksize - 1)) {
+		struct ckey *k = &c->karr[c->khash[i] - 1];
+		if (k->probe == probe && k->thread == thread)
+			return k;
+	}
+	if (c->nkeys == c->kalloc) {
+		c->kalloc = c->kalloc ? c->kalloc * 2 : 64;
+		c->karr = xrealloc(c->karr, c->kalloc * sizeof(*c->karr));
+	}
+	c->khash[i] = ++c->nkeys;
+	memset(&c->karr[c->nkeys - 1], 0, sizeof(*c->karr));
+	c->karr[c->nkeys - 1].probe = probe;
+	c->karr[c->nkeys - 1].thread = thread;
+	return &c->karr[c->nkeys - 1];
 }
 
 static int uid_of_probe(struct compact_state *c, int probe)
@@ -309,9 +316,8 @@ static void emit_all(struct compact_state *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->ksize; i++)
-		if (c->keys[i].used)
-			emit(c, &c->keys[i]);
+	for (i = 0; i < c->nkeys; i++)
+		emit(c, &c->karr[i]);
 }
 
 const char *compact_add(struct compact_state *c, const struct call_record *r, long *len)
