@@ -58,9 +58,12 @@ struct compact_state {
 	size_t nblocks;
 	struct strbuf out;
 	int64_t *cols[NCOLS];
+	void (*sink)(void *, const char *, size_t);
+	void *sink_ctx;
 };
 
-struct compact_state *compact_new(size_t nuids)
+struct compact_state *compact_new(size_t nuids, void (*sink)(void *, const char *, size_t),
+				   void *ctx)
 {
 	struct compact_state *c = xcalloc(1, sizeof(*c));
 	size_t i;
@@ -80,6 +83,8 @@ struct compact_state *compact_new(size_t nuids)
 	for (i = 0; i < NCOLS; i++)
 		c->cols[i] = xmalloc(COMPACT_BLOCK_CALLS * sizeof(int64_t));
 	strbuf_init(&c->out, 0);
+	c->sink = sink;
+	c->sink_ctx = ctx;
 	return c;
 }
 
@@ -305,6 +310,8 @@ static void emit(struct compact_state *c, struct ckey *k)
 		strbuf_addch(sb, ']');
 	}
 	strbuf_addch(sb, '}');
+	c->sink(c->sink_ctx, sb->buf, sb->len);
+	sb->len = 0;
 	c->buffered -= k->len;
 	free(k->buf);
 	k->buf = NULL;
@@ -320,7 +327,7 @@ static void emit_all(struct compact_state *c)
 		emit(c, &c->karr[i]);
 }
 
-const char *compact_add(struct compact_state *c, const struct call_record *r, long *len)
+int compact_add(struct compact_state *c, const struct call_record *r)
 {
 	struct ckey *k;
 	struct cthread *t;
@@ -328,11 +335,8 @@ const char *compact_add(struct compact_state *c, const struct call_record *r, lo
 	size_t before;
 	int uid, cuid, ctx;
 
-	c->out.len = 0;
-	if (r->caller_id < -1 || (r->caller_id >= 0 && (uint64_t)r->caller_id == r->call_id)) {
-		*len = -1;
-		return "";
-	}
+	if (r->caller_id < -1 || (r->caller_id >= 0 && (uint64_t)r->caller_id == r->call_id))
+		return -1;
 	k = key_get(c, r->probe, r->thread);
 	uid = uid_of_probe(c, r->probe);
 	cuid = uid_of_probe(c, r->caller_probe);
@@ -362,16 +366,12 @@ const char *compact_add(struct compact_state *c, const struct call_record *r, lo
 		emit(c, k);
 	else if (c->buffered >= COMPACT_BUFFER_BYTES)
 		emit_all(c);
-	*len = (long)c->out.len;
-	return strbuf_str(&c->out);
+	return 0;
 }
 
-const char *compact_flush(struct compact_state *c, long *len)
+void compact_flush(struct compact_state *c)
 {
-	c->out.len = 0;
 	emit_all(c);
-	*len = (long)c->out.len;
-	return strbuf_str(&c->out);
 }
 
 const char *compact_chunks(struct compact_state *c, char *const *names, long *len)

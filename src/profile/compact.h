@@ -35,19 +35,20 @@
 struct json_object;
 
 #define COMPACT_BLOCK_CALLS 4096
-#define COMPACT_BUFFER_BYTES (4u << 20)
+#define COMPACT_BUFFER_BYTES (2u << 20)
 
 struct compact_state;
 
-struct compact_state *compact_new(size_t nuids);
+/* sink(ctx, text, len) gets the JSON text of each block when it is due
+ * (each but the first of the profile preceded by ',').  */
+struct compact_state *compact_new(size_t nuids, void (*sink)(void *, const char *, size_t),
+				   void *ctx);
 void compact_free(struct compact_state *c);
-/* Adds one call.  Returns the JSON text of the blocks that became due (each
- * preceded by ',' but the first of the profile), *len bytes, possibly 0;
- * valid until the next call.  -1 in *len when the call cannot be encoded
- * (its caller-id equals its call-id or is below -1).  */
-const char *compact_add(struct compact_state *c, const struct call_record *r, long *len);
-/* The remaining blocks, as compact_add.  */
-const char *compact_flush(struct compact_state *c, long *len);
+/* Adds one call; -1 when it cannot be encoded (its caller-id equals its
+ * call-id or is below -1).  */
+int compact_add(struct compact_state *c, const struct call_record *r);
+/* Writes the remaining blocks.  */
+void compact_flush(struct compact_state *c);
 /* The members of the chunks region ("uids":[..],"contexts":[..]); names are
  * the JSON-escaped uids by probe id.  */
 const char *compact_chunks(struct compact_state *c, char *const *names, long *len);

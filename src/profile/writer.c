@@ -79,16 +79,17 @@ static void open_snapshot(struct profile_writer *w)
 		       : ",\"snapshots\":[{\"resources\":[");
 }
 
-/* Writes a compact form's blocks as compact_* return them.  */
-static int put_blocks(struct profile_writer *w, const char *text, long len)
+/* Where the compact form's blocks go.  */
+static void put_block(void *ctx, const char *text, size_t len)
 {
-	if (len < 0) {
-		w->error = 1;
-		return pr_error("a call's caller-id is its own call-id or below -1: it has no "
-				"compact form; write it with --per-call");
-	}
-	put(w, text, (size_t)len);
-	return w->error ? -1 : 0;
+	put(ctx, text, len);
+}
+
+static int call_error(struct profile_writer *w)
+{
+	w->error = 1;
+	return pr_error("a call's caller-id is its own call-id or below -1: it has no compact "
+			"form; write it with --per-call");
 }
 
 int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
@@ -123,7 +124,7 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 		w->sum[i].min = UINT64_MAX;
 	}
 	if (per_call == PROFILE_COMPACT)
-		w->cs = compact_new(plan->n);
+		w->cs = compact_new(plan->n, put_block, w);
 	puts_(w, "{");
 	if (origin) {
 		struct strbuf sb = STRBUF_INIT;
@@ -161,7 +162,7 @@ int profile_writer_open_stream(struct profile_writer *w, FILE *f, size_t n,
 		w->sum[i].min = UINT64_MAX;
 	}
 	if (form == PROFILE_COMPACT)
-		w->cs = compact_new(n);
+		w->cs = compact_new(n, put_block, w);
 	puts_(w, "{");
 	puts_(w, prefix);
 	open_snapshot(w);
@@ -195,10 +196,10 @@ int profile_writer_call(void *ctx, const struct call_record *r)
 	if (!w->per_call)
 		return w->error ? -1 : 0;
 	if (w->cs) {
-		long len;
-		const char *text = compact_add(w->cs, r, &len);
 		w->nresources++;
-		return put_blocks(w, text, len);
+		if (compact_add(w->cs, r) < 0)
+			return call_error(w);
+		return w->error ? -1 : 0;
 	}
 	if (w->nresources++)
 		put(w, ",", 1);
@@ -298,11 +299,8 @@ static int close_snapshot(struct profile_writer *w, const char *time, const char
 	long len;
 	const char *text;
 
-	if (w->cs) {
-		text = compact_flush(w->cs, &len);
-		if (put_blocks(w, text, len) < 0)
-			return -1;
-	}
+	if (w->cs)
+		compact_flush(w->cs);
 	puts_(w, "],\"time\":");
 	puts_(w, time);
 	puts_(w, ",\"models\":");
