@@ -121,7 +121,7 @@ test_expect_success 'broken columns are refused with the field named' '
 	json.dump(p, open("bad3.perf", "w"))
 	PY
 	! "$PERUN" show bad1.perf --format json --expand >out 2>err && cat err &&
-	grep "snapshots\[0\].calls\[2\].amount must be 2 integers or one" err &&
+	grep "snapshots\[0\].calls\[2\].amount must be one integer or a list of n = 2" err &&
 	! "$PERUN" show bad2.perf --format json --expand 2>err && grep "calls\[0\] needs uid" err &&
 	! "$PERUN" show bad3.perf --format json --compact 2>err && grep "chunks.contexts" err &&
 	mkdir -p r2 && cd r2 && git init -q && git config user.email t@e && git config user.name t &&

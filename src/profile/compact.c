@@ -528,8 +528,8 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 		for (j = 0; j < NCOLS; j++) {
 			col[j] = member(blk, col_name[j]);
 			if (!col[j] || !column_ok(col[j], (size_t)bn)) {
-				pr_error("%s: snapshots[0].calls[%zu].%s must be %" PRId64
-					 " integers or one", what, b, col_name[j], bn);
+				pr_error("%s: snapshots[0].calls[%zu].%s must be one integer or a "
+					 "list of n = %" PRId64, what, b, col_name[j], bn);
 				goto bad;
 			}
 		}
