@@ -270,46 +270,91 @@ static void add_int(struct strbuf *sb, int64_t v)
 	strbuf_add(sb, tmp + i, (size_t)(24 - i));
 }
 
+static const char digits2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+			      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+			      "8081828384858687888990919293949596979899";
+
+/* Decimal at p; returns the end.  */
+static char *fmt_int(char *p, int64_t v)
+{
+	char tmp[24];
+	int i = 24;
+	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+
+	if (v < 0)
+		*p++ = '-';
+	if (u < 10) {
+		*p++ = (char)('0' + u);
+		return p;
+	}
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+		u /= 100;
+		tmp[--i] = digits2[d + 1];
+		tmp[--i] = digits2[d];
+	}
+	if (u >= 10) {
+		tmp[--i] = digits2[u * 2 + 1];
+		tmp[--i] = digits2[u * 2];
+	} else {
+		tmp[--i] = (char)('0' + u);
+	}
+	memcpy(p, tmp + i, (size_t)(24 - i));
+	return p + (24 - i);
+}
+
+#define PUTS(p, s) (memcpy(p, s, sizeof(s) - 1), (p) += sizeof(s) - 1)
+
 static void emit(struct compact_state *c, struct ckey *k)
 {
-	const unsigned char *p = k->buf;
+	const unsigned char *in = k->buf;
 	struct strbuf *sb = &c->out;
 	size_t i, j;
+	char *p;
 
 	if (!k->n)
 		return;
 	for (i = 0; i < k->n; i++)
 		for (j = 0; j < NCOLS; j++)
-			c->cols[j][i] = get_var(&p);
+			c->cols[j][i] = get_var(&in);
+	/* 21 bytes per value at most, names and punctuation below 256 */
+	sb->len = 0;
+	strbuf_grow(sb, k->n * NCOLS * 21 + 256);
+	p = sb->buf;
 	if (c->nblocks++)
-		strbuf_addch(sb, ',');
-	strbuf_addstr(sb, "{\"uid\":");
-	add_int(sb, c->uid_id[k->probe]);
-	strbuf_addstr(sb, ",\"thread\":");
-	add_int(sb, k->thread);
-	strbuf_addstr(sb, ",\"n\":");
-	add_int(sb, (int64_t)k->n);
+		*p++ = ',';
+	PUTS(p, "{\"uid\":");
+	p = fmt_int(p, c->uid_id[k->probe]);
+	PUTS(p, ",\"thread\":");
+	p = fmt_int(p, k->thread);
+	PUTS(p, ",\"n\":");
+	p = fmt_int(p, (int64_t)k->n);
 	for (j = 0; j < NCOLS; j++) {
 		int64_t *v = c->cols[j];
+		size_t len = strlen(col_name[j]);
 		int same = 1;
-		strbuf_addstr(sb, ",\"");
-		strbuf_addstr(sb, col_name[j]);
-		strbuf_addstr(sb, "\":");
+		*p++ = ',';
+		*p++ = '"';
+		memcpy(p, col_name[j], len);
+		p += len;
+		*p++ = '"';
+		*p++ = ':';
 		for (i = 1; i < k->n && same; i++)
 			same = v[i] == v[0];
 		if (same) {
-			add_int(sb, v[0]);
+			p = fmt_int(p, v[0]);
 			continue;
 		}
-		strbuf_addch(sb, '[');
+		*p++ = '[';
 		for (i = 0; i < k->n; i++) {
-			if (i)
-				strbuf_addch(sb, ',');
-			add_int(sb, v[i]);
+			p = fmt_int(p, v[i]);
+			*p++ = ',';
 		}
-		strbuf_addch(sb, ']');
+		p[-1] = ']';
 	}
-	strbuf_addch(sb, '}');
+	*p++ = '}';
+	sb->len = (size_t)(p - sb->buf);
+	sb->buf[sb->len] = '\0';
 	c->sink(c->sink_ctx, sb->buf, sb->len);
 	sb->len = 0;
 	c->buffered -= k->len;
