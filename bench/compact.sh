@@ -31,7 +31,9 @@ cc -O2 -g -std=c11 -Ibuild -I"$src/src" $(pkg-config --cflags $pkgs) \
 	-DPKGDATADIR=\"$src\" -DPKGLIBDIR=\"$out/build\" \
 	$(ls "$src"/src/*.c "$src"/src/*/*.c | grep -v memlock-shim) \
 	-o build/perun $(pkg-config --libs $pkgs) -lstdc++
+cc -shared -fPIC -O2 -o build/perun-memlock-shim.so "$src/src/util/memlock-shim.c" -ldl
 PERUN="$out/build/perun"
+export PERUN_DATADIR="$src" PERUN_LIBDIR="$out/build" PERUN_CACHE_DIR="$out/cache"
 cc -O2 -o gen-raw "$src/bench/gen-raw.c"
 
 RUNS=${RUNS:-3}
@@ -51,6 +53,12 @@ for n in 1m 4m; do
 			i=$((i + 1))
 		done
 	done
+	say "$n: __parse --aggregate (the parser and summaries, nothing per call), best of $RUNS"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		"$PERUN" __parse bench.plan raw$n agg-$n.json --aggregate >> parse-agg-$n.runs
+		i=$((i + 1))
+	done
 	# one of each kept for reading and converting
 	for form in compact per-call; do
 		/usr/bin/time -f '%e %M' -o show-$form-$n.time \
@@ -65,6 +73,17 @@ for n in 1m 4m; do
 	cmp recompacted-$n.json compact-$n.json
 	rm -f expanded-$n.json recompacted-$n.json
 done
+
+# a real traced program: fib(22) recursion (57,313 calls) and 100,000 calls
+# of a tiny function, traced by stapbpf (compiles once into $out/cache)
+cc -g -O1 -o fibn "$src/tests/fixtures/fibn.c"
+rm -f real.json real-per-call.json
+if "$PERUN" collect -c ./fibn -a "22 100000" -o real.json trace -q -s userspace >/dev/null 2>real.err &&
+	"$PERUN" show ./real.json --format json --expand > real-per-call.json; then
+	say "real program traced"
+else
+	say "real program: collect failed, see $out/real.err"
+fi
 
 python3 - <<'PY'
 import json, zlib
@@ -86,10 +105,22 @@ for n in ("1m", "4m"):
         rows.append((f"{n} {form}", f"{len(body) / calls:.2f}", f"{stored / calls:.3f}",
                      f"{b['bytes'] / b['seconds'] / 1e6:.0f}", f"{b['events'] / b['seconds'] / 1e6:.2f}",
                      f"{rss:.1f}", f"{float(st):.2f} s / {int(sr) / 1024:.0f} MiB"))
+    b = best(runs(f"parse-agg-{n}.runs"))
+    rows.append((f"{n} parser alone", "", "", f"{b['bytes'] / b['seconds'] / 1e6:.0f}",
+                 f"{b['events'] / b['seconds'] / 1e6:.2f}", "", "__parse --aggregate: no per-call output"))
     e = open(f"expand-{n}.time").read().split()
     c = open(f"compact-{n}.time").read().split()
     rows.append((f"{n} convert", "", "", "", "", "",
                  f"expand {float(e[0]):.2f} s / {int(e[1]) / 1024:.0f} MiB; compact {float(c[0]):.2f} s / {int(c[1]) / 1024:.0f} MiB"))
+try:
+    for form, f in (("compact", "real.json"), ("per-call", "real-per-call.json")):
+        body = open(f, "rb").read()
+        calls = sum(b["n"] for b in json.load(open("real.json"))["snapshots"][0]["calls"])
+        stored = len(zlib.compress(b"profile mixed %d\0" % len(body) + body))
+        rows.append((f"fibn {form}", f"{len(body) / calls:.2f}", f"{stored / calls:.3f}", "", "", "",
+                     f"real program, {calls} calls (live, stapbpf)"))
+except (OSError, ValueError, KeyError) as e:
+    rows.append(("fibn", "", "", "", "", "", f"not measured: {e}"))
 rows.append(("Perun (issue 8)", f"{PERUN_JSON}", f"{PERUN_STORED}", "4.3", "", "", ""))
 head = ("profile", "JSON B/call", "stored B/call", "parse MB/s", "M events/s", "peak RSS MiB", "show summary: time / peak RSS")
 w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
