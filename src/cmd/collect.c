@@ -113,6 +113,7 @@ void usage_collect(FILE *f)
 	      "      --include REGEX      probe only functions whose name matches (PCRE2)\n"
 	      "      --exclude REGEX      never probe functions whose name matches\n"
 	      "      --aggregate          per-function summaries instead of one record per call\n"
+	      "      --per-call           one object per call, not columns (perun show --expand)\n"
 	      "      --entry-only         entry probes only: call counts, no durations (for\n"
 	      "                           programs that throw C++ exceptions or longjmp)\n"
 	      "      --metrics            print and record PL, PLR, RDV, PS, CPT, PRT, PT\n"
