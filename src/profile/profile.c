@@ -220,6 +220,52 @@ char *profile_take_origin(struct profile *p)
 	return out;
 }
 
+/* --- interned strings ----------------------------------------------------------- */
+
+/* Strings by first appearance, found by hash (the strings are borrowed).  */
+struct intern {
+	const char **names;
+	size_t n, alloc;
+	int *hash;		/* index + 1 */
+	size_t hsize;
+};
+
+static size_t str_hash(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static int intern(struct intern *t, const char *s)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->hsize) {
+		size_t j;
+		free(t->hash);
+		t->hsize = t->hsize ? t->hsize * 2 : 64;
+		t->hash = xcalloc(t->hsize, sizeof(int));
+		for (j = 0; j < t->n; j++) {
+			for (i = str_hash(t->names[j]) & (t->hsize - 1); t->hash[i]; i = (i + 1) & (t->hsize - 1))
+				;
+			t->hash[i] = (int)j + 1;
+		}
+	}
+	for (i = str_hash(s) & (t->hsize - 1); t->hash[i]; i = (i + 1) & (t->hsize - 1))
+		if (!strcmp(t->names[t->hash[i] - 1], s))
+			return t->hash[i] - 1;
+	if (t->n == t->alloc) {
+		t->alloc = t->alloc ? t->alloc * 2 : 64;
+		t->names = xrealloc(t->names, t->alloc * sizeof(*t->names));
+	}
+	t->names[t->n] = s;
+	t->hash[i] = (int)++t->n;
+	return (int)t->n - 1;
+}
+
 /* --- summary ----------------------------------------------------------------- */
 
 struct fstat {
@@ -307,6 +353,7 @@ struct sum_ctx {
 	struct fstat *fs;
 	size_t nfs;
 	double all_excl;
+	struct intern uids;	/* index in fs */
 };
 
 static void sum_one(void *ctxp, const struct call_view *v)
@@ -315,8 +362,7 @@ static void sum_one(void *ctxp, const struct call_view *v)
 	struct fstat *f;
 	size_t k;
 
-	for (k = 0; k < c->nfs && strcmp(c->fs[k].uid, v->uid); k++)
-		;
+	k = (size_t)intern(&c->uids, v->uid);
 	if (k == c->nfs) {
 		c->fs = xrealloc(c->fs, (c->nfs + 1) * sizeof(*c->fs));
 		memset(&c->fs[c->nfs], 0, sizeof(*c->fs));
@@ -352,8 +398,10 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		}
 	}
 	{
-		struct sum_ctx c = { NULL, 0, 0 };
+		struct sum_ctx c = { NULL, 0, 0, { NULL, 0, 0, NULL, 0 } };
 		each_call(p, sum_one, &c);
+		free(c.uids.names);
+		free(c.uids.hash);
 		fs = c.fs;
 		nfs = c.nfs;
 		all_excl = c.all_excl;
@@ -719,49 +767,6 @@ size_t profile_numeric_keys(const struct profile *p, char ***out)
 }
 
 /* --- conversion between the forms ------------------------------------------------ */
-
-struct intern {
-	const char **names;
-	size_t n, alloc;
-	int *hash;		/* index + 1 */
-	size_t hsize;
-};
-
-static size_t str_hash(const char *s)
-{
-	size_t h = 5381;
-
-	while (*s)
-		h = h * 33 + (unsigned char)*s++;
-	return h;
-}
-
-static int intern(struct intern *t, const char *s)
-{
-	size_t i;
-
-	if ((t->n + 1) * 2 > t->hsize) {
-		size_t j;
-		free(t->hash);
-		t->hsize = t->hsize ? t->hsize * 2 : 64;
-		t->hash = xcalloc(t->hsize, sizeof(int));
-		for (j = 0; j < t->n; j++) {
-			for (i = str_hash(t->names[j]) & (t->hsize - 1); t->hash[i]; i = (i + 1) & (t->hsize - 1))
-				;
-			t->hash[i] = (int)j + 1;
-		}
-	}
-	for (i = str_hash(s) & (t->hsize - 1); t->hash[i]; i = (i + 1) & (t->hsize - 1))
-		if (!strcmp(t->names[t->hash[i] - 1], s))
-			return t->hash[i] - 1;
-	if (t->n == t->alloc) {
-		t->alloc = t->alloc ? t->alloc * 2 : 64;
-		t->names = xrealloc(t->names, t->alloc * sizeof(*t->names));
-	}
-	t->names[t->n] = s;
-	t->hash[i] = (int)++t->n;
-	return (int)t->n - 1;
-}
 
 static int int_field(struct json_object *r, const char *key, int64_t *v)
 {
