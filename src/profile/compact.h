@@ -5,18 +5,22 @@
  * out of snapshots[0].resources (left empty) into snapshots[0].calls, a list
  * of blocks, one uid and thread each, holding columns instead of objects:
  *
- *   {"uid":U,"thread":T,"n":N,"seq":C,"amount":C,"callee":C,"start":C,
+ *   {"uid":U,"thread":T,"n":N,"seq":C,"amount":C,"callee":C,"end":C,
  *    "call-id":C,"call-order":C,"caller-id":C,"context":C}
  *
  * U indexes chunks.uids; each C is a list of N integers, or one integer when
- * all N are equal.  seq (the call's place in the per-call form), start,
- * call-id and call-order are deltas from the previous call of the block (the
- * first from 0); callee is amount - exclusive; caller-id is call-id minus the
- * caller's call-id, 0 when the call has no caller; context indexes
- * chunks.contexts, the repeated part of a call: [caller uid or -1, depth,
- * point (0/1)].  This is the look-up table seed 001 proposes for its
- * "chunks" region: "a look-up table which maps unique identifiers to larger
- * portions of JSON regions".
+ * all N are equal.  seq is the call's place in the per-call form (the order
+ * the parser finished calls), seq and call-order are deltas from the
+ * previous call of the block (the first from 0); end (timestamp + amount)
+ * and call-id are deltas from the previous call of the same thread in seq
+ * order, across blocks (from 0 for a thread's first call), so a reader
+ * decodes all blocks, sorts by seq, then resolves them thread by thread;
+ * callee is amount - exclusive; caller-id is call-id minus the caller's
+ * call-id, 0 when the call has no caller; context indexes
+ * chunks.contexts[U], the repeated part of the calls of uid U: [caller uid
+ * or -1, depth, point (0/1)].  chunks is the look-up table seed 001 proposes
+ * (its "chunks" region: "a look-up table which maps unique identifiers to a
+ * larger portions of JSON regions").
  *
  * The writer keeps the columns of each uid and thread in a varint buffer and
  * writes a block every COMPACT_BLOCK_CALLS calls of it, or all blocks when
