@@ -53,6 +53,20 @@ test_expect_success 'compact -> per-call is what --per-call writes; -> compact a
 	"$PERUN" show p.perf --format json --expand | cmp - p.perf
 '
 
+test_expect_success 'other regions, also a snapshot'"'"'s own, and number texts survive both ways' '
+	python3 - c.perf <<-\PY &&
+	s = open("c.perf").read()
+	s = s.replace("\"collector_info\":{\"name\":\"trace\"}",
+	              "\"collector_info\":{\"name\":\"trace\",\"timeout\":0.0,\"x\":1e3,\"y\":0.10}")
+	s = s.replace("\"models\":[]}]", "\"models\":[],\"note\":1.50}]")
+	s = s.replace("}\n", ",\"trace\":{\"a\":[1,2]},\"extra\":null}\n")
+	open("more.perf", "w").write(s)
+	PY
+	"$PERUN" show ./more.perf --format json --expand >more-calls.perf &&
+	grep -q "\"note\":1.50" more-calls.perf && grep -q "\"y\":0.10" more-calls.perf &&
+	"$PERUN" show ./more-calls.perf --format json --compact | cmp - more.perf
+'
+
 test_expect_success 'every show format reads both forms the same' '
 	same_everywhere c.perf p.perf &&
 	grep "^main;fib;fib 16$" a.folded && grep "^ns::op_\"a_b\"_(x_y) 16$" a.folded &&

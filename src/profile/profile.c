@@ -820,7 +820,7 @@ static const char *plain(struct json_object *o)
 int profile_write_form(const struct profile *p, FILE *f, int form, const char *what)
 {
 	struct json_object *snaps = get(p->root, "snapshots"), *snap, *res, *t, *m;
-	struct strbuf prefix = STRBUF_INIT, rest = STRBUF_INIT, *to = &prefix;
+	struct strbuf prefix = STRBUF_INIT, rest = STRBUF_INIT, models = STRBUF_INIT, *to = &prefix;
 	struct intern names = { NULL, 0, 0, NULL, 0 };
 	struct call_record *recs = NULL;
 	struct profile_writer w;
@@ -885,7 +885,18 @@ int profile_write_form(const struct profile *p, FILE *f, int form, const char *w
 		}
 	t = get(snap, "time");
 	m = get(snap, "models");
-	ret = profile_writer_finish_stream(&w, t ? plain(t) : "\"0\"", m ? plain(m) : "[]",
+	/* the snapshot's other regions follow its models */
+	strbuf_addstr(&models, m ? plain(m) : "[]");
+	json_object_object_foreach(snap, skey, sval) {
+		if (!strcmp(skey, "resources") || !strcmp(skey, "calls") || !strcmp(skey, "time") ||
+		    !strcmp(skey, "models"))
+			continue;
+		strbuf_addch(&models, ',');
+		strbuf_add_json_str(&models, skey);
+		strbuf_addch(&models, ':');
+		strbuf_addstr(&models, plain(sval));
+	}
+	ret = profile_writer_finish_stream(&w, t ? plain(t) : "\"0\"", models.buf,
 					   strbuf_str(&rest));
 out:
 	free(recs);
@@ -893,5 +904,6 @@ out:
 	free(names.hash);
 	strbuf_release(&prefix);
 	strbuf_release(&rest);
+	strbuf_release(&models);
 	return ret;
 }
