@@ -29,7 +29,7 @@ struct ckey {
 /* Per thread: the previous call's end and call-id, in the order calls come.  */
 struct cthread {
 	int used;
-	int64_t thread, prev_end, prev_id;
+	int64_t thread, prev_end, prev_id, prev_dist;
 };
 
 struct cctx {
@@ -399,11 +399,12 @@ int compact_add(struct compact_state *c, const struct call_record *r)
 	put_var(k, (int64_t)(r->start + r->amount) - t->prev_end);
 	put_var(k, (int64_t)r->call_id - t->prev_id);
 	put_var(k, (int64_t)r->call_order - k->prev_order);
-	put_var(k, caller);
+	put_var(k, caller - t->prev_dist);
 	put_var(k, ctx);
 	k->prev_seq = (int64_t)c->seq++;
 	t->prev_end = (int64_t)(r->start + r->amount);
 	t->prev_id = (int64_t)r->call_id;
+	t->prev_dist = caller;
 	k->prev_order = (int64_t)r->call_order;
 	k->n++;
 	c->buffered += k->len - before;
@@ -617,12 +618,13 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 	for (i = 0; i < n; i++) {
 		struct call_record *r = &v[i].r;
 		struct cthread *t = thread_get(&threads, &tsize, &nthreads, r->thread);
-		int64_t end = t->prev_end + (int64_t)r->start;
+		int64_t end = t->prev_end + (int64_t)r->start, dist = t->prev_dist + r->caller_id;
 		r->call_id = (uint64_t)(t->prev_id + (int64_t)r->call_id);
 		r->start = (uint64_t)end - r->amount;
-		r->caller_id = r->caller_id ? (int64_t)r->call_id - r->caller_id : -1;
+		r->caller_id = dist ? (int64_t)r->call_id - dist : -1;
 		t->prev_end = end;
 		t->prev_id = (int64_t)r->call_id;
+		t->prev_dist = dist;
 	}
 	free(threads);
 	*out = v;

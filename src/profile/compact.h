@@ -11,12 +11,13 @@
  * U indexes chunks.uids; each C is a list of N integers, or one integer when
  * all N are equal.  seq is the call's place in the per-call form (the order
  * the parser finished calls), seq and call-order are deltas from the
- * previous call of the block (the first from 0); end (timestamp + amount)
- * and call-id are deltas from the previous call of the same thread in seq
- * order, across blocks (from 0 for a thread's first call), so a reader
- * decodes all blocks, sorts by seq, then resolves them thread by thread;
- * callee is amount - exclusive; caller-id is call-id minus the caller's
- * call-id, 0 when the call has no caller; context indexes
+ * previous call of the block (the first from 0); end (timestamp + amount),
+ * call-id and caller-id are deltas from the previous call of the same
+ * thread in seq order, across blocks (from 0 for a thread's first call), so
+ * a reader decodes all blocks, sorts by seq, then resolves them thread by
+ * thread; caller-id's value is the distance call-id minus the caller's
+ * call-id, 0 when the call has no caller (so consecutive calls of a
+ * recursion cost a digit); callee is amount - exclusive; context indexes
  * chunks.contexts[U], the repeated part of the calls of uid U: [caller uid
  * or -1, depth, point (0/1)].  chunks is the look-up table seed 001 proposes
  * (its "chunks" region: "a look-up table which maps unique identifiers to a
