@@ -133,11 +133,15 @@ test_expect_success 'broken columns are refused with the field named' '
 	p = json.load(open(sys.argv[1]))
 	del p["chunks"]["contexts"]
 	json.dump(p, open("bad3.perf", "w"))
+	p = json.load(open(sys.argv[1]))
+	p["snapshots"][0]["calls"][0]["n"] = 10 ** 12
+	json.dump(p, open("bad4.perf", "w"))
 	PY
 	! "$PERUN" show bad1.perf --format json --expand >out 2>err && cat err &&
 	grep "snapshots\[0\].calls\[2\].amount must be one integer or a list of n = 2" err &&
 	! "$PERUN" show bad2.perf --format json --expand 2>err && grep "calls\[0\] needs uid" err &&
 	! "$PERUN" show bad3.perf --format json --compact 2>err && grep "chunks.contexts" err &&
+	! "$PERUN" show bad4.perf --format summary 2>err && grep "n (at most 4096)" err &&
 	mkdir -p r2 && cd r2 && git init -q && git config user.email t@e && git config user.name t &&
 	echo a >a && git add a && git commit -q -m one && "$PERUN" init >/dev/null &&
 	python3 -c "

@@ -564,9 +564,10 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 		int64_t uid, bn, seq = 0, order = 0, nctx;
 		if (!u || !json_object_is_type(u, json_type_int) || (uid = json_object_get_int64(u)) < 0 ||
 		    uid >= (int64_t)nu || !t || !json_object_is_type(t, json_type_int) || !jn ||
-		    !json_object_is_type(jn, json_type_int) || (bn = json_object_get_int64(jn)) < 0) {
+		    !json_object_is_type(jn, json_type_int) || (bn = json_object_get_int64(jn)) < 0 ||
+		    bn > COMPACT_BLOCK_CALLS) {
 			pr_error("%s: snapshots[0].calls[%zu] needs uid (an index of chunks.uids), "
-				 "thread and n", what, b);
+				 "thread and n (at most %d)", what, b, COMPACT_BLOCK_CALLS);
 			goto bad;
 		}
 		cl = json_object_array_get_idx(ctxs, (size_t)uid);

@@ -115,6 +115,11 @@ static int decode_calls(const struct profile *p, const char *what)
 	return 1;
 }
 
+int profile_check_calls(const struct profile *p, const char *what)
+{
+	return decode_calls(p, what) < 0 ? -1 : 0;
+}
+
 int profile_is_compact(const struct profile *p)
 {
 	struct json_object *snaps = get(p->root, "snapshots");

@@ -62,6 +62,9 @@ void profile_each_resource(const struct profile *p, void (*fn)(void *, struct js
 int profile_write_form(const struct profile *p, FILE *f, int form, const char *what);
 /* Whether p holds compact calls.  */
 int profile_is_compact(const struct profile *p);
+/* Decodes p's compact calls, if any; -1 with a message naming what and the
+ * bad field.  The readers above show nothing of calls that do not decode.  */
+int profile_check_calls(const struct profile *p, const char *what);
 
 /* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);
