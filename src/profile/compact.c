@@ -14,6 +14,11 @@
 
 /* Columns of a block, in the order they are encoded and written.  */
 enum { C_SEQ, C_AMOUNT, C_CALLEE, C_END, C_ID, C_ORDER, C_CALLER, C_CTX, NCOLS };
+/* Buffered besides: call-id - call-order as a delta in the block, written
+ * instead of call-order when shorter ("call-order-gap": a function called
+ * only from one place, or recursively, has a constant gap).  */
+#define C_GAP NCOLS
+#define NVALS (NCOLS + 1)
 static const char *const col_name[NCOLS] = {
 	"seq", "amount", "callee", "end", "call-id", "call-order", "caller-id", "context",
 };
@@ -23,7 +28,9 @@ struct ckey {
 	int64_t thread;
 	unsigned char *buf;	/* NCOLS zigzag varints per call */
 	size_t len, alloc, n;
-	int64_t prev_seq, prev_order;
+	int64_t prev_seq, prev_order, prev_gap;
+	int64_t order0, gap0;	/* prev_order and prev_gap when the block began */
+	int mode;		/* of the last block written: 0 order, 1 gap, -1 none */
 };
 
 /* Per thread: the previous call's end and call-id, in the order calls come.  */
@@ -57,7 +64,7 @@ struct compact_state {
 	size_t ctxhsize;
 	size_t nblocks;
 	struct strbuf out;
-	int64_t *cols[NCOLS];
+	int64_t *cols[NVALS];
 	void (*sink)(void *, const char *, size_t);
 	void *sink_ctx;
 };
@@ -80,7 +87,7 @@ struct compact_state *compact_new(size_t nuids, void (*sink)(void *, const char 
 		c->uid_id[i] = -1;
 	c->ctxhsize = 256;
 	c->ctxhash = xcalloc(c->ctxhsize, sizeof(int));
-	for (i = 0; i < NCOLS; i++)
+	for (i = 0; i < NVALS; i++)
 		c->cols[i] = xmalloc(COMPACT_BLOCK_CALLS * sizeof(int64_t));
 	strbuf_init(&c->out, 0);
 	c->sink = sink;
@@ -96,7 +103,7 @@ void compact_free(struct compact_state *c)
 		return;
 	for (i = 0; i < c->nkeys; i++)
 		free(c->karr[i].buf);
-	for (i = 0; i < NCOLS; i++)
+	for (i = 0; i < NVALS; i++)
 		free(c->cols[i]);
 	free(c->karr);
 	free(c->khash);
@@ -147,6 +154,7 @@ static struct ckey *key_get(struct compact_state *c, int probe, int64_t thread)
 	memset(&c->karr[c->nkeys - 1], 0, sizeof(*c->karr));
 	c->karr[c->nkeys - 1].probe = probe;
 	c->karr[c->nkeys - 1].thread = thread;
+	c->karr[c->nkeys - 1].mode = -1;
 	return &c->karr[c->nkeys - 1];
 }
 
@@ -303,6 +311,33 @@ static char *fmt_int(char *p, int64_t v)
 	return p + (24 - i);
 }
 
+static size_t digits(int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	size_t d = v < 0 ? 2 : 1;
+
+	while (u >= 10) {
+		u /= 10;
+		d++;
+	}
+	return d;
+}
+
+/* Bytes a column takes as written.  */
+static size_t column_cost(const int64_t *v, size_t n)
+{
+	size_t i, cost = 1;
+	int same = 1;
+
+	for (i = 1; i < n && same; i++)
+		same = v[i] == v[0];
+	if (same)
+		return digits(v[0]);
+	for (i = 0; i < n; i++)
+		cost += digits(v[i]) + 1;
+	return cost;
+}
+
 #define PUTS(p, s) (memcpy(p, s, sizeof(s) - 1), (p) += sizeof(s) - 1)
 
 static void emit(struct compact_state *c, struct ckey *k)
@@ -315,8 +350,14 @@ static void emit(struct compact_state *c, struct ckey *k)
 	if (!k->n)
 		return;
 	for (i = 0; i < k->n; i++)
-		for (j = 0; j < NCOLS; j++)
+		for (j = 0; j < NVALS; j++)
 			c->cols[j][i] = get_var(&in);
+	/* call-order and its gap continue from the key's last block only when
+	 * it was written the same way; otherwise they start from 0 */
+	if (k->mode != 0)
+		c->cols[C_ORDER][0] += k->order0;
+	if (k->mode != 1)
+		c->cols[C_GAP][0] += k->gap0;
 	/* 21 bytes per value at most, names and punctuation below 256 */
 	sb->len = 0;
 	strbuf_grow(sb, k->n * NCOLS * 21 + 256);
@@ -330,12 +371,17 @@ static void emit(struct compact_state *c, struct ckey *k)
 	PUTS(p, ",\"n\":");
 	p = fmt_int(p, (int64_t)k->n);
 	for (j = 0; j < NCOLS; j++) {
-		int64_t *v = c->cols[j];
-		size_t len = strlen(col_name[j]);
+		int gap = j == C_ORDER && column_cost(c->cols[C_GAP], k->n) <
+						  column_cost(c->cols[C_ORDER], k->n);
+		if (j == C_ORDER)
+			k->mode = gap;
+		int64_t *v = c->cols[gap ? C_GAP : j];
+		const char *name = gap ? "call-order-gap" : col_name[j];
+		size_t len = strlen(name);
 		int same = 1;
 		*p++ = ',';
 		*p++ = '"';
-		memcpy(p, col_name[j], len);
+		memcpy(p, name, len);
 		p += len;
 		*p++ = '"';
 		*p++ = ':';
@@ -361,7 +407,7 @@ static void emit(struct compact_state *c, struct ckey *k)
 	free(k->buf);
 	k->buf = NULL;
 	k->len = k->alloc = k->n = 0;
-	k->prev_seq = k->prev_order = 0;
+	/* prev_* carry over: the next block of the key continues the deltas */
 }
 
 static void emit_all(struct compact_state *c)
@@ -388,11 +434,15 @@ int compact_add(struct compact_state *c, const struct call_record *r)
 	ctx = ctx_of(c, uid, cuid, r->depth, r->point);
 	t = thread_get(&c->threads, &c->tsize, &c->nthreads, r->thread);
 	caller = r->caller_id < 0 ? 0 : (int64_t)(r->call_id - (uint64_t)r->caller_id);
-	if (k->len + NCOLS * 10 > k->alloc) {
+	if (k->len + NVALS * 10 > k->alloc) {
 		k->alloc = k->alloc ? k->alloc * 2 : 256;
 		k->buf = xrealloc(k->buf, k->alloc);
 	}
 	before = k->len;
+	if (!k->n) {
+		k->order0 = k->prev_order;
+		k->gap0 = k->prev_gap;
+	}
 	put_var(k, (int64_t)c->seq - k->prev_seq);
 	put_var(k, (int64_t)r->amount);
 	put_var(k, (int64_t)(r->amount - r->exclusive));
@@ -401,11 +451,13 @@ int compact_add(struct compact_state *c, const struct call_record *r)
 	put_var(k, (int64_t)r->call_order - k->prev_order);
 	put_var(k, caller - t->prev_dist);
 	put_var(k, ctx);
+	put_var(k, (int64_t)(r->call_id - r->call_order) - k->prev_gap);
 	k->prev_seq = (int64_t)c->seq++;
 	t->prev_end = (int64_t)(r->start + r->amount);
 	t->prev_id = (int64_t)r->call_id;
 	t->prev_dist = caller;
 	k->prev_order = (int64_t)r->call_order;
+	k->prev_gap = (int64_t)(r->call_id - r->call_order);
 	k->n++;
 	c->buffered += k->len - before;
 	if (k->n == COMPACT_BLOCK_CALLS)
@@ -507,6 +559,45 @@ static int64_t column_at(struct json_object *col, size_t i)
 	return json_object_get_int64(json_object_array_get_idx(col, i));
 }
 
+/* Decoding: where each uid and thread's deltas stand.  The gap and the
+ * order are both kept since a key's blocks may switch between them; a
+ * switch starts from the writer's state of both, which is the same.  */
+struct kstate {
+	int used, uid, mode;	/* mode: as struct ckey's, kept 0 until used */
+	int64_t thread, seq, order, gap;
+};
+
+static struct kstate *kstate_get(struct kstate **tab, size_t *size, size_t *n, int uid,
+				 int64_t thread)
+{
+	size_t i;
+
+	if ((*n + 1) * 2 > *size) {
+		struct kstate *old = *tab;
+		size_t oldn = *size, j;
+		*size *= 2;
+		*tab = xcalloc(*size, sizeof(**tab));
+		for (j = 0; j < oldn; j++) {
+			if (!old[j].used)
+				continue;
+			for (i = hash_key(old[j].uid, old[j].thread) & (*size - 1); (*tab)[i].used;
+			     i = (i + 1) & (*size - 1))
+				;
+			(*tab)[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = hash_key(uid, thread) & (*size - 1); (*tab)[i].used; i = (i + 1) & (*size - 1))
+		if ((*tab)[i].uid == uid && (*tab)[i].thread == thread)
+			return &(*tab)[i];
+	(*tab)[i].used = 1;
+	(*tab)[i].uid = uid;
+	(*tab)[i].thread = thread;
+	(*tab)[i].mode = -1;
+	(*n)++;
+	return &(*tab)[i];
+}
+
 static int ctx_ok(struct json_object *x, size_t nu)
 {
 	int64_t caller;
@@ -523,7 +614,8 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 	struct json_object *ctxs = member(chunks, "contexts");
 	struct compact_call *v = NULL;
 	struct cthread *threads;
-	size_t n = 0, alloc = 0, b, i, j, nu, tsize = 16, nthreads = 0;
+	size_t n = 0, alloc = 0, b, i, j, nu, tsize = 16, nthreads = 0, ksize = 64, nkeys = 0;
+	struct kstate *keys = xcalloc(ksize, sizeof(*keys));
 	const char **nm = NULL;
 
 	*out = NULL;
@@ -561,7 +653,9 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 	for (b = 0; b < json_object_array_length(calls); b++) {
 		struct json_object *blk = json_object_array_get_idx(calls, b), *col[NCOLS], *cl;
 		struct json_object *u = member(blk, "uid"), *t = member(blk, "thread"), *jn = member(blk, "n");
-		int64_t uid, bn, seq = 0, order = 0, nctx;
+		int64_t uid, bn, seq, order, nctx;
+		struct kstate *ks;
+		int gap;
 		if (!u || !json_object_is_type(u, json_type_int) || (uid = json_object_get_int64(u)) < 0 ||
 		    uid >= (int64_t)nu || !t || !json_object_is_type(t, json_type_int) || !jn ||
 		    !json_object_is_type(jn, json_type_int) || (bn = json_object_get_int64(jn)) < 0 ||
@@ -571,15 +665,23 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 			goto bad;
 		}
 		cl = json_object_array_get_idx(ctxs, (size_t)uid);
+		ks = kstate_get(&keys, &ksize, &nkeys, (int)uid, json_object_get_int64(t));
 		nctx = (int64_t)json_object_array_length(cl);
+		gap = 0;
 		for (j = 0; j < NCOLS; j++) {
 			col[j] = member(blk, col_name[j]);
+			if (j == C_ORDER && !col[j] && (col[j] = member(blk, "call-order-gap")))
+				gap = 1;
 			if (!col[j] || !column_ok(col[j], (size_t)bn)) {
 				pr_error("%s: snapshots[0].calls[%zu].%s must be one integer or a "
 					 "list of n = %" PRId64, what, b, col_name[j], bn);
 				goto bad;
 			}
 		}
+		/* seq and call-order (or its gap) continue from the key's last block */
+		seq = ks->seq;
+		order = ks->mode != gap ? 0 : gap ? ks->gap : ks->order;
+		ks->mode = gap;
 		for (i = 0; i < (size_t)bn; i++) {
 			struct compact_call *cc;
 			int64_t ctx = column_at(col[C_CTX], i);
@@ -607,12 +709,20 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 			cc->r.start = (uint64_t)column_at(col[C_END], i);
 			cc->r.call_id = (uint64_t)column_at(col[C_ID], i);
 			cc->r.caller_id = column_at(col[C_CALLER], i);
-			cc->r.call_order = (uint64_t)order;
+			cc->r.call_order = (uint64_t)order;	/* with gap: call-id - call-order */
+			cc->gap = (unsigned char)gap;
 			cc->r.caller_probe = (int)column_at(x, 0);
 			cc->r.depth = (unsigned)column_at(x, 1);
 			cc->r.point = column_at(x, 2) != 0;
 		}
+		ks->seq = seq;
+		if (gap)
+			ks->gap = order;
+		else
+			ks->order = order;
 	}
+	free(keys);
+	keys = NULL;
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_seq);
 	threads = xcalloc(tsize, sizeof(*threads));
@@ -626,6 +736,8 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 		t->prev_end = end;
 		t->prev_id = (int64_t)r->call_id;
 		t->prev_dist = dist;
+		if (v[i].gap)
+			r->call_order = r->call_id - r->call_order;
 	}
 	free(threads);
 	*out = v;
@@ -634,6 +746,7 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 	*nnames = nu;
 	return 0;
 bad:
+	free(keys);
 	free(v);
 	free(nm);
 	return -1;

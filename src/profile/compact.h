@@ -15,7 +15,10 @@
  * call-id and caller-id are deltas from the previous call of the same
  * thread in seq order, across blocks (from 0 for a thread's first call), so
  * a reader decodes all blocks, sorts by seq, then resolves them thread by
- * thread; caller-id's value is the distance call-id minus the caller's
+ * thread; call-order may come as call-order-gap instead, the block's
+ * deltas of call-id - call-order, whichever is shorter (a function called
+ * from one place or recursively keeps one gap: one integer for the block);
+ * caller-id's value is the distance call-id minus the caller's
  * call-id, 0 when the call has no caller (so consecutive calls of a
  * recursion cost a digit); callee is amount - exclusive; context indexes
  * chunks.contexts[U], the repeated part of the calls of uid U: [caller uid
@@ -40,7 +43,7 @@
 struct json_object;
 
 #define COMPACT_BLOCK_CALLS 4096
-#define COMPACT_BUFFER_BYTES (2u << 20)
+#define COMPACT_BUFFER_BYTES (3u << 20)
 
 struct compact_state;
 
@@ -62,6 +65,7 @@ const char *compact_chunks(struct compact_state *c, char *const *names, long *le
 struct compact_call {
 	struct call_record r;
 	uint64_t seq;
+	unsigned char gap;	/* decoding: r.call_order holds call-id - call-order */
 };
 
 /* Decodes snapshot's "calls" with the profile's chunks region into calls
