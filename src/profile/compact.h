@@ -10,14 +10,16 @@
  *
  * U indexes chunks.uids; each C is a list of N integers, or one integer when
  * all N are equal.  seq is the call's place in the per-call form (the order
- * the parser finished calls), seq and call-order are deltas from the
- * previous call of the block (the first from 0); end (timestamp + amount),
- * call-id and caller-id are deltas from the previous call of the same
- * thread in seq order, across blocks (from 0 for a thread's first call), so
- * a reader decodes all blocks, sorts by seq, then resolves them thread by
- * thread; call-order may come as call-order-gap instead, the block's
- * deltas of call-id - call-order, whichever is shorter (a function called
- * from one place or recursively keeps one gap: one integer for the block);
+ * the parser finished calls); seq and call-order are deltas from the
+ * previous call of the same uid and thread, across its blocks (from 0 at
+ * its first call); end (timestamp + amount), call-id and caller-id are
+ * deltas from the previous call of the same thread in seq order, across
+ * blocks, so a reader decodes the blocks in order, sorts by seq, then
+ * resolves them thread by thread.  call-order may come as call-order-gap
+ * instead, deltas of call-id - call-order, whichever is shorter for the
+ * block (a function called from one place or recursively keeps one gap);
+ * the first value of either starts from 0 when the uid and thread's last
+ * block used the other.
  * caller-id's value is the distance call-id minus the caller's
  * call-id, 0 when the call has no caller (so consecutive calls of a
  * recursion cost a digit); callee is amount - exclusive; context indexes
