@@ -105,6 +105,31 @@ test_expect_success 'blocks of 4096 calls, two threads, 30000 calls: still ident
 	test $(wc -c <big.perf) -lt $(( $(wc -c <bigp.perf) / 5 ))
 '
 
+test_expect_success 'a uid and thread whose blocks switch from call-order-gap to call-order' '
+	awk "BEGIN { print \"s 3e8 0 100\"; print \"r\"; t = 4096;
+		for (ph = 0; ph < 3; ph++) {
+			other = ph == 1 ? 6 : 2;
+			for (i = 0; i < 4096; i++) {
+				t += 3; printf \"2 0 %x\n\", t; t += 4 + i % 5; printf \"3 0 %x\n\", t;
+				for (k = 0; k < (i * 7919) % (ph == 1 ? 23 : 3); k++) {
+					t += 2; printf \"%x 1 %x\n\", other, t; t += 3; printf \"%x 1 %x\n\", other + 1, t;
+				}
+			}
+		}
+		print \"q\" }" >sw.raw &&
+	"$PERUN" __parse plan sw.raw sw.perf >/dev/null &&
+	"$PERUN" __parse plan sw.raw swp.perf --per-call >/dev/null &&
+	python3 - sw.perf <<-\PY &&
+	import json, sys
+	s = json.load(open(sys.argv[1]))["snapshots"][0]
+	modes = ["gap" if "call-order-gap" in b else "order" for b in s["calls"] if b["thread"] == 1000]
+	assert modes == ["gap", "order", "order"], modes
+	PY
+	"$PERUN" show sw.perf --format json --expand | cmp - swp.perf &&
+	"$PERUN" show swp.perf --format json --compact | cmp - sw.perf &&
+	same_everywhere sw.perf swp.perf
+'
+
 test_expect_success 'the store keeps the compact form and shows it like the file' '
 	mkdir repo && cd repo && git init -q && git config user.email t@e && git config user.name t &&
 	echo a >a && git add a && git commit -q -m one && "$PERUN" init >/dev/null &&
