@@ -1207,7 +1207,7 @@ static int run_and_write(struct run_state *s)
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
 	char *attached_path = NULL;
 	struct json_object *probes_j = NULL;
-	size_t attached = 0, named_zero = 0;
+	size_t attached = 0, named_zero = 0, unattached = 0;
 	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL, *staged = NULL;
 	struct strv argv = { NULL, 0 }, env = { NULL, 0 }, cleanup = { NULL, 0 };
 	struct run_spec spec;
@@ -1476,8 +1476,10 @@ write_again:
 			reached += points[i] ? 1 : 2;
 			json_object_object_add(sum, s->plan.probes[i].name, probe_summary_json(&w.sum[i]));
 		}
+		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
+				     plan_probe_points(&s->plan) - attached : 0;
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
-			     ps->missing_records || !ps->saw_end;
+			     ps->missing_records || !ps->saw_end || unattached;
 		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
 		json_object_object_add(extra, "summary", sum);
 		json_object_object_add(extra, "stap_messages", json_object_get(s->log.messages));
@@ -1562,7 +1564,12 @@ write_again:
 				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
 				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
 		}
-		if (incomplete)
+		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
+						  ps->lost_events || ps->missing_records || !ps->saw_end))
+			fprintf(stderr, "perun: warning: the trace is incomplete: %zu of %zu probe points "
+					"did not attach (named above), so their calls are missing\n",
+				unattached, plan_probe_points(&s->plan));
+		else if (incomplete)
 			warn_incomplete(s, ps, parser_lost(parser));
 		if (!o->quiet) {
 			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
