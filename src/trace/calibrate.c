@@ -137,22 +137,10 @@ struct json_object *calibration_json(const struct calibration *c)
 int calibrate_store(const char *path, const struct calibration *c)
 {
 	struct json_object *o = calibration_json(c);
-	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	size_t len = strlen(text);
-	char *tmp = NULL;
-	int fd = fs_open_temp_beside(path, &tmp), ret = -1;
+	char *text = xstrfmt("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	int ret = fs_write_atomic(path, text, strlen(text), 0600);
 
-	if (fd < 0)
-		goto out;
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
-		pr_error_errno("write %s", tmp);
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	ret = fs_commit_temp(fd, tmp, path);
-out:
-	free(tmp);
+	free(text);
 	json_object_put(o);
 	return ret;
 }
