@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "cmd/cmd.h"
+#include "collect/session.h"
 #include "profile/writer.h"
 #include "store/output.h"
 #include "store/repo.h"
@@ -41,48 +42,6 @@
 #include "util/strbuf.h"
 #include "vcs/vcs.h"
 
-/* Messages from stap/stapbpf kept in the profile, at most.  */
-#define MAX_STAP_MESSAGES 100
-
-struct strv {
-	char **v;
-	size_t n;
-};
-
-static void strv_push(struct strv *s, const char *x)
-{
-	s->v = xrealloc(s->v, (s->n + 2) * sizeof(*s->v));
-	s->v[s->n++] = xstrdup(x);
-	s->v[s->n] = NULL;
-}
-
-static void strv_clear(struct strv *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-struct opts {
-	const char *cmd, *args, *workload, *output;
-	const char *engine, *strategy, *binary, *output_handling, *include, *exclude;
-	struct strv funcs, usdts, dyns;
-	unsigned global_sampling;
-	int with_usdt;
-	double timeout;
-	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
-	int aggregate, metrics, script_only, strict, entry_only;
-	const char *transport;	/* record | print, or NULL: the runtime's default */
-	size_t buffer_size;	/* events the recorder keeps */
-	enum runtime runtime;
-	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
-	int compile_only;	/* fill the module cache, run nothing */
-	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
-};
 
 void usage_collect(FILE *f)
 {
@@ -221,7 +180,7 @@ static int check_rule_sampling(const char *rule)
 	return parse_sampling(hash + 1, &v);
 }
 
-static int parse_trace_opts(int argc, char **argv, struct opts *o)
+static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "engine", required_argument, NULL, 'e' },
@@ -381,7 +340,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+static int parse_opts(int argc, char **argv, struct collect_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "cmd", required_argument, NULL, 'c' },
@@ -411,244 +370,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return parse_trace_opts(argc - optind, argv + optind, o);
 }
 
-/* --- helpers --------------------------------------------------------------- */
 
-/* Splits S into words like a shell, without expanding anything: blanks separate
- * words; '...' keeps everything literally; "..." keeps everything but \\, \", \$ and
- * \` escapes; a backslash outside quotes keeps the next character.  $VAR, ~, globs and
- * command substitution stay as written, and | ; & < > are ordinary characters.  */
-static int split_words(const char *s, struct strv *out, const char *what)
-{
-	struct strbuf w = STRBUF_INIT;
-	const char *p = s;
-	int in_word = 0;
-
-	if (!s)
-		return 0;
-	for (;;) {
-		char c = *p;
-		if (!c || c == ' ' || c == '\t' || c == '\n') {
-			if (in_word)
-				strv_push(out, strbuf_str(&w));
-			strbuf_reset(&w);
-			in_word = 0;
-			if (!c)
-				break;
-			p++;
-			continue;
-		}
-		in_word = 1;
-		if (c == '\'') {
-			const char *q = strchr(p + 1, '\'');
-			if (!q)
-				goto unterminated;
-			strbuf_add(&w, p + 1, (size_t)(q - p - 1));
-			p = q + 1;
-		} else if (c == '"') {
-			for (p++; *p && *p != '"'; p++) {
-				if (*p == '\\' && p[1] && strchr("\\\"$`", p[1]))
-					p++;
-				strbuf_addch(&w, *p);
-			}
-			if (!*p)
-				goto unterminated;
-			p++;
-		} else if (c == '\\' && p[1]) {
-			strbuf_addch(&w, p[1]);
-			p += 2;
-		} else {
-			strbuf_addch(&w, c);
-			p++;
-		}
-	}
-	strbuf_release(&w);
-	return 0;
-unterminated:
-	strbuf_release(&w);
-	return pr_error("cannot split %s '%s': a quote is not closed", what, s);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Identity of a file for the cache key: size and mtime.  */
-static char *file_identity(const char *path)
-{
-	struct stat st;
-
-	if (!path || stat(path, &st) < 0)
-		return xstrdup("-");
-	return xstrfmt("%s:%lld:%lld.%09ld", path, (long long)st.st_size,
-		       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-}
-
-struct watchdog {
-	FILE *f;
-	double t0;
-};
-
-static void wd(struct watchdog *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void wd(struct watchdog *w, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!w->f)
-		return;
-	fprintf(w->f, "[%10.6f] ", now_s() - w->t0);
-	va_start(ap, fmt);
-	vfprintf(w->f, fmt, ap);
-	va_end(ap);
-	fputc('\n', w->f);
-	fflush(w->f);
-}
-
-/* What stap and stapbpf said on stderr.  */
-struct stap_log {
-	struct json_object *messages;
-	uint64_t lost_events;
-	uint64_t transport_errors;	/* the runtime's reader gave up on its buffers */
-	int errors;
-	int progress;		/* show pass progress on the terminal */
-	int pass;
-	size_t nprobes;
-	int quiet;
-	int debuginfo_warned;	/* "cannot find module ... debuginfo" lines seen */
-	struct strbuf all;	/* everything, for error reports */
-};
-
-static void on_stap_line(void *ctx, const char *line)
-{
-	struct stap_log *l = ctx;
-	unsigned long long lost;
-	int cpu;
-
-	if (!*line)
-		return;
-	strbuf_addstr(&l->all, line);
-	strbuf_addch(&l->all, '\n');
-	if (!strncmp(line, "Pass ", 5) && line[5] >= '1' && line[5] <= '5') {
-		l->pass = line[5] - '0';
-		if (l->progress)
-			fprintf(stderr, "\rperun: compiling %zu probes: pass %d/4 done ", l->nprobes,
-				l->pass);
-		return;
-	}
-	if (sscanf(line, "WARNING: lost %llu perf_events on cpu %d", &lost, &cpu) == 2)
-		l->lost_events += lost;
-	/* kernel runtime: each failure is one probe's output the relay dropped (a
-	 * lower bound: stock stap 4.8's stapio also drops data silently) */
-	if (sscanf(line, "WARNING: There were %llu transport failures", &lost) == 1)
-		l->lost_events += lost;
-	/* stapbpf sends a printf as several perf records; when its 32 KB per-CPU
-	 * rings overflow mid-printf its reader aborts with one of these */
-	if (strstr(line, "printf already started") || strstr(line, "printf not started") ||
-	    strstr(line, "wrong number of printf args") || strstr(line, "printf format is missing") ||
-	    strstr(line, "could not read from perf_event buffer") ||
-	    strstr(line, "transport failure") || strstr(line, "unknown perf_event type"))
-		l->transport_errors++;
-	if (strstr(line, "ERROR") || strstr(line, "error:"))
-		l->errors++;
-	if (json_object_array_length(l->messages) < MAX_STAP_MESSAGES)
-		json_object_array_add(l->messages, json_object_new_string(line));
-	/* stap -v says it once per probe of a binary without DWARF */
-	if (strstr(line, "WARNING: cannot find module") && strstr(line, "debuginfo")) {
-		if (l->debuginfo_warned++)
-			return;
-	}
-	if (!l->quiet && (strstr(line, "WARNING") || strstr(line, "ERROR")) && !l->progress)
-		fprintf(stderr, "stap: %s\n", line);
-}
-
-/* Compresses src into a new file name in the directory dfd: created with
- * O_EXCL|O_NOFOLLOW (never through a link, never over a file).  */
-static int gzip_file(const char *src, int dfd, const char *name, const char *shown)
-{
-	struct strbuf sb = STRBUF_INIT;
-	gzFile gz;
-	int fd, ret = -1;
-
-	if (strbuf_read_file(&sb, src) < 0)
-		return -1;
-	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		pr_error_errno("create %s", shown);
-	} else if (!(gz = gzdopen(fd, "wb9"))) {
-		pr_error("gzdopen %s: out of memory", shown);
-		close(fd);
-	} else {
-		if (sb.len == 0 || gzwrite(gz, sb.buf, (unsigned)sb.len) > 0)
-			ret = 0;
-		if (gzclose(gz) != Z_OK)
-			ret = -1;
-	}
-	strbuf_release(&sb);
-	return ret;
-}
-
-static void zip_temps(const char *tmpdir, const char *logdir, const char *stamp, int quiet)
-{
-	static const char *const files[] = { "trace.raw", "trace.rec", "stap.log", "watchdog.log",
-					     "output.log", "script.stp", "plan", NULL };
-	char rnd[9];
-	size_t i;
-	int dfd;
-
-	/* a directory of ours no one else can write; names no one can guess */
-	if (fs_random_hex(rnd, 8) < 0)
-		return;
-	dfd = fs_open_private_dir(logdir, 0755);
-	if (dfd < 0) {
-		pr_error("temp files not kept (-z): %s is not a safe place for them", logdir);
-		return;
-	}
-	for (i = 0; files[i]; i++) {
-		char *src = xstrfmt("%s/%s", tmpdir, files[i]);
-		char *name = xstrfmt("trace-%s-%s-%s.gz", stamp, rnd, files[i]);
-		char *dst = xstrfmt("%s/%s", logdir, name);
-		if (fs_exists(src) && gzip_file(src, dfd, name, dst) == 0 && !quiet)
-			fprintf(stderr, "perun: kept %s\n", dst);
-		free(src);
-		free(name);
-		free(dst);
-	}
-	close(dfd);
-}
-
-/* --- the collect ------------------------------------------------------------ */
-
-struct run_state {
-	struct opts *o;
-	struct watchdog wd;
-	double t_start, t_collect0, t_collect1;
-	char *tmpdir;
-	char *stap, *stapbpf, *staprun;
-	enum runtime runtime;
-	const char *runtime_why;
-	struct target target;
-	struct plan plan;
-	struct strbuf script;
-	char *tapset_text;
-	char key[SHA1_HEXSZ + 1];
-	struct cache cache;
-	int cache_open;
-	const char *cache_state;
-	char *module;		/* path of the module to run */
-	struct stap_log log;
-	struct strv cmdv;
-	char *release;		/* kernel release the module is for */
-	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
-};
-
-static enum script_mode script_mode(const struct run_state *s);
+static enum script_mode script_mode(const struct session *s);
 
 /* stap -r RELEASE [-R COPY] for the kernel runtime, once the build tree is
  * known to be there; warns when stap needs perun's patched runtime.  */
-static int kernel_compile_args(struct run_state *s, struct strv *argv)
+static int kernel_compile_args(struct session *s, struct strv *argv)
 {
 	char *why = NULL, *ver, *cmd;
 
@@ -684,11 +411,11 @@ static int kernel_compile_args(struct run_state *s, struct strv *argv)
 		strv_push(argv, "-R");
 		strv_push(argv, s->kr.dir);
 	}
-	wd(&s->wd, "compile: kernel %s, %s", s->release, s->kr.why);
+	collect_wd(&s->wd, "compile: kernel %s, %s", s->release, s->kr.why);
 	return 0;
 }
 
-static int compile_module(struct run_state *s, const char *outdir, const char *name)
+static int compile_module(struct session *s, const char *outdir, const char *name)
 {
 	struct strv argv = { NULL, 0 };
 	char *script_path = xstrfmt("%s/script.stp", outdir);
@@ -696,7 +423,7 @@ static int compile_module(struct run_state *s, const char *outdir, const char *n
 	struct run_spec spec;
 	struct run_result res;
 	int ret = -1;
-	double t0 = now_s();
+	double t0 = collect_now();
 
 	if (fs_write_atomic(script_path, s->script.buf, s->script.len, 0600) < 0)
 		goto out;
@@ -721,14 +448,14 @@ static int compile_module(struct run_state *s, const char *outdir, const char *n
 	s->log.nprobes = plan_probe_points(&s->plan);
 	if (s->log.progress)
 		fprintf(stderr, "perun: compiling %zu probes ", s->log.nprobes);
-	wd(&s->wd, "compile: %s (runtime %s) in %s", s->stap, runtime_name(s->runtime), outdir);
-	if (driver_run(&spec, &res, on_stap_line, &s->log) < 0)
+	collect_wd(&s->wd, "compile: %s (runtime %s) in %s", s->stap, runtime_name(s->runtime), outdir);
+	if (driver_run(&spec, &res, collect_stap_line, &s->log) < 0)
 		goto out;
 	if (s->log.progress)
 		fprintf(stderr, "\rperun: compiled %zu probes in %.1f s              \n",
-			s->log.nprobes, now_s() - t0);
-	wd(&s->wd, "compile: ended (%s %d) after %.3f s", res.exited ? "exit" : "signal",
-	   res.status, now_s() - t0);
+			s->log.nprobes, collect_now() - t0);
+	collect_wd(&s->wd, "compile: ended (%s %d) after %.3f s", res.exited ? "exit" : "signal",
+	   res.status, collect_now() - t0);
 	if (res.interrupted) {
 		pr_error("interrupted while compiling");
 		goto out;
@@ -753,7 +480,7 @@ out:
 }
 
 /* Finds or builds the module for the script.  */
-static int get_module(struct run_state *s)
+static int get_module(struct session *s)
 {
 	struct utsname u;
 	char *ids[8], name[32], *stap_id = NULL;
@@ -773,7 +500,7 @@ static int get_module(struct run_state *s)
 		if (!strcmp(b, s->target.path) && s->target.build_id[0]) {
 			strbuf_addf(&bids, "%s=%s;", b, s->target.build_id);
 		} else {
-			char *id = file_identity(b);
+			char *id = collect_file_identity(b);
 			strbuf_addf(&bids, "%s;", id);
 			free(id);
 		}
@@ -782,13 +509,13 @@ static int get_module(struct run_state *s)
 	 * the entry records it and a changed stap makes the entry stale */
 	ids[0] = s->script.buf;
 	ids[1] = s->tapset_text;
-	ids[2] = file_identity(s->runtime == RUNTIME_BPF ? s->stapbpf : s->staprun);
+	ids[2] = collect_file_identity(s->runtime == RUNTIME_BPF ? s->stapbpf : s->staprun);
 	ids[3] = (char *)runtime_name(s->runtime);
 	ids[4] = s->runtime == RUNTIME_KERNEL && s->release ? s->release : u.release;
 	ids[5] = bids.buf;
 	cache_key(s->key, (const char *const *)ids, 6);
 	free(ids[2]);
-	stap_id = s->stap ? file_identity(s->stap) : NULL;	/* never run stap for it */
+	stap_id = s->stap ? collect_file_identity(s->stap) : NULL;	/* never run stap for it */
 	if (stap_id && s->runtime == RUNTIME_KERNEL) {
 		/* a module built from other runtime sources (stock, patched) is stale */
 		char *k = xstrfmt("%s runtime=%s", stap_id, s->kr.id);
@@ -853,7 +580,7 @@ static int get_module(struct run_state *s)
 	free(s->module);
 	if (cache_export_module(&e, s->tmpdir, &s->module) < 0)
 		goto out;
-	wd(&s->wd, "cache %s: %s", s->cache_state, e.dir);
+	collect_wd(&s->wd, "cache %s: %s", s->cache_state, e.dir);
 	ret = 0;
 	goto out;
 compile_fresh:
@@ -894,7 +621,7 @@ static struct json_object *jstrv(const struct strv *v)
 	return a;
 }
 
-static struct json_object *make_header(struct run_state *s)
+static struct json_object *make_header(struct session *s)
 {
 	struct json_object *h = json_object_new_object(), *u = json_object_new_object();
 
@@ -908,11 +635,11 @@ static struct json_object *make_header(struct run_state *s)
 	return h;
 }
 
-static enum script_mode script_mode(const struct run_state *s);
+static enum script_mode script_mode(const struct session *s);
 
-static struct json_object *make_collector_info(struct run_state *s)
+static struct json_object *make_collector_info(struct session *s)
 {
-	struct opts *o = s->o;
+	struct collect_opts *o = s->o;
 	struct json_object *ci = json_object_new_object(), *p = json_object_new_object();
 
 	json_object_object_add(ci, "name", json_object_new_string("trace"));
@@ -949,7 +676,7 @@ static struct json_object *make_collector_info(struct run_state *s)
 	return ci;
 }
 
-static char *default_output(struct run_state *s, int *in_jobs)
+static char *default_output(struct session *s, int *in_jobs)
 {
 	char *perun_dir = repo_locate(), *base, *out;
 	const char *cmd = s->cmdv.n ? s->cmdv.v[0] : s->target.path;
@@ -981,7 +708,7 @@ static char *default_output(struct run_state *s, int *in_jobs)
 /* What the runtime attached, from its uprobe_events lines saved when it was
  * ready: prints "attached A of P probes" and the failures, and returns
  * {planned, attached, failed: [...]} for collector_info.  */
-static struct json_object *report_attached(struct run_state *s, const char *path,
+static struct json_object *report_attached(struct session *s, const char *path,
 					   size_t *attached)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -1022,7 +749,7 @@ static const char *const runtime_fatal_lines[] = {
 };
 
 /* Says on stderr how the trace is incomplete: always, even with -q.  */
-static void warn_incomplete(const struct run_state *s, const struct parse_stats *ps,
+static void warn_incomplete(const struct session *s, const struct parse_stats *ps,
 			    const uint64_t *lost)
 {
 	uint64_t total = s->log.lost_events + ps->lost_events + ps->missing_records;
@@ -1136,7 +863,7 @@ static int fast_read(pid_t runtime_pid, void *ctx)
 	const struct bpfmap_info *m = NULL;
 	const char *how = "-";
 	size_t n = 0, count = 0;
-	double t0 = now_s();
+	double t0 = collect_now();
 	int mfd = -1, ofd, ret = 1;
 
 	if (bpfmap_list(runtime_pid, &maps, &n, &err) < 0 ||
@@ -1159,11 +886,11 @@ static int fast_read(pid_t runtime_pid, void *ctx)
 	fr->f = NULL;
 out:
 	if (ret)
-		wd(fr->wd, "fast read: %s; %zu entries read (%s), the end probe writes the rest",
+		collect_wd(fr->wd, "fast read: %s; %zu entries read (%s), the end probe writes the rest",
 		   err.msg, count, how);
 	else
-		wd(fr->wd, "fast read: %zu entries of map %u read and deleted in %.3f s (%s)", count,
-		   m->id, now_s() - t0, how);
+		collect_wd(fr->wd, "fast read: %zu entries of map %u read and deleted in %.3f s (%s)", count,
+		   m->id, collect_now() - t0, how);
 	if (mfd >= 0)
 		close(mfd);
 	free(maps);
@@ -1197,9 +924,9 @@ static int to_rescue(char **output, char **staged, int *rescued)
 	return 0;
 }
 
-static int run_and_write(struct run_state *s)
+static int run_and_write(struct session *s)
 {
-	struct opts *o = s->o;
+	struct collect_opts *o = s->o;
 	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
 	struct fast_read fr = { xstrfmt("%s/trace.rec", s->tmpdir), recorder_slots(o->buffer_size),
 				&s->wd, NULL };
@@ -1279,7 +1006,7 @@ static int run_and_write(struct run_state *s)
 	spec.fatal_lines = runtime_fatal_lines;
 	if (s->runtime == RUNTIME_BPF && script_mode(s) == SCRIPT_RECORD) {
 		if (no_fast && *no_fast && strcmp(no_fast, "0")) {
-			wd(&s->wd, "fast read: off (PERUN_NO_FAST_READ), the end probe writes the buffer");
+			collect_wd(&s->wd, "fast read: off (PERUN_NO_FAST_READ), the end probe writes the buffer");
 		} else {
 			spec.before_stop = fast_read;
 			spec.before_stop_ctx = &fr;
@@ -1304,12 +1031,12 @@ static int run_and_write(struct run_state *s)
 	if (!o->quiet)
 		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (module cache: %s)\n",
 			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
-	wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
-	s->t_collect0 = now_s();
-	if (driver_run(&spec, &res, on_stap_line, &s->log) < 0)
+	collect_wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
+	s->t_collect0 = collect_now();
+	if (driver_run(&spec, &res, collect_stap_line, &s->log) < 0)
 		goto out;
-	s->t_collect1 = now_s();
-	wd(&s->wd, "run: runtime ended (%s), timed out %d, interrupted %d, leaked uprobes %d",
+	s->t_collect1 = collect_now();
+	collect_wd(&s->wd, "run: runtime ended (%s), timed out %d, interrupted %d, leaked uprobes %d",
 	   exit_desc(res.exited, res.status, desc, sizeof(desc)), res.timed_out, res.interrupted,
 	   res.leaked_uprobes);
 	fs_write_atomic(stap_log_path, strbuf_str(&s->log.all), s->log.all.len, 0600);
@@ -1338,7 +1065,7 @@ static int run_and_write(struct run_state *s)
 		have_origin = 1;
 
 	/* parse into the profile */
-	t_parse0 = now_s();
+	t_parse0 = collect_now();
 	header = make_header(s);
 	ci = make_collector_info(s);
 	if (probes_j) {
@@ -1484,7 +1211,7 @@ write_again:
 		json_object_object_add(extra, "summary", sum);
 		json_object_object_add(extra, "stap_messages", json_object_get(s->log.messages));
 		if (o->metrics) {
-			double pt = now_s() - s->t_start;
+			double pt = collect_now() - s->t_start;
 			met = json_object_new_object();
 			json_object_object_add(met, "PL", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
 			json_object_object_add(met, "PLR", json_object_new_int64((int64_t)reached));
@@ -1492,7 +1219,7 @@ write_again:
 			json_object_object_add(met, "CPT_s", json_object_new_double(s->t_collect1 - s->t_collect0));
 			json_object_object_add(met, "PRT_s", json_object_new_double((double)res.target_ns / 1e9));
 			json_object_object_add(met, "PT_s_before_write", json_object_new_double(pt));
-			json_object_object_add(met, "parse_s", json_object_new_double(now_s() - t_parse0));
+			json_object_object_add(met, "parse_s", json_object_new_double(collect_now() - t_parse0));
 			json_object_object_add(extra, "metrics", met);
 		}
 		/* a command that died early explains its own missing calls */
@@ -1537,7 +1264,7 @@ write_again:
 			staged = NULL;
 		}
 		if (o->metrics && stat(output, &st) == 0) {
-			double pt = now_s() - s->t_start;
+			double pt = collect_now() - s->t_start;
 			printf("metrics:\n  PL   %zu probe locations\n  PLR  %zu reached\n"
 			       "  RDV  %.3f MB raw (%" PRIu64 " events, %.1f B/event)\n  PS   %.3f MB profile\n"
 			       "  CPT  %.3f s\n  PRT  %.3f s\n  PT   %.3f s\n",
@@ -1662,7 +1389,7 @@ out:
 
 /* --aggregate, else --transport, else record on bpf (whose perf rings drop
  * per-event printfs) and print on the kernel runtime.  */
-static enum script_mode script_mode(const struct run_state *s)
+static enum script_mode script_mode(const struct session *s)
 {
 	if (s->o->aggregate)
 		return SCRIPT_AGGREGATE;
@@ -1671,7 +1398,7 @@ static enum script_mode script_mode(const struct run_state *s)
 	return s->runtime == RUNTIME_BPF ? SCRIPT_RECORD : SCRIPT_PRINT;
 }
 
-static int choose_runtime(struct run_state *s)
+static int choose_runtime(struct session *s)
 {
 	const char *why = NULL;
 	int kernel_ok = runtime_kernel_usable(&why);
@@ -1718,8 +1445,8 @@ static int choose_runtime(struct run_state *s)
 int cmd_collect(int argc, char **argv, struct ctx *ctx)
 {
 	(void)ctx;
-	struct opts o;
-	struct run_state s;
+	struct collect_opts o;
+	struct session s;
 	struct strategy_opts so;
 	char *cache_dir = NULL;
 	int ret = EXIT_FAIL, r, parsed;
@@ -1739,7 +1466,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	}
 	memset(&s, 0, sizeof(s));
 	s.o = &o;
-	s.t_start = now_s();
+	s.t_start = collect_now();
 	s.wd.t0 = s.t_start;
 	s.cache_state = "off";
 	s.log.messages = json_object_new_array();
@@ -1761,8 +1488,8 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	}
 	if (o.cmd) {
 		strv_push(&s.cmdv, o.cmd);
-		if (split_words(o.args, &s.cmdv, "arguments") < 0 ||
-		    split_words(o.workload, &s.cmdv, "workload") < 0) {
+		if (collect_split_words(o.args, &s.cmdv, "arguments") < 0 ||
+		    collect_split_words(o.workload, &s.cmdv, "workload") < 0) {
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -1793,7 +1520,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		goto out;
 	if (target_load(&s.target, binary, o.cache_off ? NULL : cache_dir) < 0)
 		goto out;
-	wd(&s.wd, "target: %s, %zu functions, %zu USDT notes, build-id %s", s.target.path,
+	collect_wd(&s.wd, "target: %s, %zu functions, %zu USDT notes, build-id %s", s.target.path,
 	   s.target.nfuncs, s.target.nusdts, s.target.build_id[0] ? s.target.build_id : "none");
 	memset(&so, 0, sizeof(so));
 	so.strategy = o.strategy;
@@ -1832,7 +1559,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		if (r < 0)
 			goto out;
 	}
-	wd(&s.wd, "plan: %zu probes, %zu probe points, script %zu bytes", s.plan.n,
+	collect_wd(&s.wd, "plan: %zu probes, %zu probe points, script %zu bytes", s.plan.n,
 	   plan_probe_points(&s.plan), s.script.len);
 	if (o.script_only) {
 		fwrite(s.script.buf, 1, s.script.len, stdout);
@@ -1869,7 +1596,7 @@ out:
 			localtime_r(&now, &tm);
 			strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 			logdir = pd ? xstrfmt("%s/logs", pd) : xstrdup("perun-logs");
-			zip_temps(s.tmpdir, logdir, stamp, o.quiet);
+			collect_zip_temps(s.tmpdir, logdir, stamp, o.quiet);
 			free(pd);
 			free(logdir);
 		}

@@ -1,0 +1,102 @@
+/* One collect as a pipeline of phases (DESIGN.md): analyse -> strategy ->
+ * pre-optimize -> plan -> script -> module (cache) -> run -> parse ->
+ * post-optimize -> profile.  Each phase reads and fills a part of struct
+ * session; src/cmd/collect.c parses the options into struct collect_opts and
+ * runs the phases in turn.  */
+#ifndef PERUN_COLLECT_SESSION_H
+#define PERUN_COLLECT_SESSION_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "target/target.h"
+#include "trace/cache.h"
+#include "trace/kruntime.h"
+#include "trace/plan.h"
+#include "trace/runtime.h"
+#include "util/sha1.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+struct json_object;
+
+/* Messages from stap/stapbpf kept in the profile, at most.  */
+#define MAX_STAP_MESSAGES 100
+
+/* What the user asked for: perun collect's options (thesis Table A.1).  */
+struct collect_opts {
+	const char *cmd, *args, *workload, *output;
+	const char *engine, *strategy, *binary, *output_handling, *include, *exclude;
+	struct strv funcs, usdts, dyns;
+	unsigned global_sampling;
+	int with_usdt;
+	double timeout;
+	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
+	int aggregate, metrics, script_only, strict, entry_only;
+	const char *transport;	/* record | print, or NULL: the runtime's default */
+	size_t buffer_size;	/* events the recorder keeps */
+	enum runtime runtime;
+	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
+	int compile_only;	/* fill the module cache, run nothing */
+	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
+};
+
+/* -w: every step of the collection, timed, in the temp dir.  */
+struct watchdog {
+	FILE *f;
+	double t0;
+};
+
+/* What stap and stapbpf said on stderr.  */
+struct stap_log {
+	struct json_object *messages;
+	uint64_t lost_events;
+	uint64_t transport_errors;	/* the runtime's reader gave up on its buffers */
+	int errors;
+	int progress;		/* show pass progress on the terminal */
+	int pass;
+	size_t nprobes;
+	int quiet;
+	int debuginfo_warned;	/* "cannot find module ... debuginfo" lines seen */
+	struct strbuf all;	/* everything, for error reports */
+};
+
+/* One collect: the options, and what each phase found.  */
+struct session {
+	struct collect_opts *o;
+	struct watchdog wd;
+	double t_start, t_collect0, t_collect1;
+	char *tmpdir;
+	char *stap, *stapbpf, *staprun;
+	enum runtime runtime;
+	const char *runtime_why;
+	struct target target;
+	struct plan plan;
+	struct strbuf script;
+	char *tapset_text;
+	char key[SHA1_HEXSZ + 1];
+	struct cache cache;
+	int cache_open;
+	const char *cache_state;
+	char *module;		/* path of the module to run */
+	struct stap_log log;
+	struct strv cmdv;
+	char *release;		/* kernel release the module is for */
+	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
+};
+
+/* Seconds on the monotonic clock.  */
+double collect_now(void);
+/* Writes one timed line to the watchdog log, when there is one.  */
+void collect_wd(struct watchdog *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Identity of a file for the cache key: size and mtime ("-" when missing).  */
+char *collect_file_identity(const char *path);
+/* Splits s into words like a shell, without expanding anything; what names s
+ * in the error.  */
+int collect_split_words(const char *s, struct strv *out, const char *what);
+/* A driver line callback: one line stap or stapbpf wrote (ctx: struct stap_log).  */
+void collect_stap_line(void *ctx, const char *line);
+/* -z: gzips the temp files of tmpdir into logdir, names with stamp.  */
+void collect_zip_temps(const char *tmpdir, const char *logdir, const char *stamp, int quiet);
+
+#endif
