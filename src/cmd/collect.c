@@ -371,241 +371,6 @@ static int parse_opts(int argc, char **argv, struct collect_opts *o)
 }
 
 
-static enum script_mode script_mode(const struct session *s);
-
-/* stap -r RELEASE [-R COPY] for the kernel runtime, once the build tree is
- * known to be there; warns when stap needs perun's patched runtime.  */
-static int kernel_compile_args(struct session *s, struct strv *argv)
-{
-	char *why = NULL, *ver, *cmd;
-
-	if (!kruntime_can_build(s->release, &why)) {
-		pr_error("cannot build the kernel module: %s", why);
-		free(why);
-		return -1;
-	}
-	if (!s->kr.dir) {
-		ver = kruntime_stap_version(s->stap);
-		if (kruntime_has_patches(ver) && !s->o->quiet) {
-			cmd = kruntime_prepare_command();
-			fprintf(stderr,
-				"perun: warning: stap %s's stock kernel runtime cannot build modules "
-				"for current 6.1.y kernels and loses per-event output at high rates: "
-				"run '%s' once (as root)\n",
-				ver, cmd);
-			free(cmd);
-		}
-		free(ver);
-	}
-	if (script_mode(s) == SCRIPT_RECORD) {
-		/* the end probe writes the whole recorder map out; the kernel runtime
-		 * stops a probe after MAXACTION (1000) statements, the bpf one does
-		 * not (its end probe runs in user space) */
-		char *d = xstrfmt("-DMAXACTION=%zu", s->o->buffer_size * 8 + 10000);
-		strv_push(argv, d);
-		free(d);
-	}
-	strv_push(argv, "-r");
-	strv_push(argv, s->release);
-	if (s->kr.dir) {
-		strv_push(argv, "-R");
-		strv_push(argv, s->kr.dir);
-	}
-	collect_wd(&s->wd, "compile: kernel %s, %s", s->release, s->kr.why);
-	return 0;
-}
-
-static int compile_module(struct session *s, const char *outdir, const char *name)
-{
-	struct strv argv = { NULL, 0 };
-	char *script_path = xstrfmt("%s/script.stp", outdir);
-	char *tapsets = xstrfmt("%s/tapsets", runtime_datadir());
-	struct run_spec spec;
-	struct run_result res;
-	int ret = -1;
-	double t0 = collect_now();
-
-	if (fs_write_atomic(script_path, s->script.buf, s->script.len, 0600) < 0)
-		goto out;
-	strv_push(&argv, s->stap);
-	strv_push(&argv, "-p4");
-	strv_push(&argv, "-v");
-	if (s->runtime == RUNTIME_BPF)
-		strv_push(&argv, "--runtime=bpf");
-	if (s->runtime == RUNTIME_KERNEL && kernel_compile_args(s, &argv) < 0)
-		goto out;
-	strv_push(&argv, "-m");
-	strv_push(&argv, name);
-	strv_push(&argv, "-I");
-	strv_push(&argv, tapsets);
-	strv_push(&argv, script_path);
-	memset(&spec, 0, sizeof(spec));
-	spec.argv = argv.v;
-	spec.cwd = outdir;
-	spec.cleanup_dir = s->o->keep_temps ? NULL : s->tmpdir;
-	spec.stdout_null = 1;
-	s->log.progress = !s->o->quiet && isatty(2);
-	s->log.nprobes = plan_probe_points(&s->plan);
-	if (s->log.progress)
-		fprintf(stderr, "perun: compiling %zu probes ", s->log.nprobes);
-	collect_wd(&s->wd, "compile: %s (runtime %s) in %s", s->stap, runtime_name(s->runtime), outdir);
-	if (driver_run(&spec, &res, collect_stap_line, &s->log) < 0)
-		goto out;
-	if (s->log.progress)
-		fprintf(stderr, "\rperun: compiled %zu probes in %.1f s              \n",
-			s->log.nprobes, collect_now() - t0);
-	collect_wd(&s->wd, "compile: ended (%s %d) after %.3f s", res.exited ? "exit" : "signal",
-	   res.status, collect_now() - t0);
-	if (res.interrupted) {
-		pr_error("interrupted while compiling");
-		goto out;
-	}
-	if (!res.exited || res.status != 0) {
-		pr_error("stap -p4 failed (%s %d); what it said:\n%s", res.exited ? "exit" : "signal",
-			 res.status, strbuf_str(&s->log.all));
-		goto out;
-	}
-	free(s->module);
-	s->module = xstrfmt("%s/%s.%s", outdir, name, s->runtime == RUNTIME_BPF ? "bo" : "ko");
-	if (!fs_exists(s->module)) {
-		pr_error("stap -p4 succeeded but wrote no %s", s->module);
-		goto out;
-	}
-	ret = 0;
-out:
-	strv_clear(&argv);
-	free(script_path);
-	free(tapsets);
-	return ret;
-}
-
-/* Finds or builds the module for the script.  */
-static int get_module(struct session *s)
-{
-	struct utsname u;
-	char *ids[8], name[32], *stap_id = NULL;
-	struct cache_entry e;
-	int r, ret = -1;
-	size_t i;
-	struct strbuf bids = STRBUF_INIT;
-	char *plan_text = plan_serialize(&s->plan);
-
-	memset(&e, 0, sizeof(e));
-	uname(&u);
-	/* build ids of every binary in the plan */
-	for (i = 0; i < s->plan.n; i++) {
-		const char *b = s->plan.probes[i].binary;
-		if (i && !strcmp(b, s->plan.probes[i - 1].binary))
-			continue;
-		if (!strcmp(b, s->target.path) && s->target.build_id[0]) {
-			strbuf_addf(&bids, "%s=%s;", b, s->target.build_id);
-		} else {
-			char *id = collect_file_identity(b);
-			strbuf_addf(&bids, "%s;", id);
-			free(id);
-		}
-	}
-	/* stap's own identity is not in the key (a hit must work without stap);
-	 * the entry records it and a changed stap makes the entry stale */
-	ids[0] = s->script.buf;
-	ids[1] = s->tapset_text;
-	ids[2] = collect_file_identity(s->runtime == RUNTIME_BPF ? s->stapbpf : s->staprun);
-	ids[3] = (char *)runtime_name(s->runtime);
-	ids[4] = s->runtime == RUNTIME_KERNEL && s->release ? s->release : u.release;
-	ids[5] = bids.buf;
-	cache_key(s->key, (const char *const *)ids, 6);
-	free(ids[2]);
-	stap_id = s->stap ? collect_file_identity(s->stap) : NULL;	/* never run stap for it */
-	if (stap_id && s->runtime == RUNTIME_KERNEL) {
-		/* a module built from other runtime sources (stock, patched) is stale */
-		char *k = xstrfmt("%s runtime=%s", stap_id, s->kr.id);
-		free(stap_id);
-		stap_id = k;
-	}
-	snprintf(name, sizeof(name), "perun_%.16s", s->key);
-	if (s->o->cache_off) {
-		s->cache_state = "off";
-		goto compile_fresh;
-	}
-	{
-		char *dir = cache_default_dir();
-		r = cache_open(&s->cache, dir);
-		free(dir);
-		if (r < 0)
-			goto out;
-		s->cache_open = 1;
-	}
-	r = cache_lookup(&s->cache, s->key, stap_id, &e);
-	if (r < 0)
-		goto out;
-	if (r == 0) {
-		/* miss: compile under the lock, unless another collect just did */
-		if (cache_lock(&s->cache) < 0)
-			goto out;
-		r = cache_lookup(&s->cache, s->key, stap_id, &e);
-		if (r < 0) {
-			cache_unlock(&s->cache);
-			goto out;
-		}
-		if (r == 0) {
-			if (!s->stap) {
-				cache_unlock(&s->cache);
-				pr_error("stap not found and the module is not cached: install the "
-					 "systemtap package");
-				goto out;
-			}
-			if (compile_module(s, s->tmpdir, name) < 0) {
-				cache_unlock(&s->cache);
-				goto out;
-			}
-			r = cache_store(&s->cache, s->key, s->module, runtime_name(s->runtime),
-					s->target.path, plan_probe_points(&s->plan), stap_id,
-					plan_text, s->script.buf, &e);
-			cache_unlock(&s->cache);
-			if (r < 0)
-				goto out;
-			{
-				size_t removed;
-				cache_prune(&s->cache, cache_max_size(), s->key, &removed);
-			}
-			s->cache_state = "miss";
-		} else {
-			cache_unlock(&s->cache);
-			s->cache_state = "hit";
-		}
-	} else {
-		s->cache_state = "hit";
-	}
-	/* the runtime gets a private copy of the verified bytes, not the cache's path */
-	free(s->module);
-	if (cache_export_module(&e, s->tmpdir, &s->module) < 0)
-		goto out;
-	collect_wd(&s->wd, "cache %s: %s", s->cache_state, e.dir);
-	ret = 0;
-	goto out;
-compile_fresh:
-	if (!s->stap) {
-		pr_error("stap not found: install the systemtap package");
-		goto out;
-	}
-	ret = compile_module(s, s->tmpdir, name);
-out:
-	free(stap_id);
-	cache_entry_release(&e);
-	strbuf_release(&bids);
-	free(plan_text);
-	return ret;
-}
-
-static const char *exit_desc(int exited, int status, char *buf, size_t n)
-{
-	if (exited)
-		snprintf(buf, n, "exit %d", status);
-	else
-		snprintf(buf, n, "signal %d (%s)", status, strsignal(status));
-	return buf;
-}
-
 static struct json_object *jstr(const char *s)
 {
 	return s ? json_object_new_string(s) : NULL;
@@ -634,8 +399,6 @@ static struct json_object *make_header(struct session *s)
 			       json_object_new_string(s->o->workload ? s->o->workload : ""));
 	return h;
 }
-
-static enum script_mode script_mode(const struct session *s);
 
 static struct json_object *make_collector_info(struct session *s)
 {
@@ -668,7 +431,7 @@ static struct json_object *make_collector_info(struct session *s)
 	json_object_object_add(p, "entry_only", json_object_new_boolean(o->entry_only));
 	json_object_object_add(p, "transport",
 			       json_object_new_string(o->aggregate ? "aggregate"
-						      : script_mode(s) == SCRIPT_RECORD ? "record"
+						      : collect_script_mode(s) == SCRIPT_RECORD ? "record"
 											: "print"));
 	json_object_object_add(p, "buffer_size", json_object_new_int64((int64_t)o->buffer_size));
 	json_object_object_add(p, "strict", json_object_new_boolean(o->strict));
@@ -701,52 +464,6 @@ static char *default_output(struct session *s, int *in_jobs)
 	free(base);
 	return out;
 }
-
-/* Most failed probes named on stderr (all of them go to the profile).  */
-#define MAX_FAILED_SHOWN 10
-
-/* What the runtime attached, from its uprobe_events lines saved when it was
- * ready: prints "attached A of P probes" and the failures, and returns
- * {planned, attached, failed: [...]} for collector_info.  */
-static struct json_object *report_attached(struct session *s, const char *path,
-					   size_t *attached)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct probe_attach *att = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*att));
-	struct json_object *j = json_object_new_object(), *fl = json_object_new_array();
-	size_t planned = plan_probe_points(&s->plan), nfail, i;
-	char **lines;
-
-	strbuf_read_file(&sb, path);
-	*attached = plan_match_uprobe_events(&s->plan, strbuf_str(&sb), -1, att);
-	nfail = plan_attach_failures(&s->plan, att, &lines);
-	if (!s->o->quiet || *attached < planned)
-		fprintf(stderr, "perun: attached %zu of %zu probes%s\n", *attached, planned,
-			nfail ? "; not attached:" : "");
-	for (i = 0; i < nfail; i++) {
-		if (i < MAX_FAILED_SHOWN)
-			fprintf(stderr, "perun:   %s\n", lines[i]);
-		json_object_array_add(fl, json_object_new_string(lines[i]));
-		free(lines[i]);
-	}
-	if (nfail > MAX_FAILED_SHOWN)
-		fprintf(stderr, "perun:   ... and %zu more (collector_info.probes.failed)\n",
-			nfail - MAX_FAILED_SHOWN);
-	free(lines);
-	free(att);
-	strbuf_release(&sb);
-	json_object_object_add(j, "planned", json_object_new_int64((int64_t)planned));
-	json_object_object_add(j, "attached", json_object_new_int64((int64_t)*attached));
-	json_object_object_add(j, "failed", fl);
-	return j;
-}
-
-/* What stapbpf prints when its perf reader gave up: nothing more arrives.  */
-static const char *const runtime_fatal_lines[] = {
-	"printf already started", "printf not started", "wrong number of printf args",
-	"printf format is missing", "could not read from perf_event buffer",
-	"unknown perf_event type", NULL,
-};
 
 /* Says on stderr how the trace is incomplete: always, even with -q.  */
 static void warn_incomplete(const struct session *s, const struct parse_stats *ps,
@@ -797,106 +514,6 @@ static void warn_incomplete(const struct session *s, const struct parse_stats *p
 	strbuf_release(&sb);
 }
 
-/* The recorder's map size in the script: --buffer-size, moved off the sizes
- * of stap's other maps (its default 2048, the tapset's 16384 and 65536) so
- * that the fast read below finds the map by its size alone.  */
-static size_t recorder_slots(size_t n)
-{
-	return n == 2048 || n == 16384 || n == 65536 ? n + 1 : n;
-}
-
-/* The fast read of the bpf recorder: in the supervisor, once the target has
- * ended, perun reads and deletes the runtime's __perun_buf in batches and
- * writes "d TID SEQ HI LO" lines to trace.rec, as the end probe would (its
- * foreach then finds the map empty).  Any failure leaves the rest to the end
- * probe and is said in the watchdog log only.  */
-struct fast_read {
-	char *path;		/* <tmpdir>/trace.rec */
-	size_t slots;		/* max_entries of __perun_buf */
-	struct watchdog *wd;
-	FILE *f;
-};
-
-/* v in lowercase hex without leading zeros, then c; returns the end.  */
-static char *put_hex(char *p, uint32_t v, char c)
-{
-	static const char digits[] = "0123456789abcdef";
-	int shift = 28;
-
-	while (shift > 0 && !(v >> shift))
-		shift -= 4;
-	for (; shift >= 0; shift -= 4)
-		*p++ = digits[(v >> shift) & 0xf];
-	*p++ = c;
-	return p;
-}
-
-/* "d TID SEQ HI LO" per entry, as the end probe's printf("%x") writes them;
- * by hand, as fprintf costs more than the batch read itself.  */
-static int fast_read_batch(void *ctx, const uint64_t *keys, const uint64_t *vals, size_t n)
-{
-	struct fast_read *fr = ctx;
-	char buf[64 * 256], *p = buf;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		*p++ = 'd';
-		*p++ = ' ';
-		p = put_hex(p, (uint32_t)(keys[i] >> 32), ' ');
-		p = put_hex(p, (uint32_t)keys[i], ' ');
-		p = put_hex(p, (uint32_t)(vals[i] >> 32), ' ');
-		p = put_hex(p, (uint32_t)vals[i], '\n');
-		if (p - buf > (ptrdiff_t)sizeof(buf) - 64 || i + 1 == n) {
-			if (fwrite(buf, 1, (size_t)(p - buf), fr->f) != (size_t)(p - buf))
-				return -1;
-			p = buf;
-		}
-	}
-	return 0;
-}
-
-static int fast_read(pid_t runtime_pid, void *ctx)
-{
-	struct fast_read *fr = ctx;
-	struct bpfmap_err err = { "" };
-	struct bpfmap_info *maps = NULL;
-	const struct bpfmap_info *m = NULL;
-	const char *how = "-";
-	size_t n = 0, count = 0;
-	double t0 = collect_now();
-	int mfd = -1, ofd, ret = 1;
-
-	if (bpfmap_list(runtime_pid, &maps, &n, &err) < 0 ||
-	    !(m = bpfmap_find_u64_hash(maps, n, (unsigned)fr->slots, &err)) ||
-	    (mfd = bpfmap_open_id(m->id, &err)) < 0)
-		goto out;
-	ofd = open(fr->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (ofd < 0 || !(fr->f = fdopen(ofd, "w"))) {
-		snprintf(err.msg, sizeof(err.msg), "open %s: %s", fr->path, strerror(errno));
-		if (ofd >= 0)
-			close(ofd);
-		goto out;
-	}
-	setvbuf(fr->f, NULL, _IOFBF, 1 << 20);
-	ret = bpfmap_drain_u64(mfd, fast_read_batch, fr, &count, &how, &err) < 0;
-	if (fclose(fr->f) != 0 && !ret) {
-		snprintf(err.msg, sizeof(err.msg), "write %s: %s", fr->path, strerror(errno));
-		ret = 1;
-	}
-	fr->f = NULL;
-out:
-	if (ret)
-		collect_wd(fr->wd, "fast read: %s; %zu entries read (%s), the end probe writes the rest",
-		   err.msg, count, how);
-	else
-		collect_wd(fr->wd, "fast read: %zu entries of map %u read and deleted in %.3f s (%s)", count,
-		   m->id, collect_now() - t0, how);
-	if (mfd >= 0)
-		close(mfd);
-	free(maps);
-	return ret;
-}
-
 /* Writing *output (or *staged) failed: write the profile again, once, into
  * a rescue file, so a finished trace is never thrown away.  */
 static int to_rescue(char **output, char **staged, int *rescued)
@@ -927,18 +544,11 @@ static int to_rescue(char **output, char **staged, int *rescued)
 static int run_and_write(struct session *s)
 {
 	struct collect_opts *o = s->o;
-	char *raw = xstrfmt("%s/trace.raw", s->tmpdir);
-	struct fast_read fr = { xstrfmt("%s/trace.rec", s->tmpdir), recorder_slots(o->buffer_size),
-				&s->wd, NULL };
-	const char *no_fast = getenv("PERUN_NO_FAST_READ");
-	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
-	char *attached_path = NULL;
-	struct json_object *probes_j = NULL;
-	size_t attached = 0, named_zero = 0, unattached = 0;
-	char *shim = NULL, *output = NULL, *origin_dir = NULL, *capture = NULL, *staged = NULL;
-	struct strv argv = { NULL, 0 }, env = { NULL, 0 }, cleanup = { NULL, 0 };
-	struct run_spec spec;
-	struct run_result res;
+	const char *raw = s->raw;
+	const struct run_result res = s->res;
+	size_t attached = s->attached, named_zero = 0, unattached = 0;
+	const char *attached_path = s->attached_path;
+	char *output = NULL, *origin_dir = NULL, *staged = NULL;
 	struct profile_writer w;
 	struct parser *parser = NULL;
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
@@ -951,105 +561,6 @@ static int run_and_write(struct session *s)
 	size_t i;
 	double t_parse0;
 	struct stat st;
-
-	/* the runtime, its target, its output */
-	if (s->runtime == RUNTIME_BPF) {
-		strv_push(&argv, s->stapbpf);
-		if (runtime_needs_memlock_shim()) {
-			shim = runtime_shim_path();
-			if (!shim) {
-				pr_error("RLIMIT_MEMLOCK cannot be raised here and perun-memlock-shim.so "
-					 "is not installed: reinstall perun or set PERUN_LIBDIR");
-				goto out;
-			}
-			{
-				const char *old = getenv("LD_PRELOAD");
-				char *e = xstrfmt("LD_PRELOAD=%s%s%s", shim, old ? ":" : "", old ? old : "");
-				strv_push(&env, e);
-				free(e);
-				e = xstrfmt("PERUN_ORIG_LD_PRELOAD=%s", old ? old : "");
-				strv_push(&env, e);
-				free(e);
-				strv_push(&env, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0");
-			}
-		}
-	} else {
-		strv_push(&argv, s->staprun);
-		/* -R: a name of its own (perun_PID), so concurrent runs of one cached
-		 * module do not collide and a leftover is known to be this run's */
-		strv_push(&argv, "-R");
-		strv_push(&cleanup, s->staprun);
-		strv_push(&cleanup, "-d");
-		strv_push(&cleanup, DRIVER_MOD_ARG);
-	}
-	strv_push(&argv, "-x");
-	strv_push(&argv, DRIVER_PID_ARG);
-	strv_push(&argv, "-o");
-	strv_push(&argv, raw);
-	strv_push(&argv, s->module);
-	memset(&spec, 0, sizeof(spec));
-	spec.argv = argv.v;
-	spec.env_extra = env.v;
-	if (s->runtime == RUNTIME_KERNEL) {
-		spec.module_prefix = "perun_";	/* what staprun -R makes of perun_KEY */
-		spec.cleanup_argv = cleanup.v;
-	}
-	spec.timeout = o->timeout;
-	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
-	spec.target_argv = s->cmdv.v;
-	spec.ready_path = raw;
-	if (s->runtime == RUNTIME_BPF && driver_uprobe_events_path() &&
-	    access(driver_uprobe_events_path(), R_OK) == 0) {
-		attached_path = xstrfmt("%s/attached", s->tmpdir);
-		spec.attached_path = attached_path;
-	}
-	spec.fatal_lines = runtime_fatal_lines;
-	if (s->runtime == RUNTIME_BPF && script_mode(s) == SCRIPT_RECORD) {
-		if (no_fast && *no_fast && strcmp(no_fast, "0")) {
-			collect_wd(&s->wd, "fast read: off (PERUN_NO_FAST_READ), the end probe writes the buffer");
-		} else {
-			spec.before_stop = fast_read;
-			spec.before_stop_ctx = &fr;
-		}
-	}
-	/* detaching is slow: the kernel waits an RCU grace period per probe point
-	 * (about 60 ms each here), and stapbpf runs its end probe only after */
-	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
-	/* perun's patched kernel runtime lets stapio read all output before the
-	 * module exits, waiting up to 60 s (_stp_exit_drain_ms) */
-	if (s->runtime == RUNTIME_KERNEL && s->kr.txfix)
-		spec.stop_timeout += 60;
-	if (!o->quiet && plan_probe_points(&s->plan) > 200)
-		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
-				"the command ends (Ctrl-C twice to skip it)\n",
-			plan_probe_points(&s->plan), 0.06 * (double)plan_probe_points(&s->plan));
-	spec.output_mode = o->output_handling;
-	if (!strcmp(o->output_handling, "capture")) {
-		capture = xstrfmt("%s/output.log", s->tmpdir);
-		spec.capture_path = capture;
-	}
-	if (!o->quiet)
-		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (module cache: %s)\n",
-			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
-	collect_wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
-	s->t_collect0 = collect_now();
-	if (driver_run(&spec, &res, collect_stap_line, &s->log) < 0)
-		goto out;
-	s->t_collect1 = collect_now();
-	collect_wd(&s->wd, "run: runtime ended (%s), timed out %d, interrupted %d, leaked uprobes %d",
-	   exit_desc(res.exited, res.status, desc, sizeof(desc)), res.timed_out, res.interrupted,
-	   res.leaked_uprobes);
-	fs_write_atomic(stap_log_path, strbuf_str(&s->log.all), s->log.all.len, 0600);
-	if (res.never_ready || stat(raw, &st) < 0) {
-		pr_error("%s failed (%s) before the command ran%s; what it said:\n%s", argv.v[0],
-			 exit_desc(res.exited, res.status, desc, sizeof(desc)),
-			 res.interrupted ? " (interrupted)" : "", strbuf_str(&s->log.all));
-		if (res.interrupted)
-			ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
-		goto out;
-	}
-	if (attached_path)
-		probes_j = report_attached(s, attached_path, &attached);
 
 	/* where the profile goes, and its origin */
 	if (o->output) {
@@ -1068,9 +579,9 @@ static int run_and_write(struct session *s)
 	t_parse0 = collect_now();
 	header = make_header(s);
 	ci = make_collector_info(s);
-	if (probes_j) {
-		json_object_object_add(ci, "probes", probes_j);
-		probes_j = NULL;
+	if (s->probes_j) {
+		json_object_object_add(ci, "probes", s->probes_j);
+		s->probes_j = NULL;
 	}
 	/* the probe cost, for calibrated amounts; a failed measurement leaves them out */
 	have_cal = calibration_get((int)s->runtime, o->aggregate && o->calibrate ? -1 : o->calibrate,
@@ -1103,7 +614,7 @@ write_again:
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
 	 * are held until parser_finish, and one read twice counts once */
 	if (parser_feed_file(parser, raw) < 0 ||
-	    (fs_exists(fr.path) && parser_feed_file(parser, fr.path) < 0) ||
+	    (fs_exists(s->rec) && parser_feed_file(parser, s->rec) < 0) ||
 	    parser_finish(parser) < 0) {
 		profile_writer_abort(&w);
 		pr_error("writing %s failed", output);
@@ -1142,7 +653,7 @@ write_again:
 		json_object_object_add(extra, "timed_out", json_object_new_boolean(res.timed_out));
 		json_object_object_add(extra, "interrupted", json_object_new_boolean(res.interrupted));
 		json_object_object_add(extra, "runtime_died", json_object_new_boolean(res.runtime_died));
-		if (s->runtime == RUNTIME_BPF && script_mode(s) == SCRIPT_RECORD)
+		if (s->runtime == RUNTIME_BPF && collect_script_mode(s) == SCRIPT_RECORD)
 			json_object_object_add(extra, "recorder_read",
 					       json_object_new_string(res.before_stop == 0 ? "batch"
 											   : "end-probe"));
@@ -1316,7 +827,7 @@ write_again:
 		struct strbuf sb = STRBUF_INIT;
 		/* the fast read's events too: the stream as the end probe writes it */
 		if (strbuf_read_file(&sb, raw) == 0 &&
-		    (!fs_exists(fr.path) || strbuf_read_file(&sb, fr.path) == 0))
+		    (!fs_exists(s->rec) || strbuf_read_file(&sb, s->rec) == 0))
 			fs_write_atomic(keep, sb.buf, sb.len, 0644);
 		strbuf_release(&sb);
 		free(keep);
@@ -1332,7 +843,7 @@ write_again:
 	if (res.runtime_died) {
 		fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun stopped the "
 				"command; the profile holds what was traced before\n",
-			argv.v[0], exit_desc(res.exited, res.status, desc, sizeof(desc)));
+			s->runtime_prog, collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
 		ret = EXIT_FAIL;
 	} else if (res.target_known && res.target_exited && res.target_status != 0) {
 		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);
@@ -1362,12 +873,10 @@ write_again:
 			ret = EXIT_FAIL;
 	}
 out:
-	free(fr.path);
+	free(s->rec);
 	if (staged)
 		unlink(staged);
 	free(staged);
-	json_object_put(probes_j);
-	free(attached_path);
 	if (parser)
 		parser_free(parser);
 	json_object_put(header);
@@ -1375,27 +884,9 @@ out:
 	json_object_put(extra);
 	free(points);
 	free(stepped);
-	strv_clear(&argv);
-	strv_clear(&env);
-	strv_clear(&cleanup);
-	free(raw);
-	free(stap_log_path);
-	free(capture);
-	free(shim);
 	free(output);
 	free(origin_dir);
 	return ret;
-}
-
-/* --aggregate, else --transport, else record on bpf (whose perf rings drop
- * per-event printfs) and print on the kernel runtime.  */
-static enum script_mode script_mode(const struct session *s)
-{
-	if (s->o->aggregate)
-		return SCRIPT_AGGREGATE;
-	if (s->o->transport)
-		return strcmp(s->o->transport, "record") ? SCRIPT_PRINT : SCRIPT_RECORD;
-	return s->runtime == RUNTIME_BPF ? SCRIPT_RECORD : SCRIPT_PRINT;
 }
 
 static int choose_runtime(struct session *s)
@@ -1549,7 +1040,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		char *tp = xstrfmt("%s/templates", runtime_datadir());
 		char *ts = xstrfmt("%s/tapsets/perun.stp", runtime_datadir());
 		struct strbuf tb = STRBUF_INIT;
-		r = script_generate_mode(&s.plan, tp, script_mode(&s), recorder_slots(o.buffer_size),
+		r = script_generate_mode(&s.plan, tp, collect_script_mode(&s), collect_recorder_slots(o.buffer_size),
 					 &s.script);
 		if (r == 0 && strbuf_read_file(&tb, ts) < 0)
 			r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
@@ -1566,7 +1057,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		ret = EXIT_OK;
 		goto out;
 	}
-	if (get_module(&s) < 0) {
+	if (collect_module(&s) < 0) {
 		if (driver_signal_received())
 			ret = EXIT_SIGNAL_BASE + driver_signal_received();
 		goto out;
@@ -1584,6 +1075,10 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		char *pp = xstrfmt("%s/plan", s.tmpdir);
 		plan_save(&s.plan, pp);
 		free(pp);
+	}
+	if (collect_run(&s) < 0) {
+		ret = s.status;
+		goto out;
 	}
 	ret = run_and_write(&s);
 out:
@@ -1618,6 +1113,11 @@ out:
 	strv_clear(&s.cmdv);
 	free(s.tapset_text);
 	free(s.module);
+	free(s.raw);
+	free(s.rec);
+	free(s.attached_path);
+	free(s.runtime_prog);
+	json_object_put(s.probes_j);
 	free(s.stap);
 	free(s.stapbpf);
 	free(s.staprun);

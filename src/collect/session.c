@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "collect/session.h"
+#include "trace/script.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -202,4 +203,23 @@ void collect_zip_temps(const char *tmpdir, const char *logdir, const char *stamp
 		free(dst);
 	}
 	close(dfd);
+}
+
+/* --aggregate, else --transport, else record on bpf (whose perf rings drop
+ * per-event printfs) and print on the kernel runtime.  */
+enum script_mode collect_script_mode(const struct session *s)
+{
+	if (s->o->aggregate)
+		return SCRIPT_AGGREGATE;
+	if (s->o->transport)
+		return strcmp(s->o->transport, "record") ? SCRIPT_PRINT : SCRIPT_RECORD;
+	return s->runtime == RUNTIME_BPF ? SCRIPT_RECORD : SCRIPT_PRINT;
+}
+
+/* The recorder's map size in the script: --buffer-size, moved off the sizes
+ * of stap's other maps (its default 2048, the tapset's 16384 and 65536) so
+ * that the fast read below finds the map by its size alone.  */
+size_t collect_recorder_slots(size_t n)
+{
+	return n == 2048 || n == 16384 || n == 65536 ? n + 1 : n;
 }

@@ -11,9 +11,11 @@
 
 #include "target/target.h"
 #include "trace/cache.h"
+#include "trace/driver.h"
 #include "trace/kruntime.h"
 #include "trace/plan.h"
 #include "trace/runtime.h"
+#include "trace/script.h"
 #include "util/sha1.h"
 #include "util/strbuf.h"
 #include "util/strv.h"
@@ -83,6 +85,16 @@ struct session {
 	struct strv cmdv;
 	char *release;		/* kernel release the module is for */
 	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
+	int status;		/* the exit status a failed phase asks for */
+
+	/* run */
+	struct run_result res;	/* what the runtime and the command did */
+	char *raw;		/* trace.raw: the runtime's output */
+	char *rec;		/* trace.rec: the recorder, from the fast read (may not exist) */
+	char *runtime_prog;	/* the runtime program that ran */
+	char *attached_path;	/* the run's uprobe_events lines, or NULL */
+	struct json_object *probes_j;	/* {planned, attached, failed}, or NULL */
+	size_t attached;	/* probe points attached (with attached_path) */
 };
 
 /* Seconds on the monotonic clock.  */
@@ -96,6 +108,27 @@ char *collect_file_identity(const char *path);
 int collect_split_words(const char *s, struct strv *out, const char *what);
 /* A driver line callback: one line stap or stapbpf wrote (ctx: struct stap_log).  */
 void collect_stap_line(void *ctx, const char *line);
+/* The script's transport: --aggregate, else --transport, else record on bpf
+ * and print on the kernel runtime.  */
+enum script_mode collect_script_mode(const struct session *s);
+/* The recorder's map size in the script for --buffer-size n.  */
+size_t collect_recorder_slots(size_t n);
+
+/* --- the phases, in order; each returns 0, or -1 after pr_error() ------------ */
+
+/* module: s->script (with s->plan, s->target, the runtime) -> s->module, a
+ * private copy of the module from the cache (s->cache_state hit or miss), or
+ * compiled afresh with -sc (off); s->key is the cache key.  */
+int collect_module(struct session *s);
+
+/* run: s->module around s->cmdv -> s->res, s->raw (and s->rec), the attach
+ * report; -1 when the runtime failed before the command ran (s->status: the
+ * exit status).  */
+int collect_run(struct session *s);
+
+/* "exit N" or "signal N (NAME)" into buf.  */
+const char *collect_exit_desc(int exited, int status, char *buf, size_t n);
+
 /* -z: gzips the temp files of tmpdir into logdir, names with stamp.  */
 void collect_zip_temps(const char *tmpdir, const char *logdir, const char *stamp, int quiet);
 
