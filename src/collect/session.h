@@ -11,6 +11,7 @@
 
 #include "target/target.h"
 #include "trace/cache.h"
+#include "trace/calibrate.h"
 #include "trace/driver.h"
 #include "trace/kruntime.h"
 #include "trace/plan.h"
@@ -95,6 +96,13 @@ struct session {
 	char *attached_path;	/* the run's uprobe_events lines, or NULL */
 	struct json_object *probes_j;	/* {planned, attached, failed}, or NULL */
 	size_t attached;	/* probe points attached (with attached_path) */
+
+	/* parse */
+	int (*calibration_get)(int runtime, int mode, int quiet, struct calibration *c);
+	int have_cal;		/* 1 when cal holds the probe cost */
+	struct calibration cal;
+	unsigned char *stepped;	/* per probe: its cost is calibrated stepwise */
+	unsigned char *points;	/* per probe: a point (no duration) */
 };
 
 /* Seconds on the monotonic clock.  */
@@ -125,6 +133,18 @@ int collect_module(struct session *s);
  * report; -1 when the runtime failed before the command ran (s->status: the
  * exit status).  */
 int collect_run(struct session *s);
+
+struct profile_writer;
+struct parser;
+/* parse: s->raw and s->rec through a parser into the profile writer w opened
+ * on path (shown: its name in messages) with header and ci; *parser is the
+ * caller's to free, also on failure.  -1: the profile could not be written.  */
+int collect_parse(struct session *s, struct profile_writer *w, const char *path,
+		  const char *shown, const char *origin, struct json_object *header,
+		  struct json_object *ci, struct parser **parser);
+/* profile: where the profile goes, then parse, the profile's extra (anomalies,
+ * summaries, metrics) and what is said on stderr; returns the exit status.  */
+int collect_profile(struct session *s);
 
 /* "exit N" or "signal N (NAME)" into buf.  */
 const char *collect_exit_desc(int exited, int status, char *buf, size_t n);
