@@ -4,43 +4,20 @@
 #define PR_FMT "perun collect"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <json-c/json.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "cmd/cmd.h"
 #include "collect/session.h"
-#include "profile/writer.h"
 #include "store/output.h"
-#include "store/repo.h"
-#include "target/target.h"
-#include "trace/bpfmap.h"
-#include "trace/cache.h"
-#include "trace/calibrate.h"
 #include "trace/driver.h"
-#include "trace/kruntime.h"
-#include "trace/parse.h"
-#include "trace/plan.h"
 #include "trace/runtime.h"
-#include "trace/script.h"
 #include "trace/strategy.h"
-#include "util/fs.h"
 #include "util/log.h"
-#include "util/strbuf.h"
-#include "vcs/vcs.h"
 
 
 void usage_collect(FILE *f)
@@ -371,59 +348,12 @@ static int parse_opts(int argc, char **argv, struct collect_opts *o)
 }
 
 
-static int choose_runtime(struct session *s)
-{
-	const char *why = NULL;
-	int kernel_ok = runtime_kernel_usable(&why);
-
-	s->runtime = s->o->runtime;
-	if (s->runtime == RUNTIME_AUTO) {
-		s->runtime = kernel_ok ? RUNTIME_KERNEL : RUNTIME_BPF;
-		/* a kernel without modules is a fact of the machine ('perun doctor' says
-		 * it); a missing build tree has a fix worth repeating */
-		int tell = !kernel_ok && access("/proc/modules", F_OK) == 0;
-		if (!s->o->quiet && !s->o->script_only)
-			fprintf(stderr, "perun: runtime %s%s%s\n", runtime_name(s->runtime),
-				tell ? ": " : "", tell ? why : "");
-	} else if (s->runtime == RUNTIME_KERNEL && !s->o->script_only && !s->o->compile_only &&
-		   !kruntime_can_load(&why)) {
-		/* a build tree is needed only to compile: a cached module runs without */
-		return pr_error("the kernel runtime cannot run here: %s; use --runtime bpf", why);
-	}
-	if (s->runtime == RUNTIME_KERNEL) {
-		struct utsname u;
-		uname(&u);
-		s->release = xstrdup(s->o->kernel_release ? s->o->kernel_release : u.release);
-		kruntime_select(&s->kr);
-	}
-	s->stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
-	s->stapbpf = runtime_find_program("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH);
-	s->staprun = runtime_find_program("PERUN_STAPRUN", "staprun", STAPRUN_PATH);
-	if (s->o->script_only)
-		return 0;
-	if ((s->runtime == RUNTIME_BPF && !s->stapbpf) ||
-	    (s->runtime == RUNTIME_KERNEL && !s->staprun && !s->o->compile_only)) {
-		char *msg = s->runtime == RUNTIME_BPF
-				    ? runtime_program_missing("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH,
-							      "systemtap", NULL)
-				    : runtime_program_missing("PERUN_STAPRUN", "staprun", STAPRUN_PATH,
-							      "systemtap-runtime", NULL);
-		pr_error("%s", msg);
-		free(msg);
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_collect(int argc, char **argv, struct ctx *ctx)
 {
 	(void)ctx;
 	struct collect_opts o;
 	struct session s;
-	struct strategy_opts so;
-	char *cache_dir = NULL;
-	int ret = EXIT_FAIL, r, parsed;
-	const char *binary;
+	int ret = EXIT_FAIL, parsed;
 
 	memset(&o, 0, sizeof(o));
 	o.engine = "stap";
@@ -437,16 +367,8 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		ret = parsed < 0 ? EXIT_OK : parsed;
 		goto out_opts;
 	}
-	memset(&s, 0, sizeof(s));
-	s.o = &o;
-	s.t_start = collect_now();
+	session_init(&s, &o);
 	s.calibration_get = calibration_get;
-	s.wd.t0 = s.t_start;
-	s.cache_state = "off";
-	s.log.messages = json_object_new_array();
-	s.log.quiet = o.quiet;
-	strbuf_init(&s.script, 0);
-	strbuf_init(&s.log.all, 0);
 	driver_install_signals();
 	if (o.quiet)
 		log_level = 0;
@@ -460,155 +382,22 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (o.cmd) {
-		strv_push(&s.cmdv, o.cmd);
-		if (collect_split_words(o.args, &s.cmdv, "arguments") < 0 ||
-		    collect_split_words(o.workload, &s.cmdv, "workload") < 0) {
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
-	{
-		char *p = fs_which(o.cmd);
-		if (!p) {
-			pr_error("%s: command not found (give a path)", o.cmd);
-			goto out;
-		}
-		s.cmdv.v[0] = (free(s.cmdv.v[0]), p);
-	}
-	binary = o.binary ? o.binary : s.cmdv.v[0];
-	if (choose_runtime(&s) < 0)
+	ret = collect_pipeline(&s, o.script_only ? COLLECT_UNTIL_SCRIPT
+				   : o.compile_only ? COLLECT_UNTIL_MODULE
+						    : COLLECT_UNTIL_PROFILE);
+	if (ret != EXIT_OK)
 		goto out;
-	if (!o.script_only) {
-		s.tmpdir = fs_mkdtemp("perun-collect");
-		if (!s.tmpdir)
-			goto out;
-		if (o.watchdog) {
-			char *p = xstrfmt("%s/watchdog.log", s.tmpdir);
-			s.wd.f = fopen(p, "wxe");
-			free(p);
-		}
-	}
-	cache_dir = cache_default_dir();
-	if (!o.cache_off && cache_check_dir(cache_dir) < 0)
-		goto out;
-	if (target_load(&s.target, binary, o.cache_off ? NULL : cache_dir) < 0)
-		goto out;
-	collect_wd(&s.wd, "target: %s, %zu functions, %zu USDT notes, build-id %s", s.target.path,
-	   s.target.nfuncs, s.target.nusdts, s.target.build_id[0] ? s.target.build_id : "none");
-	memset(&so, 0, sizeof(so));
-	so.strategy = o.strategy;
-	so.funcs = o.funcs.v;
-	so.nfuncs = o.funcs.n;
-	so.usdts = o.usdts.v;
-	so.nusdts = o.usdts.n;
-	so.dyns = o.dyns.v;
-	so.ndyns = o.dyns.n;
-	so.global_sampling = o.global_sampling;
-	so.with_usdt = o.with_usdt;
-	so.include = o.include;
-	so.exclude = o.exclude;
-	so.cache_dir = o.cache_off ? NULL : cache_dir;
-	so.entry_only = o.entry_only;
-	if (strategy_build(&s.plan, &s.target, &so) < 0)
-		goto out;
-	if (s.runtime == RUNTIME_BPF && plan_probe_points(&s.plan) > runtime_bpf_probe_limit() &&
-	    !o.script_only) {
-		pr_error("%zu probe points exceed what stapbpf can open here (about %zu with an "
-			 "open-file limit of %lu): narrow them with --include/--exclude or -s custom",
-			 plan_probe_points(&s.plan), runtime_bpf_probe_limit(), runtime_nofile_limit());
-		goto out;
-	}
-	{
-		char *tp = xstrfmt("%s/templates", runtime_datadir());
-		char *ts = xstrfmt("%s/tapsets/perun.stp", runtime_datadir());
-		struct strbuf tb = STRBUF_INIT;
-		r = script_generate_mode(&s.plan, tp, collect_script_mode(&s), collect_recorder_slots(o.buffer_size),
-					 &s.script);
-		if (r == 0 && strbuf_read_file(&tb, ts) < 0)
-			r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
-		s.tapset_text = strbuf_detach(&tb);
-		free(tp);
-		free(ts);
-		if (r < 0)
-			goto out;
-	}
-	collect_wd(&s.wd, "plan: %zu probes, %zu probe points, script %zu bytes", s.plan.n,
-	   plan_probe_points(&s.plan), s.script.len);
 	if (o.script_only) {
 		fwrite(s.script.buf, 1, s.script.len, stdout);
-		ret = EXIT_OK;
-		goto out;
-	}
-	if (collect_module(&s) < 0) {
-		if (driver_signal_received())
-			ret = EXIT_SIGNAL_BASE + driver_signal_received();
-		goto out;
-	}
-	if (o.compile_only) {
+	} else if (o.compile_only) {
 		/* stdout: KEY RUNTIME RELEASE, for scripts that fill fleets' caches */
 		printf("%s %s %s\n", s.key, runtime_name(s.runtime), s.release ? s.release : "-");
 		if (!o.quiet)
 			fprintf(stderr, "perun: %s module in the cache (%s): %s\n",
 				runtime_name(s.runtime), s.cache_state, s.module);
-		ret = EXIT_OK;
-		goto out;
 	}
-	{
-		char *pp = xstrfmt("%s/plan", s.tmpdir);
-		plan_save(&s.plan, pp);
-		free(pp);
-	}
-	if (collect_run(&s) < 0) {
-		ret = s.status;
-		goto out;
-	}
-	ret = collect_profile(&s);
 out:
-	if (s.tmpdir) {
-		if (o.zip_temps) {
-			char *pd = repo_locate(), *logdir;
-			char stamp[32];
-			time_t now = time(NULL);
-			struct tm tm;
-			localtime_r(&now, &tm);
-			strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-			logdir = pd ? xstrfmt("%s/logs", pd) : xstrdup("perun-logs");
-			collect_zip_temps(s.tmpdir, logdir, stamp, o.quiet);
-			free(pd);
-			free(logdir);
-		}
-		if (s.wd.f)
-			fclose(s.wd.f);
-		if (o.keep_temps)
-			fprintf(stderr, "perun: temp files kept in %s\n", s.tmpdir);
-		else
-			fs_remove_tree(s.tmpdir);
-		free(s.tmpdir);
-	}
-	if (s.cache_open)
-		cache_close(&s.cache);
-	target_release(&s.target);
-	plan_release(&s.plan);
-	strbuf_release(&s.script);
-	strbuf_release(&s.log.all);
-	json_object_put(s.log.messages);
-	strv_clear(&s.cmdv);
-	free(s.tapset_text);
-	free(s.module);
-	free(s.raw);
-	free(s.rec);
-	free(s.attached_path);
-	free(s.runtime_prog);
-	free(s.points);
-	free(s.stepped);
-	json_object_put(s.probes_j);
-	free(s.stap);
-	free(s.stapbpf);
-	free(s.staprun);
-	free(s.release);
-	kruntime_release(&s.kr);
-	free(cache_dir);
+	session_release(&s);
 out_opts:
 	strv_clear(&o.funcs);
 	strv_clear(&o.usdts);

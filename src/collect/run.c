@@ -185,6 +185,11 @@ int collect_run(struct session *s)
 	s->rec = xstrfmt("%s/trace.rec", s->tmpdir);
 	fr.path = s->rec;
 	s->status = EXIT_FAIL;
+	{
+		char *pp = xstrfmt("%s/plan", s->tmpdir);
+		plan_save(&s->plan, pp);
+		free(pp);
+	}
 	/* the runtime, its target, its output */
 	if (s->runtime == RUNTIME_BPF) {
 		strv_push(&argv, s->stapbpf);

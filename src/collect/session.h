@@ -87,6 +87,7 @@ struct session {
 	char *release;		/* kernel release the module is for */
 	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
 	int status;		/* the exit status a failed phase asks for */
+	char *cache_dir;	/* the module and analysis cache */
 
 	/* run */
 	struct run_result res;	/* what the runtime and the command did */
@@ -122,7 +123,35 @@ enum script_mode collect_script_mode(const struct session *s);
 /* The recorder's map size in the script for --buffer-size n.  */
 size_t collect_recorder_slots(size_t n);
 
+/* s is empty, for the options o (which must outlive it).  */
+void session_init(struct session *s, struct collect_opts *o);
+/* Frees what the phases made; gzips (-z) or removes the temp files.  */
+void session_release(struct session *s);
+
+/* Where collect_pipeline stops.  */
+enum collect_until {
+	COLLECT_UNTIL_SCRIPT,	/* --script-only: s->script */
+	COLLECT_UNTIL_MODULE,	/* --compile-only: s->module in the cache, s->key */
+	COLLECT_UNTIL_PROFILE,	/* the whole collect */
+};
+
+/* Runs the phases in order, up to until; returns the exit status (0, or
+ * what the failed phase asks for: 1, 2, 128+N, or collect_profile's).  */
+int collect_pipeline(struct session *s, enum collect_until until);
+
 /* --- the phases, in order; each returns 0, or -1 after pr_error() ------------ */
+
+/* prepare: s->o -> s->cmdv (the command, found on PATH), the runtime and its
+ * programs, the temp dir and the watchdog log.  */
+int collect_prepare(struct session *s);
+/* analyse: the binary (-b, else the command) -> s->target (ELF/DWARF).  */
+int collect_analyse(struct session *s);
+/* strategy: s->target and the options -> s->plan, the candidate probes.  */
+int collect_strategy(struct session *s);
+/* plan: checks s->plan against what the runtime can open.  */
+int collect_plan(struct session *s);
+/* script: s->plan -> s->script (templates/) and s->tapset_text.  */
+int collect_script(struct session *s);
 
 /* module: s->script (with s->plan, s->target, the runtime) -> s->module, a
  * private copy of the module from the cache (s->cache_state hit or miss), or
