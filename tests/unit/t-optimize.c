@@ -1,0 +1,99 @@
+/* The optimization layer: the registry, pipelines, -on/-off/-oa, requirements
+ * switching methods off.  */
+#include "config.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "optimize/optimize.h"
+#include "tap.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+static void registry(void)
+{
+	int m;
+
+	for (m = 0; m < OPT_NMETHODS; m++)
+		is_int(opt_method_find(opt_methods[m].name), m, "%s is found by its name",
+		       opt_methods[m].name);
+	is_int(opt_method_find("nosuch"), -1, "an unknown method is -1");
+	ok(opt_methods[OPT_CG_SHAPING].requires & OPT_REQ_CALLGRAPH, "cg-shaping needs the call graph");
+	ok(!(opt_methods[OPT_DYNAMIC_PROBING].requires & (OPT_REQ_CALLGRAPH | OPT_REQ_STATS)),
+	   "dynamic probing needs neither call graph nor stats");
+	ok(opt_methods[OPT_TIMED_SAMPLING].phases & OPT_PHASE_RUN, "timed sampling is run-optimize");
+	ok(opt_pipeline_valid("basic") && opt_pipeline_valid("advanced") &&
+		   opt_pipeline_valid("full") && !opt_pipeline_valid("fastest"),
+	   "three pipelines");
+}
+
+static void pipelines_and_toggles(void)
+{
+	struct opt_selection s;
+	FILE *devnull = fopen("/dev/null", "w");
+
+	opt_selection_init(&s);
+	s.pipeline = "full";
+	is_int(opt_resolve(&s, OPT_REQ_PER_CALL, devnull), 1,
+	       "full without call graph or stats: dynamic probing alone runs");
+	ok(s.on[OPT_CG_SHAPING] && !s.active[OPT_CG_SHAPING] &&
+		   s.missing[OPT_CG_SHAPING] == OPT_REQ_CALLGRAPH,
+	   "cg-shaping is on, switched off for the call graph");
+	ok(!s.on[OPT_TIMED_SAMPLING], "full leaves timed sampling out (7.3.3)");
+	is_str(opt_value(&s, "cg-mode"), "prune", "full predicts cg-mode prune");
+	is_str(opt_value(&s, "diff-cfg-mode"), "strict", "and diff-cfg-mode strict");
+	ok(opt_toggle(&s, "dynamic-probing", 0) == 0 && opt_toggle(&s, "timed-sampling", 1) == 0,
+	   "-off and -on");
+	is_int(opt_resolve(&s, OPT_REQ_PER_CALL, devnull), 1, "one method runs after the toggles");
+	ok(s.active[OPT_TIMED_SAMPLING] && !s.active[OPT_DYNAMIC_PROBING],
+	   "-on timed-sampling, -off dynamic-probing");
+	is_int(opt_resolve(&s, 0, devnull), 0, "--aggregate: no per-call records, nothing runs");
+	ok(opt_toggle(&s, "nosuch", 1) < 0, "-on of an unknown method fails");
+	opt_selection_release(&s);
+	fclose(devnull);
+}
+
+static void params(void)
+{
+	struct opt_selection s;
+	struct json_object *j;
+
+	opt_selection_init(&s);
+	is_str(opt_value(&s, "probing-threshold"), "100000", "probing-threshold defaults to 100000");
+	is_str(opt_value(&s, "timed-sample-freq"), "1", "timed-sample-freq defaults to 1 Hz");
+	is_str(opt_value(&s, "cg-mode"), "match", "cg-mode defaults to match");
+	ok(opt_set(&s, "probing-threshold", "1000") == 0, "-oa probing-threshold 1000");
+	is_int(opt_value_int(&s, "probing-threshold"), 1000, "is read back");
+	ok(opt_set(&s, "probing-threshold", "1.5") < 0, "an integer parameter refuses 1.5");
+	ok(opt_set(&s, "probing-threshold", "0") < 0, "and 0");
+	ok(opt_set(&s, "timed-sample-freq", "2.5") == 0, "a real parameter takes 2.5");
+	ok(opt_set(&s, "cg-mode", "soft") == 0 && opt_set(&s, "cg-mode", "gentle") < 0,
+	   "an enum takes its choices only");
+	ok(opt_set(&s, "nosuch", "1") < 0, "an unknown parameter fails");
+	ok(opt_set(&s, "probing-reattach", "true") < 0, "the reattach mode is refused, not faked");
+	s.pipeline = "basic";
+	is_str(opt_value(&s, "cg-mode"), "soft", "-oa wins over the pipeline's prediction");
+	is_str(opt_value(&s, "threshold-mode"), "strict", "basic predicts threshold-mode strict");
+	opt_toggle(&s, "dynamic-probing", 1);
+	opt_resolve(&s, OPT_REQ_PER_CALL, NULL);
+	j = opt_json(&s);
+	is_str(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+	       "{\"pipeline\":\"basic\",\"methods\":[{\"name\":\"dynamic-probing\",\"phases\":"
+	       "[\"run-optimize\",\"post-optimize\"],\"params\":{\"probing-threshold\":1000,"
+	       "\"probing-reattach\":false}}],\"switched_off\":{\"cg-shaping\":\"no call graph\","
+	       "\"baseline-dynamic\":\"no dynamic stats of an earlier collect\"},\"cache_off\":false}",
+	       "the profile records what ran with which parameters, and what was switched off");
+	json_object_put(j);
+	opt_selection_release(&s);
+}
+
+int main(void)
+{
+	log_level = 0;
+	registry();
+	pipelines_and_toggles();
+	params();
+	return tap_done();
+}
