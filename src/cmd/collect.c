@@ -70,6 +70,19 @@ void usage_collect(FILE *f)
 	      "                           the probe cost first when none is cached (default:\n"
 	      "                           use the one 'perun calibrate' cached, if any)\n"
 	      "\n"
+	      "optimization options (thesis Table A.2):\n"
+	      "  -op, --optimization-pipeline P   basic | advanced | full\n"
+	      "  -on, --optimization-on NAME      switch a method on: diff-tracing, cg-shaping,\n"
+	      "                           baseline-static, baseline-dynamic, dynamic-sampling,\n"
+	      "                           timed-sampling, dynamic-probing\n"
+	      "  -off, --optimization-off NAME    switch a method off\n"
+	      "  -oa, --optimization-args NAME VALUE  a method's parameter (Table A.4), e.g.\n"
+	      "                           -oa probing-threshold 1000, -oa timed-sample-freq 10\n"
+	      "      --optimization-cache-off     ignore cached optimization data\n"
+	      "      --optimization-reset-cache   remove the cached optimization data first\n"
+	      "  A method whose requirement is missing here (call graph, stats of an earlier\n"
+	      "  collect, git history) switches itself off with a notice.\n"
+	      "\n"
 	      "The profile's amounts are nanoseconds (header.units).  Exit status: 0 when the\n"
 	      "profile was written and is complete, 1 on failure, 2 on a usage error, 3 when\n"
 	      "the profile was written but events were lost (it says how many, per function),\n"
@@ -81,7 +94,8 @@ enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
 	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
-	OPT_NO_CALIBRATE,
+	OPT_NO_CALIBRATE, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
+	OPT_OPT_RESET_CACHE,
 };
 
 /* Default events the recorder keeps, and the most it may be asked for.  */
@@ -111,6 +125,14 @@ static void rewrite_two_letter(int argc, char **argv)
 			argv[i] = (char *)"--verbose-trace";
 		else if (!strcmp(argv[i], "-sc"))
 			argv[i] = (char *)"--stap-cache-off";
+		else if (!strcmp(argv[i], "-op"))
+			argv[i] = (char *)"--optimization-pipeline";
+		else if (!strcmp(argv[i], "-on"))
+			argv[i] = (char *)"--optimization-on";
+		else if (!strcmp(argv[i], "-off"))
+			argv[i] = (char *)"--optimization-off";
+		else if (!strcmp(argv[i], "-oa"))
+			argv[i] = (char *)"--optimization-args";
 		else if (!strcmp(argv[i], "--"))
 			break;
 	}
@@ -192,6 +214,12 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		{ "kernel-release", required_argument, NULL, 'r' },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
+		{ "optimization-pipeline", required_argument, NULL, OPT_OPT_PIPELINE },
+		{ "optimization-on", required_argument, NULL, OPT_OPT_ON },
+		{ "optimization-off", required_argument, NULL, OPT_OPT_OFF },
+		{ "optimization-args", required_argument, NULL, OPT_OPT_ARGS },
+		{ "optimization-cache-off", no_argument, NULL, OPT_OPT_CACHE_OFF },
+		{ "optimization-reset-cache", no_argument, NULL, OPT_OPT_RESET_CACHE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -301,6 +329,26 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 			break;
 		case OPT_CALIBRATE: o->calibrate = 1; break;
 		case OPT_NO_CALIBRATE: o->calibrate = 0; break;
+		case OPT_OPT_PIPELINE:
+			if (!opt_pipeline_valid(optarg))
+				return usage_error("-op is basic, advanced or full, not '%s'", optarg);
+			o->opt.pipeline = optarg;
+			break;
+		case OPT_OPT_ON:
+		case OPT_OPT_OFF:
+			if (opt_toggle(&o->opt, optarg, c == OPT_OPT_ON) < 0)
+				return EXIT_USAGE;
+			break;
+		case OPT_OPT_ARGS:
+			/* two arguments: NAME VALUE */
+			if (optind >= argc)
+				return usage_error("-oa %s: give its value too (-oa NAME VALUE)", optarg);
+			if (opt_set(&o->opt, optarg, argv[optind]) < 0)
+				return EXIT_USAGE;
+			optind++;
+			break;
+		case OPT_OPT_CACHE_OFF: o->opt.cache_off = 1; break;
+		case OPT_OPT_RESET_CACHE: o->opt.reset_cache = 1; break;
 		case 'h': usage_collect(stdout); return -1;
 		default: return usage_error("%s", "bad trace option");
 		}
@@ -362,6 +410,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	o.with_usdt = 1;
 	o.buffer_size = DEFAULT_BUFFER_SIZE;
 	o.calibrate = -1;
+	opt_selection_init(&o.opt);
 	parsed = parse_opts(argc, argv, &o);
 	if (parsed) {
 		ret = parsed < 0 ? EXIT_OK : parsed;
@@ -402,5 +451,6 @@ out_opts:
 	strv_clear(&o.funcs);
 	strv_clear(&o.usdts);
 	strv_clear(&o.dyns);
+	opt_selection_release(&o.opt);
 	return ret;
 }

@@ -220,8 +220,8 @@ int collect_script(struct session *s)
 	struct strbuf tb = STRBUF_INIT;
 	int r;
 
-	r = script_generate_mode(&s->plan, tp, collect_script_mode(s),
-				 collect_recorder_slots(s->o->buffer_size), &s->script);
+	r = script_generate_opt(&s->plan, tp, collect_script_mode(s),
+				collect_recorder_slots(s->o->buffer_size), &s->sopt, &s->script);
 	if (r == 0 && strbuf_read_file(&tb, ts) < 0)
 		r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
 	s->tapset_text = strbuf_detach(&tb);
@@ -238,7 +238,7 @@ int collect_pipeline(struct session *s, enum collect_until until)
 {
 	s->status = EXIT_FAIL;
 	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
-	    collect_plan(s) < 0 || collect_script(s) < 0)
+	    collect_pre_optimize(s) < 0 || collect_plan(s) < 0 || collect_script(s) < 0)
 		return s->status;
 	if (until == COLLECT_UNTIL_SCRIPT)
 		return EXIT_OK;

@@ -90,6 +90,8 @@ static struct json_object *make_collector_info(struct session *s)
 											: "print"));
 	json_object_object_add(p, "buffer_size", json_object_new_int64((int64_t)o->buffer_size));
 	json_object_object_add(p, "strict", json_object_new_boolean(o->strict));
+	if (collect_optimizing(s))
+		json_object_object_add(p, "optimization", opt_json(&o->opt));
 	json_object_object_add(ci, "params", p);
 	return ci;
 }
@@ -382,6 +384,7 @@ write_again:
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
 			     ps->missing_records || !ps->saw_end || unattached;
 		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
+		collect_post_optimize(s, parser, extra, sum);
 		json_object_object_add(extra, "summary", sum);
 		json_object_object_add(extra, "stap_messages", json_object_get(s->log.messages));
 		if (o->metrics) {
@@ -402,7 +405,7 @@ write_again:
 			const struct probe *pr = &s->plan.probes[i];
 			size_t j, k;
 			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
-			    (pr->sampling > 1 && !o->aggregate))
+			    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
 				continue;
 			if (pr->flags & PROBE_F_ALTERNATIVE) {
 				/* an IFUNC's implementations: one of them is enough */

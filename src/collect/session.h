@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "optimize/optimize.h"
 #include "target/target.h"
 #include "trace/cache.h"
 #include "trace/calibrate.h"
@@ -42,6 +43,7 @@ struct collect_opts {
 	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
 	int compile_only;	/* fill the module cache, run nothing */
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
+	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 };
 
 /* -w: every step of the collection, timed, in the temp dir.  */
@@ -88,6 +90,7 @@ struct session {
 	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
 	int status;		/* the exit status a failed phase asks for */
 	char *cache_dir;	/* the module and analysis cache */
+	struct script_opt sopt;	/* run-optimize code the methods put in the script */
 
 	/* run */
 	struct run_result res;	/* what the runtime and the command did */
@@ -148,6 +151,10 @@ int collect_prepare(struct session *s);
 int collect_analyse(struct session *s);
 /* strategy: s->target and the options -> s->plan, the candidate probes.  */
 int collect_strategy(struct session *s);
+/* pre-optimize: resolves s->o->opt against what this collect has (a method
+ * whose requirement is missing is switched off, with a notice), then the
+ * methods rewrite s->plan and choose their run-optimize code (s->sopt).  */
+int collect_pre_optimize(struct session *s);
 /* plan: checks s->plan against what the runtime can open.  */
 int collect_plan(struct session *s);
 /* script: s->plan -> s->script (templates/) and s->tapset_text.  */
@@ -171,6 +178,13 @@ struct parser;
 int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		  const char *shown, const char *origin, struct json_object *header,
 		  struct json_object *ci, struct parser **parser);
+/* True when the command line asked for optimization methods.  */
+int collect_optimizing(const struct session *s);
+/* post-optimize: what the methods did, from the run (parser's o lines), into
+ * extra.optimization; marks the summaries in sum whose counts are partial
+ * (disarmed, sampled) and says so on stderr.  */
+void collect_post_optimize(struct session *s, const struct parser *parser,
+			   struct json_object *extra, struct json_object *sum);
 /* profile: where the profile goes, then parse, the profile's extra (anomalies,
  * summaries, metrics) and what is said on stderr; returns the exit status.  */
 int collect_profile(struct session *s);

@@ -1,5 +1,5 @@
 /* The optimization layer: the registry, pipelines, -on/-off/-oa, requirements
- * switching methods off.  */
+ * switching methods off, and the run-optimize code in the script.  */
 #include "config.h"
 
 #include <json-c/json.h>
@@ -9,8 +9,16 @@
 
 #include "optimize/optimize.h"
 #include "tap.h"
+#include "trace/plan.h"
+#include "trace/script.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+
+static char *templates(void)
+{
+	const char *d = getenv("PERUN_DATADIR");
+	return xstrfmt("%s/templates", d ? d : ".");
+}
 
 static void registry(void)
 {
@@ -89,11 +97,50 @@ static void params(void)
 	opt_selection_release(&s);
 }
 
+static void script(void)
+{
+	struct plan p;
+	struct strbuf out = STRBUF_INIT, plain = STRBUF_INIT;
+	struct script_opt so = { 50, 20.0, 1000 };
+	struct probe *pr;
+	char *t = templates();
+
+	plan_init(&p);
+	pr = plan_add(&p, PROBE_FUNC, "/opt/app", "f");
+	pr->addr = 0x1139;
+	pr->sampling = 1;
+	pr = plan_add(&p, PROBE_FUNC, "/opt/app", "g");
+	pr->addr = 0x1200;
+	pr->sampling = 4;
+	ok(script_generate_opt(&p, t, SCRIPT_RECORD, 1000, &so, &out) == 0, "a gated script");
+	ok(strstr(out.buf, "probe timer.ms(50) {") != NULL, "timed sampling flips every 50 ms");
+	ok(strstr(out.buf, "if (__perun_armed(0) && __perun_dormant == 0) {") != NULL,
+	   "f records when armed and gathering");
+	ok(strstr(out.buf, "if (__perun_armed(1) && __perun_dormant == 0 && "
+			   "__perun_cnt[k]++ % 4 == 0) {") != NULL,
+	   "g's sampling still applies");
+	ok(strstr(out.buf, "printf(\"o 1 %x %x\\n\", id, __perun_off[id])") != NULL &&
+		   strstr(out.buf, "o 2 0 %x") != NULL && !strstr(out.buf, "@OPT_END@"),
+	   "the end probe reports the disarmed probes and the flips");
+	ok(script_generate_opt(&p, t, SCRIPT_RECORD, 1000, NULL, &plain) == 0 &&
+		   !strstr(plain.buf, "__perun_armed") && !strstr(plain.buf, "__perun_dormant") &&
+		   !strstr(plain.buf, "@OPT_END@"),
+	   "without methods the script has none of it");
+	strbuf_reset(&out);
+	ok(script_generate_opt(&p, t, SCRIPT_AGGREGATE, 0, &so, &out) < 0,
+	   "gates refuse --aggregate");
+	strbuf_release(&out);
+	strbuf_release(&plain);
+	plan_release(&p);
+	free(t);
+}
+
 int main(void)
 {
 	log_level = 0;
 	registry();
 	pipelines_and_toggles();
 	params();
+	script();
 	return tap_done();
 }
