@@ -53,6 +53,7 @@ void usage_collect(FILE *f)
 	      "      --include REGEX      probe only functions whose name matches (PCRE2)\n"
 	      "      --exclude REGEX      never probe functions whose name matches\n"
 	      "      --aggregate          per-function summaries instead of one record per call\n"
+	      "      --per-call           one object per call, not columns (perun show --expand)\n"
 	      "      --entry-only         entry probes only: call counts, no durations (for\n"
 	      "                           programs that throw C++ exceptions or longjmp)\n"
 	      "      --metrics            print and record PL, PLR, RDV, PS, CPT, PRT, PT\n"
@@ -94,7 +95,7 @@ enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
 	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
-	OPT_NO_CALIBRATE, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
+	OPT_NO_CALIBRATE, OPT_PER_CALL, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
 	OPT_OPT_RESET_CACHE,
 };
 
@@ -204,6 +205,7 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		{ "include", required_argument, NULL, OPT_INCLUDE },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
+		{ "per-call", no_argument, NULL, OPT_PER_CALL },
 		{ "metrics", no_argument, NULL, OPT_METRICS },
 		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
 		{ "entry-only", no_argument, NULL, OPT_ENTRY_ONLY },
@@ -298,6 +300,7 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		case OPT_INCLUDE: o->include = optarg; break;
 		case OPT_EXCLUDE: o->exclude = optarg; break;
 		case OPT_AGGREGATE: o->aggregate = 1; break;
+		case OPT_PER_CALL: o->per_call = 1; break;	/* the object-per-call form */
 		case OPT_METRICS: o->metrics = 1; break;
 		case OPT_SCRIPT_ONLY: o->script_only = 1; break;
 		case OPT_ENTRY_ONLY: o->entry_only = 1; break;

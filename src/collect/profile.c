@@ -206,7 +206,10 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	struct probe_cost cost;
 	struct parser *parser;
 
-	if (profile_writer_open(w, path, &s->plan, origin, header, ci, !o->aggregate) < 0) {
+	if (profile_writer_open(w, path, &s->plan, origin, header, ci,
+				o->aggregate  ? PROFILE_SUMMARIES
+				: o->per_call ? PROFILE_PER_CALL
+					      : PROFILE_COMPACT) < 0) {
 		profile_writer_abort(w);	/* frees what open kept */
 		return -1;
 	}

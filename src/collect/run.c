@@ -78,7 +78,7 @@ static const char *const runtime_fatal_lines[] = {
 
 /* The fast read of the bpf recorder: in the supervisor, once the target has
  * ended, perun reads and deletes the runtime's __perun_buf in batches and
- * writes "d TID SEQ HI LO" lines to trace.rec, as the end probe would (its
+ * writes "v TID SEQ HI LO" lines to trace.rec, as the end probe would (its
  * foreach then finds the map empty).  Any failure leaves the rest to the end
  * probe and is said in the watchdog log only.  */
 struct fast_read {
@@ -102,7 +102,7 @@ static char *put_hex(char *p, uint32_t v, char c)
 	return p;
 }
 
-/* "d TID SEQ HI LO" per entry, as the end probe's printf("%x") writes them;
+/* "v TID SEQ HI LO" per entry, as the end probe's printf("%x") writes them;
  * by hand, as fprintf costs more than the batch read itself.  */
 static int fast_read_batch(void *ctx, const uint64_t *keys, const uint64_t *vals, size_t n)
 {
@@ -111,7 +111,7 @@ static int fast_read_batch(void *ctx, const uint64_t *keys, const uint64_t *vals
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		*p++ = 'd';
+		*p++ = 'v';
 		*p++ = ' ';
 		p = put_hex(p, (uint32_t)(keys[i] >> 32), ' ');
 		p = put_hex(p, (uint32_t)keys[i], ' ');

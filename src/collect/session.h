@@ -36,7 +36,7 @@ struct collect_opts {
 	int with_usdt;
 	double timeout;
 	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
-	int aggregate, metrics, script_only, strict, entry_only;
+	int aggregate, metrics, script_only, strict, entry_only, per_call;
 	const char *transport;	/* record | print, or NULL: the runtime's default */
 	size_t buffer_size;	/* events the recorder keeps */
 	enum runtime runtime;
