@@ -40,7 +40,10 @@ test_expect_success 'dynamic probing: f disarmed after 1000 of 100000 calls, mar
 	test "$(profile_field dp.perf trace.complete)" = true &&
 	test "$(profile_field dp.perf trace.sampled)" = true &&
 	test "$(field dp.perf collector_info.params.optimization.methods.0.name)" = dynamic-probing &&
-	test "$(field dp.perf collector_info.params.optimization.methods.0.params.probing-threshold)" = 1000
+	test "$(field dp.perf collector_info.params.optimization.methods.0.params.probing-threshold)" = 1000 &&
+	"$PERUN" show dp.perf --format summary >sum &&
+	grep "^f  *1000~ " sum &&
+	grep "^~ f: disarmed after 1000 calls (dynamic probing): the later ones were not recorded$" sum
 '
 
 test_expect_success 'dynamic probing under its threshold changes nothing: exact, not sampled' '
@@ -69,7 +72,9 @@ test_expect_success 'timed sampling: fewer calls than made, the trace says sampl
 	test "$(profile_field ts.perf trace.summary.f.sampled_by)" = timed-sampling &&
 	test "$(profile_field ts.perf trace.optimization.timed_sampling.flips)" -gt 1 &&
 	test "$(profile_field ts.perf trace.anomalies.unmatched_entries)" = 0 &&
-	test "$(profile_field ts.perf trace.anomalies.unmatched_exits)" = 0
+	test "$(profile_field ts.perf trace.anomalies.unmatched_exits)" = 0 &&
+	"$PERUN" show ts.perf --format summary >sum &&
+	grep "^~ f: timed sampling: calls recorded in its gather windows only$" sum
 '
 
 test_expect_success 'a named function timed sampling never caught is not an error' '
