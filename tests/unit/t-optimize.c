@@ -9,6 +9,7 @@
 
 #include "optimize/optimize.h"
 #include "tap.h"
+#include "trace/parse.h"
 #include "trace/plan.h"
 #include "trace/script.h"
 #include "util/log.h"
@@ -135,6 +136,32 @@ static void script(void)
 	free(t);
 }
 
+static int no_sink(void *ctx, const struct call_record *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
+
+static void parse_reports(void)
+{
+	static const char raw[] = "s 64 0 0\no 1 3 3e8\no 2 0 5\no 1\nq\n";
+	unsigned char points[4] = { 0 };
+	struct parser *p = parser_new(4, points, no_sink, NULL);
+	const struct parse_opt_record *r;
+	size_t n;
+
+	parser_feed(p, raw, sizeof(raw) - 1);
+	parser_finish(p);
+	r = parser_opt_records(p, &n);
+	is_int(n, 2, "two o lines read");
+	ok(n == 2 && r[0].method == PARSE_OPT_DISARMED && r[0].id == 3 && r[0].value == 1000,
+	   "probe 3 disarmed after 1000 calls");
+	ok(n == 2 && r[1].method == PARSE_OPT_FLIPS && r[1].value == 5, "the flag flipped 5 times");
+	is_int(parser_stats(p)->malformed_lines, 1, "a short o line is malformed");
+	parser_free(p);
+}
+
 int main(void)
 {
 	log_level = 0;
@@ -142,5 +169,6 @@ int main(void)
 	pipelines_and_toggles();
 	params();
 	script();
+	parse_reports();
 	return tap_done();
 }
