@@ -114,6 +114,16 @@ test_expect_success '-op full with -off dynamic-probing, and --aggregate turns t
 	test_cmp expect actual
 '
 
+test_expect_success '--optimization-reset-cache removes the cached analyses; -cache-off reads afresh' '
+	"$PERUN" collect -c ./optimize trace -s custom -f f --script-only >/dev/null &&
+	test -d "$PERUN_CACHE_DIR/targets" &&
+	"$PERUN" collect -c ./optimize trace -s custom -f f --script-only \
+		--optimization-reset-cache --optimization-cache-off >/dev/null 2>err &&
+	cat err &&
+	grep "removed the cached optimization data in .*/targets" err &&
+	! test -d "$PERUN_CACHE_DIR/targets"
+'
+
 test_expect_success 'bad optimization options: exit 2 naming the fix' '
 	for a in "-on nosuch" "-off nosuch" "-op fastest" "-oa probing-threshold many" \
 		 "-oa nosuch 1" "-oa timed-sample-freq 0" "-oa probing-reattach true" "-oa probing-threshold"; do

@@ -39,14 +39,14 @@ static unsigned resources(const struct session *s)
 	return have;
 }
 
-int collect_pre_optimize(struct session *s)
+int collect_reset_optimization_cache(struct session *s)
 {
-	struct opt_selection *os = &s->o->opt;
-	char *dir;
+	/* the binaries' analyses (targets/) and the methods' own data (optimize/) */
+	static const char *const dirs[] = { "targets", "optimize", NULL };
+	size_t i;
 
-	if (os->reset_cache) {
-		/* the optimization resources live beside the modules, in optimize/ */
-		dir = xstrfmt("%s/optimize", s->cache_dir);
+	for (i = 0; dirs[i]; i++) {
+		char *dir = xstrfmt("%s/%s", s->cache_dir, dirs[i]);
 		if (fs_exists(dir)) {
 			if (fs_remove_tree(dir) < 0) {
 				pr_error("cannot remove %s: remove it by hand", dir);
@@ -59,6 +59,13 @@ int collect_pre_optimize(struct session *s)
 		}
 		free(dir);
 	}
+	return 0;
+}
+
+int collect_pre_optimize(struct session *s)
+{
+	struct opt_selection *os = &s->o->opt;
+
 	if (!os->pipeline && !os->ntoggles)
 		return 0;
 	opt_resolve(os, resources(s), s->o->quiet ? NULL : stderr);

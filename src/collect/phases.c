@@ -170,8 +170,12 @@ int collect_analyse(struct session *s)
 	s->cache_dir = cache_default_dir();
 	if (!o->cache_off && cache_check_dir(s->cache_dir) < 0)
 		return -1;
+	if (o->opt.reset_cache && collect_reset_optimization_cache(s) < 0)
+		return -1;
+	/* the binary's analysis is what the optimization resources (call graph,
+	 * CFG) are made of: --optimization-cache-off reads it afresh */
 	if (target_load(&s->target, o->binary ? o->binary : s->cmdv.v[0],
-			o->cache_off ? NULL : s->cache_dir) < 0)
+			o->cache_off || o->opt.cache_off ? NULL : s->cache_dir) < 0)
 		return -1;
 	collect_wd(&s->wd, "target: %s, %zu functions, %zu USDT notes, build-id %s",
 		   s->target.path, s->target.nfuncs, s->target.nusdts,

@@ -151,6 +151,9 @@ int collect_prepare(struct session *s);
 int collect_analyse(struct session *s);
 /* strategy: s->target and the options -> s->plan, the candidate probes.  */
 int collect_strategy(struct session *s);
+/* --optimization-reset-cache: removes the cached analyses of binaries and
+ * the methods' data from s->cache_dir.  */
+int collect_reset_optimization_cache(struct session *s);
 /* pre-optimize: resolves s->o->opt against what this collect has (a method
  * whose requirement is missing is switched off, with a notice), then the
  * methods rewrite s->plan and choose their run-optimize code (s->sopt).  */
