@@ -99,6 +99,20 @@ test_expect_success '-op basic without a call graph or stats: both methods off w
 	test "$(profile_field basic.perf trace.sampled)" = false
 '
 
+test_expect_success 'in a perun repository the second collect has stats: baseline-dynamic is then unimplemented, said so' '
+	mkdir repo && cp optimize repo/ && cd repo &&
+	git init -q && git config user.email t@example.org && git config user.name t &&
+	echo x >f && git add f && git commit -qm one &&
+	"$PERUN" init >/dev/null &&
+	"$PERUN" collect -c ./optimize -a 100 -o one.perf trace -s custom -f f -op basic 2>err &&
+	cat err &&
+	grep "^perun: optimization baseline-dynamic switched off: no dynamic stats of an earlier collect$" err &&
+	"$PERUN" collect -c ./optimize -a 100 -o two.perf trace -s custom -f f -op basic 2>err &&
+	cat err &&
+	grep "^perun: optimization baseline-dynamic switched off: not implemented yet$" err &&
+	grep "^perun: optimization cg-shaping switched off: no call graph$" err
+'
+
 test_expect_success '-op full with -off dynamic-probing, and --aggregate turns the gates off' '
 	"$PERUN" collect -c ./optimize -a 100 -o full.perf trace -s custom -f f -f g \
 		-op full -off dynamic-probing 2>err &&

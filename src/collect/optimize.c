@@ -13,6 +13,8 @@
 
 #include "collect/session.h"
 #include "optimize/optimize.h"
+#include "store/repo.h"
+#include "store/stats.h"
 #include "trace/parse.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -21,6 +23,34 @@
 
 /* Most disarmed functions named on stderr (all of them go to the profile).  */
 #define MAX_DISARMED_SHOWN 5
+
+/* True when an earlier collect of this command, arguments and workload left
+ * dynamic stats in .perun/stats, on HEAD or one of its 20 first parents.  */
+static int have_stats(const struct session *s)
+{
+	const struct collect_opts *o = s->o;
+	char *pd = repo_locate(), *name;
+	char head[41], found[41];
+	struct repo r;
+	struct stats st;
+	int ret = 0;
+
+	if (!pd)
+		return 0;
+	free(pd);
+	if (repo_find(&r) < 0)
+		return 0;
+	if (vcs_head(r.worktree, head) == 0) {
+		name = stats_name(o->cmd, o->args ? o->args : "", o->workload ? o->workload : "");
+		if (stats_nearest(&r, head, name, 20, &st, found) == 0) {
+			ret = 1;
+			stats_release(&st);
+		}
+		free(name);
+	}
+	repo_release(&r);
+	return ret;
+}
 
 /* What this collect can give the methods.  */
 static unsigned resources(const struct session *s)
@@ -34,8 +64,10 @@ static unsigned resources(const struct session *s)
 	if (wt)
 		have |= OPT_REQ_VCS;
 	free(wt);
-	/* not yet: the call-graph resource (src/target/callgraph), dynamic stats
-	 * (.perun/stats), the target's sources */
+	if (have_stats(s))
+		have |= OPT_REQ_STATS;
+	/* not yet: the call-graph resource (src/target/callgraph), the target's
+	 * sources */
 	return have;
 }
 

@@ -16,17 +16,17 @@
 
 const struct opt_method_def opt_methods[OPT_NMETHODS] = {
 	[OPT_DIFF_TRACING] = { "diff-tracing", OPT_PHASE_PRE,
-			       OPT_REQ_CALLGRAPH | OPT_REQ_VCS },
-	[OPT_CG_SHAPING] = { "cg-shaping", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH },
-	[OPT_BASELINE_STATIC] = { "baseline-static", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH },
+			       OPT_REQ_CALLGRAPH | OPT_REQ_VCS, 0 },
+	[OPT_CG_SHAPING] = { "cg-shaping", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 0 },
+	[OPT_BASELINE_STATIC] = { "baseline-static", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 0 },
 	[OPT_BASELINE_DYNAMIC] = { "baseline-dynamic", OPT_PHASE_PRE | OPT_PHASE_POST,
-				   OPT_REQ_STATS },
+				   OPT_REQ_STATS, 0 },
 	[OPT_DYNAMIC_SAMPLING] = { "dynamic-sampling", OPT_PHASE_PRE | OPT_PHASE_POST,
-				   OPT_REQ_CALLGRAPH | OPT_REQ_STATS },
+				   OPT_REQ_CALLGRAPH | OPT_REQ_STATS, 0 },
 	[OPT_TIMED_SAMPLING] = { "timed-sampling", OPT_PHASE_RUN | OPT_PHASE_POST,
-				 OPT_REQ_PER_CALL },
+				 OPT_REQ_PER_CALL, 1 },
 	[OPT_DYNAMIC_PROBING] = { "dynamic-probing", OPT_PHASE_RUN | OPT_PHASE_POST,
-				  OPT_REQ_PER_CALL },
+				  OPT_REQ_PER_CALL, 1 },
 };
 
 /* Table A.4; the constants it names are folded into the defaults.  */
@@ -261,8 +261,12 @@ int opt_resolve(struct opt_selection *s, unsigned have, FILE *notice)
 	for (m = 0; m < OPT_NMETHODS; m++) {
 		unsigned missing = opt_methods[m].requires & ~have, bit;
 		s->missing[m] = s->on[m] ? missing : 0;
-		s->active[m] = s->on[m] && !missing;
+		s->unimplemented[m] = s->on[m] && !missing && !opt_methods[m].implemented;
+		s->active[m] = s->on[m] && !missing && opt_methods[m].implemented;
 		n += s->active[m];
+		if (s->unimplemented[m] && notice)
+			fprintf(notice, "perun: optimization %s switched off: not implemented yet\n",
+				opt_methods[m].name);
 		if (!s->on[m] || !missing || !notice)
 			continue;
 		fprintf(notice, "perun: optimization %s switched off: no ", opt_methods[m].name);
@@ -344,6 +348,8 @@ struct json_object *opt_json(const struct opt_selection *s)
 				if (s->missing[m] & bit)
 					strbuf_addf(&sb, "%sno %s", sb.len ? ", " : "",
 						    opt_requirement_name(bit));
+			if (s->unimplemented[m])
+				strbuf_addstr(&sb, "not implemented yet");
 			json_object_object_add(off, opt_methods[m].name,
 					       json_object_new_string(sb.buf));
 			strbuf_release(&sb);

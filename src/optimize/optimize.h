@@ -53,6 +53,8 @@ struct opt_method_def {
 	const char *name;
 	unsigned phases;	/* OPT_PHASE_* */
 	unsigned requires;	/* OPT_REQ_* */
+	int implemented;	/* 0: registered, switched off with a notice even when
+				 * its requirements are met */
 };
 
 extern const struct opt_method_def opt_methods[OPT_NMETHODS];
@@ -77,6 +79,7 @@ struct opt_selection {
 	unsigned char on[OPT_NMETHODS];		/* asked for (pipeline, -on, -off) */
 	unsigned char active[OPT_NMETHODS];	/* on, and its requirements met */
 	unsigned missing[OPT_NMETHODS];		/* on, but these requirements missing */
+	unsigned char unimplemented[OPT_NMETHODS];	/* on, met, but not written yet */
 };
 
 void opt_selection_init(struct opt_selection *s);
@@ -95,8 +98,9 @@ int opt_set(struct opt_selection *s, const char *name, const char *value);
 int opt_toggle(struct opt_selection *s, const char *name, int on);
 
 /* Fills on[] from the pipeline and the toggles, then active[]: a method on
- * whose requirements are not all in have is switched off with one line on
- * notice (when not NULL) saying which.  Returns how many are active.  */
+ * whose requirements are not all in have, or that is not implemented yet, is
+ * switched off with one line on notice (when not NULL) saying why.  Returns
+ * how many are active.  */
 int opt_resolve(struct opt_selection *s, unsigned have, FILE *notice);
 
 /* A parameter's value: -oa, else what the pipeline predicts, else the

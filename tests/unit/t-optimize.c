@@ -60,6 +60,13 @@ static void pipelines_and_toggles(void)
 	   "-on timed-sampling, -off dynamic-probing");
 	is_int(opt_resolve(&s, 0, devnull), 0, "--aggregate: no per-call records, nothing runs");
 	ok(opt_toggle(&s, "nosuch", 1) < 0, "-on of an unknown method fails");
+	s.pipeline = "basic";
+	s.ntoggles = 0;
+	is_int(opt_resolve(&s, ~0u, devnull), 0,
+	       "every resource there: basic's methods are still not implemented, so none runs");
+	ok(s.unimplemented[OPT_CG_SHAPING] && s.unimplemented[OPT_BASELINE_DYNAMIC] &&
+		   !s.missing[OPT_CG_SHAPING],
+	   "they are switched off as not implemented, not for a missing resource");
 	opt_selection_release(&s);
 	fclose(devnull);
 }
