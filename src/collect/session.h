@@ -68,29 +68,39 @@ struct stap_log {
 
 /* One collect: the options, and what each phase found.  */
 struct session {
-	struct collect_opts *o;
+	struct collect_opts *o;	/* in: the options */
 	struct watchdog wd;
 	double t_start, t_collect0, t_collect1;
+	int status;		/* the exit status a failed phase asks for */
+	struct stap_log log;	/* what stap and the runtime said, over all phases */
+
+	/* prepare */
+	struct strv cmdv;	/* the command and its arguments */
 	char *tmpdir;
 	char *stap, *stapbpf, *staprun;
 	enum runtime runtime;
 	const char *runtime_why;
+	char *release;		/* kernel release the module is for */
+	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
+
+	/* analyse */
+	char *cache_dir;	/* the module and analysis cache */
 	struct target target;
+
+	/* strategy, pre-optimize, plan */
 	struct plan plan;
+	struct script_opt sopt;	/* run-optimize code the methods put in the script */
+
+	/* script */
 	struct strbuf script;
 	char *tapset_text;
+
+	/* module */
 	char key[SHA1_HEXSZ + 1];
 	struct cache cache;
 	int cache_open;
 	const char *cache_state;
 	char *module;		/* path of the module to run */
-	struct stap_log log;
-	struct strv cmdv;
-	char *release;		/* kernel release the module is for */
-	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
-	int status;		/* the exit status a failed phase asks for */
-	char *cache_dir;	/* the module and analysis cache */
-	struct script_opt sopt;	/* run-optimize code the methods put in the script */
 
 	/* run */
 	struct run_result res;	/* what the runtime and the command did */
