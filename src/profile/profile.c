@@ -630,8 +630,8 @@ static void add_unique(char ***v, size_t *n, const char *s)
 	(*v)[(*n)++] = xstrdup(s);
 }
 
-/* Calls fn for every resource of every snapshot.  */
-static void each_resource(const struct profile *p, void (*fn)(void *, struct json_object *), void *ctx)
+void profile_each_resource(const struct profile *p, void (*fn)(void *, struct json_object *),
+			   void *ctx)
 {
 	struct json_object *snaps = get(p->root, "snapshots");
 	size_t i, j;
@@ -665,7 +665,7 @@ size_t profile_unique_values(const struct profile *p, const char *key, char ***o
 {
 	struct uniq_ctx c = { key, NULL, 0 };
 
-	each_resource(p, uniq_one, &c);
+	profile_each_resource(p, uniq_one, &c);
 	if (c.n > 1)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_str);
 	*out = c.v;
@@ -694,7 +694,7 @@ size_t profile_numeric_keys(const struct profile *p, char ***out)
 	struct num_ctx c = { NULL, NULL, 0, 0 };
 	size_t i, j, k = 0;
 
-	each_resource(p, num_one, &c);
+	profile_each_resource(p, num_one, &c);
 	for (i = 0; i < c.nnum; i++) {
 		int mixed = 0;
 		for (j = 0; j < c.nother; j++)

@@ -47,6 +47,11 @@ size_t profile_unique_values(const struct profile *p, const char *key, char ***o
 size_t profile_numeric_keys(const struct profile *p, char ***out);
 void strings_free(char **v, size_t n);
 
+/* Calls fn for every resource: the stored ones, and for a compact profile
+ * one per call as the per-call form has it (a temporary object).  */
+void profile_each_resource(const struct profile *p, void (*fn)(void *, struct json_object *),
+			   void *ctx);
+
 /* The q-quantile (0..1) of a log2 histogram (bucket b holds [2^b, 2^(b+1)),
  * bucket 0 holds 0 and 1), interpolated linearly within its bucket and
  * clamped to [min, max]; 0 when empty.  */
