@@ -113,40 +113,55 @@ static int poly_fit(const double *t, const double *u, size_t n, int deg, double 
 	return 0;
 }
 
+/* Whether (x, y) is in the domain of form k.  */
+static int in_domain(enum model_kind k, double x, double y)
+{
+	if (!isfinite(x) || !isfinite(y))
+		return 0;
+	if ((k == MODEL_LOGARITHMIC || k == MODEL_POWER) && !(x > 0))
+		return 0;
+	if ((k == MODEL_POWER || k == MODEL_EXPONENTIAL) && !(y > 0))
+		return 0;
+	return 1;
+}
+
 int model_fit(enum model_kind k, const double *x, const double *y, size_t n, struct model *m)
 {
-	double *t, *u, a[3] = { 0, 0, 0 }, *f;
-	size_t i, need = k == MODEL_CONSTANT ? 1 : k == MODEL_QUADRATIC ? 3 : 2;
+	double *t, *u, a[3] = { 0, 0, 0 }, *f, *xv, *yv;
+	size_t i, need = k == MODEL_CONSTANT ? 1 : k == MODEL_QUADRATIC ? 3 : 2, nv = 0;
 	double xmin = INFINITY, xmax = -INFINITY;
 	int rc = 1;
 
-	if ((unsigned)k >= MODEL_NKINDS || n < need || n < 1)
+	if ((unsigned)k >= MODEL_NKINDS || n < 1)
 		return 1;
-	for (i = 0; i < n; i++) {
-		if (!isfinite(x[i]) || !isfinite(y[i]))
-			return 1;
-		if ((k == MODEL_LOGARITHMIC || k == MODEL_POWER) && !(x[i] > 0))
-			return 1;
-		if ((k == MODEL_POWER || k == MODEL_EXPONENTIAL) && !(y[i] > 0))
-			return 1;
+	for (i = 0; i < n; i++)
+		nv += in_domain(k, x[i], y[i]);
+	if (nv < need)
+		return 1;
+	t = malloc(nv * sizeof(*t));
+	u = malloc(nv * sizeof(*u));
+	f = malloc(nv * sizeof(*f));
+	xv = malloc(nv * sizeof(*xv));
+	yv = malloc(nv * sizeof(*yv));
+	if (!t || !u || !f || !xv || !yv)
+		goto out;
+	for (i = 0, nv = 0; i < n; i++) {
+		if (!in_domain(k, x[i], y[i]))
+			continue;
+		xv[nv] = x[i];
+		yv[nv] = y[i];
+		t[nv] = k == MODEL_LOGARITHMIC || k == MODEL_POWER ? log(x[i]) : x[i];
+		u[nv] = k == MODEL_POWER || k == MODEL_EXPONENTIAL ? log(y[i]) : y[i];
 		xmin = x[i] < xmin ? x[i] : xmin;
 		xmax = x[i] > xmax ? x[i] : xmax;
-	}
-	t = malloc(n * sizeof(*t));
-	u = malloc(n * sizeof(*u));
-	f = malloc(n * sizeof(*f));
-	if (!t || !u || !f)
-		goto out;
-	for (i = 0; i < n; i++) {
-		t[i] = k == MODEL_LOGARITHMIC || k == MODEL_POWER ? log(x[i]) : x[i];
-		u[i] = k == MODEL_POWER || k == MODEL_EXPONENTIAL ? log(y[i]) : y[i];
+		nv++;
 	}
 	if (k == MODEL_CONSTANT) {
 		long double s = 0;
-		for (i = 0; i < n; i++)
-			s += y[i];
-		a[0] = (double)(s / (long double)n);
-	} else if (poly_fit(t, u, n, k == MODEL_QUADRATIC ? 2 : 1, a)) {
+		for (i = 0; i < nv; i++)
+			s += yv[i];
+		a[0] = (double)(s / (long double)nv);
+	} else if (poly_fit(t, u, nv, k == MODEL_QUADRATIC ? 2 : 1, a)) {
 		goto out;
 	}
 	memset(m, 0, sizeof(*m));
@@ -163,15 +178,17 @@ int model_fit(enum model_kind k, const double *x, const double *y, size_t n, str
 	}
 	m->x_start = xmin;
 	m->x_end = xmax;
-	m->n = n;
-	for (i = 0; i < n; i++)
-		f[i] = model_eval(m, x[i]);
-	m->r2 = r_squared(y, f, n);
+	m->n = nv;
+	for (i = 0; i < nv; i++)
+		f[i] = model_eval(m, xv[i]);
+	m->r2 = r_squared(yv, f, nv);
 	rc = 0;
 out:
 	free(t);
 	free(u);
 	free(f);
+	free(xv);
+	free(yv);
 	return rc;
 }
 

@@ -37,9 +37,11 @@ const char *model_name(enum model_kind k);
 /* The kind named s, or -1.  */
 int model_kind_parse(const char *s);
 
-/* Fits one form by least squares.  0 with *m filled; 1 when the form does
- * not apply to the data (too few points, x or y out of its domain, every x
- * equal), *m untouched; never an error.  */
+/* Fits one form by least squares on the points in its domain (points that
+ * are not finite, or x <= 0 for logarithmic and power, y <= 0 for power and
+ * exponential, are left out: m->n says how many were fitted, so call-order
+ * from 0 loses one call).  0 with *m filled; 1 when the form does not apply
+ * (too few points left, every x equal), *m untouched; never an error.  */
 int model_fit(enum model_kind k, const double *x, const double *y, size_t n, struct model *m);
 /* Fits every applicable form into out[] (room for MODEL_NKINDS) and returns
  * how many; *best is the index of the highest adjusted r2 (-1 when none).  */

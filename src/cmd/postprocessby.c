@@ -189,7 +189,8 @@ static struct json_object *params(const struct opts *o)
 		json_object_object_add(p, "kind", json_object_new_string(ma_kind_name(o->ma_kind)));
 		json_object_object_add(p, "window", o->window ? json_object_new_int64((int64_t)o->window)
 							      : json_object_new_string("auto"));
-		json_object_object_add(p, "centered", json_object_new_boolean(!o->right_aligned));
+		json_object_object_add(p, "centered",
+				       json_object_new_boolean(!o->right_aligned && o->ma_kind != MA_EMA));
 		if (o->ma_kind == MA_EMA && o->decay > 0)
 			json_object_object_add(p, "decay", json_object_new_double(o->decay));
 	}

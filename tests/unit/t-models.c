@@ -90,8 +90,13 @@ static void test_regression(void)
 	{
 		struct model m;
 		double xs[3] = { 0, 1, 2 }, ys[3] = { 1, -1, 2 }, same[3] = { 4, 4, 4 };
-		ok(model_fit(MODEL_LOGARITHMIC, xs, ys, 3, &m) == 1, "logarithmic needs x > 0");
-		ok(model_fit(MODEL_EXPONENTIAL, xs, ys, 3, &m) == 1, "exponential needs y > 0");
+		double neg[3] = { -1, 0, 1 };
+		ok(model_fit(MODEL_LOGARITHMIC, neg, ys, 3, &m) == 1, "logarithmic needs two x > 0");
+		ok(model_fit(MODEL_LOGARITHMIC, xs, ys, 3, &m) == 0 && m.n == 2 && m.x_start == 1,
+		   "logarithmic leaves x = 0 out");
+		ok(model_fit(MODEL_EXPONENTIAL, xs, ys, 3, &m) == 0 && m.n == 2,
+		   "exponential leaves y <= 0 out");
+		ok(model_fit(MODEL_POWER, xs, ys, 3, &m) == 1, "power: one point with x, y > 0");
 		ok(model_fit(MODEL_LINEAR, same, ys, 3, &m) == 1, "linear needs two distinct x");
 		ok(model_fit(MODEL_QUADRATIC, xs, ys, 2, &m) == 1, "quadratic needs three points");
 		ok(model_kind_parse("power") == MODEL_POWER && model_kind_parse("cubic") == -1,
