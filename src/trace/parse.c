@@ -452,18 +452,18 @@ static uint64_t unwrap(struct parser *p, uint64_t v)
 	return full;
 }
 
-/* d TID SEQ HI LO, l TID CODE N, c TID N: the recorder's dump.  */
+/* v TID SEQ HI LO, l TID CODE N, t TID N: the recorder's dump.  */
 static void rec_line(struct parser *p, char kind, const char *s, const char *end)
 {
 	uint64_t f[4];
-	int want = kind == 'd' ? 4 : kind == 'l' ? 3 : 2;
+	int want = kind == 'v' ? 4 : kind == 'l' ? 3 : 2;
 
 	if (hex_fields(s, end, f, 4) != want || f[0] > 0xffffffffull) {
 		p->st.malformed_lines++;
 		return;
 	}
 	p->st.recorder = 1;
-	if (kind == 'c') {
+	if (kind == 't') {
 		p->st.happened += f[1];
 		return;
 	}
@@ -539,7 +539,28 @@ static void line(struct parser *p, const char *s, const char *end)
 	p->st.lines++;
 	if (s == end)
 		return;
-	if (*s == 's' && s + 1 < end && s[1] == ' ') {
+	if (hexval((unsigned char)*s) >= 0) {
+		/* an event: CODE TID TS; codes c, d, ... are hex digits too */
+		n = hex_fields(s, end, f, 3);
+		if (n == 3 && f[0] <= 0xffffffffull) {
+			struct event e;
+			e.code = (uint32_t)f[0];
+			e.tid_off = (int32_t)(uint32_t)f[1];
+			e.ts = unwrap(p, f[2]);
+			window_push(p, &e);
+		} else if (*s == 'd' && s + 1 < end && s[1] == ' ' && hex_fields(s + 2, end, f, 4) == 4) {
+			rec_line(p, 'v', s + 2, end);	/* the recorder's dump before v */
+		} else {
+			p->st.malformed_lines++;
+		}
+		return;
+	}
+	if (s + 1 < end && s[1] != ' ') {
+		p->st.malformed_lines++;
+		return;
+	}
+	switch (*s) {
+	case 's':
 		if (hex_fields(s + 2, end, f, 3) != 3) {
 			p->st.malformed_lines++;
 			return;
@@ -550,8 +571,7 @@ static void line(struct parser *p, const char *s, const char *end)
 		p->est = p->base;
 		p->have_clock = 1;
 		return;
-	}
-	if (*s == 'k' && s + 1 < end && s[1] == ' ') {
+	case 'k':
 		if (hex_fields(s + 2, end, f, 1) != 1) {
 			p->st.malformed_lines++;
 			return;
@@ -559,33 +579,30 @@ static void line(struct parser *p, const char *s, const char *end)
 		unwrap(p, f[0]);
 		p->st.ticks++;
 		return;
+	case 'r':
+		if (s + 1 == end)
+			return;	/* the probes were armed */
+		break;
+	case 'q':
+		if (s + 1 == end) {
+			p->st.saw_end = 1;
+			return;
+		}
+		break;
+	case 'n': case 'm': case 'x': case 'y': case 'h':
+		if (s + 1 < end) {
+			agg_line(p, *s, s + 2, end);
+			return;
+		}
+		break;
+	case 'v': case 'l': case 't':
+		if (s + 1 < end) {
+			rec_line(p, *s, s + 2, end);
+			return;
+		}
+		break;
 	}
-	if (*s == 'r' && s + 1 == end)
-		return;	/* the probes were armed */
-	if (strchr("nmxyh", *s) && s + 1 < end && s[1] == ' ') {
-		agg_line(p, *s, s + 2, end);
-		return;
-	}
-	if (*s == 'q' && s + 1 == end) {
-		p->st.saw_end = 1;
-		return;
-	}
-	if (strchr("dlc", *s) && s + 1 < end && s[1] == ' ') {
-		rec_line(p, *s, s + 2, end);
-		return;
-	}
-	n = hex_fields(s, end, f, 3);
-	if (n != 3 || f[0] > 0xffffffffull) {
-		p->st.malformed_lines++;
-		return;
-	}
-	{
-		struct event e;
-		e.code = (uint32_t)f[0];
-		e.tid_off = (int32_t)(uint32_t)f[1];
-		e.ts = unwrap(p, f[2]);
-		window_push(p, &e);
-	}
+	p->st.malformed_lines++;
 }
 
 int parser_feed(struct parser *p, const char *buf, size_t len)
