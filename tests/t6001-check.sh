@@ -86,6 +86,25 @@ test_expect_success 'check of two files; --threshold' '
 	grep "^0 degradations" out
 '
 
+test_expect_success 'the per-call and compact forms read alike (profile_each_resource)' '
+	cd repo &&
+	"$PERUN" show 0@i -m HEAD~2 --format json --expand >base-pc.perf &&
+	"$PERUN" show 0@i --format json --expand >target-pc.perf &&
+	grep -q "\"call-order\"" target-pc.perf && ! grep -q "\"call-order\"" target.perf &&
+	set +e
+	"$PERUN" check base.perf target.perf --format json --all >compact.json
+	"$PERUN" check base-pc.perf target-pc.perf --format json --all >pc.json
+	set -e
+	python3 - <<-\PY &&
+	import json
+	a, b = json.load(open("compact.json")), json.load(open("pc.json"))
+	ca, cb = a["pairs"][0]["changes"], b["pairs"][0]["changes"]
+	assert ca == cb and len(ca) == 3, (ca, cb)
+	PY
+	"$PERUN" diff base.perf target.perf | tail -n +3 >d1 &&
+	"$PERUN" diff base-pc.perf target-pc.perf | tail -n +3 >d2 && test_cmp d1 d2
+'
+
 test_expect_success 'check: usage and failures' '
 	cd repo &&
 	set +e
