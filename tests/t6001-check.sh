@@ -105,6 +105,27 @@ test_expect_success 'the per-call and compact forms read alike (profile_each_res
 	"$PERUN" diff base-pc.perf target-pc.perf | tail -n +3 >d2 && test_cmp d1 d2
 '
 
+test_expect_success 'check reads --aggregate summaries from their histograms, and says so' '
+	python3 - <<-\PY &&
+	import json
+	def prof(path, bucket):
+	    res = [{"amount": 100 * 2 ** bucket, "uid": "g", "type": "mixed",
+	            "subtype": "time summary", "thread": 1, "count": 100,
+	            "min": 2 ** bucket, "max": 2 ** (bucket + 1),
+	            "log2_hist": [0] * bucket + [100]}]
+	    p = {"header": {"type": "mixed", "units": {"mixed(time delta)": "ns"}, "cmd": "x"},
+	         "collector_info": {"name": "trace"}, "postprocessors": [],
+	         "snapshots": [{"resources": res}]}
+	    json.dump(p, open(path, "w"))
+	prof("agg1.perf", 10)
+	prof("agg2.perf", 12)
+	PY
+	set +e; "$PERUN" check agg1.perf agg2.perf >out 2>err; rc=$?; set -e
+	cat out err && test $rc = 1 &&
+	grep "^  degradation  *g  *+[0-9.]*%  mean call 1.45 us -> 5.79 us" out &&
+	grep "log2 histograms" err
+'
+
 test_expect_success 'check: usage and failures' '
 	cd repo &&
 	set +e
