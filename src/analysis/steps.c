@@ -16,9 +16,10 @@
  * weighted median of its points, weighing their sum): the cost table holds
  * m(m+1)/2 doubles, 16 MB here.  */
 #define STEPS_MAX_POINTS 2000
-/* Penalties tried, geometrically from the one that leaves one segment.  */
-#define STEPS_NGAMMA 96
-#define STEPS_GAMMA_SPAN 1e-9
+/* Penalties tried, geometrically from gamma_0 = the cost of one segment
+ * (which leaves one segment) down to gamma_0 0.1 / m, the range asv searches
+ * (asv.step_detect.solve_potts_autogamma); smaller ones only split noise.  */
+#define STEPS_NGAMMA 64
 
 struct wv {
 	double y, w;
@@ -283,10 +284,11 @@ static int cmp_ratio(const void *a, const void *b)
 	return cmp_wv(a, b);
 }
 
-/* min over rho in [-0.99, 0.99] of sum w_i |eps_i - rho eps_{i-1}| (004
- * eq. 14): convex and piecewise linear in rho, its minimum is the weighted
- * median of eps_i / eps_{i-1} with weights w_i |eps_{i-1}|, clamped.  */
-static double ar1_cost(const double *eps, const double *w, size_t m, struct wv *tmp, double *rho)
+/* min over rho in [-rho_max, rho_max] of sum w_i |eps_i - rho eps_{i-1}|
+ * (004 eq. 14): convex and piecewise linear in rho, its minimum is the
+ * weighted median of eps_i / eps_{i-1} with weights w_i |eps_{i-1}|, clamped.  */
+static double ar1_cost(const double *eps, const double *w, size_t m, double rho_max,
+		       struct wv *tmp, double *rho)
 {
 	size_t i, nr = 0;
 	double total = 0, acc = 0, r = 0, s = 0;
@@ -308,10 +310,10 @@ static double ar1_cost(const double *eps, const double *w, size_t m, struct wv *
 			}
 		}
 	}
-	if (r > 0.99)
-		r = 0.99;
-	if (r < -0.99)
-		r = -0.99;
+	if (r > rho_max)
+		r = rho_max;
+	if (r < -rho_max)
+		r = -rho_max;
 	for (i = 0; i < m; i++)
 		s += w[i] * fabs(eps[i] - r * (i ? eps[i - 1] : 0));
 	*rho = r;
@@ -329,6 +331,8 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 	double beta = opts && opts->beta > 0 ? opts->beta : 4.0;
 	double threshold = opts ? opts->threshold : 0;
 	size_t min_size = opts && opts->min_size ? opts->min_size : 1;
+	size_t min_points = opts && opts->min_points ? opts->min_points : 8;
+	double rho_max = opts && opts->rho_max > 0 ? opts->rho_max : 0.5;
 	double *yy = NULL, *ww = NULL, *cost = NULL, *F = NULL, *mu = NULL, *eps = NULL;
 	size_t *idx = NULL, *prev = NULL, *cand = NULL, *seg = NULL, *best_seg = NULL;
 	struct wv *tmp = NULL;
@@ -371,7 +375,7 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 	}
 	if (info)
 		info->npoints = m;
-	if (m < 2) {
+	if (m < 2 || m < min_points) {
 		ret = 0;
 		if (info)
 			info->nsegments = m;
@@ -388,18 +392,13 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 	if (!cost || !F || !prev || !cand || !seg || !best_seg || !mu || !eps)
 		goto oom;
 	gamma_hi = cost[tri(m, 0, m - 1)];
-	/* The residual can reach 0 (one segment per point); a floor keeps
-	 * ln of it finite.  1e-3 of the one-segment cost: a fit may explain at
-	 * most 99.9% of the spread, so every extra segment must buy its
-	 * penalty with real residual, never with the last 0.1%.  */
-	floor_s = 1e-3 * gamma_hi + 1e-300;
 	if (!(gamma_hi > 0)) {	/* a constant series */
 		best_k = 1;
 		best_seg[0] = 0;
 	}
 	for (g = 0; gamma_hi > 0 && g < STEPS_NGAMMA; g++) {
 		double gamma = gamma_hi * 1.0000001 *
-			       pow(STEPS_GAMMA_SPAN, (double)g / (STEPS_NGAMMA - 1));
+			       pow(0.1 / (double)m, (double)g / (STEPS_NGAMMA - 1));
 		size_t k = potts_dp(cost, m, gamma, min_size, F, prev, cand, seg), r, j;
 		double s, rho, ic;
 		for (r = 0; r < k; r++) {
@@ -408,7 +407,17 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 			for (j = seg[r]; j < e; j++)
 				eps[j] = yy[j] - mu[r];
 		}
-		s = ar1_cost(eps, ww, m, tmp, &rho);
+		s = ar1_cost(eps, ww, m, rho_max, tmp, &rho);
+		/* asv's measurement noise floor, which keeps ln finite when the
+		 * segments fit exactly: a tenth of the smallest change of level,
+		 * or with at most two levels a thousandth of the smallest one */
+		floor_s = INFINITY;
+		for (r = 0; r < k; r++) {
+			double d = k > 2 ? (r + 1 < k ? 0.1 * fabs(mu[r + 1] - mu[r]) : INFINITY)
+					 : 0.001 * fabs(mu[r]);
+			floor_s = d < floor_s ? d : floor_s;
+		}
+		floor_s = floor_s > 1e-300 ? floor_s : 1e-300;
 		ic = beta * log((double)m) / (double)m * (double)k + log(s + floor_s);
 		if (ic < best_ic - 1e-12) {
 			best_ic = ic;

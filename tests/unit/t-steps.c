@@ -62,6 +62,18 @@ static void test_planted(void)
 		free(st);
 	}
 	ok(right >= 18, "AR(1) noise: step found at its index in %zu of 20 seeds", right);
+
+	/* 20 points, a 6-sigma step: the bound on rho keeps it from being read
+	 * as correlated noise (asv's unbounded rho finds about half) */
+	for (seed = 1, right = 0; seed <= 100; seed++) {
+		rng_state = seed;
+		for (i = 0; i < 20; i++)
+			y[i] = 100 + 5 * rng_gauss() + (i >= 10 ? 30 : 0);
+		ns = detect(y, 20, &st);
+		right += ns == 1 && st[0].start == 10;
+		free(st);
+	}
+	ok(right >= 90, "20 points: the step found at its index in %zu of 100 seeds", right);
 }
 
 static void test_noise(void)
@@ -104,6 +116,14 @@ static void test_edges(void)
 
 	is_int(detect(y, 10, &st), 0, "a constant series has no step");
 	is_int(detect(y, 1, &st), 0, "one point has no step");
+	{
+		double few[6] = { 10, 10, 10, 50, 50, 50 };
+		struct steps_opts o = { .min_points = 2 };
+		is_int(detect(few, 6, &st), 0, "fewer than 8 points: no step by default");
+		steps_detect_opts(few, NULL, 6, &o, &st, &ns, NULL);
+		ok(ns == 1 && st[0].start == 3, "min_points 2 finds it");
+		free(st);
+	}
 	is_int(detect(y, 0, &st), 0, "no points, no step");
 	ok(steps_detect_opts(z, NULL, 12, NULL, &st, &ns, &info) == 0 && ns == 1,
 	   "an exact step between non-finite points");
