@@ -58,6 +58,8 @@ struct compact_state {
 	size_t nuid;
 	struct cthread *threads;
 	size_t tsize, nthreads;
+	int64_t last_tid;	/* last_thread's id, while last_thread is set */
+	struct cthread *last_thread;
 	struct cctx *ctx;
 	size_t nctx, ctxalloc;
 	int *ctxhash;		/* open addressing, ctx id + 1 */
@@ -117,10 +119,22 @@ void compact_free(struct compact_state *c)
 	free(c);
 }
 
+/* MurmurHash3's finalizer: every input bit moves the low bits the tables
+ * index by (a plain product left them to the low bits of the ids, and
+ * linear probing clustered).  */
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
+}
+
 static size_t hash_key(int probe, int64_t thread)
 {
 	uint64_t h = (uint64_t)thread * 0x9e3779b97f4a7c15ull ^ (uint64_t)(unsigned)probe * 0xff51afd7ed558ccdull;
-	return (size_t)(h ^ (h >> 29));
+	return (size_t)mix64(h);
 }
 
 /* Keys live in karr in the order they first came, so that the blocks of a
@@ -174,7 +188,7 @@ static size_t hash_ctx(const struct cctx *x)
 	uint64_t h = ((uint64_t)(unsigned)x->caller * 0x9e3779b97f4a7c15ull) ^
 		     ((uint64_t)(unsigned)x->uid * 0xff51afd7ed558ccdull) ^
 		     ((uint64_t)x->depth * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)x->point;
-	return (size_t)(h ^ (h >> 31));
+	return (size_t)mix64(h);
 }
 
 static struct cthread *thread_get(struct cthread **tab, size_t *size, size_t *n, int64_t thread)
@@ -285,30 +299,49 @@ static const char digits2[] = "0001020304050607080910111213141516171819202122232
 /* Decimal at p; returns the end.  */
 static char *fmt_int(char *p, int64_t v)
 {
-	char tmp[24];
-	int i = 24;
-	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	uint64_t u;
+	char *e;
+	size_t n;
 
-	if (v < 0)
+	if (v < 0) {
 		*p++ = '-';
-	if (u < 10) {
-		*p++ = (char)('0' + u);
-		return p;
+		u = (uint64_t)(-(v + 1)) + 1;
+	} else {
+		u = (uint64_t)v;
 	}
+	/* most columns hold small deltas */
+	if (u < 10) {
+		*p = (char)('0' + u);
+		return p + 1;
+	}
+	if (u < 100) {
+		memcpy(p, digits2 + u * 2, 2);
+		return p + 2;
+	}
+	n = u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : 7;
+	if (n == 7) {
+		uint64_t t = u / 1000000;
+		while (t) {
+			n++;
+			t /= 10;
+		}
+		n--;
+	}
+	e = p + n;
+	p = e;
 	while (u >= 100) {
 		unsigned d = (unsigned)(u % 100) * 2;
 		u /= 100;
-		tmp[--i] = digits2[d + 1];
-		tmp[--i] = digits2[d];
+		p -= 2;
+		memcpy(p, digits2 + d, 2);
 	}
 	if (u >= 10) {
-		tmp[--i] = digits2[u * 2 + 1];
-		tmp[--i] = digits2[u * 2];
+		p -= 2;
+		memcpy(p, digits2 + u * 2, 2);
 	} else {
-		tmp[--i] = (char)('0' + u);
+		*--p = (char)('0' + u);
 	}
-	memcpy(p, tmp + i, (size_t)(24 - i));
-	return p + (24 - i);
+	return e;
 }
 
 static size_t digits(int64_t v)
@@ -432,7 +465,13 @@ int compact_add(struct compact_state *c, const struct call_record *r)
 	uid = uid_of_probe(c, r->probe);
 	cuid = uid_of_probe(c, r->caller_probe);
 	ctx = ctx_of(c, uid, cuid, r->depth, r->point);
-	t = thread_get(&c->threads, &c->tsize, &c->nthreads, r->thread);
+	if (c->last_thread && c->last_tid == r->thread) {
+		t = c->last_thread;
+	} else {
+		/* the table may grow: the pointer is good until the next miss */
+		t = c->last_thread = thread_get(&c->threads, &c->tsize, &c->nthreads, r->thread);
+		c->last_tid = r->thread;
+	}
 	caller = r->caller_id < 0 ? 0 : (int64_t)(r->call_id - (uint64_t)r->caller_id);
 	if (k->len + NVALS * 10 > k->alloc) {
 		k->alloc = k->alloc ? k->alloc * 2 : 256;

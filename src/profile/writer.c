@@ -170,15 +170,10 @@ int profile_writer_open_stream(struct profile_writer *w, FILE *f, size_t n,
 	return 0;
 }
 
+/* floor(log2(v)), 0 for 0 and 1.  */
 static unsigned log2_bucket(uint64_t v)
 {
-	unsigned b = 0;
-
-	while (v > 1 && b < 63) {
-		v >>= 1;
-		b++;
-	}
-	return b;
+	return v > 1 ? 63u - (unsigned)__builtin_clzll(v) : 0;
 }
 
 static double own_cost(const struct probe_cost *c, int stepped)

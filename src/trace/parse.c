@@ -64,6 +64,7 @@ struct parser {
 
 	struct thread *threads;
 	size_t nthreads_alloc;
+	struct thread *last_thread;	/* the previous event's: most events repeat it */
 
 	uint64_t next_call_id;
 
@@ -157,6 +158,7 @@ static struct thread *thread_get(struct parser *p, int64_t tid)
 				*thread_slot(tab, n, p->threads[j].tid) = p->threads[j];
 		free(p->threads);
 		p->threads = tab;
+		p->last_thread = NULL;
 		p->nthreads_alloc = n;
 		t = thread_slot(tab, n, tid);
 	}
@@ -276,10 +278,13 @@ static void push(struct thread *t, int probe, uint64_t ts, uint64_t call_id, uin
 static void process(struct parser *p, const struct event *e)
 {
 	int64_t tid = p->st.target_pid + e->tid_off;
-	struct thread *t = thread_get(p, tid);
+	struct thread *t = p->last_thread;
 	int probe = (int)(e->code >> 1), exit = e->code & 1;
 	uint64_t rel = e->ts >= p->base ? e->ts - p->base : 0;
 	struct call_record r;
+
+	if (!t || t->tid != tid)
+		t = p->last_thread = thread_get(p, tid);
 
 	if (t->has_last && t->last_ts == e->ts && t->last_code == e->code) {
 		p->st.duplicates++;
@@ -390,15 +395,28 @@ static void window_push(struct parser *p, const struct event *e)
 
 /* --- lines ---------------------------------------------------------------- */
 
-static int hexval(unsigned char c)
+/* Hex digit values plus one; 0 for anything else.  */
+static const unsigned char hexd[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* One hex field of 1 to 16 digits at s; the end of its digits, or NULL.  */
+static inline const char *hex1(const char *s, const char *end, uint64_t *out)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	const char *start = s;
+	uint64_t v = 0;
+	unsigned d;
+
+	while (s < end && (d = hexd[(unsigned char)*s]) != 0) {
+		v = v << 4 | (d - 1);
+		s++;
+	}
+	if (s == start || s - start > 16)
+		return NULL;
+	*out = v;
+	return s;
 }
 
 /* Parses up to n hex fields separated by single spaces; returns the count. */
@@ -407,17 +425,10 @@ static int hex_fields(const char *s, const char *end, uint64_t *out, int n)
 	int k = 0;
 
 	while (s < end && k < n) {
-		uint64_t v = 0;
-		int d, digits = 0;
-		while (s < end && (d = hexval((unsigned char)*s)) >= 0) {
-			if (++digits > 16)
-				return -1;
-			v = v << 4 | (uint64_t)d;
-			s++;
-		}
-		if (!digits)
+		s = hex1(s, end, &out[k]);
+		if (!s)
 			return -1;
-		out[k++] = v;
+		k++;
 		if (s < end) {
 			if (*s != ' ')
 				return -1;
@@ -425,6 +436,17 @@ static int hex_fields(const char *s, const char *end, uint64_t *out, int n)
 		}
 	}
 	return s == end ? k : -1;
+}
+
+/* CODE TID TS, the common line: 1 when it is one.  */
+static inline int event_fields(const char *s, const char *end, uint64_t *f)
+{
+	if (!(s = hex1(s, end, &f[0])) || s == end || *s != ' ')
+		return 0;
+	if (!(s = hex1(s + 1, end, &f[1])) || s == end || *s != ' ')
+		return 0;
+	s = hex1(s + 1, end, &f[2]);
+	return s == end;
 }
 
 /* Widens a timestamp that may hold only the low 32 bits.  */
@@ -534,15 +556,13 @@ static void rec_flush(struct parser *p)
 static void line(struct parser *p, const char *s, const char *end)
 {
 	uint64_t f[4];
-	int n;
 
 	p->st.lines++;
 	if (s == end)
 		return;
-	if (hexval((unsigned char)*s) >= 0) {
+	if (hexd[(unsigned char)*s]) {
 		/* an event: CODE TID TS; codes c, d, ... are hex digits too */
-		n = hex_fields(s, end, f, 3);
-		if (n == 3 && f[0] <= 0xffffffffull) {
+		if (event_fields(s, end, f) && f[0] <= 0xffffffffull) {
 			struct event e;
 			e.code = (uint32_t)f[0];
 			e.tid_off = (int32_t)(uint32_t)f[1];
