@@ -12,7 +12,7 @@
 #include "util/log.h"
 
 static const char *const names[MODEL_NKINDS] = {
-	"constant", "linear", "logarithmic", "quadratic", "power", "exponential",
+    "constant", "linear", "logarithmic", "quadratic", "power", "exponential",
 };
 
 const char *model_name(enum model_kind k)
@@ -44,7 +44,7 @@ double r_squared(const double *y, const double *f, size_t n)
 		ss_tot += (y[i] - mean) * (y[i] - mean);
 		ss_res += (long double)(y[i] - f[i]) * (y[i] - f[i]);
 	}
-	if (ss_tot <= 0)	/* constant y: perfect when the model hits it */
+	if (ss_tot <= 0) /* constant y: perfect when the model hits it */
 		return ss_res <= 1e-12L * (mean * mean + 1) * (long double)n ? 1 : 0;
 	return (double)(1 - ss_res / ss_tot);
 }
@@ -53,7 +53,7 @@ double r_squared(const double *y, const double *f, size_t n)
  * that the normal equations stay well conditioned.  1 when every t is equal.  */
 static int poly_fit(const double *t, const double *u, size_t n, int deg, double a[3])
 {
-	long double m = 0, s = 0, S[5] = { 0 }, R[3] = { 0 }, M[3][4];
+	long double m = 0, s = 0, S[5] = {0}, R[3] = {0}, M[3][4];
 	size_t i;
 	int r, c, k, d = deg + 1;
 
@@ -127,7 +127,7 @@ static int in_domain(enum model_kind k, double x, double y)
 
 int model_fit(enum model_kind k, const double *x, const double *y, size_t n, struct model *m)
 {
-	double *t, *u, a[3] = { 0, 0, 0 }, *f, *xv, *yv;
+	double *t, *u, a[3] = {0, 0, 0}, *f, *xv, *yv;
 	size_t i, need = k == MODEL_CONSTANT ? 1 : k == MODEL_QUADRATIC ? 3 : 2, nv = 0;
 	double xmin = INFINITY, xmax = -INFINITY;
 	int rc = 1;
@@ -248,7 +248,8 @@ double model_integral(const struct model *m, double a, double b)
 	case MODEL_LINEAR:
 		return c[0] * (b - a) + c[1] / 2 * (b * b - a * a);
 	case MODEL_QUADRATIC:
-		return c[0] * (b - a) + c[1] / 2 * (b * b - a * a) + c[2] / 3 * (b * b * b - a * a * a);
+		return c[0] * (b - a) + c[1] / 2 * (b * b - a * a) +
+		       c[2] / 3 * (b * b * b - a * a * a);
 	case MODEL_LOGARITHMIC: {
 		/* x ln x - x, which tends to 0 as x -> 0 */
 		double fa = a > 0 ? a * log(a) - a : 0, fb = b > 0 ? b * log(b) - b : 0;
@@ -316,7 +317,7 @@ static size_t bin_of(double x, double lo, double hi, size_t nbins)
 	if (!(hi > lo))
 		return 0;
 	b = (size_t)((x - lo) / (hi - lo) * (double)nbins);
-	return b >= nbins ? nbins - 1 : b;	/* the last bin is closed */
+	return b >= nbins ? nbins - 1 : b; /* the last bin is closed */
 }
 
 int regressogram_fit(const double *x, const double *y, size_t n, size_t nbins,
@@ -375,7 +376,7 @@ size_t moving_average_window(size_t n)
 	return w;
 }
 
-static const char *const ma_names[] = { "sma", "smm", "ema" };
+static const char *const ma_names[] = {"sma", "smm", "ema"};
 
 int ma_kind_parse(const char *s)
 {
@@ -413,7 +414,7 @@ int moving_average_fit(const double *y, size_t n, enum ma_kind kind, size_t wind
 	if (window > n)
 		window = n;
 	if (kind == MA_EMA) {
-		centered = 0;	/* eq. 3.4 weighs the past only */
+		centered = 0; /* eq. 3.4 weighs the past only */
 		if (!(decay > 0 && decay < 1))
 			decay = 1 - 2.0 / ((double)window + 1); /* pandas' span convention */
 	}
@@ -452,9 +453,11 @@ int moving_average_fit(const double *y, size_t n, enum ma_kind kind, size_t wind
 		}
 	} else {
 		for (t = 0; t < n; t++) {
-			size_t lo = t >= left ? t - left : 0, hi = t + right < n ? t + right : n - 1;
+			size_t lo = t >= left ? t - left : 0,
+			       hi = t + right < n ? t + right : n - 1;
 			if (kind == MA_SMA) {
-				ma->value[t] = (double)((pre[hi + 1] - pre[lo]) / (long double)(hi - lo + 1));
+				ma->value[t] =
+				    (double)((pre[hi + 1] - pre[lo]) / (long double)(hi - lo + 1));
 			} else {
 				memcpy(buf, y + lo, (hi - lo + 1) * sizeof(*buf));
 				ma->value[t] = stats_median(buf, hi - lo + 1);

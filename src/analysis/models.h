@@ -25,11 +25,11 @@ enum model_kind {
 
 struct model {
 	enum model_kind kind;
-	double b[3];		/* b0, b1, b2 (unused ones 0) */
-	size_t ncoeffs;		/* 1, 2 or 3 */
-	double r2;		/* coefficient of determination on y (not ln y) */
-	double x_start, x_end;	/* the interval of x the model was fitted on */
-	size_t n;		/* points fitted */
+	double b[3];	       /* b0, b1, b2 (unused ones 0) */
+	size_t ncoeffs;	       /* 1, 2 or 3 */
+	double r2;	       /* coefficient of determination on y (not ln y) */
+	double x_start, x_end; /* the interval of x the model was fitted on */
+	size_t n;	       /* points fitted */
 };
 
 /* "linear", ...; NULL for a bad kind.  */
@@ -55,8 +55,8 @@ double model_integral(const struct model *m, double a, double b);
 struct regressogram {
 	size_t nbins;
 	double x_start, x_end;
-	double *value;		/* nbins means; NaN for an empty bin */
-	size_t *count;		/* nbins point counts */
+	double *value; /* nbins means; NaN for an empty bin */
+	size_t *count; /* nbins point counts */
 	double r2;
 };
 /* The bin count when asked for 0: numpy's "auto" rule, the larger of
@@ -76,11 +76,11 @@ void regressogram_release(struct regressogram *rg);
 enum ma_kind { MA_SMA, MA_SMM, MA_EMA };
 struct moving_average {
 	enum ma_kind kind;
-	size_t window;		/* points in the window */
-	int centered;		/* 1: eq. 3.1, else right-aligned (eq. 3.2) */
-	double decay;		/* EMA's lambda */
+	size_t window; /* points in the window */
+	int centered;  /* 1: eq. 3.1, else right-aligned (eq. 3.2) */
+	double decay;  /* EMA's lambda */
 	size_t n;
-	double *value;		/* n smoothed values */
+	double *value; /* n smoothed values */
 	double r2;
 };
 /* The default window: the odd number nearest sqrt(n), at least 3 (at most

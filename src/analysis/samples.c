@@ -19,7 +19,7 @@
 struct reader {
 	struct func_table *t;
 	const char *xfield;
-	size_t *slot;		/* open addressing: index + 1 into t->f, 0 empty */
+	size_t *slot; /* open addressing: index + 1 into t->f, 0 empty */
 	size_t nslots;
 };
 
@@ -90,7 +90,8 @@ static struct json_object *get(struct json_object *o, const char *k)
 
 static int number(struct json_object *v, double *out)
 {
-	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+	if (!v ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return 0;
 	*out = json_object_get_double(v);
 	return 1;
@@ -126,7 +127,8 @@ static void one(void *ctx, struct json_object *res)
 		return;
 	if (uid && json_object_is_type(uid, json_type_string))
 		name = json_object_get_string(uid);
-	else if (get(uid, "function") && json_object_is_type(get(uid, "function"), json_type_string))
+	else if (get(uid, "function") &&
+		 json_object_is_type(get(uid, "function"), json_type_string))
 		name = json_object_get_string(get(uid, "function"));
 	if (!name || !number(get(res, "amount"), &a))
 		return;
@@ -140,7 +142,7 @@ static void one(void *ctx, struct json_object *res)
 		for (b = 0; b < json_object_array_length(hist); b++) {
 			double c = 0, mid = b ? sqrt((double)(1ull << (b < 62 ? b : 62)) *
 						     (double)(1ull << (b < 62 ? b + 1 : 63)))
-					    : 0.5;
+					      : 0.5;
 			uint64_t k;
 			number(json_object_array_get_idx(hist, b), &c);
 			mid = mid < lo ? lo : mid > hi ? hi : mid;
@@ -163,7 +165,7 @@ static int cmp_uid(const void *a, const void *b)
 
 void samples_read(const struct profile *p, const char *xfield, struct func_table *t)
 {
-	struct reader r = { t, xfield, NULL, 0 };
+	struct reader r = {t, xfield, NULL, 0};
 	size_t i, j;
 	double *tmp = NULL;
 	size_t tmpn = 0;
@@ -210,6 +212,7 @@ struct func_samples *samples_find(const struct func_table *t, const char *uid)
 {
 	struct func_samples key;
 
+	memset(&key, 0, sizeof(key));
 	key.uid = (char *)uid;
 	return t->n ? bsearch(&key, t->f, t->n, sizeof(*t->f), cmp_uid) : NULL;
 }

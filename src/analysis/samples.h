@@ -10,19 +10,19 @@ struct profile;
 
 struct func_samples {
 	char *uid;
-	double *amount;		/* inclusive time of each call, in the profile's order */
-	double *exclusive;	/* exclusive time (NAN where the resource has none) */
-	double *x;		/* the x field of each call (NAN where missing) */
+	double *amount;	   /* inclusive time of each call, in the profile's order */
+	double *exclusive; /* exclusive time (NAN where the resource has none) */
+	double *x;	   /* the x field of each call (NAN where missing) */
 	size_t n, alloc;
-	int binned;		/* some values come from --aggregate histograms */
+	int binned; /* some values come from --aggregate histograms */
 	/* filled by samples_finish */
 	double sum, sum_exclusive, mean, median, p95;
 };
 
 struct func_table {
-	struct func_samples *f;	/* sorted by uid after samples_finish */
+	struct func_samples *f; /* sorted by uid after samples_finish */
 	size_t n;
-	double total_exclusive;	/* over every function */
+	double total_exclusive; /* over every function */
 	int binned;
 };
 

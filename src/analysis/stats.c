@@ -67,8 +67,7 @@ static int cmp_tagged(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-		       struct mw_result *r)
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct mw_result *r)
 {
 	struct tagged *t;
 	size_t n = na + nb, i, j;
@@ -85,9 +84,9 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 	if (!t)
 		return pr_error("malloc: out of memory for %zu values", n);
 	for (i = 0; i < na; i++)
-		t[i] = (struct tagged){ a[i], 0 };
+		t[i] = (struct tagged){a[i], 0};
 	for (i = 0; i < nb; i++)
-		t[na + i] = (struct tagged){ b[i], 1 };
+		t[na + i] = (struct tagged){b[i], 1};
 	qsort(t, n, sizeof(*t), cmp_tagged);
 	/* midranks over runs of equal values; the tie term sum(t^3 - t) */
 	for (i = 0; i < n; i = j) {
@@ -107,7 +106,7 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 	r->effect = r->u / ((double)na * (double)nb);
 	mu = (double)na * (double)nb / 2;
 	sigma = sqrt((double)na * (double)nb / 12 * ((dn + 1) - ties / (dn * (dn - 1))));
-	if (sigma <= 0) {	/* every value equal: no evidence of a shift */
+	if (sigma <= 0) { /* every value equal: no evidence of a shift */
 		r->p = 1;
 		return 0;
 	}

@@ -24,16 +24,15 @@ double stats_mean(const double *v, size_t n);
  * effect size, U/(na nb) (the probability that a call of b is slower than
  * one of a, ties counting half), says how much, where p only says whether.  */
 struct mw_result {
-	double u;	/* U of b: pairs (a_i, b_j) with b_j > a_i, ties counting 1/2 */
-	double z;	/* standardised U (positive: b larger) */
-	double p;	/* two-sided p-value; 1 when either sample is empty */
+	double u;	   /* U of b: pairs (a_i, b_j) with b_j > a_i, ties counting 1/2 */
+	double z;	   /* standardised U (positive: b larger) */
+	double p;	   /* two-sided p-value; 1 when either sample is empty */
 	double confidence; /* 1 - p */
-	double effect;	/* U / (na nb), 0.5 = no shift */
+	double effect;	   /* U / (na nb), 0.5 = no shift */
 };
 /* Fills *r; a and b are not modified.  Returns 0, or -1 after pr_error()
  * when memory runs out.  */
-int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-		       struct mw_result *r);
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct mw_result *r);
 
 /* The standard normal distribution function.  */
 double stats_norm_cdf(double z);

@@ -30,7 +30,7 @@ struct wv {
 struct medheap {
 	struct wv *lo, *hi;
 	size_t nlo, nhi;
-	double wlo, whi, slo, shi;	/* weights and weighted sums */
+	double wlo, whi, slo, shi; /* weights and weighted sums */
 };
 
 static int before(const struct wv *a, const struct wv *b, int max)
@@ -81,7 +81,7 @@ static void med_reset(struct medheap *h)
 
 static void med_add(struct medheap *h, double y, double w)
 {
-	struct wv v = { y, w };
+	struct wv v = {y, w};
 	double total;
 
 	if (!h->nlo || y <= h->lo[0].y) {
@@ -170,7 +170,7 @@ static double wmedian(const double *y, const double *w, size_t l, size_t r, stru
 	double total = 0, acc = 0;
 
 	for (i = 0; i < n; i++) {
-		tmp[i] = (struct wv){ y[l + i], w[l + i] };
+		tmp[i] = (struct wv){y[l + i], w[l + i]};
 		total += w[l + i];
 	}
 	qsort(tmp, n, sizeof(*tmp), cmp_wv);
@@ -287,8 +287,8 @@ static int cmp_ratio(const void *a, const void *b)
 /* min over rho in [-rho_max, rho_max] of sum w_i |eps_i - rho eps_{i-1}|
  * (004 eq. 14): convex and piecewise linear in rho, its minimum is the
  * weighted median of eps_i / eps_{i-1} with weights w_i |eps_{i-1}|, clamped.  */
-static double ar1_cost(const double *eps, const double *w, size_t m, double rho_max,
-		       struct wv *tmp, double *rho)
+static double ar1_cost(const double *eps, const double *w, size_t m, double rho_max, struct wv *tmp,
+		       double *rho)
 {
 	size_t i, nr = 0;
 	double total = 0, acc = 0, r = 0, s = 0;
@@ -296,7 +296,7 @@ static double ar1_cost(const double *eps, const double *w, size_t m, double rho_
 	for (i = 0; i < m; i++) {
 		double e1 = i ? eps[i - 1] : 0;
 		if (e1 != 0) {
-			tmp[nr++] = (struct wv){ eps[i] / e1, w[i] * fabs(e1) };
+			tmp[nr++] = (struct wv){eps[i] / e1, w[i] * fabs(e1)};
 			total += w[i] * fabs(e1);
 		}
 	}
@@ -359,7 +359,7 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 		ww[m] = wi;
 		idx[m++] = i;
 	}
-	if (m > STEPS_MAX_POINTS) {	/* merge into blocks of equal size */
+	if (m > STEPS_MAX_POINTS) { /* merge into blocks of equal size */
 		size_t nb = 0;
 		block = (m + STEPS_MAX_POINTS - 1) / STEPS_MAX_POINTS;
 		for (i = 0; i < m; i += block, nb++) {
@@ -392,13 +392,13 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 	if (!cost || !F || !prev || !cand || !seg || !best_seg || !mu || !eps)
 		goto oom;
 	gamma_hi = cost[tri(m, 0, m - 1)];
-	if (!(gamma_hi > 0)) {	/* a constant series */
+	if (!(gamma_hi > 0)) { /* a constant series */
 		best_k = 1;
 		best_seg[0] = 0;
 	}
 	for (g = 0; gamma_hi > 0 && g < STEPS_NGAMMA; g++) {
-		double gamma = gamma_hi * 1.0000001 *
-			       pow(0.1 / (double)m, (double)g / (STEPS_NGAMMA - 1));
+		double gamma =
+		    gamma_hi * 1.0000001 * pow(0.1 / (double)m, (double)g / (STEPS_NGAMMA - 1));
 		size_t k = potts_dp(cost, m, gamma, min_size, F, prev, cand, seg), r, j;
 		double s, rho, ic;
 		for (r = 0; r < k; r++) {
@@ -435,7 +435,8 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 		info->sigma = best_s / (double)m;
 	}
 	for (i = 0; i < best_k; i++)
-		mu[i] = wmedian(yy, ww, best_seg[i], (i + 1 < best_k ? best_seg[i + 1] : m) - 1, tmp);
+		mu[i] =
+		    wmedian(yy, ww, best_seg[i], (i + 1 < best_k ? best_seg[i + 1] : m) - 1, tmp);
 	if (best_k > 1) {
 		st = calloc(best_k - 1, sizeof(*st));
 		if (!st)

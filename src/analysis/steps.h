@@ -26,29 +26,29 @@
 /* One change of level.  Indices are those of the caller's y[] (points that
  * were skipped because they are not finite keep their place).  */
 struct step {
-	size_t start;	/* first index of the new level (> 0) */
-	size_t end;	/* one past the last index of the new level */
-	double before;	/* level (weighted median) of the segment before start */
-	double after;	/* level of the segment [start, end) */
-	double rel;	/* (after - before) / |before|; +inf when before is 0 and after > 0 */
+	size_t start;  /* first index of the new level (> 0) */
+	size_t end;    /* one past the last index of the new level */
+	double before; /* level (weighted median) of the segment before start */
+	double after;  /* level of the segment [start, end) */
+	double rel;    /* (after - before) / |before|; +inf when before is 0 and after > 0 */
 };
 
 /* Tuning; a zeroed struct or NULL means the defaults below.  */
 struct steps_opts {
-	double beta;	/* penalty factor of r(m) = beta ln(m)/m; default 4.0 */
-	size_t min_size; /* shortest segment that may stand alone; default 1 */
-	double threshold; /* report only steps with |rel| >= threshold; default 0 */
+	double beta;	   /* penalty factor of r(m) = beta ln(m)/m; default 4.0 */
+	size_t min_size;   /* shortest segment that may stand alone; default 1 */
+	double threshold;  /* report only steps with |rel| >= threshold; default 0 */
 	size_t min_points; /* fewer finite points give no step; default 8 (2 = asv) */
-	double rho_max;	/* bound on |rho| of the AR(1) noise; default 0.5 (0.99 ~ asv) */
+	double rho_max;	   /* bound on |rho| of the AR(1) noise; default 0.5 (0.99 ~ asv) */
 };
 
 /* What the fit found besides the steps (optional).  */
 struct steps_info {
-	size_t npoints;	/* finite points fitted (m) */
+	size_t npoints;	  /* finite points fitted (m) */
 	size_t nsegments; /* k = number of steps + 1 (before threshold filtering) */
-	double gamma;	/* the chosen Potts penalty */
-	double rho;	/* the AR(1) coefficient of the residuals */
-	double sigma;	/* ML noise amplitude: mean |eps_i - rho eps_{i-1}| */
+	double gamma;	  /* the chosen Potts penalty */
+	double rho;	  /* the AR(1) coefficient of the residuals */
+	double sigma;	  /* ML noise amplitude: mean |eps_i - rho eps_{i-1}| */
 };
 
 /* Finds the steps of y[0..n) (weights w, or NULL for all 1; a weight <= 0

@@ -27,21 +27,21 @@
 #include "vcs/vcs.h"
 
 static const char usage[] =
-	"usage: perun check [BASELINE] [TARGET] [--threshold R] [--confidence C]\n"
-	"                   [--format text|json] [--all] [--inclusive]\n\n"
-	"Compares the profiles registered for TARGET (default HEAD) with those of\n"
-	"BASELINE (default: the nearest ancestor of TARGET with profiles of the same\n"
-	"collector, command, arguments and workload).  Either may also be a profile\n"
-	"file.  Per function: a degradation (optimization) when its mean self time\n"
-	"(exclusive of recorded callees) grew (shrank) by more than the threshold and\n"
-	"the Mann-Whitney U test is that confident of the shift; where both profiles\n"
-	"hold regression models, their integrals must agree.\n\n"
-	"  --threshold R      relative change of the mean that counts (default 0.2)\n"
-	"  --confidence C     confidence the test must reach (default 0.99)\n"
-	"  --format FORMAT    text (default) or json\n"
-	"  --all              list unchanged functions too\n"
-	"  --inclusive        compare whole call times, callees included\n\n"
-	"Exit status: 0 no degradation, 1 a degradation (or a failure), 2 usage.\n";
+    "usage: perun check [BASELINE] [TARGET] [--threshold R] [--confidence C]\n"
+    "                   [--format text|json] [--all] [--inclusive]\n\n"
+    "Compares the profiles registered for TARGET (default HEAD) with those of\n"
+    "BASELINE (default: the nearest ancestor of TARGET with profiles of the same\n"
+    "collector, command, arguments and workload).  Either may also be a profile\n"
+    "file.  Per function: a degradation (optimization) when its mean self time\n"
+    "(exclusive of recorded callees) grew (shrank) by more than the threshold and\n"
+    "the Mann-Whitney U test is that confident of the shift; where both profiles\n"
+    "hold regression models, their integrals must agree.\n\n"
+    "  --threshold R      relative change of the mean that counts (default 0.2)\n"
+    "  --confidence C     confidence the test must reach (default 0.99)\n"
+    "  --format FORMAT    text (default) or json\n"
+    "  --all              list unchanged functions too\n"
+    "  --inclusive        compare whole call times, callees included\n\n"
+    "Exit status: 0 no degradation, 1 a degradation (or a failure), 2 usage.\n";
 
 /* One side: the profiles of a minor version, or one file.  */
 struct side {
@@ -85,8 +85,8 @@ static int side_load_minor(const struct repo *r, const char *sha, struct side *s
 	if (store_read_index(r->dir, sha, &index) < 0)
 		goto out;
 	for (i = 0; i < index.n; i++) {
-		struct lookup l = { 1, i, NULL };
-		struct profile p = { NULL };
+		struct lookup l = {1, i, NULL};
+		struct profile p = {NULL};
 		if (repo_load(r, &index, &l, &p) < 0)
 			goto out;
 		side_push(s, &p, xstrfmt("%.7s:%zu@i", sha, i));
@@ -142,11 +142,18 @@ static int find_base_one(void *ctx, const struct minor_version *mv)
 
 /* --- one function ------------------------------------------------------- */
 
-enum change { NO_CHANGE, DEGRADATION, OPTIMIZATION, MAYBE_DEGRADATION, MAYBE_OPTIMIZATION,
-	      NEW_FUNCTION, REMOVED_FUNCTION };
+enum change {
+	NO_CHANGE,
+	DEGRADATION,
+	OPTIMIZATION,
+	MAYBE_DEGRADATION,
+	MAYBE_OPTIMIZATION,
+	NEW_FUNCTION,
+	REMOVED_FUNCTION
+};
 static const char *const change_names[] = {
-	"no-change", "degradation", "optimization", "maybe-degradation", "maybe-optimization",
-	"new", "removed",
+    "no-change",	  "degradation", "optimization", "maybe-degradation",
+    "maybe-optimization", "new",	 "removed",
 };
 
 /* The call times compared: exclusive (self) time when every call has it,
@@ -184,7 +191,7 @@ struct finding {
 	struct dist db, dt;
 	const char *uid;
 	enum change change;
-	double severity;	/* relative change of the mean */
+	double severity; /* relative change of the mean */
 	double confidence;
 	struct mw_result mw;
 	const struct func_samples *b, *t;
@@ -201,8 +208,8 @@ static struct json_object *best_model(const struct profile *p, const char *uid, 
 	size_t i, j;
 
 	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
-		struct json_object *ms = json_object_object_get(json_object_array_get_idx(snaps, i),
-								"models");
+		struct json_object *ms =
+		    json_object_object_get(json_object_array_get_idx(snaps, i), "models");
 		for (j = 0; ms && json_object_is_type(ms, json_type_array) &&
 			    j < json_object_array_length(ms);
 		     j++) {
@@ -230,10 +237,11 @@ static int model_from_json(struct json_object *o, struct model *m)
 	size_t i;
 
 	memset(m, 0, sizeof(*m));
-	m->kind = (enum model_kind)model_kind_parse(json_object_get_string(json_object_object_get(o, "model")));
+	m->kind = (enum model_kind)model_kind_parse(
+	    json_object_get_string(json_object_object_get(o, "model")));
 	for (i = 0; c && i < json_object_array_length(c) && i < 3; i++)
 		m->b[i] = json_object_get_double(
-			json_object_object_get(json_object_array_get_idx(c, i), "value"));
+		    json_object_object_get(json_object_array_get_idx(c, i), "value"));
 	m->ncoeffs = i;
 	m->x_start = json_object_get_double(json_object_object_get(o, "x_interval_start"));
 	m->x_end = json_object_get_double(json_object_object_get(o, "x_interval_end"));
@@ -277,14 +285,14 @@ static int compare_function(const struct profile *pb, const struct profile *pt,
 	memset(f, 0, sizeof(*f));
 	f->b = b;
 	f->t = t;
-	f->uid = t ? t->uid : b->uid;
+	f->uid = t ? t->uid : b ? b->uid : "";
 	if (!b || !t) {
 		f->change = b ? REMOVED_FUNCTION : NEW_FUNCTION;
 		return 0;
 	}
 	dist_of(b, inclusive, &f->db);
 	dist_of(t, inclusive, &f->dt);
-	if (f->db.exclusive != f->dt.exclusive) {	/* compare like with like */
+	if (f->db.exclusive != f->dt.exclusive) { /* compare like with like */
 		dist_of(b, 1, &f->db);
 		dist_of(t, 1, &f->dt);
 	}
@@ -295,15 +303,16 @@ static int compare_function(const struct profile *pb, const struct profile *pt,
 	integral(pb, pt, f);
 	up = f->severity >= threshold;
 	down = f->severity <= 1 / (1 + threshold) - 1;
-	if (f->have_integral) {	/* the models must agree with the means */
+	if (f->have_integral) { /* the models must agree with the means */
 		up = up && f->integral_ratio - 1 >= threshold;
 		down = down && f->integral_ratio - 1 <= 1 / (1 + threshold) - 1;
 	}
 	if (up)
-		f->change = f->confidence >= confidence && f->mw.z > 0 ? DEGRADATION : MAYBE_DEGRADATION;
+		f->change =
+		    f->confidence >= confidence && f->mw.z > 0 ? DEGRADATION : MAYBE_DEGRADATION;
 	else if (down)
-		f->change = f->confidence >= confidence && f->mw.z < 0 ? OPTIMIZATION
-								      : MAYBE_OPTIMIZATION;
+		f->change =
+		    f->confidence >= confidence && f->mw.z < 0 ? OPTIMIZATION : MAYBE_OPTIMIZATION;
 	return 0;
 }
 
@@ -339,8 +348,8 @@ static struct json_object *dist_json(const struct func_samples *s, const struct 
 	json_object_object_add(o, "calls", json_object_new_int64((int64_t)s->n));
 	json_object_object_add(o, "total", json_object_new_double(s->sum));
 	if (d->n) {
-		json_object_object_add(o, "time", json_object_new_string(d->exclusive ? "exclusive"
-											 : "inclusive"));
+		json_object_object_add(
+		    o, "time", json_object_new_string(d->exclusive ? "exclusive" : "inclusive"));
 		json_object_object_add(o, "mean", json_object_new_double(d->mean));
 		json_object_object_add(o, "median", json_object_new_double(d->median));
 		json_object_object_add(o, "p95", json_object_new_double(d->p95));
@@ -356,9 +365,9 @@ static struct json_object *finding_json(const struct finding *f)
 	json_object_object_add(o, "change", json_object_new_string(change_names[f->change]));
 	if (f->b && f->t) {
 		struct json_object *mw = json_object_new_object();
-		json_object_object_add(o, "severity", isfinite(f->severity)
-							      ? json_object_new_double(f->severity)
-							      : NULL);
+		json_object_object_add(o, "severity",
+				       isfinite(f->severity) ? json_object_new_double(f->severity)
+							     : NULL);
 		json_object_object_add(o, "confidence", json_object_new_double(f->confidence));
 		json_object_object_add(mw, "u", json_object_new_double(f->mw.u));
 		json_object_object_add(mw, "z", json_object_new_double(f->mw.z));
@@ -408,7 +417,7 @@ static int check_pair(const struct profile *pb, const char *lb, const struct pro
 		      const char *lt, double threshold, double confidence, int all, int inclusive,
 		      struct strbuf *out, struct json_object *jpairs, struct totals *tot)
 {
-	struct func_table tb, tt;
+	struct func_table tb = {NULL, 0, 0, 0}, tt = {NULL, 0, 0, 0};
 	struct finding *fs;
 	size_t i, j, n = 0;
 	struct json_object *jp = NULL, *jc = NULL;
@@ -432,18 +441,20 @@ static int check_pair(const struct profile *pb, const char *lb, const struct pro
 		jp = json_object_new_object();
 		json_object_object_add(jp, "baseline", json_object_new_string(lb));
 		json_object_object_add(jp, "target", json_object_new_string(lt));
-		json_object_object_add(jp, "collector", json_object_new_string(hstr(pt, "collector_info.name")));
+		json_object_object_add(jp, "collector",
+				       json_object_new_string(hstr(pt, "collector_info.name")));
 		json_object_object_add(jp, "cmd", json_object_new_string(hstr(pt, "header.cmd")));
 		json_object_object_add(jp, "args", json_object_new_string(hstr(pt, "header.args")));
-		json_object_object_add(jp, "workload", json_object_new_string(hstr(pt, "header.workload")));
+		json_object_object_add(jp, "workload",
+				       json_object_new_string(hstr(pt, "header.workload")));
 		jc = json_object_new_array();
 		json_object_object_add(jp, "changes", jc);
 		json_object_array_add(jpairs, jp);
 	} else {
-		strbuf_addf(out, "%s -> %s: %s %s%s%s%s%s\n", lb, lt, hstr(pt, "collector_info.name"),
-			    hstr(pt, "header.cmd"), *hstr(pt, "header.args") ? " " : "",
-			    hstr(pt, "header.args"), *hstr(pt, "header.workload") ? " " : "",
-			    hstr(pt, "header.workload"));
+		strbuf_addf(out, "%s -> %s: %s %s%s%s%s%s\n", lb, lt,
+			    hstr(pt, "collector_info.name"), hstr(pt, "header.cmd"),
+			    *hstr(pt, "header.args") ? " " : "", hstr(pt, "header.args"),
+			    *hstr(pt, "header.workload") ? " " : "", hstr(pt, "header.workload"));
 	}
 	if (tb.binned || tt.binned)
 		pr_warn("%s or %s holds --aggregate summaries: call times are read from "
@@ -470,7 +481,7 @@ out:
 /* A side from an argument: a profile file, or a revision.  */
 static int side_from_arg(struct repo *r, int *have_repo, const char *arg, struct side *s)
 {
-	struct profile p = { NULL };
+	struct profile p = {NULL};
 	char sha[41];
 
 	memset(s, 0, sizeof(*s));
@@ -492,15 +503,23 @@ static int side_from_arg(struct repo *r, int *have_repo, const char *arg, struct
 	return side_load_minor(r, sha, s);
 }
 
+/* A number as it was most likely typed (0.2, not 0.20000000000000001).  */
+static const char *args_num(double v, char buf[32])
+{
+	snprintf(buf, 32, "%.15g", v);
+	return buf;
+}
+
 int cmd_check(int argc, char **argv, struct ctx *ctx)
 {
-	const char *args[2] = { NULL, NULL }, *format = "text";
+	char nb1[32], nb2[32];
+	const char *args[2] = {NULL, NULL}, *format = "text";
 	double threshold = 0.2, confidence = 0.99;
 	struct side base, target;
 	struct repo r;
 	struct strbuf out = STRBUF_INIT;
 	struct json_object *jroot = NULL, *jpairs = NULL;
-	struct totals tot = { 0, 0, 0 };
+	struct totals tot = {0, 0, 0};
 	int i, nargs = 0, all = 0, inclusive = 0, have_repo = 0, ret = EXIT_FAIL;
 	size_t bi, ti;
 
@@ -522,14 +541,20 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "--threshold") && v) {
 			threshold = strtod(v, &end);
 			if (*end || !(threshold > 0)) {
-				fprintf(stderr, "perun check: --threshold wants a positive ratio (0.2 = 20%%), not '%s'\n", v);
+				fprintf(stderr,
+					"perun check: --threshold wants a positive ratio (0.2 = "
+					"20%%), not '%s'\n",
+					v);
 				return EXIT_USAGE;
 			}
 			i++;
 		} else if (!strcmp(a, "--confidence") && v) {
 			confidence = strtod(v, &end);
 			if (*end || !(confidence > 0 && confidence < 1)) {
-				fprintf(stderr, "perun check: --confidence wants a number in (0, 1), not '%s'\n", v);
+				fprintf(stderr,
+					"perun check: --confidence wants a number in (0, 1), not "
+					"'%s'\n",
+					v);
 				return EXIT_USAGE;
 			}
 			i++;
@@ -538,7 +563,8 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "--inclusive")) {
 			inclusive = 1;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "perun check: unknown option '%s' (or it wants a value)\n", a);
+			fprintf(stderr, "perun check: unknown option '%s' (or it wants a value)\n",
+				a);
 			return EXIT_USAGE;
 		} else if (nargs < 2) {
 			args[nargs++] = a;
@@ -563,7 +589,7 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		if (side_from_arg(&r, &have_repo, args[0], &base) < 0)
 			goto out;
 	} else {
-		struct find_base fb = { &r, &target, &base, 0, 0 };
+		struct find_base fb = {&r, &target, &base, 0, 0};
 		if (vcs_walk(r.worktree, target.sha, 1000, find_base_one, &fb) < 0 || fb.failed)
 			goto out;
 		if (!fb.found) {
@@ -575,10 +601,19 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 	}
 	if (!strcmp(format, "json")) {
 		jroot = json_object_new_object();
-		json_object_object_add(jroot, "baseline", json_object_new_string(base.sha[0] ? base.sha : base.labels ? base.labels[0] : ""));
-		json_object_object_add(jroot, "target", json_object_new_string(target.sha[0] ? target.sha : target.labels[0]));
-		json_object_object_add(jroot, "threshold", json_object_new_double(threshold));
-		json_object_object_add(jroot, "confidence", json_object_new_double(confidence));
+		json_object_object_add(jroot, "baseline",
+				       json_object_new_string(base.sha[0]   ? base.sha
+							      : base.labels ? base.labels[0]
+									    : ""));
+		json_object_object_add(
+		    jroot, "target",
+		    json_object_new_string(target.sha[0] ? target.sha : target.labels[0]));
+		json_object_object_add(
+		    jroot, "threshold",
+		    json_object_new_double_s(threshold, args_num(threshold, nb1)));
+		json_object_object_add(
+		    jroot, "confidence",
+		    json_object_new_double_s(confidence, args_num(confidence, nb2)));
 		jpairs = json_object_new_array();
 		json_object_object_add(jroot, "pairs", jpairs);
 	}
@@ -587,7 +622,8 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		 * single files are compared whatever their configuration */
 		size_t pick = base.n;
 		for (bi = 0; bi < base.n; bi++)
-			if (same_config(&base.p[bi], &target.p[ti]) || (base.n == 1 && target.n == 1 && !base.sha[0]))
+			if (same_config(&base.p[bi], &target.p[ti]) ||
+			    (base.n == 1 && target.n == 1 && !base.sha[0]))
 				pick = bi;
 		if (pick == base.n)
 			continue;
@@ -603,10 +639,13 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		goto out;
 	}
 	if (jroot) {
-		json_object_object_add(jroot, "degradations", json_object_new_int64((int64_t)tot.degradations));
-		json_object_object_add(jroot, "optimizations", json_object_new_int64((int64_t)tot.optimizations));
-		printf("%s\n", json_object_to_json_string_ext(jroot, JSON_C_TO_STRING_PRETTY |
-									     JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_object_add(jroot, "degradations",
+				       json_object_new_int64((int64_t)tot.degradations));
+		json_object_object_add(jroot, "optimizations",
+				       json_object_new_int64((int64_t)tot.optimizations));
+		printf("%s\n",
+		       json_object_to_json_string_ext(jroot, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
 		fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 		printf("%zu degradation%s, %zu optimization%s\n", tot.degradations,

@@ -17,18 +17,18 @@
 #include "util/strbuf.h"
 
 static const char usage[] =
-	"usage: perun diff A B [--format text|json]\n\n"
-	"A table per function of profiles A and B side by side: calls, median and\n"
-	"p95 call time, share of the exclusive time, and the ratio of the medians\n"
-	"(B / A), sorted by how much the median changed; functions in only one\n"
-	"profile come last.  A and B are paths, N@i, N@p, names (for HEAD) or\n"
-	"REV:SPEC (0@i of HEAD~1 is HEAD~1:0@i).\n\n"
-	"  --format FORMAT    text (default) or json\n";
+    "usage: perun diff A B [--format text|json]\n\n"
+    "A table per function of profiles A and B side by side: calls, median and\n"
+    "p95 call time, share of the exclusive time, and the ratio of the medians\n"
+    "(B / A), sorted by how much the median changed; functions in only one\n"
+    "profile come last.  A and B are paths, N@i, N@p, names (for HEAD) or\n"
+    "REV:SPEC (0@i of HEAD~1 is HEAD~1:0@i).\n\n"
+    "  --format FORMAT    text (default) or json\n";
 
 struct row {
 	const char *uid;
 	const struct func_samples *a, *b;
-	double ratio;		/* median b / median a; NAN when one is missing */
+	double ratio; /* median b / median a; NAN when one is missing */
 };
 
 static double change_of(const struct row *r)
@@ -84,10 +84,10 @@ static struct json_object *side_json(const struct func_samples *s, double total)
 
 int cmd_diff(int argc, char **argv, struct ctx *ctx)
 {
-	const char *spec[2] = { NULL, NULL }, *format = "text";
-	struct profile p[2] = { { NULL }, { NULL } };
+	const char *spec[2] = {NULL, NULL}, *format = "text";
+	struct profile p[2] = {{NULL}, {NULL}};
 	struct func_table t[2];
-	char *label[2] = { NULL, NULL }, minor[41];
+	char *label[2] = {NULL, NULL}, minor[41];
 	struct row *rows = NULL;
 	struct strbuf out = STRBUF_INIT;
 	size_t i, n = 0, w = 8;
@@ -98,7 +98,8 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
 			fputs(usage, stdout);
 			return EXIT_OK;
-		} else if ((!strcmp(argv[a], "--format") || !strcmp(argv[a], "-f")) && a + 1 < argc) {
+		} else if ((!strcmp(argv[a], "--format") || !strcmp(argv[a], "-f")) &&
+			   a + 1 < argc) {
 			format = argv[++a];
 		} else if (!strncmp(argv[a], "--format=", 9)) {
 			format = argv[a] + 9;
@@ -141,7 +142,7 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 		}
 	for (i = 0; i < n; i++) {
 		struct row *r = &rows[i];
-		r->ratio = !r->a || !r->b ? NAN
+		r->ratio = !r->a || !r->b     ? NAN
 			   : r->a->median > 0 ? r->b->median / r->a->median
 			   : r->b->median > 0 ? INFINITY
 					      : 1;
@@ -158,33 +159,38 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 			json_object_object_add(o, "function", json_object_new_string(rows[i].uid));
 			json_object_object_add(o, "a", side_json(rows[i].a, t[0].total_exclusive));
 			json_object_object_add(o, "b", side_json(rows[i].b, t[1].total_exclusive));
-			json_object_object_add(o, "ratio", isfinite(rows[i].ratio)
-								   ? json_object_new_double(rows[i].ratio)
-								   : NULL);
+			json_object_object_add(
+			    o, "ratio",
+			    isfinite(rows[i].ratio) ? json_object_new_double(rows[i].ratio) : NULL);
 			json_object_array_add(arr, o);
 		}
 		json_object_object_add(root, "functions", arr);
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-									    JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(
+				   root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 		ret = EXIT_OK;
 		goto out;
 	}
 	strbuf_addf(&out, "A: %s\nB: %s\n", label[0], label[1]);
-	strbuf_addf(&out, "%-*s %8s %8s %9s %9s %9s %9s %7s %7s %7s\n", (int)w, "function", "calls A",
-		    "calls B", "median A", "median B", "p95 A", "p95 B", "excl A", "excl B", "ratio");
+	strbuf_addf(&out, "%-*s %8s %8s %9s %9s %9s %9s %7s %7s %7s\n", (int)w, "function",
+		    "calls A", "calls B", "median A", "median B", "p95 A", "p95 B", "excl A",
+		    "excl B", "ratio");
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		char ca[24] = "-", cb[24] = "-", ea[16] = "-", eb[16] = "-", ra[16] = "-";
 		if (r->a) {
 			snprintf(ca, sizeof(ca), "%zu", r->a->n);
-			snprintf(ea, sizeof(ea), "%.1f%%", t[0].total_exclusive > 0
-				 ? 100 * r->a->sum_exclusive / t[0].total_exclusive : 0);
+			snprintf(ea, sizeof(ea), "%.1f%%",
+				 t[0].total_exclusive > 0
+				     ? 100 * r->a->sum_exclusive / t[0].total_exclusive
+				     : 0);
 		}
 		if (r->b) {
 			snprintf(cb, sizeof(cb), "%zu", r->b->n);
-			snprintf(eb, sizeof(eb), "%.1f%%", t[1].total_exclusive > 0
-				 ? 100 * r->b->sum_exclusive / t[1].total_exclusive : 0);
+			snprintf(eb, sizeof(eb), "%.1f%%",
+				 t[1].total_exclusive > 0
+				     ? 100 * r->b->sum_exclusive / t[1].total_exclusive
+				     : 0);
 		}
 		if (isfinite(r->ratio))
 			snprintf(ra, sizeof(ra), "%.2fx", r->ratio);

@@ -24,21 +24,21 @@
 #include "util/strbuf.h"
 
 static const char usage[] =
-	"usage: perun postprocessby PROFILE METHOD [options] [-o PATH]\n\n"
-	"Fits a model of call time (amount) against a resource field per function\n"
-	"and writes a new profile with the models region filled and the method\n"
-	"appended to postprocessors.  PROFILE is a path, N@i, N@p, a name, or\n"
-	"REV:SPEC.  Methods and their options:\n\n"
-	"  regression-analysis  least squares of each form; --models M[,M...] of\n"
-	"                       constant, linear, logarithmic, quadratic, power,\n"
-	"                       exponential (default all)\n"
-	"  regressogram         bin means over equal bins; --bins N (default: the\n"
-	"                       larger of Sturges' and Freedman-Diaconis' rules)\n"
-	"  moving-average       --kind sma|smm|ema (default sma), --window N (default:\n"
-	"                       the odd number nearest sqrt(calls)), --decay L (ema),\n"
-	"                       --right-aligned (default centred)\n\n"
-	"  --x FIELD            the independent variable (default call-order)\n"
-	"  -o, --output PATH    write here (default: a new pending profile in .perun/jobs)\n";
+    "usage: perun postprocessby PROFILE METHOD [options] [-o PATH]\n\n"
+    "Fits a model of call time (amount) against a resource field per function\n"
+    "and writes a new profile with the models region filled and the method\n"
+    "appended to postprocessors.  PROFILE is a path, N@i, N@p, a name, or\n"
+    "REV:SPEC.  Methods and their options:\n\n"
+    "  regression-analysis  least squares of each form; --models M[,M...] of\n"
+    "                       constant, linear, logarithmic, quadratic, power,\n"
+    "                       exponential (default all)\n"
+    "  regressogram         bin means over equal bins; --bins N (default: the\n"
+    "                       larger of Sturges' and Freedman-Diaconis' rules)\n"
+    "  moving-average       --kind sma|smm|ema (default sma), --window N (default:\n"
+    "                       the odd number nearest sqrt(calls)), --decay L (ema),\n"
+    "                       --right-aligned (default centred)\n\n"
+    "  --x FIELD            the independent variable (default call-order)\n"
+    "  -o, --output PATH    write here (default: a new pending profile in .perun/jobs)\n";
 
 struct opts {
 	const char *method, *x, *output;
@@ -56,7 +56,7 @@ static struct json_object *num(double v)
 static struct json_object *coeffs(const struct model *m)
 {
 	struct json_object *a = json_object_new_array();
-	size_t i, n = m->ncoeffs < 2 ? 2 : m->ncoeffs;	/* seeds/001: constant has b0, b1 = 0 */
+	size_t i, n = m->ncoeffs < 2 ? 2 : m->ncoeffs; /* seeds/001: constant has b0, b1 = 0 */
 
 	for (i = 0; i < n; i++) {
 		struct json_object *c = json_object_new_object();
@@ -69,8 +69,8 @@ static struct json_object *coeffs(const struct model *m)
 	return a;
 }
 
-static struct json_object *record(const char *uid, const char *model, const char *method,
-				  double r2, double xs, double xe)
+static struct json_object *record(const char *uid, const char *model, const char *method, double r2,
+				  double xs, double xe)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -99,13 +99,14 @@ static int fit_function(const struct opts *o, const struct func_samples *f,
 			struct json_object *models)
 {
 	struct xy *pt = xmalloc((f->n ? f->n : 1) * sizeof(*pt));
-	double *x = xmalloc((f->n ? f->n : 1) * sizeof(*x)), *y = xmalloc((f->n ? f->n : 1) * sizeof(*y));
+	double *x = xmalloc((f->n ? f->n : 1) * sizeof(*x)),
+	       *y = xmalloc((f->n ? f->n : 1) * sizeof(*y));
 	size_t n = 0, i;
 	int ret = 0;
 
 	for (i = 0; i < f->n; i++)
 		if (isfinite(f->x[i]) && isfinite(f->amount[i]))
-			pt[n++] = (struct xy){ f->x[i], f->amount[i] };
+			pt[n++] = (struct xy){f->x[i], f->amount[i]};
 	qsort(pt, n, sizeof(*pt), cmp_xy);
 	for (i = 0; i < n; i++) {
 		x[i] = pt[i].x;
@@ -149,7 +150,8 @@ static int fit_function(const struct opts *o, const struct func_samples *f,
 			goto out;
 		}
 		r = record(f->uid, "moving_average", ma_kind_name(ma.kind), ma.r2, x[0], x[n - 1]);
-		json_object_object_add(r, "window_width", json_object_new_int64((int64_t)ma.window));
+		json_object_object_add(r, "window_width",
+				       json_object_new_int64((int64_t)ma.window));
 		json_object_object_add(r, "centered", json_object_new_boolean(ma.centered));
 		if (ma.kind == MA_EMA)
 			json_object_object_add(r, "decay", json_object_new_double(ma.decay));
@@ -180,17 +182,20 @@ static struct json_object *params(const struct opts *o)
 			json_object_array_add(m, json_object_new_string(model_name(o->models[k])));
 		json_object_object_add(p, "models", m);
 	} else if (!strcmp(o->method, "regressogram")) {
-		json_object_object_add(p, "bins", o->bins ? json_object_new_int64((int64_t)o->bins)
-							  : json_object_new_string("auto"));
+		json_object_object_add(p, "bins",
+				       o->bins ? json_object_new_int64((int64_t)o->bins)
+					       : json_object_new_string("auto"));
 		json_object_object_add(p, "bin_rule",
 				       json_object_new_string("max(sturges, freedman-diaconis)"));
 		json_object_object_add(p, "statistic_function", json_object_new_string("mean"));
 	} else {
 		json_object_object_add(p, "kind", json_object_new_string(ma_kind_name(o->ma_kind)));
-		json_object_object_add(p, "window", o->window ? json_object_new_int64((int64_t)o->window)
-							      : json_object_new_string("auto"));
-		json_object_object_add(p, "centered",
-				       json_object_new_boolean(!o->right_aligned && o->ma_kind != MA_EMA));
+		json_object_object_add(p, "window",
+				       o->window ? json_object_new_int64((int64_t)o->window)
+						 : json_object_new_string("auto"));
+		json_object_object_add(
+		    p, "centered",
+		    json_object_new_boolean(!o->right_aligned && o->ma_kind != MA_EMA));
 		if (o->ma_kind == MA_EMA && o->decay > 0)
 			json_object_object_add(p, "decay", json_object_new_double(o->decay));
 	}
@@ -224,7 +229,8 @@ static int parse_size(const char *opt, const char *arg, size_t *out)
 	unsigned long long v = strtoull(arg, &end, 10);
 
 	if (!*arg || *end || arg[0] == '-' || !v) {
-		fprintf(stderr, "perun postprocessby: %s wants a positive number, not '%s'\n", opt, arg);
+		fprintf(stderr, "perun postprocessby: %s wants a positive number, not '%s'\n", opt,
+			arg);
 		return -1;
 	}
 	*out = (size_t)v;
@@ -253,10 +259,10 @@ static char *default_output(const char *label)
 
 int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 {
-	struct opts o = { NULL, "call-order", NULL, { 0 }, 0, 0, 0, MA_SMA, 0, 0 };
+	struct opts o = {NULL, "call-order", NULL, {0}, 0, 0, 0, MA_SMA, 0, 0};
 	const char *spec = NULL;
-	struct profile p = { NULL };
-	struct func_table t = { NULL, 0, 0, 0 };
+	struct profile p = {NULL};
+	struct func_table t = {NULL, 0, 0, 0};
 	struct json_object *snaps, *snap0, *models, *pp, *entry;
 	char minor[41], *label = NULL, *final = NULL, *staged = NULL, *name = NULL;
 	const char *json;
@@ -287,7 +293,10 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 			i++;
 		} else if (!strcmp(a, "--kind") && v) {
 			if ((o.ma_kind = ma_kind_parse(v)) < 0) {
-				fprintf(stderr, "perun postprocessby: unknown --kind '%s': sma, smm or ema\n", v);
+				fprintf(
+				    stderr,
+				    "perun postprocessby: unknown --kind '%s': sma, smm or ema\n",
+				    v);
 				return EXIT_USAGE;
 			}
 			i++;
@@ -295,21 +304,27 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 			char *end;
 			o.decay = strtod(v, &end);
 			if (*end || !(o.decay > 0 && o.decay < 1)) {
-				fprintf(stderr, "perun postprocessby: --decay wants a number in (0, 1), not '%s'\n", v);
+				fprintf(stderr,
+					"perun postprocessby: --decay wants a number in (0, 1), "
+					"not '%s'\n",
+					v);
 				return EXIT_USAGE;
 			}
 			i++;
 		} else if (!strcmp(a, "--right-aligned")) {
 			o.right_aligned = 1;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "perun postprocessby: unknown option '%s' (or it wants a value)\n", a);
+			fprintf(stderr,
+				"perun postprocessby: unknown option '%s' (or it wants a value)\n",
+				a);
 			return EXIT_USAGE;
 		} else if (!spec) {
 			spec = a;
 		} else if (!o.method) {
 			o.method = a;
 		} else {
-			fprintf(stderr, "perun postprocessby: one profile and one method at a time\n");
+			fprintf(stderr,
+				"perun postprocessby: one profile and one method at a time\n");
 			return EXIT_USAGE;
 		}
 	}
@@ -323,8 +338,9 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 		o.method = "moving-average";
 	if (strcmp(o.method, "regression-analysis") && strcmp(o.method, "regressogram") &&
 	    strcmp(o.method, "moving-average")) {
-		fprintf(stderr, "perun postprocessby: unknown method '%s': regression-analysis, "
-				"regressogram or moving-average\n",
+		fprintf(stderr,
+			"perun postprocessby: unknown method '%s': regression-analysis, "
+			"regressogram or moving-average\n",
 			o.method);
 		return EXIT_USAGE;
 	}
@@ -366,12 +382,11 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 			goto out;
 	pp = json_object_object_get(p.root, "postprocessors");
 	entry = json_object_new_object();
-	json_object_object_add(entry, "name",
-			       json_object_new_string(!strcmp(o.method, "regression-analysis")
-							      ? "regression_analysis"
-						      : !strcmp(o.method, "moving-average")
-							      ? "moving_average"
-							      : "regressogram"));
+	json_object_object_add(
+	    entry, "name",
+	    json_object_new_string(!strcmp(o.method, "regression-analysis") ? "regression_analysis"
+				   : !strcmp(o.method, "moving-average")    ? "moving_average"
+									    : "regressogram"));
 	json_object_object_add(entry, "params", params(&o));
 	json_object_array_add(pp, entry);
 	/* a registered profile keeps its minor version as origin, so that the
@@ -393,7 +408,7 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 	if (!(staged = output_stage(final)))
 		goto out;
 	json = json_object_to_json_string_ext(p.root, JSON_C_TO_STRING_PLAIN |
-							      JSON_C_TO_STRING_NOSLASHESCAPE);
+							  JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (fs_write_atomic(staged, json, strlen(json), 0644) < 0 ||
 	    !(name = output_publish(staged, final))) {
 		unlink(staged);

@@ -21,8 +21,8 @@ static int near(double got, double want, double tol)
 	return 0;
 }
 
-static void fit_one(enum model_kind k, const double *x, const double *y, size_t n,
-		    const double *b, const double *tol, double min_r2)
+static void fit_one(enum model_kind k, const double *x, const double *y, size_t n, const double *b,
+		    const double *tol, double min_r2)
 {
 	struct model m;
 	size_t i;
@@ -47,29 +47,28 @@ static void test_regression(void)
 
 	for (i = 0; i < N; i++)
 		y[i] = 7 + 0.5 * rng_gauss();
-	fit_one(MODEL_CONSTANT, x, y, N, (double[]){ 7 }, (double[]){ 0.15 }, -1e-9);
+	fit_one(MODEL_CONSTANT, x, y, N, (double[]){7}, (double[]){0.15}, -1e-9);
 
 	for (i = 0; i < N; i++)
 		y[i] = 3 + 2 * x[i] + 0.5 * rng_gauss();
-	fit_one(MODEL_LINEAR, x, y, N, (double[]){ 3, 2 }, (double[]){ 0.25, 0.003 }, 0.999);
+	fit_one(MODEL_LINEAR, x, y, N, (double[]){3, 2}, (double[]){0.25, 0.003}, 0.999);
 
 	for (i = 0; i < N; i++)
 		y[i] = 10 + 4 * log(x[i]) + 0.1 * rng_gauss();
-	fit_one(MODEL_LOGARITHMIC, x, y, N, (double[]){ 10, 4 }, (double[]){ 0.1, 0.02 }, 0.99);
+	fit_one(MODEL_LOGARITHMIC, x, y, N, (double[]){10, 4}, (double[]){0.1, 0.02}, 0.99);
 
 	for (i = 0; i < N; i++)
 		y[i] = 5 + 0.5 * x[i] + 0.02 * x[i] * x[i] + rng_gauss();
-	fit_one(MODEL_QUADRATIC, x, y, N, (double[]){ 5, 0.5, 0.02 },
-		(double[]){ 0.6, 0.015, 0.0001 }, 0.999);
+	fit_one(MODEL_QUADRATIC, x, y, N, (double[]){5, 0.5, 0.02}, (double[]){0.6, 0.015, 0.0001},
+		0.999);
 
 	for (i = 0; i < N; i++)
 		y[i] = 2 * pow(x[i], 1.5) * exp(0.02 * rng_gauss());
-	fit_one(MODEL_POWER, x, y, N, (double[]){ 2, 1.5 }, (double[]){ 0.05, 0.005 }, 0.99);
+	fit_one(MODEL_POWER, x, y, N, (double[]){2, 1.5}, (double[]){0.05, 0.005}, 0.99);
 
 	for (i = 0; i < N; i++)
 		y[i] = 3 * pow(1.02, x[i]) * exp(0.02 * rng_gauss());
-	fit_one(MODEL_EXPONENTIAL, x, y, N, (double[]){ 3, 1.02 }, (double[]){ 0.05, 0.0002 },
-		0.99);
+	fit_one(MODEL_EXPONENTIAL, x, y, N, (double[]){3, 1.02}, (double[]){0.05, 0.0002}, 0.99);
 
 	/* the best form by adjusted r2 is the one the data came from */
 	{
@@ -89,9 +88,10 @@ static void test_regression(void)
 	/* domains */
 	{
 		struct model m;
-		double xs[3] = { 0, 1, 2 }, ys[3] = { 1, -1, 2 }, same[3] = { 4, 4, 4 };
-		double neg[3] = { -1, 0, 1 };
-		ok(model_fit(MODEL_LOGARITHMIC, neg, ys, 3, &m) == 1, "logarithmic needs two x > 0");
+		double xs[3] = {0, 1, 2}, ys[3] = {1, -1, 2}, same[3] = {4, 4, 4};
+		double neg[3] = {-1, 0, 1};
+		ok(model_fit(MODEL_LOGARITHMIC, neg, ys, 3, &m) == 1,
+		   "logarithmic needs two x > 0");
 		ok(model_fit(MODEL_LOGARITHMIC, xs, ys, 3, &m) == 0 && m.n == 2 && m.x_start == 1,
 		   "logarithmic leaves x = 0 out");
 		ok(model_fit(MODEL_EXPONENTIAL, xs, ys, 3, &m) == 0 && m.n == 2,
@@ -106,7 +106,7 @@ static void test_regression(void)
 
 static void test_integral(void)
 {
-	struct model m = { .kind = MODEL_LINEAR, .b = { 1, 2, 0 }, .ncoeffs = 2 };
+	struct model m = {.kind = MODEL_LINEAR, .b = {1, 2, 0}, .ncoeffs = 2};
 
 	ok(near(model_integral(&m, 0, 3), 12, 1e-12), "linear integral");
 	m.kind = MODEL_QUADRATIC;
@@ -140,7 +140,7 @@ static void test_regressogram(void)
 	is_int(regressogram_bins(x, 100), 8, "auto bins: max(Sturges, Freedman-Diaconis)");
 	ok(regressogram_fit(x, y, 100, 2, &rg) == 0, "regressogram fits");
 	ok(rg.nbins == 2 && rg.value[0] == 1 && rg.value[1] == 5 && rg.count[0] == 50 &&
-		   rg.count[1] == 50,
+	       rg.count[1] == 50,
 	   "two bins split at the step");
 	ok(near(rg.r2, 1, 1e-12), "perfect fit r2 1");
 	regressogram_release(&rg);
@@ -148,22 +148,23 @@ static void test_regressogram(void)
 	regressogram_release(&rg);
 	/* an outlier far out: FD keeps many bins */
 	x[99] = 1e6;
-	ok(regressogram_bins(x, 100) == 100, "a far outlier makes FD ask for many bins (capped at n)");
+	ok(regressogram_bins(x, 100) == 100,
+	   "a far outlier makes FD ask for many bins (capped at n)");
 }
 
 static void test_moving_average(void)
 {
-	double y[5] = { 1, 2, 3, 4, 5 }, spike[7] = { 1, 1, 1, 100, 1, 1, 1 };
+	double y[5] = {1, 2, 3, 4, 5}, spike[7] = {1, 1, 1, 100, 1, 1, 1};
 	struct moving_average ma;
 
 	ok(moving_average_fit(y, 5, MA_SMA, 3, 1, 0, &ma) == 0, "sma fits");
 	ok(near(ma.value[0], 1.5, 1e-12) && near(ma.value[2], 3, 1e-12) &&
-		   near(ma.value[4], 4.5, 1e-12),
+	       near(ma.value[4], 4.5, 1e-12),
 	   "centred sma truncates at the ends (eq. 3.1)");
 	moving_average_release(&ma);
 	moving_average_fit(y, 5, MA_SMA, 3, 0, 0, &ma);
 	ok(near(ma.value[0], 1, 1e-12) && near(ma.value[1], 1.5, 1e-12) &&
-		   near(ma.value[4], 4, 1e-12),
+	       near(ma.value[4], 4, 1e-12),
 	   "right-aligned sma (eq. 3.2)");
 	moving_average_release(&ma);
 	moving_average_fit(spike, 7, MA_SMM, 3, 1, 0, &ma);
@@ -171,7 +172,8 @@ static void test_moving_average(void)
 	moving_average_release(&ma);
 	moving_average_fit(y, 5, MA_EMA, 3, 0, 0.5, &ma);
 	/* t=4: (5 + .5*4 + .25*3) / 1.75 over the window of 3 */
-	ok(near(ma.value[4], (5 + 2 + 0.75) / 1.75, 1e-12), "ema weighs the window by lambda^j (eq. 3.4)");
+	ok(near(ma.value[4], (5 + 2 + 0.75) / 1.75, 1e-12),
+	   "ema weighs the window by lambda^j (eq. 3.4)");
 	ok(ma.r2 > 0.8, "ema r2 %.3f", ma.r2);
 	moving_average_release(&ma);
 	is_int(moving_average_window(100), 11, "default window: odd nearest sqrt(n)");
@@ -184,10 +186,10 @@ static void test_mann_whitney(void)
 	struct mw_result r;
 	size_t i, seed, false_pos = 0, found = 0;
 
-	ok(stats_mann_whitney((double[]){ 1, 2, 3 }, 3, (double[]){ 4, 5, 6 }, 3, &r) == 0 &&
-		   r.u == 9 && r.effect == 1 && r.z > 0,
+	ok(stats_mann_whitney((double[]){1, 2, 3}, 3, (double[]){4, 5, 6}, 3, &r) == 0 &&
+	       r.u == 9 && r.effect == 1 && r.z > 0,
 	   "U of a fully shifted sample is na*nb");
-	stats_mann_whitney((double[]){ 1, 1, 1 }, 3, (double[]){ 1, 1 }, 2, &r);
+	stats_mann_whitney((double[]){1, 1, 1}, 3, (double[]){1, 1}, 2, &r);
 	ok(r.p == 1 && r.effect == 0.5, "all ties: no evidence");
 	for (seed = 1; seed <= 100; seed++) {
 		rng_state = seed;
@@ -198,7 +200,7 @@ static void test_mann_whitney(void)
 		stats_mann_whitney(a, 60, b, 60, &r);
 		false_pos += r.confidence >= 0.99;
 		for (i = 0; i < 60; i++)
-			b[i] += 10;	/* a shift of one standard deviation */
+			b[i] += 10; /* a shift of one standard deviation */
 		stats_mann_whitney(a, 60, b, 60, &r);
 		found += r.confidence >= 0.99 && r.z > 0;
 	}
@@ -207,7 +209,7 @@ static void test_mann_whitney(void)
 	ok(found >= 95, "shifted by one sd: found in %zu of 100 seeds", found);
 	/* by hand: N = 11, mean 15, three ties of two: var = 30/12 (12 - 18/110) = 29.59,
 	 * z = (25.5 - 15 - 0.5) / 5.4397 = 1.838, p = 2 (1 - Phi(1.838)) = 0.0660 */
-	stats_mann_whitney((double[]){ 1, 2, 3, 4, 5 }, 5, (double[]){ 3, 4, 5, 6, 7, 8 }, 6, &r);
+	stats_mann_whitney((double[]){1, 2, 3, 4, 5}, 5, (double[]){3, 4, 5, 6, 7, 8}, 6, &r);
 	ok(near(r.u, 25.5, 1e-12), "U with ties (pairs b > a, ties counting half)");
 	ok(near(r.p, 0.0660, 0.0002), "p with the tie and continuity corrections");
 }

@@ -107,8 +107,8 @@ static void test_noise(void)
 
 static void test_edges(void)
 {
-	double y[10] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-	double z[12] = { 5, NAN, 5, 5, 5, 5, 9, 9, INFINITY, 9, 9, 9 };
+	double y[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+	double z[12] = {5, NAN, 5, 5, 5, 5, 9, 9, INFINITY, 9, 9, 9};
 	size_t seg[12], ns;
 	double mu[12];
 	struct step *st;
@@ -117,8 +117,8 @@ static void test_edges(void)
 	is_int(detect(y, 10, &st), 0, "a constant series has no step");
 	is_int(detect(y, 1, &st), 0, "one point has no step");
 	{
-		double few[6] = { 10, 10, 10, 50, 50, 50 };
-		struct steps_opts o = { .min_points = 2 };
+		double few[6] = {10, 10, 10, 50, 50, 50};
+		struct steps_opts o = {.min_points = 2};
 		is_int(detect(few, 6, &st), 0, "fewer than 8 points: no step by default");
 		steps_detect_opts(few, NULL, 6, &o, &st, &ns, NULL);
 		ok(ns == 1 && st[0].start == 3, "min_points 2 finds it");
@@ -134,17 +134,17 @@ static void test_edges(void)
 	free(st);
 	/* a weight of 0 drops a point */
 	{
-		double w[12] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0 };
+		double w[12] = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
 		steps_detect_opts(z, w, 12, NULL, &st, &ns, NULL);
 		is_int(ns, 0, "zero weights drop the points after the step");
 		free(st);
 	}
 	/* the Potts fit: a huge penalty leaves one segment, a tiny one many */
 	{
-		double p[6] = { 1, 1, 1, 4, 4, 4 };
+		double p[6] = {1, 1, 1, 4, 4, 4};
 		is_int(steps_potts(p, NULL, 6, 1e9, 1, seg, mu), 1, "huge gamma: one segment");
 		ok(steps_potts(p, NULL, 6, 0.5, 1, seg, mu) == 2 && seg[1] == 3 && mu[0] == 1 &&
-			   mu[1] == 4,
+		       mu[1] == 4,
 		   "gamma below the step's saving: two segments, medians as levels");
 		is_int(steps_potts(p, NULL, 6, 0.5, 4, seg, mu), 1, "min_size 4 forbids them");
 	}
