@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/models.h"
-#include "analysis/stats.h"
+#include "analysis/robust.h"
 #include "util/log.h"
 
 static const char *const names[MODEL_NKINDS] = {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analysis/samples.h"
-#include "analysis/stats.h"
+#include "analysis/robust.h"
 #include "profile/profile.h"
 #include "util/log.h"
 #include "util/strbuf.h"
