@@ -21,6 +21,7 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct ctx *ctx);
 int cmd_parse(int argc, char **argv, struct ctx *ctx);
 int cmd_calibrate(int argc, char **argv, struct ctx *ctx);
+int cmd_callgraph(int argc, char **argv, struct ctx *ctx);
 
 struct calibration;
 /* The probe cost for collect: mode 0 none, -1 the cached one if any, 1 the
