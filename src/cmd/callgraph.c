@@ -399,7 +399,7 @@ int cmd_callgraph(int argc, char **argv, struct ctx *ctx)
 
 	(void)ctx;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+hF:f:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hF:f:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'F':
 			if (!strcmp(optarg, "text"))

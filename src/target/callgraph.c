@@ -91,6 +91,7 @@ struct builder {
 	struct raw_edge *raw;
 	size_t nraw, rawcap;
 	uint32_t *parent;	/* node whose calls a function's are (foo.cold -> foo) */
+	size_t bcap, scap;	/* allocated cg->blocks, cg->succ */
 };
 
 static int cmp_str_ptr(const void *a, const void *b)
@@ -465,12 +466,20 @@ static int scan_function(struct builder *b, struct cfg_disasm *d, uint32_t i)
 	nd->nloops = c.nloops;
 	nd->calls_in_loops = c.calls_in_loops;
 	nd->loop_depth = c.loop_depth;
-	cg->blocks = xrealloc(cg->blocks, (cg->nblocks + c.nblocks) * sizeof(*cg->blocks));
+	if (cg->nblocks + c.nblocks > b->bcap) {
+		while (cg->nblocks + c.nblocks > b->bcap)
+			b->bcap = b->bcap ? b->bcap * 2 : 4096;
+		cg->blocks = xrealloc(cg->blocks, b->bcap * sizeof(*cg->blocks));
+	}
 	memcpy(cg->blocks + cg->nblocks, c.blocks, c.nblocks * sizeof(*c.blocks));
 	for (k = 0; k < c.nblocks; k++)
 		cg->blocks[cg->nblocks + k].succ += cg->nsucc;
 	cg->nblocks += c.nblocks;
-	cg->succ = xrealloc(cg->succ, (cg->nsucc + c.nsucc + 1) * sizeof(*cg->succ));
+	if (cg->nsucc + c.nsucc + 1 > b->scap) {
+		while (cg->nsucc + c.nsucc + 1 > b->scap)
+			b->scap = b->scap ? b->scap * 2 : 4096;
+		cg->succ = xrealloc(cg->succ, b->scap * sizeof(*cg->succ));
+	}
 	memcpy(cg->succ + cg->nsucc, c.succ, c.nsucc * sizeof(*c.succ));
 	cg->nsucc += c.nsucc;
 	for (k = 0; k < c.ncalls; k++) {

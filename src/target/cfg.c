@@ -240,7 +240,7 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 	      struct cfg *c)
 {
 	struct ins *v;
-	size_t n, i, ne = 0, ecap = 0, ccap = 0;
+	size_t n, i, ne = 0, ecap = 0, ccap = 0, bcap = 0;
 	uint8_t *leader;
 	uint32_t *blk, b, norphans = 0;
 	struct edge *e = NULL;
@@ -273,7 +273,10 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 	for (i = 0; i < n; i++) {
 		if (leader[i]) {
 			struct cfg_block *bl;
-			c->blocks = xrealloc(c->blocks, (c->nblocks + 1) * sizeof(*c->blocks));
+			if (c->nblocks + 1 >= bcap) {	/* room for the dispatch block too */
+				bcap = bcap ? bcap * 2 : 16;
+				c->blocks = xrealloc(c->blocks, bcap * sizeof(*c->blocks));
+			}
 			bl = &c->blocks[c->nblocks++];
 			memset(bl, 0, sizeof(*bl));
 			bl->addr = v[i].addr;
@@ -331,9 +334,7 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 		norphans += npred[b] == 0;
 	if (c->indirect_jumps && norphans) {
 		uint32_t disp = c->nblocks;
-		struct cfg_block *bl;
-		c->blocks = xrealloc(c->blocks, (c->nblocks + 1) * sizeof(*c->blocks));
-		bl = &c->blocks[c->nblocks++];
+		struct cfg_block *bl = &c->blocks[c->nblocks++];
 		memset(bl, 0, sizeof(*bl));
 		bl->flags = CFG_B_DISPATCH;
 		for (b = 0; b < disp; b++)
