@@ -431,7 +431,8 @@ void cfg_analyse_loops(struct cfg *c)
 {
 	uint32_t n = c->nblocks, i, k, nrpo = 0, top, clock = 0;
 	uint32_t *pred_start, *pred, *rpo, *rpo_no, *idom, *stack, *iter, *pre, *post, *kid_start,
-		*kids, *mark, *work;
+		*kids, *mark, *work, *fstack;
+	uint8_t *fwd;
 	int changed;
 
 	c->nloops = 0;
@@ -545,6 +546,8 @@ void cfg_analyse_loops(struct cfg *c)
 	 * back edges' sources without passing through it */
 	mark = xmalloc(n * sizeof(*mark));
 	work = xmalloc(n * sizeof(*work));
+	fwd = xmalloc(n);
+	fstack = xmalloc(n * sizeof(*fstack));
 	for (i = 0; i < n; i++) {
 		mark[i] = NONE;
 		c->blocks[i].loop_depth = 0;
@@ -554,10 +557,13 @@ void cfg_analyse_loops(struct cfg *c)
 	}
 	for (i = 0; i < nrpo; i++) {
 		uint32_t h = rpo[i], nw = 0;
+		int irreducible = 0;
 		for (k = pred_start[h]; k < pred_start[h + 1]; k++) {
 			uint32_t u = pred[k];
-			if (rpo_no[u] == NONE || !(pre[h] <= pre[u] && post[u] <= post[h]))
-				continue;
+			if (rpo_no[u] == NONE || rpo_no[u] < rpo_no[h])
+				continue;	/* not a retreating edge */
+			if (!(pre[h] <= pre[u] && post[u] <= post[h]))
+				irreducible = 1;	/* a cycle entered elsewhere too */
 			if (mark[h] != h) {
 				mark[h] = h;
 				c->blocks[h].flags |= CFG_B_HEADER;
@@ -568,11 +574,29 @@ void cfg_analyse_loops(struct cfg *c)
 				work[nw++] = u;
 			}
 		}
+		/* An irreducible cycle's body is bounded by what h reaches, lest
+		 * the walk back run out of the cycle to the entry.  */
+		if (irreducible) {
+			uint32_t nf = 0, x;
+			memset(fwd, 0, n);
+			fwd[h] = 1;
+			fstack[nf++] = h;
+			while (nf) {
+				x = fstack[--nf];
+				for (k = 0; k < c->blocks[x].nsucc; k++) {
+					uint32_t y = c->succ[c->blocks[x].succ + k];
+					if (!fwd[y]) {
+						fwd[y] = 1;
+						fstack[nf++] = y;
+					}
+				}
+			}
+		}
 		while (nw) {
 			uint32_t x = work[--nw];
 			for (k = pred_start[x]; k < pred_start[x + 1]; k++) {
 				uint32_t p = pred[k];
-				if (rpo_no[p] != NONE && mark[p] != h) {
+				if (rpo_no[p] != NONE && mark[p] != h && (!irreducible || fwd[p])) {
 					mark[p] = h;
 					work[nw++] = p;
 				}
@@ -605,6 +629,8 @@ void cfg_analyse_loops(struct cfg *c)
 	free(post);
 	free(mark);
 	free(work);
+	free(fwd);
+	free(fstack);
 }
 
 enum cfg_complexity cfg_complexity_of_depth(unsigned depth)
