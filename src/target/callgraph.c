@@ -39,7 +39,7 @@
 #endif
 
 /* Version of the cache file layout and of what the extraction finds.  */
-#define CG_CACHE_VERSION 1
+#define CG_CACHE_VERSION 2
 static const char cg_magic[8] = { 'P', 'E', 'R', 'U', 'N', 'C', 'G', '\n' };
 
 /* --- building ------------------------------------------------------------ */
@@ -69,6 +69,12 @@ struct name_ref {
 	uint32_t node;
 };
 
+/* A call instruction's return address and callee, to check DWARF by.  */
+struct site {
+	uint64_t ret;
+	uint32_t to;
+};
+
 /* An edge before merging: one per call site and source.  */
 struct raw_edge {
 	uint32_t from, to;
@@ -92,6 +98,8 @@ struct builder {
 	size_t nraw, rawcap;
 	uint32_t *parent;	/* node whose calls a function's are (foo.cold -> foo) */
 	size_t bcap, scap;	/* allocated cg->blocks, cg->succ */
+	struct site *sites;	/* resolved call instructions, by return address */
+	size_t nsites, sitecap;
 };
 
 static int cmp_str_ptr(const void *a, const void *b)
@@ -522,6 +530,12 @@ static int scan_function(struct builder *b, struct cfg_disasm *d, uint32_t i)
 		if (to >= 0) {
 			add_raw(b, from, (uint32_t)to, flags, call->loop_depth);
 			cg->insn_sites++;
+			if (b->nsites == b->sitecap) {
+				b->sitecap = b->sitecap ? b->sitecap * 2 : 1024;
+				b->sites = xrealloc(b->sites, b->sitecap * sizeof(*b->sites));
+			}
+			b->sites[b->nsites].ret = call->site + call->size;
+			b->sites[b->nsites++].to = (uint32_t)to;
 		}
 	}
 	cfg_release(&c);
@@ -540,6 +554,30 @@ static int depth_at(const struct callgraph *cg, uint32_t i, uint64_t pc)
 			return bl->loop_depth;
 	}
 	return 0;
+}
+
+/* The callee of the call instruction returning to ret, or -1.  */
+static long site_callee(const struct builder *b, uint64_t ret)
+{
+	size_t lo = 0, hi = b->nsites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->sites[mid].ret == ret)
+			return b->sites[mid].to;
+		if (b->sites[mid].ret < ret)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	return x->ret < y->ret ? -1 : x->ret > y->ret;
 }
 
 static void call_site(struct builder *b, Dwarf_Die *die)
@@ -565,6 +603,15 @@ static void call_site(struct builder *b, Dwarf_Die *die)
 	      dwarf_attr(die, DW_AT_abstract_origin, &attr)) ||
 	    !dwarf_formref_die(&attr, &origin))
 		return;		/* through a pointer: the instructions count it */
+	/* The instruction at the site says where the call goes (the DWARF
+	 * origin of a clone or of one of several same-named static copies
+	 * is the abstract function); DWARF confirms it.  */
+	callee = site_callee(b, ret);
+	if (callee >= 0) {
+		if ((size_t)callee >= t->nfuncs)
+			flags |= CG_E_PLT;
+		goto found;
+	}
 	/* an inlined or abstract instance points at its abstract origin */
 	while (!(dwarf_lowpc(&origin, &lo) == 0) &&
 	       dwarf_attr(&origin, DW_AT_abstract_origin, &attr) &&
@@ -590,6 +637,7 @@ static void call_site(struct builder *b, Dwarf_Die *die)
 		if ((size_t)callee >= t->nfuncs)
 			flags |= CG_E_PLT;
 	}
+found:
 	caller = func_containing(t, ret - 1);
 	if (caller < 0)
 		return;
@@ -756,6 +804,7 @@ static void builder_release(struct builder *b)
 	free(b->names);
 	free(b->raw);
 	free(b->parent);
+	free(b->sites);
 }
 
 static int extract(struct callgraph *cg, const struct target *t, unsigned flags, Elf *elf)
@@ -804,6 +853,8 @@ static int extract(struct callgraph *cg, const struct target *t, unsigned flags,
 	for (i = 0; i < t->nfuncs; i++)
 		if (scan_function(&b, d, (uint32_t)i) < 0)
 			goto out;
+	if (b.nsites > 1)
+		qsort(b.sites, b.nsites, sizeof(*b.sites), cmp_site);
 	if (!(flags & CG_NO_DWARF))
 		dwarf_edges(&b, elf);
 	merge_edges(&b);

@@ -219,8 +219,8 @@ static void add_edge(struct edge **e, size_t *n, size_t *cap, uint32_t from, uin
 	(*n)++;
 }
 
-static void add_call(struct cfg *c, size_t *cap, uint64_t site, uint64_t target, uint32_t block,
-		     int kind)
+static void add_call(struct cfg *c, size_t *cap, const struct ins *in, uint64_t target,
+		     uint32_t block, int kind)
 {
 	struct cfg_call *k;
 
@@ -229,7 +229,8 @@ static void add_call(struct cfg *c, size_t *cap, uint64_t site, uint64_t target,
 		c->calls = xrealloc(c->calls, *cap * sizeof(*c->calls));
 	}
 	k = &c->calls[c->ncalls++];
-	k->site = site;
+	k->site = in->addr;
+	k->size = in->size;
 	k->target = target;
 	k->block = block;
 	k->kind = (uint8_t)kind;
@@ -287,7 +288,7 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 		c->blocks[b].ninsns++;
 		if (v[i].kind == I_CALL || v[i].kind == I_CALL_SLOT || v[i].kind == I_CALL_IND) {
 			c->blocks[b].ncalls++;
-			add_call(c, &ccap, v[i].addr, v[i].kind == I_CALL_IND ? 0 : v[i].target, b,
+			add_call(c, &ccap, &v[i], v[i].kind == I_CALL_IND ? 0 : v[i].target, b,
 				 v[i].kind == I_CALL	  ? CFG_CALL_DIRECT
 				 : v[i].kind == I_CALL_SLOT ? CFG_CALL_SLOT
 							    : CFG_CALL_INDIRECT);
@@ -309,11 +310,11 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 			} else {
 				c->blocks[b].flags |= CFG_B_EXIT;
 				if (k == I_JMP && !internal)
-					add_call(c, &ccap, v[i].addr, v[i].target, b, CFG_CALL_TAIL);
+					add_call(c, &ccap, &v[i], v[i].target, b, CFG_CALL_TAIL);
 			}
 		} else if (k == I_JMP_SLOT) {
 			c->blocks[b].flags |= CFG_B_EXIT;
-			add_call(c, &ccap, v[i].addr, v[i].target, b, CFG_CALL_TAIL_SLOT);
+			add_call(c, &ccap, &v[i], v[i].target, b, CFG_CALL_TAIL_SLOT);
 		} else if (k == I_JMP_IND) {
 			c->blocks[b].flags |= CFG_B_INDIRECT;
 			c->indirect_jumps++;

@@ -47,6 +47,7 @@ struct cfg_call {
 	uint32_t block;
 	uint8_t kind;
 	uint8_t loop_depth;
+	uint8_t size;		/* of the instruction: site + size is the return address */
 };
 
 /* Static complexity classes by loop nesting (the thesis' Static Baseline
