@@ -62,6 +62,8 @@ test_expect_success 'build the fixture with -g, without -g, with .plt.sec, with 
 test_expect_success 'with -g: exactly the known edges, each from a DWARF call site and an instruction' '
 	edges <g.json >actual && test_cmp "$TRASH/expect.edges" actual &&
 	test "$(field has_dwarf <g.json)" = true &&
+	test "$(field dwarf_sites <g.json)" = 10 &&
+	test "$(field dwarf_disagree <g.json)" = 0 &&
 	python3 -c "
 import json, sys
 d = json.load(open(\"g.json\"))

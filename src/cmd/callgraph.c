@@ -132,6 +132,7 @@ static void json_summary(const struct callgraph *cg, json_object *o)
 	json_object_object_add(o, "edges", json_object_new_int64(cg->nedges));
 	json_object_object_add(o, "dwarf_sites", json_object_new_int64(cg->dwarf_sites));
 	json_object_object_add(o, "insn_sites", json_object_new_int64(cg->insn_sites));
+	json_object_object_add(o, "dwarf_disagree", json_object_new_int64(cg->dwarf_disagree));
 	json_object_object_add(o, "has_dwarf", json_object_new_boolean(cg->has_dwarf));
 	json_object_object_add(o, "from_cache", json_object_new_boolean(cg->from_cache));
 }

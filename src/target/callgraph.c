@@ -39,7 +39,7 @@
 #endif
 
 /* Version of the cache file layout and of what the extraction finds.  */
-#define CG_CACHE_VERSION 2
+#define CG_CACHE_VERSION 3
 static const char cg_magic[8] = { 'P', 'E', 'R', 'U', 'N', 'C', 'G', '\n' };
 
 /* --- building ------------------------------------------------------------ */
@@ -586,7 +586,7 @@ static void call_site(struct builder *b, Dwarf_Die *die)
 	Dwarf_Attribute attr;
 	Dwarf_Die origin;
 	Dwarf_Addr ret = 0, lo;
-	long caller, callee = -1;
+	long caller, callee = -1, site;
 	bool tail;
 	int flags = CG_E_DWARF;
 
@@ -603,15 +603,6 @@ static void call_site(struct builder *b, Dwarf_Die *die)
 	      dwarf_attr(die, DW_AT_abstract_origin, &attr)) ||
 	    !dwarf_formref_die(&attr, &origin))
 		return;		/* through a pointer: the instructions count it */
-	/* The instruction at the site says where the call goes (the DWARF
-	 * origin of a clone or of one of several same-named static copies
-	 * is the abstract function); DWARF confirms it.  */
-	callee = site_callee(b, ret);
-	if (callee >= 0) {
-		if ((size_t)callee >= t->nfuncs)
-			flags |= CG_E_PLT;
-		goto found;
-	}
 	/* an inlined or abstract instance points at its abstract origin */
 	while (!(dwarf_lowpc(&origin, &lo) == 0) &&
 	       dwarf_attr(&origin, DW_AT_abstract_origin, &attr) &&
@@ -629,15 +620,22 @@ static void call_site(struct builder *b, Dwarf_Die *die)
 			name = dwarf_formstring(&attr);
 		if (!name)
 			name = dwarf_diename(&origin);
-		if (!name)
-			return;
-		callee = find_name(b, name);
-		if (callee < 0)
-			return;
-		if ((size_t)callee >= t->nfuncs)
-			flags |= CG_E_PLT;
+		if (name)
+			callee = find_name(b, name);
 	}
-found:
+	/* The instruction at the site says where the call goes: the DWARF
+	 * origin of a clone, or of one of several same-named static copies,
+	 * is found by name and may be another function.  Count those.  */
+	site = site_callee(b, ret);
+	if (site >= 0) {
+		if (callee >= 0 && callee != site)
+			b->cg->dwarf_disagree++;
+		callee = site;
+	}
+	if (callee < 0)
+		return;
+	if ((size_t)callee >= t->nfuncs)
+		flags |= CG_E_PLT;
 	caller = func_containing(t, ret - 1);
 	if (caller < 0)
 		return;
@@ -876,7 +874,7 @@ struct cg_head {
 	uint32_t version, flags;	/* CG_NO_DWARF it was built with */
 	uint32_t rec_sizes;	/* node, edge, block record sizes, one byte each */
 	uint32_t nnodes, nfuncs, nedges, nblocks, nsucc, strsize;
-	uint32_t dwarf_sites, insn_sites, has_dwarf;
+	uint32_t dwarf_sites, insn_sites, has_dwarf, dwarf_disagree;
 	uint64_t debug_id;
 	uint32_t crc, pad;
 };
@@ -919,6 +917,7 @@ static void cache_store(const struct callgraph *cg, const char *path, unsigned f
 	h.dwarf_sites = cg->dwarf_sites;
 	h.insn_sites = cg->insn_sites;
 	h.has_dwarf = cg->has_dwarf;
+	h.dwarf_disagree = cg->dwarf_disagree;
 	h.debug_id = debug_id;
 	strbuf_add(&sb, &h, sizeof(h));
 	for (i = 0; i < cg->nnodes; i++) {
@@ -1003,6 +1002,7 @@ static int cache_load(struct callgraph *cg, const struct target *t, const char *
 	cg->dwarf_sites = h.dwarf_sites;
 	cg->insn_sites = h.insn_sites;
 	cg->has_dwarf = h.has_dwarf != 0;
+	cg->dwarf_disagree = h.dwarf_disagree;
 	cg->nodes = xcalloc(h.nnodes + 1, sizeof(*cg->nodes));
 	cg->edges = xmalloc((h.nedges + 1) * sizeof(*cg->edges));
 	cg->blocks = xmalloc((h.nblocks + 1) * sizeof(*cg->blocks));

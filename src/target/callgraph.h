@@ -84,6 +84,8 @@ struct callgraph {
 	/* extraction counts */
 	uint32_t dwarf_sites;	/* call-site entries that gave an edge */
 	uint32_t insn_sites;	/* call/jump instructions that gave an edge */
+	uint32_t dwarf_disagree;	/* call sites whose DWARF origin, found by name, is
+					 * not the instruction's target (the latter wins) */
 	unsigned has_dwarf : 1;	/* DWARF was read (in the binary or a debug file) */
 	unsigned from_cache : 1;
 	/* private */
