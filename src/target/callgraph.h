@@ -106,6 +106,17 @@ int callgraph_load(struct callgraph *cg, const struct target *t, const char *cac
 		   unsigned flags);
 void callgraph_release(struct callgraph *cg);
 
+/* A call graph from names and edges alone (no target, no blocks): for
+ * tests, and for methods that build a reshaped graph.  names are borrowed
+ * and must outlive cg; edges may repeat and come in any order (repeats add
+ * their sites).  root is a node index or -1.  The graph is analysed.  */
+void callgraph_from_edges(struct callgraph *cg, const char *const *names, uint32_t n,
+			  const struct cg_edge *edges, uint32_t nedges, int root);
+/* (Re)computes the rooted analysis from nodes, edges (sorted by caller
+ * then callee, one per pair) and root: adjacency, reachable, levels,
+ * depth, components and reach, leaves, recursive, complexity.  */
+void callgraph_analyse(struct callgraph *cg);
+
 /* The node of a function or import by name (as target_find_func finds
  * names), or -1.  */
 int callgraph_find(const struct callgraph *cg, const char *name);
