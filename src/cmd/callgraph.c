@@ -82,6 +82,8 @@ static json_object *json_node(const struct callgraph *cg, uint32_t i)
 	size_t k, ne;
 
 	json_object_object_add(o, "name", json_object_new_string(n->name));
+	if (n->func && strcmp(n->func->display, n->name))
+		json_object_object_add(o, "display", json_object_new_string(n->func->display));
 	json_object_object_add(o, "addr", json_hex(n->addr));
 	json_object_object_add(o, "size", json_object_new_int64((int64_t)n->size));
 	json_object_object_add(o, "import", json_object_new_boolean(n->import));
@@ -314,6 +316,19 @@ static int show_text(const struct callgraph *cg)
 			size_t j;
 			printf("%5d  %s%s ->", l, cg->nodes[v[k]].name,
 			       cg->nodes[v[k]].import ? " (import)" : "");
+			for (j = 0; j < ne; j++)
+				printf(" %s", cg->nodes[e[j].to].name);
+			printf("\n");
+		}
+	}
+	if (cg->root < 0) {	/* a library: every function that calls something */
+		uint32_t i;
+		for (i = 0; i < cg->nnodes; i++) {
+			const struct cg_edge *e = callgraph_callees(cg, i, &ne);
+			size_t j;
+			if (!ne)
+				continue;
+			printf("    -  %s ->", cg->nodes[i].name);
 			for (j = 0; j < ne; j++)
 				printf(" %s", cg->nodes[e[j].to].name);
 			printf("\n");
