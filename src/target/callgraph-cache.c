@@ -93,8 +93,10 @@ void callgraph_cache_store(const struct callgraph *cg, const char *path, unsigne
 		strbuf_add(&sb, &r, sizeof(r));
 	}
 	strbuf_add(&sb, cg->edges, cg->nedges * sizeof(*cg->edges));
-	strbuf_add(&sb, cg->blocks, cg->nblocks * sizeof(*cg->blocks));
-	strbuf_add(&sb, cg->succ, cg->nsucc * sizeof(*cg->succ));
+	if (cg->nblocks)
+		strbuf_add(&sb, cg->blocks, cg->nblocks * sizeof(*cg->blocks));
+	if (cg->nsucc)
+		strbuf_add(&sb, cg->succ, cg->nsucc * sizeof(*cg->succ));
 	for (i = cg->nfuncs; i < cg->nnodes; i++)
 		strbuf_add(&sb, cg->nodes[i].name, strlen(cg->nodes[i].name) + 1);
 	h.crc = (uint32_t)crc32(0, (const Bytef *)sb.buf + sizeof(h), (uInt)(sb.len - sizeof(h)));

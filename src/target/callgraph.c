@@ -477,7 +477,8 @@ static int scan_function(struct builder *b, struct cfg_disasm *d, uint32_t i)
 			b->bcap = b->bcap ? b->bcap * 2 : 4096;
 		cg->blocks = xrealloc(cg->blocks, b->bcap * sizeof(*cg->blocks));
 	}
-	memcpy(cg->blocks + cg->nblocks, c.blocks, c.nblocks * sizeof(*c.blocks));
+	if (c.nblocks)
+		memcpy(cg->blocks + cg->nblocks, c.blocks, c.nblocks * sizeof(*c.blocks));
 	for (k = 0; k < c.nblocks; k++)
 		cg->blocks[cg->nblocks + k].succ += cg->nsucc;
 	cg->nblocks += c.nblocks;
@@ -486,7 +487,8 @@ static int scan_function(struct builder *b, struct cfg_disasm *d, uint32_t i)
 			b->scap = b->scap ? b->scap * 2 : 4096;
 		cg->succ = xrealloc(cg->succ, b->scap * sizeof(*cg->succ));
 	}
-	memcpy(cg->succ + cg->nsucc, c.succ, c.nsucc * sizeof(*c.succ));
+	if (c.nsucc)
+		memcpy(cg->succ + cg->nsucc, c.succ, c.nsucc * sizeof(*c.succ));
 	cg->nsucc += c.nsucc;
 	for (k = 0; k < c.ncalls; k++) {
 		const struct cfg_call *call = &c.calls[k];

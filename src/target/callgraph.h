@@ -72,9 +72,11 @@ struct callgraph {
 	uint32_t nedges;
 	uint32_t *out_start;	/* node i's callees: edges[out_start[i] .. out_start[i+1]) */
 	uint32_t *in_start, *in_edges;	/* node i's callers: edges[in_edges[in_start[i] ...]] */
-	struct cfg_block *blocks;	/* every function's blocks; succ relative to the function */
+	struct cfg_block *blocks;	/* every function's blocks, in node order */
 	uint32_t nblocks;
-	uint32_t *succ;		/* block successors, indices within the function's blocks */
+	/* successors: block b's are succ[b.succ .. b.succ + b.nsucc), each an
+	 * index into its own function's blocks (callgraph_blocks) */
+	uint32_t *succ;
 	uint32_t nsucc;
 	int root;		/* node index, -1 when there is none (a library) */
 	int depth;		/* maximal level; -1 without root */
