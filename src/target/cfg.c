@@ -433,7 +433,7 @@ void cfg_analyse_loops(struct cfg *c)
 	uint32_t n = c->nblocks, i, k, nrpo = 0, top, clock = 0;
 	uint32_t *pred_start, *pred, *rpo, *rpo_no, *idom, *stack, *iter, *pre, *post, *kid_start,
 		*kids, *mark, *work, *fstack;
-	uint8_t *fwd;
+	uint8_t *fwd, *inirr;
 	int changed;
 
 	c->nloops = 0;
@@ -544,10 +544,12 @@ void cfg_analyse_loops(struct cfg *c)
 		}
 	}
 	/* natural loops: for each header, the blocks that reach one of its
-	 * back edges' sources without passing through it */
+	 * back edges' sources without passing through it; then irreducible
+	 * cycles */
 	mark = xmalloc(n * sizeof(*mark));
 	work = xmalloc(n * sizeof(*work));
 	fwd = xmalloc(n);
+	inirr = xmalloc(n);
 	fstack = xmalloc(n * sizeof(*fstack));
 	for (i = 0; i < n; i++) {
 		mark[i] = NONE;
@@ -556,15 +558,13 @@ void cfg_analyse_loops(struct cfg *c)
 		if (rpo_no[i] == NONE)
 			c->blocks[i].flags |= CFG_B_UNREACHED;
 	}
+	/* pass 1: natural loops, one per header, nested by the blocks they share */
 	for (i = 0; i < nrpo; i++) {
 		uint32_t h = rpo[i], nw = 0;
-		int irreducible = 0;
 		for (k = pred_start[h]; k < pred_start[h + 1]; k++) {
 			uint32_t u = pred[k];
-			if (rpo_no[u] == NONE || rpo_no[u] < rpo_no[h])
-				continue;	/* not a retreating edge */
-			if (!(pre[h] <= pre[u] && post[u] <= post[h]))
-				irreducible = 1;	/* a cycle entered elsewhere too */
+			if (rpo_no[u] == NONE || !(pre[h] <= pre[u] && post[u] <= post[h]))
+				continue;	/* h does not dominate u: no back edge */
 			if (mark[h] != h) {
 				mark[h] = h;
 				c->blocks[h].flags |= CFG_B_HEADER;
@@ -575,29 +575,11 @@ void cfg_analyse_loops(struct cfg *c)
 				work[nw++] = u;
 			}
 		}
-		/* An irreducible cycle's body is bounded by what h reaches, lest
-		 * the walk back run out of the cycle to the entry.  */
-		if (irreducible) {
-			uint32_t nf = 0, x;
-			memset(fwd, 0, n);
-			fwd[h] = 1;
-			fstack[nf++] = h;
-			while (nf) {
-				x = fstack[--nf];
-				for (k = 0; k < c->blocks[x].nsucc; k++) {
-					uint32_t y = c->succ[c->blocks[x].succ + k];
-					if (!fwd[y]) {
-						fwd[y] = 1;
-						fstack[nf++] = y;
-					}
-				}
-			}
-		}
 		while (nw) {
 			uint32_t x = work[--nw];
 			for (k = pred_start[x]; k < pred_start[x + 1]; k++) {
 				uint32_t p = pred[k];
-				if (rpo_no[p] != NONE && mark[p] != h && (!irreducible || fwd[p])) {
+				if (rpo_no[p] != NONE && mark[p] != h) {
 					mark[p] = h;
 					work[nw++] = p;
 				}
@@ -608,6 +590,65 @@ void cfg_analyse_loops(struct cfg *c)
 				if (mark[k] == h && c->blocks[k].loop_depth < UINT8_MAX)
 					c->blocks[k].loop_depth++;
 	}
+	/* pass 2: a retreating edge to a block that does not dominate its
+	 * source closes a cycle entered at more than one place (irreducible).
+	 * Its body is what reaches the source without passing the target and
+	 * is reached from the target; every block in some such body gets one
+	 * more level, once: overlapping bodies are one region, not a nest.  */
+	memset(inirr, 0, n);
+	for (i = 0; i < n; i++)
+		mark[i] = NONE;
+	for (i = 0; i < nrpo; i++) {
+		uint32_t h = rpo[i], nw = 0, nf = 0, x;
+		for (k = pred_start[h]; k < pred_start[h + 1]; k++) {
+			uint32_t u = pred[k];
+			if (rpo_no[u] == NONE || rpo_no[u] < rpo_no[h] ||
+			    (pre[h] <= pre[u] && post[u] <= post[h]))
+				continue;
+			if (mark[h] != h) {
+				mark[h] = h;
+				if (!(c->blocks[h].flags & CFG_B_HEADER)) {
+					c->blocks[h].flags |= CFG_B_HEADER;
+					c->nloops++;
+				}
+			}
+			if (mark[u] != h) {
+				mark[u] = h;
+				work[nw++] = u;
+			}
+		}
+		if (mark[h] != h)
+			continue;
+		memset(fwd, 0, n);
+		fwd[h] = 1;
+		fstack[nf++] = h;
+		while (nf) {
+			x = fstack[--nf];
+			for (k = 0; k < c->blocks[x].nsucc; k++) {
+				uint32_t y = c->succ[c->blocks[x].succ + k];
+				if (!fwd[y]) {
+					fwd[y] = 1;
+					fstack[nf++] = y;
+				}
+			}
+		}
+		while (nw) {
+			x = work[--nw];
+			for (k = pred_start[x]; k < pred_start[x + 1]; k++) {
+				uint32_t p = pred[k];
+				if (rpo_no[p] != NONE && mark[p] != h && fwd[p]) {
+					mark[p] = h;
+					work[nw++] = p;
+				}
+			}
+		}
+		for (k = 0; k < n; k++)
+			if (mark[k] == h)
+				inirr[k] = 1;
+	}
+	for (i = 0; i < n; i++)
+		if (inirr[i] && c->blocks[i].loop_depth < UINT8_MAX)
+			c->blocks[i].loop_depth++;
 	for (i = 0; i < n; i++) {
 		if (c->blocks[i].loop_depth > c->loop_depth)
 			c->loop_depth = c->blocks[i].loop_depth;
@@ -631,6 +672,7 @@ void cfg_analyse_loops(struct cfg *c)
 	free(mark);
 	free(work);
 	free(fwd);
+	free(inirr);
 	free(fstack);
 }
 

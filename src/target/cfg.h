@@ -102,11 +102,11 @@ size_t cfg_each_insn(struct cfg_disasm *d, const uint8_t *code, size_t len, uint
 		     int (*fn)(const struct cfg_insn *insn, void *arg), void *arg);
 
 /* Given c->blocks (with succ, nsucc, ncalls) and c->succ, computes
- * dominators from block 0, natural loops of the back edges (and, for an
- * irreducible cycle, the retreating edge's loop within what its target
- * reaches), each block's loop depth (how many loops, by header, hold it)
- * and CFG_B_HEADER/CFG_B_UNREACHED, and the nloops, loop_depth and
- * calls_in_loops summaries.  Call loop_depth is filled when c->calls is
+ * dominators from block 0, natural loops of the back edges, each block's
+ * loop depth (how many natural loops, by header, hold it, plus one when it
+ * lies on an irreducible cycle: a retreating edge whose target does not
+ * dominate its source), CFG_B_HEADER/CFG_B_UNREACHED, and the nloops,
+ * loop_depth and calls_in_loops summaries.  Call loop_depth is filled when c->calls is
  * set.  */
 void cfg_analyse_loops(struct cfg *c);
 
