@@ -62,7 +62,7 @@ test_expect_success 'build the fixture with -g, without -g, with .plt.sec, with 
 test_expect_success 'with -g: exactly the known edges, each from a DWARF call site and an instruction' '
 	edges <g.json >actual && test_cmp "$TRASH/expect.edges" actual &&
 	test "$(field has_dwarf <g.json)" = true &&
-	test "$(field dwarf_sites <g.json)" = 10 &&
+	test "$(field dwarf_sites <g.json)" = 11 &&
 	test "$(field dwarf_disagree <g.json)" = 0 &&
 	python3 -c "
 import json, sys
@@ -95,6 +95,15 @@ test_expect_success 'at -O0 (no call-site entries) and through .plt.sec or GOT s
 	edges <ibt.json >actual && test_cmp "$TRASH/expect.edges" actual &&
 	objdump -d cg-noplt | grep -q "call.*\*.*(%rip)" &&
 	edges <noplt.json >actual && test_cmp "$TRASH/expect.edges" actual
+'
+
+test_expect_success 'a jump to another function is a tail-call edge, from DWARF and the instruction' '
+	cc -g -O1 -foptimize-sibling-calls -o cg-tail "$F" &&
+	objdump -d cg-tail | grep -A8 "<tailer>:" | grep -q "jmp.*<leaf_add>" &&
+	"$PERUN" callgraph cg-tail --format json >tail.json &&
+	test "$(field callees tailer <tail.json | python3 -c "import json,sys; c = json.load(sys.stdin); print(len(c), c[0][\"name\"], c[0][\"tail\"], c[0][\"dwarf\"], c[0][\"insn\"])")" = "1 leaf_add True True True" &&
+	test "$(field callees tailer <g.json | python3 -c "import json,sys; c = json.load(sys.stdin); print(len(c), c[0][\"name\"], c[0][\"tail\"])")" = "1 leaf_add False" &&
+	test "$(field reachable tailer <g.json)" = false
 '
 
 test_expect_success 'imports are nodes named after the imported symbol' '
