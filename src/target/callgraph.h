@@ -4,8 +4,10 @@
  *
  * Edges are direct calls: DWARF call-site entries (DW_TAG_call_site,
  * DW_TAG_GNU_call_site) and the call and tail-jump instructions capstone
- * decodes, merged; calls into the PLT or through a GOT slot are edges to an
- * import node named after the imported symbol.  Calls through a function
+ * decodes, merged (where both describe a site, the instruction's target is
+ * the callee: DWARF names clones and same-named statics ambiguously); calls
+ * into the PLT or through a GOT slot are edges to an import node named
+ * after the imported symbol.  Calls through a function
  * pointer are no edges: they are counted per function (indirect_calls).
  *
  * Rooted at main (else the function at the entry point): what is reachable,
@@ -52,7 +54,9 @@ struct cg_node {
 	unsigned leaf : 1;	/* no callees */
 	unsigned recursive : 1;	/* on a cycle of the call graph */
 	int level;		/* Algorithm 1 estimate; -1 when not reachable */
-	uint32_t reach;		/* how many nodes it reaches (itself only through a cycle) */
+	uint32_t reach;		/* how many nodes it reaches (itself only through a
+				 * cycle); 0 past ~65,000 nodes, where no bit sets are
+				 * kept and callgraph_reaches walks instead */
 	/* the control-flow summary (0 for imports) */
 	uint32_t first_block, nblocks;	/* in callgraph.blocks */
 	uint32_t ninsns;
