@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
 	{ "calibrate", cmd_calibrate, "measure the probe cost on this host for calibrated amounts" },
+	{ "stats", cmd_stats, "dynamic statistics of earlier collections, per minor version" },
 	{ "callgraph", cmd_callgraph, "show a binary's call graph, levels and control-flow loops" },
 	{ "doctor", cmd_doctor, "check that this machine can trace, and say how to fix it" },
 	{ "__parse", cmd_parse, NULL },
