@@ -109,8 +109,6 @@ static struct cand heap_pop(struct cand *h, size_t *n)
 	return top;
 }
 
-static const struct callgraph *sort_cg;
-
 static int cmp_edge(const void *a, const void *b)
 {
 	const struct cg_edge *x = a, *y = b;
@@ -151,10 +149,11 @@ void callgraph_from_edges(struct callgraph *cg, const char *const *names, uint32
 	callgraph_analyse(cg);
 }
 
-static int cmp_node_name(const void *a, const void *b)
+static int cmp_node_name(const void *a, const void *b, void *arg)
 {
+	const struct callgraph *cg = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = strcmp(sort_cg->nodes[x].name, sort_cg->nodes[y].name);
+	int c = strcmp(cg->nodes[x].name, cg->nodes[y].name);
 
 	return c ? c : (x < y ? -1 : x > y);
 }
@@ -190,8 +189,7 @@ static void estimate_levels(struct callgraph *cg)
 		order[i] = i;
 		seen_max[i] = -1;
 	}
-	sort_cg = cg;
-	qsort(order, n, sizeof(*order), cmp_node_name);
+	qsort_r(order, n, sizeof(*order), cmp_node_name, cg);
 	for (i = 0; i < n; i++)
 		rank[order[i]] = i;
 	for (i = 0; i < cg->nedges; i++)
