@@ -78,6 +78,10 @@ static int compile_module(struct session *s, const char *outdir, const char *nam
 	strv_push(&argv, "-v");
 	if (s->runtime == RUNTIME_BPF)
 		strv_push(&argv, "--runtime=bpf");
+	/* a Go function that grows its stack starts over at its entry: probe
+	 * after the stack check, where Go's line table ends the prologue */
+	if (s->target.go)
+		strv_push(&argv, "-P");
 	if (s->runtime == RUNTIME_KERNEL && kernel_compile_args(s, &argv) < 0)
 		goto out;
 	strv_push(&argv, "-m");
