@@ -21,6 +21,17 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx);
 int cmd_doctor(int argc, char **argv, struct ctx *ctx);
 int cmd_parse(int argc, char **argv, struct ctx *ctx);
 int cmd_calibrate(int argc, char **argv, struct ctx *ctx);
+int cmd_push(int argc, char **argv, struct ctx *ctx);
+int cmd_fetch(int argc, char **argv, struct ctx *ctx);
+int cmd_aggregate(int argc, char **argv, struct ctx *ctx);
+
+struct agg;
+/* An aggregate report file, or a release directory (every shard and box).  */
+int agg_load_path(const char *path, struct agg *a);
+/* 1 when path is an aggregate report or a release directory of them.  */
+int is_aggregate_path(const char *path);
+/* perun show of an aggregate; an exit code.  */
+int show_aggregate(const char *path, const char *format);
 
 struct calibration;
 /* The probe cost for collect: mode 0 none, -1 the cached one if any, 1 the
