@@ -35,7 +35,7 @@ man_names_options() {
 	done
 }
 
-for cmd in init status log add rm show collect cache calibrate doctor push fetch; do
+for cmd in init status log add rm show collect cache calibrate doctor push fetch aggregate; do
 	test_expect_success "perun $cmd --help and perun help $cmd" "
 		\"\$PERUN\" $cmd --help >out &&
 		grep \"usage: perun $cmd\" out &&

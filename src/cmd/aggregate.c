@@ -137,6 +137,11 @@ int agg_load_path(const char *path, struct agg *a)
 			       path);
 	for (i = 0; i < n; i++) {
 		struct agg one;
+		if (!is_aggregate_path(files[i])) {
+			pr_warn("%s is not a perun aggregate: skipped", files[i]);
+			free(files[i]);
+			continue;
+		}
 		if (ret == 0 && read_agg(&one, files[i]) == 0)
 			agg_merge(a, &one);
 		else
@@ -226,7 +231,9 @@ static long expire_release(const char *dir, const char *release, int64_t t)
 		struct agg a;
 		const char *base = strrchr(files[i], '/') + 1;
 		char *want;
-		if (gone >= 0 && read_agg(&a, files[i]) == 0) {
+		if (gone >= 0 && !is_aggregate_path(files[i])) {
+			pr_warn("%s is not a perun aggregate: left alone", files[i]);
+		} else if (gone >= 0 && read_agg(&a, files[i]) == 0) {
 			/* only what perun wrote: the file says it is this box of this shard */
 			want = xstrfmt("report.%lld.%s", (long long)a.timebox, a.shard);
 			if (!strcmp(want, base) && a.box_seconds > 0 && a.timebox + a.box_seconds <= t) {

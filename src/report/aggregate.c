@@ -402,6 +402,8 @@ bad:
 		 "profiles again",
 		 what);
 out:
+	if (ret < 0)
+		agg_release(a);
 	json_object_put(root);
 	return ret;
 }
