@@ -348,7 +348,7 @@ f_trunc() {
 # collect pipeline (a fake stapbpf replaying the stream) the profile also
 # reports exactly that many duplicates
 f_dup() {
-	awk -v n=$((5 * $1)) '{ print } /^d / && n > 0 && NR % 7 == 0 { print; n-- }' \
+	awk -v n=$((5 * $1)) '{ print } /^v / && n > 0 && NR % 7 == 0 { print; n-- }' \
 		"$BASE/trace.raw" >dup.raw
 	ndup=$(( $(wc -l <dup.raw) - $(wc -l <"$BASE/trace.raw") ))
 	"$PERUN" __parse "$BASE/plan" dup.raw dup.perf >dup.js 2>err

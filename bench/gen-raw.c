@@ -14,9 +14,9 @@ int main(int argc, char **argv)
 
 	if (!f)
 		return 1;
-	fprintf(f, "perun-plan 1\t200\n");
+	fprintf(f, "perun-plan 2\t200\n");
 	for (p = 0; p < 200; p++)
-		fprintf(f, "%d\tfunc\t1\t%x\t0\t/bench/bin\tbench_function_%d\t\t\t\n", p, 0x1000 + p * 16, p);
+		fprintf(f, "%d\tfunc\t1\t%x\t0\t0\t0\t0\t/bench/bin\tbench_function_%d\t\t\t\t\n", p, 0x1000 + p * 16, p);
 	fclose(f);
 	printf("s 3e8 0 %llx\nr\n", t);
 	while (i < n) {

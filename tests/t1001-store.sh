@@ -112,7 +112,8 @@ test_expect_success 'bad input: non-JSON, wrong regions, origin mismatch, duplic
 	! "$PERUN" add bad.perf 2>err && grep "not a JSON profile" err &&
 	echo "{\"header\": {}}" >bad2.perf &&
 	! "$PERUN" add bad2.perf 2>err && grep "header.type is missing" err &&
-	python3 -c "import json; p=json.load(open(\"second.perf\")); p[\"snapshots\"][0][\"resources\"][0][\"amount\"]=\"x\"; json.dump(p, open(\"bad3.perf\",\"w\"))" &&
+	"$PERUN" show ./second.perf --format json --expand >second-calls.perf &&
+	python3 -c "import json; p=json.load(open(\"second-calls.perf\")); p[\"snapshots\"][0][\"resources\"][0][\"amount\"]=\"x\"; json.dump(p, open(\"bad3.perf\",\"w\"))" &&
 	! "$PERUN" add bad3.perf -m HEAD 2>err && cat err && grep "snapshots\[0\].resources\[0\].amount must be" err &&
 	! "$PERUN" add second.perf -m HEAD~1 2>err && grep "was collected at" err &&
 	! "$PERUN" add second.perf 2>err && grep "already registered" err

@@ -41,7 +41,7 @@ commit() {
 }
 
 test_expect_success 'a profile from the parser alone' '
-	printf "perun-plan 1\t2\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n" >plan &&
+	printf "perun-plan 2\t2\n0\tfunc\t1\t1000\t0\t0\t0\t0\t/bin/app\tmain\t\t\t\t\n1\tfunc\t1\t1010\t0\t0\t0\t0\t/bin/app\twork\t\t\t\t\n" >plan &&
 	printf "s 3e8 0 100\nr\n0 1 200\n2 1 300\n3 1 400\n1 1 500\nq\n" >raw &&
 	"$PERUN" __parse plan raw parsed.perf >/dev/null &&
 	python3 -c "

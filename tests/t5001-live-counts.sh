@@ -38,7 +38,8 @@ test_expect_success 'the profile has no anomalies and says its units' '
 '
 
 test_expect_success 'every call: inclusive >= exclusive, callers contain callees' '
-	python3 - counts.perf <<-\PY
+	"$PERUN" show counts.perf --format json --expand >counts.json &&
+	python3 - counts.json <<-\PY
 	import json, sys
 	p = json.load(open(sys.argv[1]))
 	res = p["snapshots"][0]["resources"]
@@ -100,7 +101,8 @@ test_expect_success 'USDT pairs have durations, points have none' '
 	profile_counts usdt.perf >actual &&
 	printf "counts:phase 4\ncounts:tick 300\n" >expect &&
 	test_cmp expect actual &&
-	python3 - usdt.perf <<-\PY
+	"$PERUN" show usdt.perf --format json --expand >usdt.json &&
+	python3 - usdt.json <<-\PY
 	import json, sys
 	res = json.load(open(sys.argv[1]))["snapshots"][0]["resources"]
 	assert all(r["subtype"] == "point" and r["amount"] == 0 for r in res if r["uid"] == "counts:tick")
@@ -129,7 +131,8 @@ test_expect_success '--aggregate: the script counts, the stream carries summarie
 	profile_counts agg.perf >actual &&
 	profile_counts counts.perf >expect &&
 	test_cmp expect actual &&
-	python3 - agg.perf counts.perf <<-\PY
+	"$PERUN" show counts.perf --format json --expand >counts.json &&
+	python3 - agg.perf counts.json <<-\PY
 	import json, sys
 	agg, full = (json.load(open(f)) for f in sys.argv[1:])
 	res = agg["snapshots"][0]["resources"]

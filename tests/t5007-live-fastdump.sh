@@ -27,7 +27,7 @@ test_expect_success '200k calls: read in batches, every call once' '
 	echo "f 200000" >expect &&
 	test_cmp expect actual &&
 	check_exact fast.perf batch &&
-	test "$(grep -c "^d " fast.perf.raw)" = 400000 &&
+	test "$(grep -c "^v " fast.perf.raw)" = 400000 &&
 	! grep -i warning err
 '
 

@@ -49,7 +49,8 @@ test_expect_success 'collect: calibration recorded, calibrated amounts near the 
 	"$PERUN" collect -c ./busy -a 2000 -o busy.perf trace -s custom -f busy -f outer \
 		>out 2>err &&
 	cat out err &&
-	python3 - busy.perf out "$CAL" >"$TRASH/measured" <<-\PY
+	"$PERUN" show busy.perf --format json --expand >busy.json &&
+	python3 - busy.json out "$CAL" >"$TRASH/measured" <<-\PY
 	import json, statistics, sys
 	p = json.load(open(sys.argv[1]))
 	self = dict(l.split() for l in open(sys.argv[2]) if l.startswith("untraced_"))
@@ -113,7 +114,8 @@ test_expect_success '--calibrate with nothing cached measures first' '
 
 test_expect_success 'recursion: fib total counts the outermost calls only' '
 	"$PERUN" collect -c ./exact -a "15 1 10" -o fib.perf trace -s custom -f fib >out 2>err &&
-	python3 - fib.perf <<-\PY
+	"$PERUN" show fib.perf --format json --expand >fib.json &&
+	python3 - fib.json <<-\PY
 	import json, sys
 	p = json.load(open(sys.argv[1]))
 	res = [r for r in p["snapshots"][0]["resources"] if r["uid"] == "fib"]

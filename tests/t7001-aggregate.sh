@@ -103,6 +103,15 @@ test_expect_success 'time boxes by collection time; --expire-before deletes only
 	"$PERUN" show agg/r >s && test "$(calls_of work <s)" = 20
 '
 
+test_expect_success 'a compact profile aggregates as its per-call form does' '
+	"$PERUN" show p2.perf --format json --compact >c2.perf &&
+	grep -q "\"calls\":\[" c2.perf &&
+	"$PERUN" aggregate --dir cagg --release r --shard c c2.perf >/dev/null &&
+	"$PERUN" aggregate --dir pagg --release r --shard c p2.perf >/dev/null &&
+	"$PERUN" show cagg/r >cs && "$PERUN" show pagg/r >ps && cat cs &&
+	test "$(calls_of work <cs)" = 20 && test_cmp ps cs
+'
+
 test_expect_success 'usage errors exit 2' '
 	cd repo &&
 	for args in "--release v1 0@i" "--shard h 0@i" "--release ../x --shard h 0@i" \

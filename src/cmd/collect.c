@@ -75,7 +75,7 @@ struct opts {
 	int with_usdt;
 	double timeout;
 	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
-	int aggregate, metrics, script_only, strict, entry_only;
+	int aggregate, metrics, script_only, strict, entry_only, per_call;
 	const char *transport;	/* record | print, or NULL: the runtime's default */
 	size_t buffer_size;	/* events the recorder keeps */
 	enum runtime runtime;
@@ -117,6 +117,7 @@ void usage_collect(FILE *f)
 	      "      --include REGEX      probe only functions whose name matches (PCRE2)\n"
 	      "      --exclude REGEX      never probe functions whose name matches\n"
 	      "      --aggregate          per-function summaries instead of one record per call\n"
+	      "      --per-call           one object per call, not columns (perun show --expand)\n"
 	      "      --entry-only         entry probes only: call counts, no durations (for\n"
 	      "                           programs that throw C++ exceptions or longjmp)\n"
 	      "      --metrics            print and record PL, PLR, RDV, PS, CPT, PRT, PT\n"
@@ -145,7 +146,7 @@ enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
 	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
-	OPT_NO_CALIBRATE,
+	OPT_NO_CALIBRATE, OPT_PER_CALL,
 };
 
 /* Default events the recorder keeps, and the most it may be asked for.  */
@@ -246,6 +247,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		{ "include", required_argument, NULL, OPT_INCLUDE },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
+		{ "per-call", no_argument, NULL, OPT_PER_CALL },
 		{ "metrics", no_argument, NULL, OPT_METRICS },
 		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
 		{ "entry-only", no_argument, NULL, OPT_ENTRY_ONLY },
@@ -334,6 +336,7 @@ static int parse_trace_opts(int argc, char **argv, struct opts *o)
 		case OPT_INCLUDE: o->include = optarg; break;
 		case OPT_EXCLUDE: o->exclude = optarg; break;
 		case OPT_AGGREGATE: o->aggregate = 1; break;
+		case OPT_PER_CALL: o->per_call = 1; break;	/* the object-per-call form */
 		case OPT_METRICS: o->metrics = 1; break;
 		case OPT_SCRIPT_ONLY: o->script_only = 1; break;
 		case OPT_ENTRY_ONLY: o->entry_only = 1; break;
@@ -1080,7 +1083,7 @@ static size_t recorder_slots(size_t n)
 
 /* The fast read of the bpf recorder: in the supervisor, once the target has
  * ended, perun reads and deletes the runtime's __perun_buf in batches and
- * writes "d TID SEQ HI LO" lines to trace.rec, as the end probe would (its
+ * writes "v TID SEQ HI LO" lines to trace.rec, as the end probe would (its
  * foreach then finds the map empty).  Any failure leaves the rest to the end
  * probe and is said in the watchdog log only.  */
 struct fast_read {
@@ -1104,7 +1107,7 @@ static char *put_hex(char *p, uint32_t v, char c)
 	return p;
 }
 
-/* "d TID SEQ HI LO" per entry, as the end probe's printf("%x") writes them;
+/* "v TID SEQ HI LO" per entry, as the end probe's printf("%x") writes them;
  * by hand, as fprintf costs more than the batch read itself.  */
 static int fast_read_batch(void *ctx, const uint64_t *keys, const uint64_t *vals, size_t n)
 {
@@ -1113,7 +1116,7 @@ static int fast_read_batch(void *ctx, const uint64_t *keys, const uint64_t *vals
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		*p++ = 'd';
+		*p++ = 'v';
 		*p++ = ' ';
 		p = put_hex(p, (uint32_t)(keys[i] >> 32), ' ');
 		p = put_hex(p, (uint32_t)keys[i], ' ');
@@ -1358,7 +1361,8 @@ write_again:
 		parser_free(parser);
 	parser = NULL;
 	if (profile_writer_open(&w, staged ? staged : output, &s->plan,
-				have_origin ? origin : NULL, header, ci, !o->aggregate) < 0) {
+				have_origin ? origin : NULL, header, ci,
+				o->aggregate ? PROFILE_SUMMARIES : o->per_call ? PROFILE_PER_CALL : PROFILE_COMPACT) < 0) {
 		profile_writer_abort(&w);	/* frees what open kept */
 		if (to_rescue(&output, &staged, &rescued) == 0)
 			goto write_again;

@@ -1,4 +1,4 @@
-/* perun __parse PLAN RAW OUT [--aggregate]: the parser and profile writer
+/* perun __parse PLAN RAW OUT [--aggregate|--per-call]: the parser and profile writer
  * alone, on a recorded stream; for benchmarks and for re-parsing a raw
  * stream kept with -vt.  Prints what it did as JSON.  */
 #include "config.h"
@@ -30,11 +30,12 @@ int cmd_parse(int argc, char **argv, struct ctx *ctx)
 	unsigned char *points;
 	size_t i;
 	int aggregate = argc > 4 && !strcmp(argv[4], "--aggregate"), ret = EXIT_FAIL;
+	int per_call = argc > 4 && !strcmp(argv[4], "--per-call");
 	double secs;
 
 	(void)ctx;
 	if (argc < 4) {
-		fprintf(stderr, "usage: perun __parse PLAN RAW OUT [--aggregate]\n");
+		fprintf(stderr, "usage: perun __parse PLAN RAW OUT [--aggregate|--per-call]\n");
 		return EXIT_USAGE;
 	}
 	if (plan_load(&plan, argv[1]) < 0)
@@ -47,7 +48,10 @@ int cmd_parse(int argc, char **argv, struct ctx *ctx)
 	json_object_object_add(h, "type", json_object_new_string("mixed"));
 	ci = json_object_new_object();
 	json_object_object_add(ci, "name", json_object_new_string("trace"));
-	if (profile_writer_open(&w, argv[3], &plan, NULL, h, ci, !aggregate) < 0)
+	if (profile_writer_open(&w, argv[3], &plan, NULL, h, ci,
+				aggregate  ? PROFILE_SUMMARIES
+				: per_call ? PROFILE_PER_CALL
+					   : PROFILE_COMPACT) < 0)
 		goto out;
 	p = parser_new(plan.n, points, profile_writer_call, &w);
 	if (parser_feed_file(p, argv[2]) < 0 || parser_finish(p) < 0 ||

@@ -1,4 +1,4 @@
-/* perun show PROFILE [--format json|summary|folded] [-m REV]  */
+/* perun show PROFILE [--format json|summary|folded|flamegraph] [--expand|--compact] [-m REV]  */
 #include "config.h"
 
 #define PR_FMT "perun"
@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "profile/profile.h"
+#include "profile/writer.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -24,7 +25,7 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	struct profile p = { NULL };
 	struct strbuf out = STRBUF_INIT;
 	char minor[41], *pd = NULL;
-	int i, explicit_rev = 0, unborn, ret = EXIT_FAIL;
+	int i, explicit_rev = 0, unborn, ret = EXIT_FAIL, form = 0;
 
 	(void)ctx;
 	for (i = 1; i < argc; i++) {
@@ -35,12 +36,20 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		} else if ((!strcmp(argv[i], "-m") || !strcmp(argv[i], "--minor")) && i + 1 < argc) {
 			rev = argv[++i];
 			explicit_rev = 1;
+		} else if (!strcmp(argv[i], "--expand")) {
+			form = PROFILE_PER_CALL;
+		} else if (!strcmp(argv[i], "--compact")) {
+			form = PROFILE_COMPACT;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: perun show PROFILE [--format json|summary|folded|flamegraph] [-m REV]\n\n"
+			printf("usage: perun show PROFILE [--format json|summary|folded|flamegraph]\n"
+			       "                  [--expand|--compact] [-m REV]\n\n"
 			       "PROFILE is N@i, N@p, a name registered for REV (default HEAD), a path,\n"
 			       "or part of a name in .perun/jobs.  summary: a table per function;\n"
 			       "folded: stacks with exclusive amounts, for flame graph tools;\n"
-			       "flamegraph: a self-contained interactive SVG (click to zoom).\n");
+			       "flamegraph: a self-contained interactive SVG (click to zoom).\n"
+			       "json --expand: one object per call (the form before issue 8, and\n"
+			       "of collect --per-call); json --compact: columns per function and\n"
+			       "thread (what collect writes).  Either reads both forms.\n");
 			return EXIT_OK;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "perun show: unknown option '%s'\n", argv[i]);
@@ -60,6 +69,10 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	    strcmp(format, "flamegraph")) {
 		fprintf(stderr, "perun show: unknown format '%s': json, summary, folded or flamegraph\n",
 			format);
+		return EXIT_USAGE;
+	}
+	if (form && strcmp(format, "json")) {
+		fprintf(stderr, "perun show: --expand and --compact go with --format json\n");
 		return EXIT_USAGE;
 	}
 	if (fs_exists(spec) && is_aggregate_path(spec))
@@ -86,7 +99,13 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		if (repo_lookup(&r, minor, &index, spec, &l) < 0 || repo_load(&r, &index, &l, &p) < 0)
 			goto out;
 	}
-	if (!strcmp(format, "json"))
+	if (profile_check_calls(&p, spec) < 0)
+		goto out;
+	if (form) {
+		fflush(stdout);
+		if (profile_write_form(&p, stdout, form, spec) < 0)
+			goto out;
+	} else if (!strcmp(format, "json"))
 		printf("%s\n", json_object_to_json_string_ext(p.root, JSON_C_TO_STRING_PRETTY |
 									      JSON_C_TO_STRING_NOSLASHESCAPE));
 	else if (!strcmp(format, "summary"))

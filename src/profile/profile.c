@@ -8,14 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/compact.h"
 #include "profile/profile.h"
+#include "profile/writer.h"
 #include "util/log.h"
+
+struct profile_calls {
+	int state;		/* 0 not decoded yet, 1 decoded, -1 bad */
+	struct compact_call *v;	/* in the order of the per-call form */
+	size_t n;
+	const char **names;	/* uids, into root */
+	size_t nnames;
+};
 
 int profile_parse(struct profile *p, const char *text, size_t len, const char *what)
 {
 	struct json_tokener *tok = json_tokener_new_ex(64);
 	enum json_tokener_error err;
 
+	p->calls = NULL;
 	p->root = json_tokener_parse_ex(tok, text, (int)len);
 	err = json_tokener_get_error(tok);
 	if (!p->root || err != json_tokener_success) {
@@ -33,6 +44,7 @@ int profile_parse(struct profile *p, const char *text, size_t len, const char *w
 		p->root = NULL;
 		return pr_error("%s: a profile is a JSON object", what);
 	}
+	p->calls = xcalloc(1, sizeof(*p->calls));
 	return 0;
 }
 
@@ -42,6 +54,7 @@ int profile_load(struct profile *p, const char *path)
 	int ret;
 
 	p->root = NULL;
+	p->calls = NULL;
 	if (strbuf_read_file(&sb, path) < 0)
 		return pr_error_errno("%s", path);
 	ret = profile_parse(p, sb.buf, sb.len, path);
@@ -53,6 +66,12 @@ void profile_release(struct profile *p)
 {
 	json_object_put(p->root);
 	p->root = NULL;
+	if (p->calls) {
+		free(p->calls->v);
+		free(p->calls->names);
+		free(p->calls);
+	}
+	p->calls = NULL;
 }
 
 static struct json_object *get(struct json_object *o, const char *key)
@@ -62,6 +81,52 @@ static struct json_object *get(struct json_object *o, const char *key)
 	if (!o || !json_object_is_type(o, json_type_object))
 		return NULL;
 	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* The compact calls of snapshots[0], decoded once; -1 when they are bad
+ * (said once, naming what).  */
+static int decode_calls(const struct profile *p, const char *what)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	struct profile_calls *c = p->calls;
+	size_t i;
+
+	if (!c)
+		return -1;
+	if (c->state)
+		return c->state;
+	c->state = 1;
+	for (i = 0; snaps && json_object_is_type(snaps, json_type_array) &&
+		    i < json_object_array_length(snaps); i++) {
+		struct json_object *s = json_object_array_get_idx(snaps, i);
+		if (!compact_present(s))
+			continue;
+		if (i > 0) {
+			c->state = -1;
+			return pr_error("%s: snapshots[%zu].calls: only snapshots[0] may hold compact "
+					"calls", what, i);
+		}
+		if (compact_decode(s, get(p->root, "chunks"), what, &c->v, &c->n, &c->names,
+				   &c->nnames) < 0) {
+			c->state = -1;
+			return -1;
+		}
+	}
+	return 1;
+}
+
+int profile_check_calls(const struct profile *p, const char *what)
+{
+	return decode_calls(p, what) < 0 ? -1 : 0;
+}
+
+int profile_is_compact(const struct profile *p)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+
+	return snaps && json_object_is_type(snaps, json_type_array) &&
+	       json_object_array_length(snaps) > 0 &&
+	       compact_present(json_object_array_get_idx(snaps, 0));
 }
 
 static int want(struct json_object *o, const char *key, json_type t, const char *what,
@@ -119,7 +184,7 @@ int profile_validate(const struct profile *p, const char *what)
 				return pr_error("%s: %s.uid is missing", what, where);
 		}
 	}
-	return 0;
+	return decode_calls(p, what) < 0 ? -1 : 0;
 }
 
 const char *profile_str(const struct profile *p, const char *path)
@@ -195,6 +260,52 @@ double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, doubl
 	return v;
 }
 
+/* --- interned strings ----------------------------------------------------------- */
+
+/* Strings by first appearance, found by hash (the strings are borrowed).  */
+struct intern {
+	const char **names;
+	size_t n, alloc;
+	int *hash;		/* index + 1 */
+	size_t hsize;
+};
+
+static size_t str_hash(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static int intern(struct intern *t, const char *s)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->hsize) {
+		size_t j;
+		free(t->hash);
+		t->hsize = t->hsize ? t->hsize * 2 : 64;
+		t->hash = xcalloc(t->hsize, sizeof(int));
+		for (j = 0; j < t->n; j++) {
+			for (i = str_hash(t->names[j]) & (t->hsize - 1); t->hash[i]; i = (i + 1) & (t->hsize - 1))
+				;
+			t->hash[i] = (int)j + 1;
+		}
+	}
+	for (i = str_hash(s) & (t->hsize - 1); t->hash[i]; i = (i + 1) & (t->hsize - 1))
+		if (!strcmp(t->names[t->hash[i] - 1], s))
+			return t->hash[i] - 1;
+	if (t->n == t->alloc) {
+		t->alloc = t->alloc ? t->alloc * 2 : 64;
+		t->names = xrealloc(t->names, t->alloc * sizeof(*t->names));
+	}
+	t->names[t->n] = s;
+	t->hash[i] = (int)++t->n;
+	return (int)t->n - 1;
+}
+
 /* --- summary ----------------------------------------------------------------- */
 
 struct fstat {
@@ -247,46 +358,11 @@ static int cmp_ref(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int64_t int_of(struct json_object *r, const char *key)
-{
-	struct json_object *v = get(r, key);
-
-	return v ? json_object_get_int64(v) : -1;
-}
-
-/* Every per-call resource's call-id, caller-id and uid, sorted by call-id.  */
-static size_t collect_refs(const struct profile *p, struct frame_ref **out)
-{
-	struct json_object *snaps = get(p->root, "snapshots");
-	struct frame_ref *refs = NULL;
-	size_t nrefs = 0, alloc = 0, i, j;
-
-	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
-		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
-		for (j = 0; res && j < json_object_array_length(res); j++) {
-			struct json_object *r = json_object_array_get_idx(res, j);
-			if (nrefs == alloc) {
-				alloc = alloc ? 2 * alloc : 64;
-				refs = xrealloc(refs, alloc * sizeof(*refs));
-			}
-			refs[nrefs].id = int_of(r, "call-id");
-			refs[nrefs].caller = int_of(r, "caller-id");
-			refs[nrefs].uid = uid_of(r);
-			nrefs++;
-		}
-	}
-	if (nrefs > 1)
-		qsort(refs, nrefs, sizeof(*refs), cmp_ref);
-	*out = refs;
-	return nrefs;
-}
-
-/* 1 when a caller of r, at any depth, is the same function: r's time is
+/* 1 when caller, or its caller at any depth, is the same function: r's time is
  * then inside that caller's, and a total counts the outermost call only.  */
-static int nested_call(const struct frame_ref *refs, size_t nrefs, struct json_object *r,
+static int nested_call(const struct frame_ref *refs, size_t nrefs, int64_t caller,
 		       const char *uid)
 {
-	int64_t caller = int_of(r, "caller-id");
 	size_t hops = 0;
 
 	while (caller >= 0 && hops++ < nrefs) {
@@ -305,13 +381,159 @@ static int nested_call(const struct frame_ref *refs, size_t nrefs, struct json_o
  * their middle.  */
 #define NAME_COLUMN_MAX 80
 
-void profile_summary(const struct profile *p, struct strbuf *out)
+/* One call or resource as summary and folded stacks need it, from either form.  */
+struct call_view {
+	const char *uid;
+	double amount, exclusive;
+	uint64_t count;
+	int64_t id, caller;
+	struct json_object *hist;	/* --aggregate: log2 histogram of its calls */
+	double min, max;		/* of its calls */
+};
+
+struct fold_refs {
+	struct frame_ref *refs;
+	size_t n, alloc;
+};
+
+static void view_of_resource(struct json_object *r, struct call_view *v)
+{
+	struct json_object *ex = get(r, "exclusive"), *cnt = get(r, "count");
+
+	v->uid = uid_of(r);
+	v->amount = json_object_get_double(get(r, "amount"));
+	v->exclusive = ex ? json_object_get_double(ex) : v->amount;
+	v->count = cnt ? (uint64_t)json_object_get_int64(cnt) : 1;
+	v->id = get(r, "call-id") ? json_object_get_int64(get(r, "call-id")) : -1;
+	v->caller = get(r, "caller-id") ? json_object_get_int64(get(r, "caller-id")) : -1;
+	v->hist = get(r, "log2_hist");
+	if (v->hist && !json_object_is_type(v->hist, json_type_array))
+		v->hist = NULL;
+	v->max = get(r, "max") ? json_object_get_double(get(r, "max")) : v->amount;
+	v->min = get(r, "min") ? json_object_get_double(get(r, "min")) : 0;
+}
+
+static void each_call(const struct profile *p, void (*fn)(void *, const struct call_view *),
+		      void *ctx)
 {
 	struct json_object *snaps = get(p->root, "snapshots");
-	struct json_object *tsum = get(get(p->root, "trace"), "summary");
+	struct call_view v;
+	size_t i, j;
+
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			view_of_resource(json_object_array_get_idx(res, j), &v);
+			fn(ctx, &v);
+		}
+	}
+	if (decode_calls(p, "profile") <= 0)
+		return;
+	memset(&v, 0, sizeof(v));
+	for (i = 0; i < p->calls->n; i++) {
+		const struct call_record *r = &p->calls->v[i].r;
+		v.uid = p->calls->names[r->probe];
+		v.amount = (double)r->amount;
+		v.exclusive = (double)r->exclusive;
+		v.count = 1;
+		v.id = (int64_t)r->call_id;
+		v.caller = r->caller_id;
+		v.min = v.max = v.amount;
+		fn(ctx, &v);
+	}
+}
+
+static void ref_one(void *ctxp, const struct call_view *v)
+{
+	struct fold_refs *c = ctxp;
+
+	if (c->n == c->alloc) {
+		c->alloc = c->alloc ? c->alloc * 2 : 1024;
+		c->refs = xrealloc(c->refs, c->alloc * sizeof(*c->refs));
+	}
+	c->refs[c->n].id = v->id;
+	c->refs[c->n].caller = v->caller;
+	c->refs[c->n].uid = v->uid;
+	c->n++;
+}
+
+/* Every call's call-id, caller-id and uid, sorted by call-id.  */
+static size_t collect_refs(const struct profile *p, struct frame_ref **out)
+{
+	struct fold_refs c = { NULL, 0, 0 };
+
+	each_call(p, ref_one, &c);
+	if (c.n > 1)
+		qsort(c.refs, c.n, sizeof(*c.refs), cmp_ref);
+	*out = c.refs;
+	return c.n;
+}
+
+struct sum_ctx {
+	struct fstat *fs;
+	size_t nfs;
+	double all_excl;
+	struct intern uids;	/* index in fs */
+	struct json_object *tsum;	/* trace.summary */
+	struct frame_ref *refs;
+	size_t nrefs;
+	int any_sampled, any_cal;
+};
+
+static void sum_one(void *ctxp, const struct call_view *v)
+{
+	struct sum_ctx *c = ctxp;
+	struct fstat *f;
+	size_t k;
+
+	k = (size_t)intern(&c->uids, v->uid);
+	if (k == c->nfs) {
+		struct json_object *ts = get(c->tsum, v->uid);
+		c->fs = xrealloc(c->fs, (c->nfs + 1) * sizeof(*c->fs));
+		f = &c->fs[c->nfs++];
+		memset(f, 0, sizeof(*f));
+		f->uid = v->uid;
+		f->min = -1;
+		f->sampled = get(ts, "sampled") ? json_object_get_int64(get(ts, "sampled")) : 0;
+		f->cal_mean = get(ts, "calibrated_mean")
+				      ? json_object_get_double(get(ts, "calibrated_mean"))
+				      : -1;
+		c->any_sampled |= f->sampled > 1;
+		c->any_cal |= f->cal_mean >= 0;
+	}
+	f = &c->fs[k];
+	if (v->hist) {
+		/* a per-thread summary: its amount is a sum, not one call */
+		size_t b, nb = json_object_array_length(v->hist);
+		for (b = 0; b < nb && b < 64; b++)
+			f->hist[b] += (uint64_t)json_object_get_int64(
+				json_object_array_get_idx(v->hist, b));
+		f->has_hist = 1;
+		if (v->max > f->max)
+			f->max = v->max;
+		if (f->min < 0 || v->min < f->min)
+			f->min = v->min;
+	} else {
+		if (f->n == f->alloc) {
+			f->alloc = f->alloc ? f->alloc * 2 : 16;
+			f->amounts = xrealloc(f->amounts, f->alloc * sizeof(double));
+		}
+		f->amounts[f->n++] = v->amount;
+		if (v->amount > f->max)
+			f->max = v->amount;
+	}
+	f->calls += v->count;
+	f->sum += v->amount;
+	if (!nested_call(c->refs, c->nrefs, v->caller, v->uid))
+		f->total += v->amount;
+	f->excl += v->exclusive;
+	c->all_excl += v->exclusive;
+}
+
+void profile_summary(const struct profile *p, struct strbuf *out)
+{
 	struct fstat *fs = NULL;
-	struct frame_ref *refs = NULL;
-	size_t nfs = 0, nrefs, i, j, k, width = 40;
+	size_t nfs = 0, k, width = 40;
 	double all_excl = 0;
 	const char *unit = "";
 	struct json_object *units = get(get(p->root, "header"), "units");
@@ -324,63 +546,21 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			break;
 		}
 	}
-	nrefs = collect_refs(p, &refs);
-	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
-		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
-		for (j = 0; res && j < json_object_array_length(res); j++) {
-			struct json_object *r = json_object_array_get_idx(res, j);
-			const char *uid = uid_of(r);
-			double a = json_object_get_double(get(r, "amount"));
-			struct json_object *ex = get(r, "exclusive"), *cnt = get(r, "count");
-			struct json_object *hist = get(r, "log2_hist");
-			for (k = 0; k < nfs && strcmp(fs[k].uid, uid); k++)
-				;
-			if (k == nfs) {
-				struct json_object *ts = get(tsum, uid);
-				fs = xrealloc(fs, (nfs + 1) * sizeof(*fs));
-				memset(&fs[nfs], 0, sizeof(*fs));
-				fs[nfs].uid = uid;
-				fs[nfs].min = -1;
-				fs[nfs].sampled = get(ts, "sampled") ? json_object_get_int64(get(ts, "sampled")) : 0;
-				fs[nfs].cal_mean = get(ts, "calibrated_mean")
-							   ? json_object_get_double(get(ts, "calibrated_mean"))
-							   : -1;
-				any_sampled |= fs[nfs].sampled > 1;
-				any_cal |= fs[nfs].cal_mean >= 0;
-				nfs++;
-			}
-			if (hist && json_object_is_type(hist, json_type_array)) {
-				/* a per-thread summary: its amount is a sum, not one call */
-				size_t b, nb = json_object_array_length(hist);
-				double mx = get(r, "max") ? json_object_get_double(get(r, "max")) : a;
-				double mn = get(r, "min") ? json_object_get_double(get(r, "min")) : 0;
-				for (b = 0; b < nb && b < 64; b++)
-					fs[k].hist[b] += (uint64_t)json_object_get_int64(
-						json_object_array_get_idx(hist, b));
-				fs[k].has_hist = 1;
-				if (mx > fs[k].max)
-					fs[k].max = mx;
-				if (fs[k].min < 0 || mn < fs[k].min)
-					fs[k].min = mn;
-			} else {
-				if (fs[k].n == fs[k].alloc) {
-					fs[k].alloc = fs[k].alloc ? fs[k].alloc * 2 : 16;
-					fs[k].amounts = xrealloc(fs[k].amounts,
-								 fs[k].alloc * sizeof(double));
-				}
-				fs[k].amounts[fs[k].n++] = a;
-				if (a > fs[k].max)
-					fs[k].max = a;
-			}
-			fs[k].calls += cnt ? (uint64_t)json_object_get_int64(cnt) : 1;
-			fs[k].sum += a;
-			if (!nested_call(refs, nrefs, r, uid))
-				fs[k].total += a;
-			fs[k].excl += ex ? json_object_get_double(ex) : a;
-			all_excl += ex ? json_object_get_double(ex) : a;
-		}
+	{
+		struct sum_ctx c;
+		memset(&c, 0, sizeof(c));
+		c.tsum = get(get(p->root, "trace"), "summary");
+		c.nrefs = collect_refs(p, &c.refs);
+		each_call(p, sum_one, &c);
+		free(c.uids.names);
+		free(c.uids.hash);
+		free(c.refs);
+		fs = c.fs;
+		nfs = c.nfs;
+		all_excl = c.all_excl;
+		any_sampled = c.any_sampled;
+		any_cal = c.any_cal;
 	}
-	free(refs);
 	if (nfs > 1)
 		qsort(fs, nfs, sizeof(*fs), cmp_total);
 	for (k = 0; k < nfs; k++)
@@ -450,57 +630,66 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(((const struct folded_line *)a)->stack, ((const struct folded_line *)b)->stack);
 }
 
+struct fold_ctx {
+	struct frame_ref *refs;
+	double *values;
+	size_t n, alloc;
+};
+
+static void fold_one(void *ctxp, const struct call_view *v)
+{
+	struct fold_ctx *c = ctxp;
+
+	if (c->n == c->alloc) {
+		c->alloc = c->alloc ? c->alloc * 2 : 1024;
+		c->refs = xrealloc(c->refs, c->alloc * sizeof(*c->refs));
+		c->values = xrealloc(c->values, c->alloc * sizeof(*c->values));
+	}
+	c->refs[c->n].id = v->id;
+	c->refs[c->n].caller = v->caller;
+	c->refs[c->n].uid = v->uid;
+	c->values[c->n++] = v->exclusive;
+}
+
 void profile_folded(const struct profile *p, struct strbuf *out)
 {
-	struct json_object *snaps = get(p->root, "snapshots");
-	struct frame_ref *refs = NULL;
+	struct fold_ctx c = { NULL, NULL, 0, 0 };
+	struct frame_ref *refs;
 	struct folded_line *lines = NULL;
-	size_t nrefs = 0, nlines = 0, i, j, k;
+	size_t nrefs, nlines = 0, i, j, k;
 
-	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
-		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
-		for (j = 0; res && j < json_object_array_length(res); j++) {
-			struct json_object *r = json_object_array_get_idx(res, j);
-			refs = xrealloc(refs, (nrefs + 1) * sizeof(*refs));
-			refs[nrefs].id = get(r, "call-id") ? json_object_get_int64(get(r, "call-id")) : -1;
-			refs[nrefs].caller = get(r, "caller-id") ? json_object_get_int64(get(r, "caller-id")) : -1;
-			refs[nrefs].uid = uid_of(r);
-			nrefs++;
-		}
-	}
+	each_call(p, fold_one, &c);
+	nrefs = c.n;
+	refs = xmalloc((nrefs ? nrefs : 1) * sizeof(*refs));
+	if (nrefs)
+		memcpy(refs, c.refs, nrefs * sizeof(*refs));
 	if (nrefs > 1)
 		qsort(refs, nrefs, sizeof(*refs), cmp_ref);
-	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
-		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
-		for (j = 0; res && j < json_object_array_length(res); j++) {
-			struct json_object *r = json_object_array_get_idx(res, j);
-			struct json_object *ex = get(r, "exclusive");
-			struct strbuf st = STRBUF_INIT;
-			const char *chain[256];
-			size_t depth = 0;
-			int64_t caller = get(r, "caller-id") ? json_object_get_int64(get(r, "caller-id")) : -1;
-			double v = ex ? json_object_get_double(ex) : json_object_get_double(get(r, "amount"));
-			chain[depth++] = uid_of(r);
-			while (caller >= 0 && depth < 256) {
-				struct frame_ref key = { caller, 0, NULL }, *f;
-				f = bsearch(&key, refs, nrefs, sizeof(*refs), cmp_ref);
-				if (!f)
-					break;
-				chain[depth++] = f->uid;
-				caller = f->caller;
-			}
-			while (depth--) {
-				const char *c;
-				for (c = chain[depth]; *c; c++)	/* ';' and ' ' separate fields */
-					strbuf_addch(&st, *c == ';' || *c == ' ' ? '_' : *c);
-				if (depth)
-					strbuf_addch(&st, ';');
-			}
-			lines = xrealloc(lines, (nlines + 1) * sizeof(*lines));
-			lines[nlines].stack = strbuf_detach(&st);
-			lines[nlines].value = v;
-			nlines++;
+	lines = xmalloc((nrefs ? nrefs : 1) * sizeof(*lines));
+	for (j = 0; j < nrefs; j++) {
+		struct strbuf st = STRBUF_INIT;
+		const char *chain[256];
+		size_t depth = 0;
+		int64_t caller = c.refs[j].caller;
+		chain[depth++] = c.refs[j].uid;
+		while (caller >= 0 && depth < 256) {
+			struct frame_ref key = { caller, 0, NULL }, *f;
+			f = bsearch(&key, refs, nrefs, sizeof(*refs), cmp_ref);
+			if (!f)
+				break;
+			chain[depth++] = f->uid;
+			caller = f->caller;
 		}
+		while (depth--) {
+			const char *ch;
+			for (ch = chain[depth]; *ch; ch++)	/* ';' and ' ' separate fields */
+				strbuf_addch(&st, *ch == ';' || *ch == ' ' ? '_' : *ch);
+			if (depth)
+				strbuf_addch(&st, ';');
+		}
+		lines[nlines].stack = strbuf_detach(&st);
+		lines[nlines].value = c.values[j];
+		nlines++;
 	}
 	if (nlines > 1)
 		qsort(lines, nlines, sizeof(*lines), cmp_line);
@@ -514,6 +703,8 @@ void profile_folded(const struct profile *p, struct strbuf *out)
 		free(lines[i].stack);
 	free(lines);
 	free(refs);
+	free(c.refs);
+	free(c.values);
 }
 
 /* --- query API (seeds/001) ----------------------------------------------------- */
@@ -630,8 +821,30 @@ static void add_unique(char ***v, size_t *n, const char *s)
 	(*v)[(*n)++] = xstrdup(s);
 }
 
-/* Calls fn for every resource of every snapshot.  */
-static void each_resource(const struct profile *p, void (*fn)(void *, struct json_object *), void *ctx)
+/* The per-call form of one call, as the writer (--per-call) writes it.  */
+static struct json_object *call_resource(const struct profile_calls *c, const struct call_record *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "amount", json_object_new_int64((int64_t)r->amount));
+	json_object_object_add(o, "exclusive", json_object_new_int64((int64_t)r->exclusive));
+	json_object_object_add(o, "uid", json_object_new_string(c->names[r->probe]));
+	json_object_object_add(o, "type", json_object_new_string("mixed"));
+	json_object_object_add(o, "subtype", json_object_new_string(r->point ? "point" : "time delta"));
+	json_object_object_add(o, "thread", json_object_new_int64(r->thread));
+	json_object_object_add(o, "call-order", json_object_new_int64((int64_t)r->call_order));
+	json_object_object_add(o, "timestamp", json_object_new_int64((int64_t)r->start));
+	json_object_object_add(o, "depth", json_object_new_int64(r->depth));
+	json_object_object_add(o, "call-id", json_object_new_int64((int64_t)r->call_id));
+	json_object_object_add(o, "caller-id", json_object_new_int64(r->caller_id));
+	json_object_object_add(o, "caller", r->caller_probe >= 0
+						    ? json_object_new_string(c->names[r->caller_probe])
+						    : NULL);
+	return o;
+}
+
+void profile_each_resource(const struct profile *p, void (*fn)(void *, struct json_object *),
+			   void *ctx)
 {
 	struct json_object *snaps = get(p->root, "snapshots");
 	size_t i, j;
@@ -640,6 +853,13 @@ static void each_resource(const struct profile *p, void (*fn)(void *, struct jso
 		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
 		for (j = 0; res && j < json_object_array_length(res); j++)
 			fn(ctx, json_object_array_get_idx(res, j));
+	}
+	if (decode_calls(p, "profile") <= 0)
+		return;
+	for (i = 0; i < p->calls->n; i++) {
+		struct json_object *o = call_resource(p->calls, &p->calls->v[i].r);
+		fn(ctx, o);
+		json_object_put(o);
 	}
 }
 
@@ -665,7 +885,7 @@ size_t profile_unique_values(const struct profile *p, const char *key, char ***o
 {
 	struct uniq_ctx c = { key, NULL, 0 };
 
-	each_resource(p, uniq_one, &c);
+	profile_each_resource(p, uniq_one, &c);
 	if (c.n > 1)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_str);
 	*out = c.v;
@@ -694,7 +914,7 @@ size_t profile_numeric_keys(const struct profile *p, char ***out)
 	struct num_ctx c = { NULL, NULL, 0, 0 };
 	size_t i, j, k = 0;
 
-	each_resource(p, num_one, &c);
+	profile_each_resource(p, num_one, &c);
 	for (i = 0; i < c.nnum; i++) {
 		int mixed = 0;
 		for (j = 0; j < c.nother; j++)
@@ -709,4 +929,146 @@ size_t profile_numeric_keys(const struct profile *p, char ***out)
 		qsort(c.num, k, sizeof(*c.num), cmp_str);
 	*out = c.num;
 	return k;
+}
+
+/* --- conversion between the forms ------------------------------------------------ */
+
+static int int_field(struct json_object *r, const char *key, int64_t *v)
+{
+	struct json_object *o = get(r, key);
+
+	if (!o || !json_object_is_type(o, json_type_int))
+		return -1;
+	*v = json_object_get_int64(o);
+	return 0;
+}
+
+/* Resource r as a call record, when it is one in the per-call form.  */
+static int record_of(struct json_object *r, struct intern *t, struct call_record *c)
+{
+	struct json_object *uid = get(r, "uid"), *caller = get(r, "caller");
+	struct json_object *type = get(r, "type"), *sub = get(r, "subtype");
+	int64_t amount, excl, thread, order, ts, depth, id, cid;
+
+	if (!json_object_is_type(r, json_type_object) || json_object_object_length(r) != 12 ||
+	    !uid || !json_object_is_type(uid, json_type_string) || !json_object_object_get_ex(r, "caller", NULL) ||
+	    (caller && !json_object_is_type(caller, json_type_string)) || !type ||
+	    strcmp(json_object_get_string(type), "mixed") || !sub ||
+	    (strcmp(json_object_get_string(sub), "time delta") &&
+	     strcmp(json_object_get_string(sub), "point")) ||
+	    int_field(r, "amount", &amount) || int_field(r, "exclusive", &excl) ||
+	    int_field(r, "thread", &thread) || int_field(r, "call-order", &order) ||
+	    int_field(r, "timestamp", &ts) || int_field(r, "depth", &depth) ||
+	    int_field(r, "call-id", &id) || int_field(r, "caller-id", &cid) || amount < 0 ||
+	    excl < 0 || order < 0 || ts < 0 || depth < 0 || depth > UINT32_MAX || id < 0)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	c->probe = intern(t, json_object_get_string(uid));
+	c->caller_probe = caller ? intern(t, json_object_get_string(caller)) : -1;
+	c->point = !strcmp(json_object_get_string(sub), "point");
+	c->thread = thread;
+	c->amount = (uint64_t)amount;
+	c->exclusive = (uint64_t)excl;
+	c->call_order = (uint64_t)order;
+	c->start = (uint64_t)ts;
+	c->depth = (unsigned)depth;
+	c->call_id = (uint64_t)id;
+	c->caller_id = cid;
+	return 0;
+}
+
+static const char *plain(struct json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+int profile_write_form(const struct profile *p, FILE *f, int form, const char *what)
+{
+	struct json_object *snaps = get(p->root, "snapshots"), *snap, *res, *t, *m;
+	struct strbuf prefix = STRBUF_INIT, rest = STRBUF_INIT, models = STRBUF_INIT, *to = &prefix;
+	struct intern names = { NULL, 0, 0, NULL, 0 };
+	struct call_record *recs = NULL;
+	struct profile_writer w;
+	size_t i, n = 0;
+	int ret = -1;
+
+	if (!snaps || !json_object_is_type(snaps, json_type_array) ||
+	    json_object_array_length(snaps) != 1)
+		return pr_error("%s: has %s snapshots, not one: no per-call data to convert", what,
+				snaps ? "several or no" : "no");
+	snap = json_object_array_get_idx(snaps, 0);
+	res = get(snap, "resources");
+	if (decode_calls(p, what) < 0)
+		return -1;
+	if (res && !json_object_is_type(res, json_type_array))
+		return pr_error("%s: snapshots[0].resources must be a list", what);
+	if (p->calls->n || profile_is_compact(p)) {
+		if (res && json_object_array_length(res))
+			return pr_error("%s: has both compact calls and resources: convert one form "
+					"at a time", what);
+		n = p->calls->n;
+		recs = xmalloc((n ? n : 1) * sizeof(*recs));
+		for (i = 0; i < p->calls->nnames; i++)
+			intern(&names, p->calls->names[i]);
+		for (i = 0; i < n; i++)
+			recs[i] = p->calls->v[i].r;
+	} else {
+		n = res ? json_object_array_length(res) : 0;
+		recs = xmalloc((n ? n : 1) * sizeof(*recs));
+		for (i = 0; i < n; i++)
+			if (record_of(json_object_array_get_idx(res, i), &names, &recs[i]) < 0) {
+				pr_error("%s: snapshots[0].resources[%zu] is not a per-call record "
+					 "(perun collect without --aggregate writes those): nothing to "
+					 "convert", what, i);
+				goto out;
+			}
+	}
+	json_object_object_foreach(p->root, key, val) {
+		if (!strcmp(key, "snapshots")) {
+			to = &rest;
+			continue;
+		}
+		if (!strcmp(key, "chunks"))
+			continue;
+		if (to == &rest || to->len)
+			strbuf_addch(to, ',');
+		strbuf_add_json_str(to, key);
+		strbuf_addch(to, ':');
+		strbuf_addstr(to, plain(val));
+	}
+	if (!prefix.len) {
+		pr_error("%s: has no regions before its snapshots (header, collector_info)", what);
+		goto out;
+	}
+	if (profile_writer_open_stream(&w, f, names.n, names.names, prefix.buf, form) < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (profile_writer_call(&w, &recs[i]) < 0) {
+			w.f = NULL;	/* the caller's */
+			profile_writer_abort(&w);
+			goto out;
+		}
+	t = get(snap, "time");
+	m = get(snap, "models");
+	/* the snapshot's other regions follow its models */
+	strbuf_addstr(&models, m ? plain(m) : "[]");
+	json_object_object_foreach(snap, skey, sval) {
+		if (!strcmp(skey, "resources") || !strcmp(skey, "calls") || !strcmp(skey, "time") ||
+		    !strcmp(skey, "models"))
+			continue;
+		strbuf_addch(&models, ',');
+		strbuf_add_json_str(&models, skey);
+		strbuf_addch(&models, ':');
+		strbuf_addstr(&models, plain(sval));
+	}
+	ret = profile_writer_finish_stream(&w, t ? plain(t) : "\"0\"", models.buf,
+					   strbuf_str(&rest));
+out:
+	free(recs);
+	free(names.names);
+	free(names.hash);
+	strbuf_release(&prefix);
+	strbuf_release(&rest);
+	strbuf_release(&models);
+	return ret;
 }

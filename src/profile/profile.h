@@ -5,13 +5,18 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util/strbuf.h"
 
 struct json_object;
+struct profile_calls;
 
+/* A profile in either form: per-call resources, or the compact columns of
+ * profile/compact.h, decoded on first use.  Every reader below sees both.  */
 struct profile {
 	struct json_object *root;
+	struct profile_calls *calls;	/* owned; the compact form decoded */
 };
 
 /* Parses path; -1 with a message naming the file when it is not JSON.  */
@@ -52,6 +57,20 @@ void strings_free(char **v, size_t n);
  * clamped to [min, max]; 0 when empty.  */
 double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, double min,
 			  double max);
+/* Calls fn for every resource: the stored ones, and for a compact profile
+ * one per call as the per-call form has it (a temporary object).  */
+void profile_each_resource(const struct profile *p, void (*fn)(void *, struct json_object *),
+			   void *ctx);
+/* Writes p to f in form PROFILE_PER_CALL or PROFILE_COMPACT (profile/writer.h):
+ * the same calls in the same order, every other region as it is.  -1 with
+ * a message naming what when p has resources that are not per-call records
+ * (nothing to convert).  */
+int profile_write_form(const struct profile *p, FILE *f, int form, const char *what);
+/* Whether p holds compact calls.  */
+int profile_is_compact(const struct profile *p);
+/* Decodes p's compact calls, if any; -1 with a message naming what and the
+ * bad field.  The readers above show nothing of calls that do not decode.  */
+int profile_check_calls(const struct profile *p, const char *what);
 
 /* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profile/compact.h"
 #include "profile/writer.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -70,6 +71,27 @@ static void put_json(struct profile_writer *w, struct json_object *o)
 							   JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
+/* Opens snapshots[0] up to where the calls go: its resources, or in the
+ * compact form (profile/compact.h) its calls.  */
+static void open_snapshot(struct profile_writer *w)
+{
+	puts_(w, w->cs ? ",\"snapshots\":[{\"resources\":[],\"calls\":["
+		       : ",\"snapshots\":[{\"resources\":[");
+}
+
+/* Where the compact form's blocks go.  */
+static void put_block(void *ctx, const char *text, size_t len)
+{
+	put(ctx, text, len);
+}
+
+static int call_error(struct profile_writer *w)
+{
+	w->error = 1;
+	return pr_error("a call's caller-id is its own call-id or below -1: it has no compact "
+			"form; write it with --per-call");
+}
+
 int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
 			const char *origin, struct json_object *header,
 			struct json_object *collector_info, int per_call)
@@ -94,6 +116,7 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 	w->buf = xmalloc(WBUF);
 	w->uids = xcalloc(plan->n ? plan->n : 1, sizeof(*w->uids));
 	w->sum = xcalloc(plan->n ? plan->n : 1, sizeof(*w->sum));
+	w->nuids = plan->n;
 	for (i = 0; i < plan->n; i++) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_add_json_str(&sb, plan->probes[i].name);
@@ -101,6 +124,8 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 		w->sum[i].min = UINT64_MAX;
 		w->sum[i].sampled = plan->probes[i].sampling;
 	}
+	if (per_call == PROFILE_COMPACT)
+		w->cs = compact_new(plan->n, put_block, w);
 	puts_(w, "{");
 	if (origin) {
 		struct strbuf sb = STRBUF_INIT;
@@ -114,19 +139,41 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 	put_json(w, header);
 	puts_(w, ",\"collector_info\":");
 	put_json(w, collector_info);
-	puts_(w, ",\"postprocessors\":[],\"snapshots\":[{\"resources\":[");
+	puts_(w, ",\"postprocessors\":[]");
+	open_snapshot(w);
 	return 0;
 }
 
+int profile_writer_open_stream(struct profile_writer *w, FILE *f, size_t n,
+			       const char *const *names, const char *prefix, int form)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->per_call = form;
+	w->f = f;
+	w->buf = xmalloc(WBUF);
+	w->nuids = n;
+	w->uids = xcalloc(n ? n : 1, sizeof(*w->uids));
+	w->sum = xcalloc(n ? n : 1, sizeof(*w->sum));
+	for (i = 0; i < n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add_json_str(&sb, names[i]);
+		w->uids[i] = strbuf_detach(&sb);
+		w->sum[i].min = UINT64_MAX;
+	}
+	if (form == PROFILE_COMPACT)
+		w->cs = compact_new(n, put_block, w);
+	puts_(w, "{");
+	puts_(w, prefix);
+	open_snapshot(w);
+	return 0;
+}
+
+/* floor(log2(v)), 0 for 0 and 1.  */
 static unsigned log2_bucket(uint64_t v)
 {
-	unsigned b = 0;
-
-	while (v > 1 && b < 63) {
-		v >>= 1;
-		b++;
-	}
-	return b;
+	return v > 1 ? 63u - (unsigned)__builtin_clzll(v) : 0;
 }
 
 static double own_cost(const struct probe_cost *c, int stepped)
@@ -188,6 +235,12 @@ int profile_writer_call(void *ctx, const struct call_record *r)
 	}
 	if (!w->per_call)
 		return w->error ? -1 : 0;
+	if (w->cs) {
+		w->nresources++;
+		if (compact_add(w->cs, r) < 0)
+			return call_error(w);
+		return w->error ? -1 : 0;
+	}
 	if (w->nresources++)
 		put(w, ",", 1);
 	puts_(w, "{\"amount\":");
@@ -302,16 +355,56 @@ int profile_writer_aggregate(struct profile_writer *w, const struct agg_record *
 	return w->error ? -1 : 0;
 }
 
+/* Ends the calls, writes the snapshot's time and models (JSON texts) and the
+ * chunks region.  */
+static int close_snapshot(struct profile_writer *w, const char *time, const char *models)
+{
+	long len;
+	const char *text;
+
+	if (w->cs)
+		compact_flush(w->cs);
+	puts_(w, "],\"time\":");
+	puts_(w, time);
+	puts_(w, ",\"models\":");
+	puts_(w, models);
+	puts_(w, "}],\"chunks\":{");
+	if (w->cs) {
+		text = compact_chunks(w->cs, w->uids, &len);
+		put(w, text, (size_t)len);
+	}
+	puts_(w, "}");
+	return 0;
+}
+
+int profile_writer_finish_stream(struct profile_writer *w, const char *time, const char *models,
+				 const char *rest)
+{
+	int ret = 0;
+
+	if (close_snapshot(w, time, models) < 0)
+		ret = -1;
+	puts_(w, rest);
+	puts_(w, "}\n");
+	flush(w);
+	if (fflush(w->f) != 0 || w->error)
+		ret = ret < 0 ? ret : pr_error_errno("write");
+	w->f = NULL;		/* the caller's */
+	profile_writer_abort(w);
+	return ret;
+}
+
 int profile_writer_close(struct profile_writer *w, const struct parse_stats *st,
 			 struct json_object *extra)
 {
 	char tbuf[64];
 	int fd, ret;
 
-	snprintf(tbuf, sizeof(tbuf), "%.9f", (double)st->duration / 1e9);
-	puts_(w, "],\"time\":\"");
-	puts_(w, tbuf);
-	puts_(w, "\",\"models\":[]}],\"chunks\":{}");
+	snprintf(tbuf, sizeof(tbuf), "\"%.9f\"", (double)st->duration / 1e9);
+	if (close_snapshot(w, tbuf, "[]") < 0) {
+		profile_writer_abort(w);
+		return -1;
+	}
 	if (extra) {
 		puts_(w, ",\"trace\":");
 		put_json(w, extra);
@@ -341,9 +434,11 @@ void profile_writer_abort(struct profile_writer *w)
 		if (w->tmp)
 			unlink(w->tmp);
 	}
-	if (w->uids && w->plan)
-		for (i = 0; i < w->plan->n; i++)
+	if (w->uids)
+		for (i = 0; i < w->nuids; i++)
 			free(w->uids[i]);
+	compact_free(w->cs);
+	w->cs = NULL;
 	free(w->uids);
 	free(w->sum);
 	free(w->buf);

@@ -43,6 +43,14 @@ double probe_cost_inclusive(const struct probe_cost *c, int stepped, uint64_t am
 			    uint64_t callees);
 double probe_cost_exclusive(const struct probe_cost *c, int stepped, uint64_t exclusive,
 			    uint64_t children);
+/* What profile_writer_open writes per call.  */
+enum profile_form {
+	PROFILE_SUMMARIES = 0,	/* --aggregate: summary resources only */
+	PROFILE_PER_CALL = 1,	/* one resource object per call (perun <= 0.x) */
+	PROFILE_COMPACT = 2,	/* columns per uid and thread, see compact.h */
+};
+
+struct compact_state;
 
 struct profile_writer {
 	FILE *f;
@@ -57,6 +65,8 @@ struct profile_writer {
 	int error;
 	char *buf;		/* output buffer */
 	size_t blen;
+	size_t nuids;		/* entries of uids */
+	struct compact_state *cs;	/* PROFILE_COMPACT only */
 };
 
 /* Opens path.tmpXXXXXX and writes every region up to the resources.  origin
@@ -68,6 +78,16 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
  * may be NULL, are borrowed; call before the first record).  */
 void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost *cost,
 			      const unsigned char *stepped);
+/* For conversions: writes to f (not closed), uids are names[0..n), prefix is
+ * the JSON text of the regions before "snapshots" without braces
+ * ("header":{..},...).  form is PROFILE_PER_CALL or PROFILE_COMPACT.  */
+int profile_writer_open_stream(struct profile_writer *w, FILE *f, size_t n,
+			       const char *const *names, const char *prefix, int form);
+/* Ends a stream opened with profile_writer_open_stream: time and models are
+ * JSON texts of the snapshot's regions, rest the JSON text of the regions
+ * after "chunks" (",\"trace\":{..}") or "".  */
+int profile_writer_finish_stream(struct profile_writer *w, const char *time, const char *models,
+				 const char *rest);
 /* A parse_sink.  */
 int profile_writer_call(void *w, const struct call_record *r);
 /* With --aggregate: one resource per probe and thread, from the script's

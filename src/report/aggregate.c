@@ -52,21 +52,9 @@ static void each_resource(void *vctx, struct json_object *r)
 void calls_each(const struct profile *p, calls_fn fn, void *ctx)
 {
 	struct each_ctx c = { fn, ctx };
-	struct json_object *snaps, *res;
-	size_t i, j;
 
-	/* the reader seam: profile_each_resource once main has it */
-	if (!p->root || !json_object_object_get_ex(p->root, "snapshots", &snaps) ||
-	    !json_object_is_type(snaps, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(snaps); i++) {
-		struct json_object *s = json_object_array_get_idx(snaps, i);
-		if (!json_object_object_get_ex(s, "resources", &res) ||
-		    !json_object_is_type(res, json_type_array))
-			continue;
-		for (j = 0; j < json_object_array_length(res); j++)
-			each_resource(&c, json_object_array_get_idx(res, j));
-	}
+	/* per-call and compact profiles alike */
+	profile_each_resource(p, each_resource, &c);
 }
 
 void agg_init(struct agg *a, const char *release, const char *shard, int64_t timebox,

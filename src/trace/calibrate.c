@@ -151,31 +151,37 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The recorded amounts of function uid, sorted; caller frees.  */
+struct amounts_ctx {
+	const char *uid;
+	double *a;
+	size_t n, alloc;
+};
+
+static void amount_one(void *ctx, struct json_object *r)
+{
+	struct amounts_ctx *c = ctx;
+	const char *u = json_object_get_string(get(r, "uid"));
+
+	if (!u || strcmp(u, c->uid))
+		return;
+	if (c->n == c->alloc) {
+		c->alloc = c->alloc ? 2 * c->alloc : 1024;
+		c->a = xrealloc(c->a, c->alloc * sizeof(*c->a));
+	}
+	c->a[c->n++] = json_object_get_double(get(r, "amount"));
+}
+
+/* The recorded amounts of function uid, sorted; caller frees.  Reads
+ * either profile form.  */
 static double *amounts(const struct profile *p, const char *uid, size_t *out)
 {
-	struct json_object *snaps = get(p->root, "snapshots");
-	double *a = NULL;
-	size_t n = 0, alloc = 0, i, j;
+	struct amounts_ctx c = { uid, NULL, 0, 0 };
 
-	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
-		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
-		for (j = 0; res && j < json_object_array_length(res); j++) {
-			struct json_object *r = json_object_array_get_idx(res, j);
-			const char *u = json_object_get_string(get(r, "uid"));
-			if (!u || strcmp(u, uid))
-				continue;
-			if (n == alloc) {
-				alloc = alloc ? 2 * alloc : 1024;
-				a = xrealloc(a, alloc * sizeof(*a));
-			}
-			a[n++] = json_object_get_double(get(r, "amount"));
-		}
-	}
-	if (n > 1)
-		qsort(a, n, sizeof(*a), cmp_double);
-	*out = n;
-	return a;
+	profile_each_resource(p, amount_one, &c);
+	if (c.n > 1)
+		qsort(c.a, c.n, sizeof(*c.a), cmp_double);
+	*out = c.n;
+	return c.a;
 }
 
 int calibrate_compute(const struct profile *p, const char *report, struct calibration *c)

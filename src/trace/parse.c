@@ -64,6 +64,7 @@ struct parser {
 
 	struct thread *threads;
 	size_t nthreads_alloc;
+	struct thread *last_thread;	/* the previous event's: most events repeat it */
 
 	uint64_t next_call_id;
 
@@ -157,6 +158,7 @@ static struct thread *thread_get(struct parser *p, int64_t tid)
 				*thread_slot(tab, n, p->threads[j].tid) = p->threads[j];
 		free(p->threads);
 		p->threads = tab;
+		p->last_thread = NULL;
 		p->nthreads_alloc = n;
 		t = thread_slot(tab, n, tid);
 	}
@@ -276,10 +278,13 @@ static void push(struct thread *t, int probe, uint64_t ts, uint64_t call_id, uin
 static void process(struct parser *p, const struct event *e)
 {
 	int64_t tid = p->st.target_pid + e->tid_off;
-	struct thread *t = thread_get(p, tid);
+	struct thread *t = p->last_thread;
 	int probe = (int)(e->code >> 1), exit = e->code & 1;
 	uint64_t rel = e->ts >= p->base ? e->ts - p->base : 0;
 	struct call_record r;
+
+	if (!t || t->tid != tid)
+		t = p->last_thread = thread_get(p, tid);
 
 	if (t->has_last && t->last_ts == e->ts && t->last_code == e->code) {
 		p->st.duplicates++;
@@ -390,15 +395,28 @@ static void window_push(struct parser *p, const struct event *e)
 
 /* --- lines ---------------------------------------------------------------- */
 
-static int hexval(unsigned char c)
+/* Hex digit values plus one; 0 for anything else.  */
+static const unsigned char hexd[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* One hex field of 1 to 16 digits at s; the end of its digits, or NULL.  */
+static inline const char *hex1(const char *s, const char *end, uint64_t *out)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	const char *start = s;
+	uint64_t v = 0;
+	unsigned d;
+
+	while (s < end && (d = hexd[(unsigned char)*s]) != 0) {
+		v = v << 4 | (d - 1);
+		s++;
+	}
+	if (s == start || s - start > 16)
+		return NULL;
+	*out = v;
+	return s;
 }
 
 /* Parses up to n hex fields separated by single spaces; returns the count. */
@@ -407,17 +425,10 @@ static int hex_fields(const char *s, const char *end, uint64_t *out, int n)
 	int k = 0;
 
 	while (s < end && k < n) {
-		uint64_t v = 0;
-		int d, digits = 0;
-		while (s < end && (d = hexval((unsigned char)*s)) >= 0) {
-			if (++digits > 16)
-				return -1;
-			v = v << 4 | (uint64_t)d;
-			s++;
-		}
-		if (!digits)
+		s = hex1(s, end, &out[k]);
+		if (!s)
 			return -1;
-		out[k++] = v;
+		k++;
 		if (s < end) {
 			if (*s != ' ')
 				return -1;
@@ -425,6 +436,17 @@ static int hex_fields(const char *s, const char *end, uint64_t *out, int n)
 		}
 	}
 	return s == end ? k : -1;
+}
+
+/* CODE TID TS, the common line: 1 when it is one.  */
+static inline int event_fields(const char *s, const char *end, uint64_t *f)
+{
+	if (!(s = hex1(s, end, &f[0])) || s == end || *s != ' ')
+		return 0;
+	if (!(s = hex1(s + 1, end, &f[1])) || s == end || *s != ' ')
+		return 0;
+	s = hex1(s + 1, end, &f[2]);
+	return s == end;
 }
 
 /* Widens a timestamp that may hold only the low 32 bits.  */
@@ -452,18 +474,18 @@ static uint64_t unwrap(struct parser *p, uint64_t v)
 	return full;
 }
 
-/* d TID SEQ HI LO, l TID CODE N, c TID N: the recorder's dump.  */
+/* v TID SEQ HI LO, l TID CODE N, t TID N: the recorder's dump.  */
 static void rec_line(struct parser *p, char kind, const char *s, const char *end)
 {
 	uint64_t f[4];
-	int want = kind == 'd' ? 4 : kind == 'l' ? 3 : 2;
+	int want = kind == 'v' ? 4 : kind == 'l' ? 3 : 2;
 
 	if (hex_fields(s, end, f, 4) != want || f[0] > 0xffffffffull) {
 		p->st.malformed_lines++;
 		return;
 	}
 	p->st.recorder = 1;
-	if (kind == 'c') {
+	if (kind == 't') {
 		p->st.happened += f[1];
 		return;
 	}
@@ -534,12 +556,31 @@ static void rec_flush(struct parser *p)
 static void line(struct parser *p, const char *s, const char *end)
 {
 	uint64_t f[4];
-	int n;
 
 	p->st.lines++;
 	if (s == end)
 		return;
-	if (*s == 's' && s + 1 < end && s[1] == ' ') {
+	if (hexd[(unsigned char)*s]) {
+		/* an event: CODE TID TS; codes c, d, ... are hex digits too */
+		if (event_fields(s, end, f) && f[0] <= 0xffffffffull) {
+			struct event e;
+			e.code = (uint32_t)f[0];
+			e.tid_off = (int32_t)(uint32_t)f[1];
+			e.ts = unwrap(p, f[2]);
+			window_push(p, &e);
+		} else if (*s == 'd' && s + 1 < end && s[1] == ' ' && hex_fields(s + 2, end, f, 4) == 4) {
+			rec_line(p, 'v', s + 2, end);	/* the recorder's dump before v */
+		} else {
+			p->st.malformed_lines++;
+		}
+		return;
+	}
+	if (s + 1 < end && s[1] != ' ') {
+		p->st.malformed_lines++;
+		return;
+	}
+	switch (*s) {
+	case 's':
 		if (hex_fields(s + 2, end, f, 3) != 3) {
 			p->st.malformed_lines++;
 			return;
@@ -550,8 +591,7 @@ static void line(struct parser *p, const char *s, const char *end)
 		p->est = p->base;
 		p->have_clock = 1;
 		return;
-	}
-	if (*s == 'k' && s + 1 < end && s[1] == ' ') {
+	case 'k':
 		if (hex_fields(s + 2, end, f, 1) != 1) {
 			p->st.malformed_lines++;
 			return;
@@ -559,33 +599,30 @@ static void line(struct parser *p, const char *s, const char *end)
 		unwrap(p, f[0]);
 		p->st.ticks++;
 		return;
+	case 'r':
+		if (s + 1 == end)
+			return;	/* the probes were armed */
+		break;
+	case 'q':
+		if (s + 1 == end) {
+			p->st.saw_end = 1;
+			return;
+		}
+		break;
+	case 'n': case 'm': case 'x': case 'y': case 'h':
+		if (s + 1 < end) {
+			agg_line(p, *s, s + 2, end);
+			return;
+		}
+		break;
+	case 'v': case 'l': case 't':
+		if (s + 1 < end) {
+			rec_line(p, *s, s + 2, end);
+			return;
+		}
+		break;
 	}
-	if (*s == 'r' && s + 1 == end)
-		return;	/* the probes were armed */
-	if (strchr("nmxyh", *s) && s + 1 < end && s[1] == ' ') {
-		agg_line(p, *s, s + 2, end);
-		return;
-	}
-	if (*s == 'q' && s + 1 == end) {
-		p->st.saw_end = 1;
-		return;
-	}
-	if (strchr("dlc", *s) && s + 1 < end && s[1] == ' ') {
-		rec_line(p, *s, s + 2, end);
-		return;
-	}
-	n = hex_fields(s, end, f, 3);
-	if (n != 3 || f[0] > 0xffffffffull) {
-		p->st.malformed_lines++;
-		return;
-	}
-	{
-		struct event e;
-		e.code = (uint32_t)f[0];
-		e.tid_off = (int32_t)(uint32_t)f[1];
-		e.ts = unwrap(p, f[2]);
-		window_push(p, &e);
-	}
+	p->st.malformed_lines++;
 }
 
 int parser_feed(struct parser *p, const char *buf, size_t len)

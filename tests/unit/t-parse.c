@@ -177,10 +177,10 @@ int main(void)
 	/* the recorder's dump: map order, two threads, per-thread sequence
 	 * numbers; main (0) calls f (1) in thread +0, f alone in thread +1 */
 	{
-		static const char dump[] = "s 64 0 3e8\nr\nc 0 4\nc 1 2\n"
-					   "d 0 2 30000 1e\nd 1 1 30000 19\nd 0 0 0 0\n"
-					   "d 0 3 10000 32\nd 1 0 20000 14\nd 0 1 20000 a\n"
-					   "d 0 1 20000 a\nq\n";
+		static const char dump[] = "s 64 0 3e8\nr\nt 0 4\nt 1 2\n"
+					   "v 0 2 30000 1e\nv 1 1 30000 19\nv 0 0 0 0\n"
+					   "v 0 3 10000 32\nv 1 0 20000 14\nv 0 1 20000 a\n"
+					   "v 0 1 20000 a\nq\n";
 		const uint64_t *lost;
 		st = run(&p, dump, 2, NULL, 4096);
 		is_int(st->calls, 3, "recorder: three calls from an unordered dump");
@@ -194,12 +194,12 @@ int main(void)
 		ok(r && r->amount == 5 && r->thread == 101 && r->depth == 0,
 		   "recorder: f of the second thread, 5 ns");
 		is_int(st->duplicates, 1, "recorder: a record dumped twice counts once");
-		is_int(st->happened, 6, "recorder: c lines sum what the probes saw");
+		is_int(st->happened, 6, "recorder: t lines sum what the probes saw");
 		is_int(st->missing_records + st->lost_events, 0, "recorder: nothing lost");
 		parser_free(p);
 
 		/* a full map: 3 entries of f lost in thread 0; one record missing */
-		st = run(&p, "s 1 0 0\nc 0 6\nl 0 2 2\nl 0 3 1\nd 0 0 0 1\nd 0 1 10000 2\nq\n",
+		st = run(&p, "s 1 0 0\nt 0 6\nl 0 2 2\nl 0 3 1\nv 0 0 0 1\nd 0 1 10000 2\nq\n",
 			 2, NULL, 4096);
 		lost = parser_lost(p);
 		ok(st->recorder && st->lost_events == 3 && lost[1] == 3 && lost[0] == 0,
@@ -209,11 +209,19 @@ int main(void)
 		parser_free(p);
 
 		/* garbage in the dump is counted, not trusted */
-		st = run(&p, "s 1 0 0\nd 0 0\nd 0 0 0 1 2\nd 100000000 0 0 1\nl 0\nc zz 1\nq\n", 1,
+		st = run(&p, "s 1 0 0\nv 0 0\nv 0 0 0 1 2\nv 100000000 0 0 1\nl 0\nt zz 1\nq\n", 1,
 			 NULL, 4096);
-		is_int(st->malformed_lines, 5, "recorder: malformed d/l/c lines are counted");
+		is_int(st->malformed_lines, 5, "recorder: malformed v/l/t lines are counted");
 		parser_free(p);
 	}
+
+	/* print transport: probe 6's codes are c (entry) and d (exit), hex
+	 * digits, never the recorder's v/l/t lines */
+	st = run(&p, "s 64 0 0\nc 0 10\nd 0 1a\nc 1 20\nd 1 23\nq\n", 8, NULL, 4096);
+	r = find(6, 0);
+	ok(st->calls == 2 && r && r->amount == 10 && st->malformed_lines == 0 && !st->recorder,
+	   "probe 6's events (codes c and d) are events, not dump lines");
+	parser_free(p);
 
 	/* memory does not grow with the number of events */
 	{

@@ -144,6 +144,113 @@ static void test_writer(void)
 	plan_release(&plan);
 }
 
+/* Per-call records as perun collect --per-call writes them.  */
+#define CALL(a, e, uid, th, ord, ts, d, id, cid, caller)                                         \
+	"{\"amount\":" #a ",\"exclusive\":" #e ",\"uid\":\"" uid "\",\"type\":\"mixed\","           \
+	"\"subtype\":\"time delta\",\"thread\":" #th ",\"call-order\":" #ord ",\"timestamp\":" #ts \
+	",\"depth\":" #d ",\"call-id\":" #id ",\"caller-id\":" #cid ",\"caller\":" caller "}"
+static const char percall[] =
+	"{\"header\":{\"type\":\"mixed\",\"units\":{\"mixed(time delta)\":\"ns\"},\"cmd\":\"x\"},"
+	"\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],\"snapshots\":[{\"resources\":["
+	CALL(10, 10, "g", 7, 0, 105, 2, 2, 1, "\"f\"") ","
+	CALL(30, 20, "f", 7, 0, 100, 1, 1, 0, "\"main\"") ","
+	CALL(4, 4, "g", 8, 1, 120, 0, 4, -1, "null") ","
+	CALL(60, 30, "main", 7, 0, 90, 0, 0, -1, "null")
+	"],\"time\":\"0.000000200\",\"models\":[]}],\"chunks\":{},\"trace\":{\"x\":1}}\n";
+
+static char *convert(const struct profile *p, int form)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret = profile_write_form(p, f, form, "t");
+
+	fclose(f);
+	if (ret < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Both forms of the same calls answer every reader the same.  */
+static void both_forms(void)
+{
+	struct profile pc, c, pc2;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	char *compact, *back, **va, **vb;
+	size_t na, nb, i;
+	int same;
+
+	ok(profile_parse(&pc, percall, strlen(percall), "pc") == 0 && profile_validate(&pc, "pc") == 0,
+	   "a per-call profile");
+	ok(!profile_is_compact(&pc), "it is not compact");
+	compact = convert(&pc, PROFILE_COMPACT);
+	ok(compact && profile_parse(&c, compact, strlen(compact), "c") == 0 &&
+		   profile_validate(&c, "c") == 0 && profile_is_compact(&c),
+	   "converted to the compact form");
+	ok(strstr(compact, "\"calls\":[") && strstr(compact, "\"uids\":[\"g\",\"f\",\"main\"]") &&
+		   strstr(compact, "\"resources\":[]") && strstr(compact, ",\"trace\":{\"x\":1}}"),
+	   "columns in calls, uids in chunks, other regions kept");
+	back = convert(&c, PROFILE_PER_CALL);
+	is_str(back, percall, "and back: the same bytes");
+	ok(profile_parse(&pc2, back, strlen(back), "pc2") == 0, "which parse");
+	free(back);
+	back = convert(&c, PROFILE_COMPACT);
+	is_str(back, compact, "compact -> compact is identical");
+	free(back);
+	profile_folded(&pc, &a);
+	profile_folded(&c, &b);
+	is_str(b.buf, a.buf, "folded stacks agree");
+	is_str(b.buf, "g 4\nmain 30\nmain;f 20\nmain;f;g 10\n", "and are right");
+	strbuf_reset(&a);
+	strbuf_reset(&b);
+	profile_summary(&pc, &a);
+	profile_summary(&c, &b);
+	is_str(b.buf, a.buf, "summaries agree");
+	na = profile_unique_values(&pc, "caller", &va);
+	nb = profile_unique_values(&c, "caller", &vb);
+	same = na == nb && na == 3;
+	for (i = 0; same && i < na; i++)
+		same = !strcmp(va[i], vb[i]);
+	ok(same, "query: unique callers agree (f, main, null)");
+	strings_free(va, na);
+	strings_free(vb, nb);
+	na = profile_numeric_keys(&pc, &va);
+	nb = profile_numeric_keys(&c, &vb);
+	same = na == nb && na == 8;
+	for (i = 0; same && i < na; i++)
+		same = !strcmp(va[i], vb[i]);
+	ok(same, "query: numeric keys agree");
+	strings_free(va, na);
+	strings_free(vb, nb);
+	profile_release(&c);
+	free(compact);
+
+	/* a column of the wrong length is refused */
+	compact = convert(&pc, PROFILE_COMPACT);
+	{
+		char *at = strstr(compact, "\"amount\":10,");
+		struct strbuf bad = STRBUF_INIT;
+		ok(at != NULL, "a block with amount 10");
+		if (at) {
+			strbuf_add(&bad, compact, (size_t)(at - compact));
+			strbuf_addstr(&bad, "\"amount\":[10,11],");
+			strbuf_addstr(&bad, at + strlen("\"amount\":10,"));
+		}
+		ok(bad.len && profile_parse(&c, bad.buf, bad.len, "c3") == 0 &&
+			   profile_validate(&c, "c3") < 0,
+		   "two amounts in a block of one call are refused");
+		strbuf_release(&bad);
+	}
+	profile_release(&c);
+	free(compact);
+	profile_release(&pc);
+	profile_release(&pc2);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 int main(void)
 {
 	struct profile p;
@@ -259,5 +366,6 @@ int main(void)
 	test_quantiles();
 	test_writer();
 	strbuf_release(&out);
+	both_forms();
 	return tap_done();
 }
