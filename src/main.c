@@ -32,6 +32,9 @@ static const struct command commands[] = {
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
 	{ "calibrate", cmd_calibrate, "measure the probe cost on this host for calibrated amounts" },
+	{ "postprocessby", cmd_postprocessby, "fit models of call time per function into a new profile" },
+	{ "check", cmd_check, "find degradations and optimizations between two minor versions" },
+	{ "diff", cmd_diff, "compare two profiles function by function" },
 	{ "doctor", cmd_doctor, "check that this machine can trace, and say how to fix it" },
 	{ "__parse", cmd_parse, NULL },
 };
