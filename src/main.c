@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "push", cmd_push, "publish perun objects and indexes to a git remote (refs/perun/*)" },
 	{ "fetch", cmd_fetch, "fetch and merge perun objects and indexes from a git remote" },
 	{ "history", cmd_history, "per-function series over the commits, with the steps in them" },
+	{ "report", cmd_report, "write a static HTML site of the history: graphs, steps, regressions" },
 	{ "aggregate", cmd_aggregate, "merge profiles into per-release, per-host, time-boxed aggregates" },
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },

@@ -35,7 +35,7 @@ man_names_options() {
 	done
 }
 
-for cmd in init status log add rm show collect cache calibrate postprocessby check diff doctor push fetch aggregate history; do
+for cmd in init status log add rm show collect cache calibrate postprocessby check diff doctor push fetch aggregate history report; do
 	test_expect_success "perun $cmd --help and perun help $cmd" "
 		\"\$PERUN\" $cmd --help >out &&
 		grep \"usage: perun $cmd\" out &&
@@ -46,7 +46,7 @@ for cmd in init status log add rm show collect cache calibrate postprocessby che
 done
 
 test_expect_success 'perun.1 lists every command' '
-	for cmd in init status log add show collect cache calibrate postprocessby check diff doctor push aggregate history; do grep -qF "perun\\-$cmd" "$SRCDIR/man/perun.1" || exit 1; done
+	for cmd in init status log add show collect cache calibrate postprocessby check diff doctor push aggregate history report; do grep -qF "perun\\-$cmd" "$SRCDIR/man/perun.1" || exit 1; done
 '
 
 test_done

@@ -25,6 +25,7 @@ int cmd_push(int argc, char **argv, struct ctx *ctx);
 int cmd_fetch(int argc, char **argv, struct ctx *ctx);
 int cmd_aggregate(int argc, char **argv, struct ctx *ctx);
 int cmd_history(int argc, char **argv, struct ctx *ctx);
+int cmd_report(int argc, char **argv, struct ctx *ctx);
 
 struct agg;
 /* An aggregate report file, or a release directory (every shard and box).  */

@@ -36,6 +36,7 @@ struct commit_pool {
 	struct pool *f;
 	size_t n;
 	size_t profiles;
+	char first[41];
 };
 
 static struct pool *pool_get(struct commit_pool *cp, const char *name)
@@ -103,6 +104,8 @@ static int pool_commit(struct repo *r, struct history *h, const char *sha, struc
 		    profile_parse(&p, json.buf, json.len, hex) < 0) {
 			ret = -1;
 		} else if (matches(h, &p)) {
+			if (!cp->profiles)
+				snprintf(cp->first, sizeof(cp->first), "%s", hex);
 			samples_read(&p, NULL, &t);
 			for (j = 0; j < t.n; j++) {
 				struct pool *pl = pool_get(cp, t.f[j].uid);
@@ -174,7 +177,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 		goto out;
 	while (sha[0] && (max == 0 || walked < max)) {
 		struct minor_version mv;
-		struct commit_pool cp = { NULL, 0, 0 };
+		struct commit_pool cp = { NULL, 0, 0, "" };
 		if (vcs_minor_info(r->worktree, sha, &mv) < 0)
 			goto out;
 		walked++;
@@ -190,6 +193,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 			g[ng].c.date = mv.date;
 			g[ng].c.subject = xstrdup(mv.subject ? mv.subject : "");
 			g[ng].c.profiles = cp.profiles;
+			memcpy(g[ng].c.first, cp.first, sizeof(cp.first));
 			g[ng].pool = cp;
 			ng++;
 		} else {

@@ -23,6 +23,7 @@ struct history_commit {
 	int64_t date;
 	char *subject;
 	size_t profiles;	/* matching profiles pooled at this commit */
+	char first[41];		/* object id of the first of them */
 };
 
 struct history_step {
