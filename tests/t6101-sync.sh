@@ -113,6 +113,46 @@ test_expect_success 'a third clone fetches by path and gets all twelve' '
 	"$PERUN" fetch "$TRASH/remote.git" >out && grep "0 new objects, 0 new index entries" out
 '
 
+# A network remote: git daemon on the loopback; the server refuses a push
+# whose old value is stale, and the loser fetches, merges and retries.
+daemon_stop() {
+	if [ -s "$TRASH/daemon.pid" ]; then kill "$(cat "$TRASH/daemon.pid")" 2>/dev/null; fi
+	cleanup_trash
+}
+trap daemon_stop EXIT
+if git daemon -h 2>&1 | grep -q -- "--base-path"; then
+test_expect_success 'over git:// (git daemon): simultaneous pushes retry, nothing lost' '
+	port= && for try in 1 2 3 4 5; do
+		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000)) &&
+		if git daemon --base-path="$TRASH" --export-all --enable=receive-pack \
+			--listen=127.0.0.1 --port=$p --reuseaddr --detach \
+			--pid-file="$TRASH/daemon.pid" 2>/dev/null; then
+			sleep 1 && git ls-remote "git://127.0.0.1:$p/remote.git" >/dev/null 2>&1 &&
+			port=$p && break
+			kill "$(cat "$TRASH/daemon.pid")" 2>/dev/null; : >"$TRASH/daemon.pid"
+		fi
+	done && test -n "$port" &&
+	(cd a && git remote add net "git://127.0.0.1:$port/remote.git") &&
+	(cd b && git remote add net "git://127.0.0.1:$port/remote.git") &&
+	: >attempts && r=1 &&
+	while [ $r -le 3 ]; do
+		(cd a && mkprof ../na$r.perf na$r && "$PERUN" add -m HEAD ../na$r.perf >/dev/null) &&
+		(cd b && mkprof ../nb$r.perf nb$r && "$PERUN" add -m HEAD ../nb$r.perf >/dev/null) &&
+		{ (set +e; cd a; "$PERUN" push net >>../attempts 2>&1; echo $? >../rc-a) &
+		  (set +e; cd b; "$PERUN" push net >>../attempts 2>&1; echo $? >../rc-b) & wait; } &&
+		test "$(cat rc-a)" = 0 && test "$(cat rc-b)" = 0 &&
+		r=$((r + 1))
+	done &&
+	cat attempts &&
+	(cd a && "$PERUN" fetch -q net && workloads >../wa) &&
+	(cd b && "$PERUN" fetch -q net && workloads >../wb) &&
+	{ echo from-a; echo from-b; for r in 1 2 3 4 5; do echo a$r; echo b$r; done;
+	  for r in 1 2 3; do echo na$r; echo nb$r; done; } | sort >expect &&
+	test_cmp expect wa && test_cmp expect wb &&
+	test "$(git --git-dir=remote.git ls-tree -r refs/perun/profiles | wc -l)" = 19
+'
+fi
+
 test_expect_success 'a damaged object on the remote: fetch refuses it and stores nothing' '
 	export GIT_DIR="$TRASH/remote.git" GIT_INDEX_FILE="$TRASH/corrupt.index" &&
 	tip=$(git rev-parse refs/perun/profiles) &&
