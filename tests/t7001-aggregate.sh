@@ -50,6 +50,7 @@ test_expect_success 'aggregate writes seed 002 layout: report per time box and s
 	"$PERUN" aggregate --release v1 --shard hostA --time-box 3600 0@i 1@i >out && cat out &&
 	grep "2 inputs added, 0 already aggregated, 1 time box written" out &&
 	test -f .perun/aggregates/v1/__state__/shard.hostA &&
+	grep "\"inputs\":2}" .perun/aggregates/v1/aggregate/metadata.hostA &&
 	ls .perun/aggregates/v1/aggregate/ >files && cat files &&
 	test "$(grep -c "^report\.[0-9]*\.hostA$" files)" = 1 &&
 	"$PERUN" show .perun/aggregates/v1/aggregate/report.*.hostA >s && cat s &&
@@ -100,6 +101,7 @@ test_expect_success 'time boxes by collection time; --expire-before deletes only
 	test ! -e agg/r/aggregate/report.1577836800.h &&
 	test -f agg/r/aggregate/report.1578009600.h && test -f agg/r/aggregate/notes.txt &&
 	test -f agg/r/aggregate/report.1000.h && test -f agg/r/aggregate/report.1.h &&
+	grep "\"timeboxes\":{\"1578009600\":1},\"inputs\":1}" agg/r/aggregate/metadata.h &&
 	"$PERUN" show agg/r >s && test "$(calls_of work <s)" = 20
 '
 

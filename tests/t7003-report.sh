@@ -55,8 +55,10 @@ test_expect_success 'a repository of 10 commits, work 3x slower from c6' '
 
 test_expect_success 'report writes index.json, a series per function, a flame graph per commit' '
 	cd repo &&
+	"$PERUN" aggregate --release v1 --shard h1 0@i >/dev/null &&
+	"$PERUN" aggregate --release v1 --shard h2 -m HEAD~1 0@i >/dev/null &&
 	"$PERUN" report -o ../site >out && cat out &&
-	grep "wrote ../site/index.html: 4 functions over 10 commits" out &&
+	grep "wrote ../site/index.html: 4 functions over 10 commits, 1 aggregated release" out &&
 	cd ../site && ls graphs &&
 	test -f index.html && test -f graphs/work.json && test -f graphs/steady.json &&
 	test -f graphs/ns_3A_3Af_3Cint_3E.json &&
@@ -71,6 +73,10 @@ test_expect_success 'report writes index.json, a series per function, a flame gr
 	assert names["steady"]["steps"] == 0 and names["ns::f<int>"]["steps"] == 0
 	reg = {r["function"]: r for r in i["regressions"]}
 	assert reg["work"]["commit"] == sys.argv[1] and 1.7 < reg["work"]["rel"] < 2.3, reg
+	(a,) = i["aggregates"]
+	assert a["release"] == "v1" and a["inputs"] == 2, a
+	agg = json.load(open(a["file"]))
+	assert agg["functions"]["work"]["calls"] == 30, agg["functions"]["work"]
 	g = json.load(open(names["work"]["graph"]))
 	assert len(g["commits"]) == 10 and g["series"]["steps"][0]["index"] == 5, g
 	print("ok")
@@ -80,6 +86,7 @@ test_expect_success 'report writes index.json, a series per function, a flame gr
 test_expect_success 'the page needs no network and escapes what it shows' '
 	! grep -E "(src|href)=\"(https?:)?//" site/index.html &&
 	grep "c6 &lt;b&gt;&amp;" site/index.html &&
+	grep "<h3>release v1</h3>" site/index.html &&
 	! grep -q "ns::f<int>" site/index.html && grep -q "ns::f\\\\u003cint>" site/index.html
 '
 

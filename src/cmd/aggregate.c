@@ -85,7 +85,8 @@ static int list_reports(const char *dir, const char *release, char ***out, size_
 	*out = NULL;
 	*n = 0;
 	if (!d) {
-		int ret = errno == ENOENT ? 0 : pr_error_errno("%s", adir);
+		/* a release without reports, or a file beside the releases */
+		int ret = errno == ENOENT || errno == ENOTDIR ? 0 : pr_error_errno("%s", adir);
 		free(adir);
 		return ret;
 	}
@@ -151,6 +152,8 @@ int agg_load_path(const char *path, struct agg *a)
 		free(files[i]);
 	}
 	free(files);
+	if (ret < 0)
+		agg_release(a);
 	return ret;
 }
 
@@ -197,6 +200,62 @@ int is_aggregate_path(const char *path)
 	got = read(fd, buf, 64);
 	close(fd);
 	return got > 0 && agg_is_aggregate(buf, (size_t)got);
+}
+
+/* aggregate/metadata.SHARD (seeds/002: the number of samples aggregated):
+ * the inputs of each of the shard's time boxes, and their sum.  */
+static int write_metadata(const char *dir, const char *release, const char *shard)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char **files, *path;
+	size_t n, i, total = 0, k = 0;
+	int ret = -1;
+
+	if (list_reports(dir, release, &files, &n) < 0)
+		return -1;
+	strbuf_addstr(&sb, "{\"perun_aggregate_metadata\":1,\"shard\":");
+	strbuf_add_json_str(&sb, shard);
+	strbuf_addstr(&sb, ",\"timeboxes\":{");
+	for (i = 0; i < n; i++) {
+		struct agg a;
+		if (is_aggregate_path(files[i]) && read_agg(&a, files[i]) == 0) {
+			char *want = xstrfmt("report.%lld.%s", (long long)a.timebox, a.shard);
+			/* a file counts when its name says what its content is */
+			if (!strcmp(a.shard, shard) && !strcmp(strrchr(files[i], '/') + 1, want)) {
+				strbuf_addf(&sb, "%s\"%lld\":%zu", k++ ? "," : "", (long long)a.timebox,
+					    a.n);
+				total += a.n;
+			}
+			free(want);
+			agg_release(&a);
+		}
+		free(files[i]);
+	}
+	free(files);
+	strbuf_addf(&sb, "},\"inputs\":%zu}\n", total);
+	path = xstrfmt("%s/%s/aggregate/metadata.%s", dir, release, shard);
+	ret = fs_write_atomic(path, sb.buf, sb.len, 0644);
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* metadata.SHARD of every shard of release, after time boxes went.  */
+static int refresh_metadata(const char *dir, const char *release)
+{
+	char *state = xstrfmt("%s/%s/__state__", dir, release);
+	DIR *d = opendir(state);
+	struct dirent *de;
+	int ret = 0;
+
+	free(state);
+	if (!d)
+		return 0;
+	while (ret == 0 && (de = readdir(d)))
+		if (!strncmp(de->d_name, "shard.", 6) && agg_valid_id(de->d_name + 6))
+			ret = write_metadata(dir, release, de->d_name + 6);
+	closedir(d);
+	return ret;
 }
 
 /* TIME: seconds since the epoch, or YYYY-MM-DD (UTC).  */
@@ -248,6 +307,8 @@ static long expire_release(const char *dir, const char *release, int64_t t)
 		free(files[i]);
 	}
 	free(files);
+	if (gone > 0)
+		gone = refresh_metadata(dir, release) < 0 ? -1 : gone;
 	return gone;
 }
 
@@ -457,7 +518,7 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 		}
 		/* the rows of this box, wherever they are in the list */
 		for (j = k; j < in.all.n; j++)
-			if (agg_timebox(in.all.in[j].time, box) == tb && in.all.in[j].time != INT64_MIN) {
+			if (in.all.in[j].time != INT64_MIN && agg_timebox(in.all.in[j].time, box) == tb) {
 				if (agg_add(&a, &in.all.in[j]))
 					already++;
 				else
@@ -475,6 +536,8 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 		while (k < in.all.n && in.all.in[k].time == INT64_MIN)
 			k++;
 	}
+	if (nspecs && write_metadata(dir, release, shard) < 0)
+		goto out;
 	if (nspecs) {
 		char *flag = xstrfmt("%s/%s/__state__/shard.%s", dir, release, shard);
 		char *sdir = xstrfmt("%s/%s/__state__", dir, release);

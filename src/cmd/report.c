@@ -4,19 +4,23 @@
 
 #define PR_FMT "perun report"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "report/aggregate.h"
 #include "report/history.h"
 #include "report/site.h"
 #include "store/repo.h"
+#include "util/fs.h"
 #include "util/log.h"
 
 #define USAGE \
 	"usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]\n" \
-	"                    [--workload W] [--collector C] [--threshold R]\n"
+	"                    [--workload W] [--collector C] [--threshold R]\n" \
+	"                    [--aggregates DIR]\n"
 
 static void usage_report(FILE *f)
 {
@@ -26,11 +30,56 @@ static void usage_report(FILE *f)
 		   "step starts marked, and a table of the regressions), index.json,\n"
 		   "graphs/FUNCTION.json (one series each) and graphs/flame/COMMIT.svg (a flame\n"
 		   "graph of each commit's first profile).  The series are those of 'perun\n"
-		   "history --all' with the same options.  The page needs no network.\n");
+		   "history --all' with the same options.  The releases perun aggregate wrote\n"
+		   "into DIR (default .perun/aggregates) get a table each, every shard and time\n"
+		   "box merged, and aggregates/RELEASE.json.  The page needs no network.\n");
+}
+
+static int cmp_agg(const void *a, const void *b)
+{
+	return strcmp(((const struct agg *)a)->release, ((const struct agg *)b)->release);
+}
+
+/* Every release directory of adir, merged; none when adir is missing.  */
+static int load_aggregates(const char *adir, struct agg **out, size_t *n)
+{
+	DIR *d = opendir(adir);
+	struct dirent *de;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return 0;
+	while (ret == 0 && (de = readdir(d))) {
+		char *rel, *sub;
+		int is;
+		if (!agg_valid_id(de->d_name))
+			continue;
+		rel = xstrfmt("%s/%s", adir, de->d_name);
+		sub = xstrfmt("%s/aggregate", rel);
+		is = fs_exists(sub);
+		free(sub);
+		if (is) {
+			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+			if (agg_load_path(rel, &(*out)[*n]) < 0)
+				ret = -1;
+			else
+				(*n)++;
+		}
+		free(rel);
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), cmp_agg);
+	return ret;
 }
 
 int cmd_report(int argc, char **argv, struct ctx *ctx)
 {
+	const char *adir_opt = NULL;
+	struct agg *aggs = NULL;
+	size_t naggs = 0;
 	const char *dir = NULL, *rev = "HEAD";
 	struct history_filter f = { NULL, NULL, NULL, NULL };
 	struct steps_opts so;
@@ -69,6 +118,8 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 			f.workload = argv[++i];
 		} else if (!strcmp(a, "--collector") && more) {
 			f.collector = argv[++i];
+		} else if (!strcmp(a, "--aggregates") && more) {
+			adir_opt = argv[++i];
 		} else if (!strcmp(a, "--threshold") && more) {
 			so.threshold = strtod(argv[++i], &end);
 			if (*end || so.threshold < 0) {
@@ -94,12 +145,23 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 			 "register some with 'perun add'", max, rev);
 		goto out;
 	}
-	if (site_write(&h, &r, dir) < 0)
+	{
+		char *adir = adir_opt ? xstrdup(adir_opt) : xstrfmt("%s/aggregates", r.dir);
+		int bad = load_aggregates(adir, &aggs, &naggs) < 0;
+		free(adir);
+		if (bad)
+			goto out;
+	}
+	if (site_write(&h, &r, dir, aggs, naggs) < 0)
 		goto out;
-	printf("wrote %s/index.html: %zu function%s over %zu commit%s\n", dir, h.ns,
-	       h.ns == 1 ? "" : "s", h.nc, h.nc == 1 ? "" : "s");
+	printf("wrote %s/index.html: %zu function%s over %zu commit%s, %zu aggregated "
+	       "release%s\n", dir, h.ns, h.ns == 1 ? "" : "s", h.nc, h.nc == 1 ? "" : "s", naggs,
+	       naggs == 1 ? "" : "s");
 	ret = EXIT_OK;
 out:
+	for (i = 0; i < naggs; i++)
+		agg_release(&aggs[i]);
+	free(aggs);
 	history_release(&h);
 	repo_release(&r);
 	return ret;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "profile/profile.h"
+#include "report/aggregate.h"
 #include "report/history.h"
 #include "report/site.h"
 #include "store/repo.h"
@@ -248,7 +249,49 @@ static const char page_script[] =
 	"})();\n"
 	"</script>\n";
 
-static void write_page(const struct history *h, struct strbuf *out)
+/* A table per release: every shard and time box merged.  */
+static void write_aggregates(const struct agg *aggs, size_t naggs, struct strbuf *out)
+{
+	size_t i, j;
+
+	strbuf_addf(out, "<h2>Aggregates (%zu release%s)</h2>\n", naggs, naggs == 1 ? "" : "s");
+	for (i = 0; i < naggs; i++) {
+		struct agg_func *t;
+		size_t n = agg_totals(&aggs[i], &t);
+		char *file = site_series_name(aggs[i].release);
+		strbuf_addstr(out, "<h3>release ");
+		html_escape(out, aggs[i].release);
+		strbuf_addf(out, "</h3>\n<p>%zu input profile%s; <a href=\"aggregates/%s\">JSON</a>"
+				 "</p>\n<table class=\"aggregate\"><tr><th>function</th><th>calls</th>"
+				 "<th>mean</th><th>median</th><th>p95</th><th>min</th><th>max</th>"
+				 "</tr>\n",
+			    aggs[i].n, aggs[i].n == 1 ? "" : "s", file);
+		free(file);
+		for (j = 0; j < n; j++) {
+			strbuf_addstr(out, "<tr><td>");
+			html_escape(out, t[j].name);
+			strbuf_addf(out, "</td><td class=\"num\">%llu</td><td class=\"num\">",
+				    (unsigned long long)t[j].calls);
+			amount(out, t[j].calls ? (double)t[j].total / (double)t[j].calls : NAN);
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, log2_hist_quantile(t[j].hist, AGG_BUCKETS, 0.5, (double)t[j].min,
+						       (double)t[j].max));
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, log2_hist_quantile(t[j].hist, AGG_BUCKETS, 0.95, (double)t[j].min,
+						       (double)t[j].max));
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, (double)t[j].min);
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, (double)t[j].max);
+			strbuf_addstr(out, "</td></tr>\n");
+		}
+		strbuf_addstr(out, "</table>\n");
+		agg_funcs_free(t, n);
+	}
+}
+
+static void write_page(const struct history *h, const struct agg *aggs, size_t naggs,
+		       struct strbuf *out)
 {
 	struct strbuf data = STRBUF_INIT;
 	struct regression *rg;
@@ -307,7 +350,10 @@ static void write_page(const struct history *h, struct strbuf *out)
 		html_escape(out, h->c[i].subject);
 		strbuf_addstr(out, "</td></tr>\n");
 	}
-	strbuf_addstr(out, "</table>\n<script id=\"data\" type=\"application/json\">");
+	strbuf_addstr(out, "</table>\n");
+	if (naggs)
+		write_aggregates(aggs, naggs, out);
+	strbuf_addstr(out, "<script id=\"data\" type=\"application/json\">");
 	history_to_json(h, NULL, &data);
 	script_safe(out, &data);
 	strbuf_addstr(out, "</script>\n");
@@ -317,7 +363,8 @@ static void write_page(const struct history *h, struct strbuf *out)
 	free(rg);
 }
 
-int site_write(const struct history *h, const struct repo *r, const char *dir)
+int site_write(const struct history *h, const struct repo *r, const char *dir,
+	       const struct agg *aggs, size_t naggs)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *path = NULL, *flames = xstrfmt("%s/graphs/flame", dir);
@@ -377,13 +424,32 @@ int site_write(const struct history *h, const struct repo *r, const char *dir)
 			    isfinite(rg[i].st->rel) ? rg[i].st->rel : 1e308);
 	}
 	free(rg);
-	strbuf_addf(&sb, "],\"flamegraphs\":%zu}\n", nflames);
+	strbuf_addf(&sb, "],\"flamegraphs\":%zu,\"aggregates\":[", nflames);
+	for (i = 0; i < naggs; i++) {
+		char *name = site_series_name(aggs[i].release);
+		struct strbuf aj = STRBUF_INIT;
+		char *apath = xstrfmt("%s/aggregates/%s", dir, name), *adir = xstrfmt("%s/aggregates", dir);
+		int bad;
+		strbuf_addstr(&sb, i ? "," : "");
+		strbuf_addstr(&sb, "{\"release\":");
+		strbuf_add_json_str(&sb, aggs[i].release);
+		strbuf_addf(&sb, ",\"inputs\":%zu,\"file\":\"aggregates/%s\"}", aggs[i].n, name);
+		agg_to_json(&aggs[i], &aj);
+		bad = fs_mkdir_p(adir, 0755) < 0 || write_text(apath, &aj) < 0;
+		free(name);
+		free(apath);
+		free(adir);
+		strbuf_release(&aj);
+		if (bad)
+			goto out;
+	}
+	strbuf_addstr(&sb, "]}\n");
 	free(path);
 	path = xstrfmt("%s/index.json", dir);
 	if (write_text(path, &sb) < 0)
 		goto out;
 	strbuf_reset(&sb);
-	write_page(h, &sb);
+	write_page(h, aggs, naggs, &sb);
 	free(path);
 	path = xstrfmt("%s/index.html", dir);
 	if (write_text(path, &sb) < 0)
