@@ -37,6 +37,7 @@ static const struct command commands[] = {
 	{ "postprocessby", cmd_postprocessby, "fit models of call time per function into a new profile" },
 	{ "check", cmd_check, "find degradations and optimizations between two minor versions" },
 	{ "diff", cmd_diff, "compare two profiles function by function" },
+	{ "stats", cmd_stats, "dynamic statistics of earlier collections, per minor version" },
 	{ "doctor", cmd_doctor, "check that this machine can trace, and say how to fix it" },
 	{ "__parse", cmd_parse, NULL },
 };

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/models.h"
-#include "analysis/stats.h"
+#include "analysis/robust.h"
 #include "util/log.h"
 
 static const char *const names[MODEL_NKINDS] = {
@@ -399,6 +399,40 @@ void moving_average_release(struct moving_average *ma)
 	ma->value = NULL;
 }
 
+/* The first index of sorted v[0..n) whose value is not below x.  */
+static size_t lower_bound(const double *v, size_t n, double x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void sorted_insert(double *v, size_t *n, double x)
+{
+	size_t i = lower_bound(v, *n, x);
+
+	memmove(v + i + 1, v + i, (*n - i) * sizeof(*v));
+	v[i] = x;
+	(*n)++;
+}
+
+static void sorted_remove(double *v, size_t *n, double x)
+{
+	size_t i = lower_bound(v, *n, x);
+
+	if (i < *n && v[i] == x) {
+		memmove(v + i, v + i + 1, (*n - i - 1) * sizeof(*v));
+		(*n)--;
+	}
+}
+
 int moving_average_fit(const double *y, size_t n, enum ma_kind kind, size_t window, int centered,
 		       double decay, struct moving_average *ma)
 {
@@ -429,7 +463,7 @@ int moving_average_fit(const double *y, size_t n, enum ma_kind kind, size_t wind
 	ma->n = n;
 	ma->value = malloc(n * sizeof(*ma->value));
 	pre = malloc((n + 1) * sizeof(*pre));
-	buf = malloc(window * sizeof(*buf));
+	buf = malloc((window + 1) * sizeof(*buf));
 	if (!ma->value || !pre || !buf) {
 		free(pre);
 		free(buf);
@@ -452,16 +486,22 @@ int moving_average_fit(const double *y, size_t n, enum ma_kind kind, size_t wind
 			ma->value[t] = (double)(num / den);
 		}
 	} else {
+		/* the moving median keeps the window sorted in buf[0..nbuf):
+		 * O(log w) to find, O(w) to shift, per point */
+		size_t nbuf = 0, cur_lo = 0, cur_hi = 0; /* buf holds y[cur_lo, cur_hi) */
 		for (t = 0; t < n; t++) {
 			size_t lo = t >= left ? t - left : 0,
 			       hi = t + right < n ? t + right : n - 1;
 			if (kind == MA_SMA) {
 				ma->value[t] =
 				    (double)((pre[hi + 1] - pre[lo]) / (long double)(hi - lo + 1));
-			} else {
-				memcpy(buf, y + lo, (hi - lo + 1) * sizeof(*buf));
-				ma->value[t] = stats_median(buf, hi - lo + 1);
+				continue;
 			}
+			for (; cur_lo < lo; cur_lo++)
+				sorted_remove(buf, &nbuf, y[cur_lo]);
+			for (; cur_hi <= hi; cur_hi++)
+				sorted_insert(buf, &nbuf, y[cur_hi]);
+			ma->value[t] = stats_quantile_sorted(buf, nbuf, 0.5);
 		}
 	}
 	ma->r2 = r_squared(y, ma->value, n);

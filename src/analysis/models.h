@@ -87,7 +87,8 @@ struct moving_average {
  * n).  sqrt(n) smooths more as the data grows while the lag stays a
  * vanishing fraction of it, the trade-off seeds/003 3.4 describes.  */
 size_t moving_average_window(size_t n);
-/* window 0 = moving_average_window(n).  Returns 0, or -1 after pr_error().  */
+/* y must be finite; window 0 = moving_average_window(n).  The moving median
+ * slides a sorted window: O(n w) at worst.  Returns 0, or -1 after pr_error().  */
 int moving_average_fit(const double *y, size_t n, enum ma_kind kind, size_t window, int centered,
 		       double decay, struct moving_average *ma);
 void moving_average_release(struct moving_average *ma);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analysis/samples.h"
-#include "analysis/stats.h"
+#include "analysis/robust.h"
 #include "profile/profile.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -66,17 +66,20 @@ static struct func_samples *lookup(struct reader *r, const char *uid)
 	return f;
 }
 
-static void push(struct func_samples *f, double a, double e, double x)
+static void push(struct func_samples *f, int with_x, double a, double e, double x)
 {
 	if (f->n == f->alloc) {
 		f->alloc = f->alloc ? 2 * f->alloc : 16;
 		f->amount = xrealloc(f->amount, f->alloc * sizeof(*f->amount));
 		f->exclusive = xrealloc(f->exclusive, f->alloc * sizeof(*f->exclusive));
-		f->x = xrealloc(f->x, f->alloc * sizeof(*f->x));
+		if (with_x)
+			f->x = xrealloc(f->x, f->alloc * sizeof(*f->x));
 	}
 	f->amount[f->n] = a;
 	f->exclusive[f->n] = e;
-	f->x[f->n++] = x;
+	if (with_x)
+		f->x[f->n] = x;
+	f->n++;
 }
 
 static struct json_object *get(struct json_object *o, const char *k)
@@ -147,7 +150,7 @@ static void one(void *ctx, struct json_object *res)
 			number(json_object_array_get_idx(hist, b), &c);
 			mid = mid < lo ? lo : mid > hi ? hi : mid;
 			for (k = 0; k < (uint64_t)c; k++)
-				push(f, mid, NAN, NAN);
+				push(f, r->xfield != NULL, mid, NAN, NAN);
 		}
 		f->binned = 1;
 		r->t->binned = 1;
@@ -155,7 +158,7 @@ static void one(void *ctx, struct json_object *res)
 	}
 	e = field(res, "exclusive");
 	x = field(res, r->xfield);
-	push(f, a, e, x);
+	push(f, r->xfield != NULL, a, e, x);
 }
 
 static int cmp_uid(const void *a, const void *b)

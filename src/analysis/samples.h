@@ -12,7 +12,7 @@ struct func_samples {
 	char *uid;
 	double *amount;	   /* inclusive time of each call, in the profile's order */
 	double *exclusive; /* exclusive time (NAN where the resource has none) */
-	double *x;	   /* the x field of each call (NAN where missing) */
+	double *x;	   /* the x field of each call (NAN where missing); NULL without xfield */
 	size_t n, alloc;
 	int binned; /* some values come from --aggregate histograms */
 	/* filled by samples_finish */

@@ -2,7 +2,7 @@
  * Profiles of two minor versions are paired by collector, command,
  * arguments and workload; per function the call-time distributions are
  * compared by the Average Amount Threshold (the ratio of the means against
- * --threshold) together with the Mann-Whitney U test (analysis/stats.h says
+ * --threshold) together with the Mann-Whitney U test (analysis/robust.h says
  * why that test), and by the Integral Method on fitted models where both
  * profiles have them (perun postprocessby regression-analysis).  */
 #include "config.h"
@@ -17,7 +17,7 @@
 
 #include "analysis/models.h"
 #include "analysis/samples.h"
-#include "analysis/stats.h"
+#include "analysis/robust.h"
 #include "cmd/cmd.h"
 #include "profile/profile.h"
 #include "store/repo.h"

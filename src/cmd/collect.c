@@ -24,6 +24,7 @@
 #include "cmd/cmd.h"
 #include "profile/writer.h"
 #include "store/output.h"
+#include "store/stats.h"
 #include "store/repo.h"
 #include "target/target.h"
 #include "trace/bpfmap.h"
@@ -1568,6 +1569,9 @@ write_again:
 				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
 				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
 		}
+		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2) */
+		stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
+				    have_origin ? origin : NULL, o->quiet);
 		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
 						  ps->lost_events || ps->missing_records || !ps->saw_end))
 			fprintf(stderr, "perun: warning: the trace is incomplete: %zu of %zu probe points "

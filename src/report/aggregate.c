@@ -284,8 +284,8 @@ int agg_is_aggregate(const char *text, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < len && i < 64; i++)
-		if (!strncmp(text + i, "\"perun_aggregate\"", 17))
+	for (i = 0; i + 17 <= len && i < 64; i++)
+		if (!memcmp(text + i, "\"perun_aggregate\"", 17))
 			return 1;
 	return 0;
 }

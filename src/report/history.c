@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/samples.h"
-#include "analysis/stats.h"
+#include "analysis/robust.h"
 #include "profile/profile.h"
 #include "report/history.h"
 #include "store/repo.h"

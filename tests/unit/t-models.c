@@ -5,9 +5,10 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/models.h"
-#include "analysis/stats.h"
+#include "analysis/robust.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -170,6 +171,25 @@ static void test_moving_average(void)
 	moving_average_fit(spike, 7, MA_SMM, 3, 1, 0, &ma);
 	ok(ma.value[3] == 1, "the moving median drops a lone outlier");
 	moving_average_release(&ma);
+	/* the sliding sorted window against sorting every window */
+	{
+		double r[500], buf[9];
+		size_t t, c, bad = 0;
+		rng_state = 5;
+		for (t = 0; t < 500; t++)
+			r[t] = floor(10 * rng_uniform()); /* ties on purpose */
+		for (c = 0; c < 2; c++) {
+			moving_average_fit(r, 500, MA_SMM, 9, (int)c, 0, &ma);
+			for (t = 0; t < 500; t++) {
+				size_t lo = c ? (t >= 4 ? t - 4 : 0) : (t >= 8 ? t - 8 : 0);
+				size_t hi = c ? (t + 4 < 500 ? t + 4 : 499) : t;
+				memcpy(buf, r + lo, (hi - lo + 1) * sizeof(*buf));
+				bad += stats_median(buf, hi - lo + 1) != ma.value[t];
+			}
+			moving_average_release(&ma);
+		}
+		is_int(bad, 0, "moving median: the sliding window agrees with sorting each");
+	}
 	moving_average_fit(y, 5, MA_EMA, 3, 0, 0.5, &ma);
 	/* t=4: (5 + .5*4 + .25*3) / 1.75 over the window of 3 */
 	ok(near(ma.value[4], (5 + 2 + 0.75) / 1.75, 1e-12),

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analysis/stats.h"
+#include "analysis/robust.h"
 #include "util/log.h"
 
 static int cmp_double(const void *a, const void *b)

@@ -1,6 +1,6 @@
 /* Robust statistics for comparing call-time distributions.  No I/O.  */
-#ifndef PERUN_ANALYSIS_STATS_H
-#define PERUN_ANALYSIS_STATS_H
+#ifndef PERUN_ANALYSIS_ROBUST_H
+#define PERUN_ANALYSIS_ROBUST_H
 
 #include <stddef.h>
 
