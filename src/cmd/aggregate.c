@@ -24,22 +24,23 @@
 #include "util/log.h"
 #include "vcs/vcs.h"
 
-#define USAGE \
-	"usage: perun aggregate --release REV --shard HOST [--time-box SECONDS] [--dir DIR]\n" \
-	"                       [-m REV] PROFILE...\n" \
+#define USAGE                                                                                      \
+	"usage: perun aggregate --release REV --shard HOST [--time-box SECONDS] [--dir DIR]\n"     \
+	"                       [-m REV] PROFILE...\n"                                             \
 	"   or: perun aggregate [--release REV] --expire-before TIME [--dir DIR]\n"
 
 static void usage_aggregate(FILE *f)
 {
-	fprintf(f, USAGE "\n"
-		   "Merges profiles (N@i, N@p, names, paths, or other aggregates) into\n"
-		   "DIR/REV/aggregate/report.TIMEBOX.HOST, one file per time box of SECONDS\n"
-		   "(default 86400) holding per function calls, total, exclusive, min, max and a\n"
-		   "log2 histogram for quantiles.  Each input is keyed by its object id, so the\n"
-		   "same profile aggregated twice counts once.  DIR defaults to\n"
-		   ".perun/aggregates.  --expire-before TIME (seconds since the epoch, or\n"
-		   "YYYY-MM-DD) deletes the time boxes that end before TIME: only report files\n"
-		   "perun wrote.  'perun show FILE|DIR/REV' prints an aggregate.\n");
+	fprintf(f, USAGE
+		"\n"
+		"Merges profiles (N@i, N@p, names, paths, or other aggregates) into\n"
+		"DIR/REV/aggregate/report.TIMEBOX.HOST, one file per time box of SECONDS\n"
+		"(default 86400) holding per function calls, total, exclusive, min, max and a\n"
+		"log2 histogram for quantiles.  Each input is keyed by its object id, so the\n"
+		"same profile aggregated twice counts once.  DIR defaults to\n"
+		".perun/aggregates.  --expire-before TIME (seconds since the epoch, or\n"
+		"YYYY-MM-DD) deletes the time boxes that end before TIME: only report files\n"
+		"perun wrote.  'perun show FILE|DIR/REV' prints an aggregate.\n");
 }
 
 static char *report_path(const char *dir, const char *release, int64_t box, const char *shard)
@@ -163,8 +164,9 @@ int show_aggregate(const char *path, const char *format)
 	struct agg a;
 
 	if (strcmp(format, "summary") && strcmp(format, "json")) {
-		fprintf(stderr, "perun show: an aggregate holds no call stacks: use --format summary "
-				"or json\n");
+		fprintf(stderr,
+			"perun show: an aggregate holds no call stacks: use --format summary "
+			"or json\n");
 		return EXIT_USAGE;
 	}
 	if (agg_load_path(path, &a) < 0)
@@ -222,8 +224,8 @@ static int write_metadata(const char *dir, const char *release, const char *shar
 			char *want = xstrfmt("report.%lld.%s", (long long)a.timebox, a.shard);
 			/* a file counts when its name says what its content is */
 			if (!strcmp(a.shard, shard) && !strcmp(strrchr(files[i], '/') + 1, want)) {
-				strbuf_addf(&sb, "%s\"%lld\":%zu", k++ ? "," : "", (long long)a.timebox,
-					    a.n);
+				strbuf_addf(&sb, "%s\"%lld\":%zu", k++ ? "," : "",
+					    (long long)a.timebox, a.n);
 				total += a.n;
 			}
 			free(want);
@@ -295,7 +297,8 @@ static long expire_release(const char *dir, const char *release, int64_t t)
 		} else if (gone >= 0 && read_agg(&a, files[i]) == 0) {
 			/* only what perun wrote: the file says it is this box of this shard */
 			want = xstrfmt("report.%lld.%s", (long long)a.timebox, a.shard);
-			if (!strcmp(want, base) && a.box_seconds > 0 && a.timebox + a.box_seconds <= t) {
+			if (!strcmp(want, base) && a.box_seconds > 0 &&
+			    a.timebox + a.box_seconds <= t) {
 				if (unlink(files[i]) < 0)
 					gone = pr_error_errno("%s", files[i]);
 				else
@@ -339,14 +342,14 @@ static int expire(const char *dir, const char *release, int64_t t)
 
 /* One input: its row, or an aggregate's rows.  */
 struct inputs {
-	struct agg all;		/* rows by id; release/shard unused */
-	size_t dup;		/* inputs named twice on the command line */
+	struct agg all; /* rows by id; release/shard unused */
+	size_t dup;	/* inputs named twice on the command line */
 };
 
 static int add_input(struct inputs *in, struct repo *r, int have_repo, const char *minor,
 		     struct pidx *index, const char *spec)
 {
-	struct profile p = { NULL };
+	struct profile p = {NULL};
 	struct agg_input row;
 	struct lookup l;
 	struct stat st;
@@ -379,7 +382,8 @@ static int add_input(struct inputs *in, struct repo *r, int have_repo, const cha
 		object_build(&obj, profile_type(&p), json, strlen(json));
 		sha1_hex(obj.buf, obj.len, hex);
 		strbuf_release(&obj);
-		t = stat(l.path ? l.path : spec, &st) == 0 ? (int64_t)st.st_mtime : (int64_t)time(NULL);
+		t = stat(l.path ? l.path : spec, &st) == 0 ? (int64_t)st.st_mtime
+							   : (int64_t)time(NULL);
 	}
 	agg_input_from_profile(&row, &p, hex, t);
 	in->dup += agg_add(&in->all, &row);
@@ -422,23 +426,27 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 			char *end;
 			long long v = strtoll(argv[++i], &end, 10);
 			if (*end || v <= 0) {
-				fprintf(stderr, "perun aggregate: --time-box takes a positive number "
-						"of seconds, not '%s'\n", argv[i]);
+				fprintf(stderr,
+					"perun aggregate: --time-box takes a positive number "
+					"of seconds, not '%s'\n",
+					argv[i]);
 				free(specs);
 				return EXIT_USAGE;
 			}
 			box = v;
 		} else if (!strcmp(a, "--expire-before") && i + 1 < argc) {
 			if (parse_time(argv[++i], &before) < 0) {
-				fprintf(stderr, "perun aggregate: --expire-before takes seconds since "
-						"the epoch or YYYY-MM-DD, not '%s'\n", argv[i]);
+				fprintf(stderr,
+					"perun aggregate: --expire-before takes seconds since "
+					"the epoch or YYYY-MM-DD, not '%s'\n",
+					argv[i]);
 				free(specs);
 				return EXIT_USAGE;
 			}
 			have_before = 1;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "perun aggregate: unknown option or missing value '%s'\n" USAGE,
-				a);
+			fprintf(stderr,
+				"perun aggregate: unknown option or missing value '%s'\n" USAGE, a);
 			free(specs);
 			return EXIT_USAGE;
 		} else {
@@ -506,9 +514,10 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 				goto out;
 			}
 			if (a.box_seconds != box) {
-				pr_error("%s was written with --time-box %lld, not %lld: aggregate into "
-					 "another --dir, or use the same box",
-					 path, (long long)a.box_seconds, (long long)box);
+				pr_error(
+				    "%s was written with --time-box %lld, not %lld: aggregate into "
+				    "another --dir, or use the same box",
+				    path, (long long)a.box_seconds, (long long)box);
 				agg_release(&a);
 				free(path);
 				goto out;
@@ -518,12 +527,13 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 		}
 		/* the rows of this box, wherever they are in the list */
 		for (j = k; j < in.all.n; j++)
-			if (in.all.in[j].time != INT64_MIN && agg_timebox(in.all.in[j].time, box) == tb) {
+			if (in.all.in[j].time != INT64_MIN &&
+			    agg_timebox(in.all.in[j].time, box) == tb) {
 				if (agg_add(&a, &in.all.in[j]))
 					already++;
 				else
 					added++;
-				in.all.in[j].time = INT64_MIN;	/* done */
+				in.all.in[j].time = INT64_MIN; /* done */
 			}
 		if (write_agg(path, &a) < 0) {
 			agg_release(&a);
@@ -541,7 +551,8 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 	if (nspecs) {
 		char *flag = xstrfmt("%s/%s/__state__/shard.%s", dir, release, shard);
 		char *sdir = xstrfmt("%s/%s/__state__", dir, release);
-		int bad = fs_mkdir_p(sdir, 0755) < 0 || (!fs_exists(flag) && fs_write_atomic(flag, "", 0, 0644) < 0);
+		int bad = fs_mkdir_p(sdir, 0755) < 0 ||
+			  (!fs_exists(flag) && fs_write_atomic(flag, "", 0, 0644) < 0);
 		free(flag);
 		free(sdir);
 		if (bad)

@@ -15,23 +15,24 @@
 #include "store/repo.h"
 #include "util/log.h"
 
-#define USAGE \
-	"usage: perun history FUNCTION|--all [-n N] [-m REV] [--format text|json]\n" \
-	"                     [--cmd CMD] [--args ARGS] [--workload W] [--collector C]\n" \
+#define USAGE                                                                                      \
+	"usage: perun history FUNCTION|--all [-n N] [-m REV] [--format text|json]\n"               \
+	"                     [--cmd CMD] [--args ARGS] [--workload W] [--collector C]\n"          \
 	"                     [--threshold R]\n"
 
 static void usage_history(FILE *f)
 {
-	fprintf(f, USAGE "\n"
-		   "Per-function series over the first-parent history of REV (default HEAD):\n"
-		   "for each of the last N commits (default 100, 0: all) that has profiles of\n"
-		   "the same collector, command, arguments and workload (given, or those of the\n"
-		   "newest profile), the median and p95 of the call times and the calls per\n"
-		   "profile.  Steps in the median are found as asv does (an L1 Potts fit whose\n"
-		   "penalty the information criterion picks, AR(1) noise); each is named by\n"
-		   "the commit where the new level starts.  --threshold R (default 0.05) drops\n"
-		   "steps smaller than R relative to the level before.  Exit 0 whether or not\n"
-		   "steps were found.\n");
+	fprintf(f, USAGE
+		"\n"
+		"Per-function series over the first-parent history of REV (default HEAD):\n"
+		"for each of the last N commits (default 100, 0: all) that has profiles of\n"
+		"the same collector, command, arguments and workload (given, or those of the\n"
+		"newest profile), the median and p95 of the call times and the calls per\n"
+		"profile.  Steps in the median are found as asv does (an L1 Potts fit whose\n"
+		"penalty the information criterion picks, AR(1) noise); each is named by\n"
+		"the commit where the new level starts.  --threshold R (default 0.05) drops\n"
+		"steps smaller than R relative to the level before.  Exit 0 whether or not\n"
+		"steps were found.\n");
 }
 
 static void print_amount(double v, char *buf, size_t n)
@@ -64,8 +65,8 @@ static void print_series(const struct history *h, const struct history_series *s
 	}
 	if (!table)
 		return;
-	printf("  %-7s  %-10s  %10s  %10s  %10s  %s\n", "commit", "date", "calls", "median",
-	       "p95", "subject");
+	printf("  %-7s  %-10s  %10s  %10s  %10s  %s\n", "commit", "date", "calls", "median", "p95",
+	       "subject");
 	for (i = h->nc; i-- > 0;) {
 		time_t t = (time_t)h->c[i].date;
 		struct tm tm;
@@ -81,15 +82,15 @@ static void print_series(const struct history *h, const struct history_series *s
 			printf("%c %.7s  %-10s  %10.1f  %10s  %10s  %s\n", mark ? '*' : ' ',
 			       h->c[i].sha, day, s->calls[i], a, b, h->c[i].subject);
 		else
-			printf("%c %.7s  %-10s  %10s  %10s  %10s  %s\n", mark ? '*' : ' ', h->c[i].sha,
-			       day, "-", a, b, h->c[i].subject);
+			printf("%c %.7s  %-10s  %10s  %10s  %10s  %s\n", mark ? '*' : ' ',
+			       h->c[i].sha, day, "-", a, b, h->c[i].subject);
 	}
 }
 
 int cmd_history(int argc, char **argv, struct ctx *ctx)
 {
 	const char *func = NULL, *rev = "HEAD", *format = "text";
-	struct history_filter f = { NULL, NULL, NULL, NULL };
+	struct history_filter f = {NULL, NULL, NULL, NULL};
 	struct steps_opts so;
 	struct history h;
 	struct repo r;
@@ -111,7 +112,8 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "-n") && more) {
 			long long v = strtoll(argv[++i], &end, 10);
 			if (*end || v < 0) {
-				fprintf(stderr, "perun history: -n takes a count, not '%s'\n", argv[i]);
+				fprintf(stderr, "perun history: -n takes a count, not '%s'\n",
+					argv[i]);
 				return EXIT_USAGE;
 			}
 			max = (size_t)v;
@@ -130,8 +132,10 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "--threshold") && more) {
 			so.threshold = strtod(argv[++i], &end);
 			if (*end || so.threshold < 0) {
-				fprintf(stderr, "perun history: --threshold takes a ratio >= 0, not "
-						"'%s'\n", argv[i]);
+				fprintf(stderr,
+					"perun history: --threshold takes a ratio >= 0, not "
+					"'%s'\n",
+					argv[i]);
 				return EXIT_USAGE;
 			}
 		} else if (a[0] == '-' || func) {
@@ -142,8 +146,8 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 		}
 	}
 	if (!!func == all || (strcmp(format, "text") && strcmp(format, "json"))) {
-		fprintf(stderr, "perun history: name one FUNCTION or --all; --format text or json\n"
-				USAGE);
+		fprintf(stderr,
+			"perun history: name one FUNCTION or --all; --format text or json\n" USAGE);
 		return EXIT_USAGE;
 	}
 	if (repo_find(&r) < 0)
@@ -152,7 +156,8 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 		goto out;
 	if (!h.nc) {
 		pr_error("no commit among the last %zu first parents of %s has matching profiles: "
-			 "register some with 'perun add'", max, rev);
+			 "register some with 'perun add'",
+			 max, rev);
 		goto out;
 	}
 	if (func && !history_find(&h, func)) {

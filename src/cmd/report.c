@@ -17,22 +17,23 @@
 #include "util/fs.h"
 #include "util/log.h"
 
-#define USAGE \
-	"usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]\n" \
-	"                    [--workload W] [--collector C] [--threshold R]\n" \
+#define USAGE                                                                                      \
+	"usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]\n"                   \
+	"                    [--workload W] [--collector C] [--threshold R]\n"                     \
 	"                    [--aggregates DIR]\n"
 
 static void usage_report(FILE *f)
 {
-	fprintf(f, USAGE "\n"
-		   "Writes a static site into DIR, as asv's publish does: index.html (a graph\n"
-		   "per function over the commits, median and p95, with the commit where each\n"
-		   "step starts marked, and a table of the regressions), index.json,\n"
-		   "graphs/FUNCTION.json (one series each) and graphs/flame/COMMIT.svg (a flame\n"
-		   "graph of each commit's first profile).  The series are those of 'perun\n"
-		   "history --all' with the same options.  The releases perun aggregate wrote\n"
-		   "into DIR (default .perun/aggregates) get a table each, every shard and time\n"
-		   "box merged, and aggregates/RELEASE.json.  The page needs no network.\n");
+	fprintf(f, USAGE
+		"\n"
+		"Writes a static site into DIR, as asv's publish does: index.html (a graph\n"
+		"per function over the commits, median and p95, with the commit where each\n"
+		"step starts marked, and a table of the regressions), index.json,\n"
+		"graphs/FUNCTION.json (one series each) and graphs/flame/COMMIT.svg (a flame\n"
+		"graph of each commit's first profile).  The series are those of 'perun\n"
+		"history --all' with the same options.  The releases perun aggregate wrote\n"
+		"into DIR (default .perun/aggregates) get a table each, every shard and time\n"
+		"box merged, and aggregates/RELEASE.json.  The page needs no network.\n");
 }
 
 static int cmp_agg(const void *a, const void *b)
@@ -81,7 +82,7 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 	struct agg *aggs = NULL;
 	size_t naggs = 0;
 	const char *dir = NULL, *rev = "HEAD";
-	struct history_filter f = { NULL, NULL, NULL, NULL };
+	struct history_filter f = {NULL, NULL, NULL, NULL};
 	struct steps_opts so;
 	struct history h;
 	struct repo r;
@@ -104,7 +105,8 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "-n") && more) {
 			long long v = strtoll(argv[++i], &end, 10);
 			if (*end || v < 0) {
-				fprintf(stderr, "perun report: -n takes a count, not '%s'\n", argv[i]);
+				fprintf(stderr, "perun report: -n takes a count, not '%s'\n",
+					argv[i]);
 				return EXIT_USAGE;
 			}
 			max = (size_t)v;
@@ -123,8 +125,10 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "--threshold") && more) {
 			so.threshold = strtod(argv[++i], &end);
 			if (*end || so.threshold < 0) {
-				fprintf(stderr, "perun report: --threshold takes a ratio >= 0, not "
-						"'%s'\n", argv[i]);
+				fprintf(stderr,
+					"perun report: --threshold takes a ratio >= 0, not "
+					"'%s'\n",
+					argv[i]);
 				return EXIT_USAGE;
 			}
 		} else {
@@ -142,7 +146,8 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 		goto out;
 	if (!h.nc) {
 		pr_error("no commit among the last %zu first parents of %s has matching profiles: "
-			 "register some with 'perun add'", max, rev);
+			 "register some with 'perun add'",
+			 max, rev);
 		goto out;
 	}
 	{
@@ -155,7 +160,8 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 	if (site_write(&h, &r, dir, aggs, naggs) < 0)
 		goto out;
 	printf("wrote %s/index.html: %zu function%s over %zu commit%s, %zu aggregated "
-	       "release%s\n", dir, h.ns, h.ns == 1 ? "" : "s", h.nc, h.nc == 1 ? "" : "s", naggs,
+	       "release%s\n",
+	       dir, h.ns, h.ns == 1 ? "" : "s", h.nc, h.nc == 1 ? "" : "s", naggs,
 	       naggs == 1 ? "" : "s");
 	ret = EXIT_OK;
 out:

@@ -19,21 +19,23 @@
 static void usage_sync(FILE *f, int push)
 {
 	if (push)
-		fprintf(f,
-			"usage: perun push [REMOTE] [-q]\n\n"
-			"Publishes this repository's perun objects and indexes to REMOTE (a git\n"
-			"remote's name, a URL or a path; default origin) under refs/perun/profiles.\n"
-			"What the remote holds is fetched and merged first (a union: every profile\n"
-			"of both, each once), so no host's profiles are lost; when another host\n"
-			"pushes meanwhile, perun fetches and merges again and retries.\n");
+		fprintf(
+		    f,
+		    "usage: perun push [REMOTE] [-q]\n\n"
+		    "Publishes this repository's perun objects and indexes to REMOTE (a git\n"
+		    "remote's name, a URL or a path; default origin) under refs/perun/profiles.\n"
+		    "What the remote holds is fetched and merged first (a union: every profile\n"
+		    "of both, each once), so no host's profiles are lost; when another host\n"
+		    "pushes meanwhile, perun fetches and merges again and retries.\n");
 	else
-		fprintf(f,
-			"usage: perun fetch [REMOTE] [-q]\n\n"
-			"Fetches REMOTE's refs/perun/profiles (REMOTE: a git remote's name, a URL\n"
-			"or a path; default origin) and merges its objects and indexes into .perun:\n"
-			"profiles registered on other hosts then show in status, log and show.\n"
-			"Every object and index is verified first; when one is damaged nothing is\n"
-			"stored and perun fetch fails, naming it.\n");
+		fprintf(
+		    f,
+		    "usage: perun fetch [REMOTE] [-q]\n\n"
+		    "Fetches REMOTE's refs/perun/profiles (REMOTE: a git remote's name, a URL\n"
+		    "or a path; default origin) and merges its objects and indexes into .perun:\n"
+		    "profiles registered on other hosts then show in status, log and show.\n"
+		    "Every object and index is verified first; when one is damaged nothing is\n"
+		    "stored and perun fetch fails, naming it.\n");
 }
 
 static int cmd_sync(int argc, char **argv, int push)
@@ -80,8 +82,8 @@ static int cmd_sync(int argc, char **argv, int push)
 	else
 		printf("%s has no perun profiles yet\n", remote);
 	if (push)
-		printf("pushed %zu file%s to %s (%u attempt%s)\n", st.files, st.files == 1 ? "" : "s",
-		       remote, st.attempts, st.attempts == 1 ? "" : "s");
+		printf("pushed %zu file%s to %s (%u attempt%s)\n", st.files,
+		       st.files == 1 ? "" : "s", remote, st.attempts, st.attempts == 1 ? "" : "s");
 	return EXIT_OK;
 }
 

@@ -38,7 +38,8 @@ static void each_resource(void *vctx, struct json_object *r)
 	uint64_t amount, excl;
 	int ok = 1;
 
-	if (!json_object_object_get_ex(r, "uid", &uid) || !json_object_is_type(uid, json_type_string))
+	if (!json_object_object_get_ex(r, "uid", &uid) ||
+	    !json_object_is_type(uid, json_type_string))
 		return;
 	amount = field_u64(r, "amount", &ok);
 	if (!ok)
@@ -51,7 +52,7 @@ static void each_resource(void *vctx, struct json_object *r)
 
 void calls_each(const struct profile *p, calls_fn fn, void *ctx)
 {
-	struct each_ctx c = { fn, ctx };
+	struct each_ctx c = {fn, ctx};
 
 	/* per-call and compact profiles alike */
 	profile_each_resource(p, each_resource, &c);
@@ -164,7 +165,7 @@ static void add_call(void *ctx, const char *uid, uint64_t amount, uint64_t exclu
 int agg_input_from_profile(struct agg_input *in, const struct profile *p, const char *id,
 			   int64_t time)
 {
-	struct build b = { NULL, 0, 0 };
+	struct build b = {NULL, 0, 0};
 
 	memset(in, 0, sizeof(*in));
 	snprintf(in->id, sizeof(in->id), "%s", id);
@@ -197,7 +198,7 @@ int agg_add(struct agg *a, const struct agg_input *in)
 		size_t mid = (lo + hi) / 2;
 		int c = strcmp(a->in[mid].id, in->id);
 		if (c == 0)
-			return 1;	/* content-addressed: the same row */
+			return 1; /* content-addressed: the same row */
 		if (c < 0)
 			lo = mid + 1;
 		else
@@ -220,7 +221,7 @@ void agg_merge(struct agg *dst, const struct agg *src)
 
 size_t agg_totals(const struct agg *a, struct agg_func **out)
 {
-	struct build b = { NULL, 0, 0 };
+	struct build b = {NULL, 0, 0};
 	size_t i, j;
 
 	for (i = 0; i < a->n; i++)
@@ -237,7 +238,8 @@ static void func_json(struct strbuf *sb, const struct agg_func *f)
 	size_t b, k = 0;
 
 	strbuf_add_json_str(sb, f->name);
-	strbuf_addf(sb, ":{\"calls\":%llu,\"total\":%llu,\"exclusive\":%llu,\"min\":%llu,"
+	strbuf_addf(sb,
+		    ":{\"calls\":%llu,\"total\":%llu,\"exclusive\":%llu,\"min\":%llu,"
 		    "\"max\":%llu,\"hist\":{",
 		    (unsigned long long)f->calls, (unsigned long long)f->total,
 		    (unsigned long long)f->exclusive, (unsigned long long)f->min,
@@ -261,8 +263,8 @@ void agg_to_json(const struct agg *a, struct strbuf *out)
 	strbuf_addf(out, ",\"timebox\":%lld,\"box_seconds\":%lld,\"inputs\":{",
 		    (long long)a->timebox, (long long)a->box_seconds);
 	for (i = 0; i < a->n; i++) {
-		strbuf_addf(out, "%s\"%s\":{\"time\":%lld,\"functions\":{", i ? "," : "", a->in[i].id,
-			    (long long)a->in[i].time);
+		strbuf_addf(out, "%s\"%s\":{\"time\":%lld,\"functions\":{", i ? "," : "",
+			    a->in[i].id, (long long)a->in[i].time);
 		for (j = 0; j < a->in[i].nf; j++) {
 			if (j)
 				strbuf_addch(out, ',');
@@ -345,11 +347,13 @@ int agg_parse(struct agg *a, const char *text, size_t len, const char *what)
 		pr_error("%s: not a perun aggregate (version 1)", what);
 		goto out;
 	}
-	if (!json_object_object_get_ex(root, "release", &v) || !json_object_is_type(v, json_type_string))
+	if (!json_object_object_get_ex(root, "release", &v) ||
+	    !json_object_is_type(v, json_type_string))
 		goto bad;
 	free(a->release);
 	a->release = xstrdup(json_object_get_string(v));
-	if (!json_object_object_get_ex(root, "shard", &v) || !json_object_is_type(v, json_type_string))
+	if (!json_object_object_get_ex(root, "shard", &v) ||
+	    !json_object_is_type(v, json_type_string))
 		goto bad;
 	free(a->shard);
 	a->shard = xstrdup(json_object_get_string(v));

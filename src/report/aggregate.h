@@ -36,16 +36,16 @@ struct agg_func {
 /* One input profile's row.  */
 struct agg_input {
 	char id[SHA1_HEXSZ + 1];
-	int64_t time;		/* when it was collected or registered, seconds */
-	struct agg_func *f;	/* sorted by name */
+	int64_t time;	    /* when it was collected or registered, seconds */
+	struct agg_func *f; /* sorted by name */
 	size_t nf;
 };
 
 struct agg {
 	char *release, *shard;
-	int64_t timebox;	/* start of the box, seconds since the epoch */
+	int64_t timebox; /* start of the box, seconds since the epoch */
 	int64_t box_seconds;
-	struct agg_input *in;	/* sorted by id */
+	struct agg_input *in; /* sorted by id */
 	size_t n;
 };
 

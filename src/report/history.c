@@ -96,7 +96,7 @@ static int pool_commit(struct repo *r, struct history *h, const char *sha, struc
 		return -1;
 	for (i = 0; i < index.n && ret == 0; i++) {
 		struct strbuf json = STRBUF_INIT;
-		struct profile p = { 0 };
+		struct profile p = {0};
 		struct func_table t;
 		char hex[SHA1_HEXSZ + 1];
 		repo_entry_hex(&index, i, hex);
@@ -177,7 +177,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 		goto out;
 	while (sha[0] && (max == 0 || walked < max)) {
 		struct minor_version mv;
-		struct commit_pool cp = { NULL, 0, 0, "" };
+		struct commit_pool cp = {NULL, 0, 0, ""};
 		if (vcs_minor_info(r->worktree, sha, &mv) < 0)
 			goto out;
 		walked++;

@@ -22,18 +22,18 @@ struct history_commit {
 	char sha[41];
 	int64_t date;
 	char *subject;
-	size_t profiles;	/* matching profiles pooled at this commit */
-	char first[41];		/* object id of the first of them */
+	size_t profiles; /* matching profiles pooled at this commit */
+	char first[41];	 /* object id of the first of them */
 };
 
 struct history_step {
-	size_t index;		/* of the commit where the new level starts */
+	size_t index; /* of the commit where the new level starts */
 	double before, after, rel;
 };
 
 struct history_series {
 	char *name;
-	double *median, *p95, *calls;	/* per commit; NAN where the function was not seen */
+	double *median, *p95, *calls; /* per commit; NAN where the function was not seen */
 	struct history_step *steps;
 	size_t nsteps;
 };

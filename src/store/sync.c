@@ -123,6 +123,7 @@ static int check_entries(const struct repo *r, const struct fetch_set *s)
 		for (j = 0; f->is_index && j < f->index.n; j++) {
 			struct fetched key;
 			const struct fetched *hit;
+			memset(&key, 0, sizeof(key));
 			char *path;
 			int here;
 			repo_entry_hex(&f->index, j, key.hex);
@@ -133,11 +134,12 @@ static int check_entries(const struct repo *r, const struct fetch_set *s)
 			here = fs_exists(path);
 			free(path);
 			if (!here)
-				return pr_error("index %s fetched from %s names object %s, which "
-						"neither it nor this repository holds (refused, "
-						"nothing was stored): push again from the host that "
-						"registered it",
-						f->hex, s->remote, key.hex);
+				return pr_error(
+				    "index %s fetched from %s names object %s, which "
+				    "neither it nor this repository holds (refused, "
+				    "nothing was stored): push again from the host that "
+				    "registered it",
+				    f->hex, s->remote, key.hex);
 		}
 	}
 	return 0;
@@ -182,8 +184,8 @@ static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *
 			return -1;
 		for (j = 0; j < f->index.n; j++)
 			if (!has_id(&local, f->index.entries[j].id)) {
-				pidx_append(&local, f->index.entries[j].time, f->index.entries[j].id,
-					    f->index.entries[j].path);
+				pidx_append(&local, f->index.entries[j].time,
+					    f->index.entries[j].id, f->index.entries[j].path);
 				added++;
 			}
 		if (added && store_write_index(r->dir, f->hex, &local) < 0) {
@@ -199,7 +201,7 @@ static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *
 
 int sync_fetch(struct repo *r, const char *remote, struct sync_stats *st)
 {
-	struct fetch_set s = { remote, NULL, 0, 0 };
+	struct fetch_set s = {remote, NULL, 0, 0};
 	int ret = -1;
 
 	if (vcs_sync_fetch(r->worktree, remote, fetched_file, &s, st->tip) < 0)
@@ -242,7 +244,7 @@ static int list_local(const struct repo *r, char ***out, size_t *n)
 			char *rel = xstrfmt("objects/%s/%s", de->d_name, fe->d_name);
 			if (path_hex(rel, hex) < 0) {
 				free(rel);
-				continue;	/* temp files, fsck's damaged copies */
+				continue; /* temp files, fsck's damaged copies */
 			}
 			if (*n == alloc) {
 				alloc = alloc ? 2 * alloc : 64;

@@ -11,12 +11,12 @@
 struct repo;
 
 struct sync_stats {
-	size_t objects;		/* objects stored that were not here */
-	size_t entries;		/* index entries added */
-	size_t indexes;		/* indexes written */
-	size_t files;		/* files the pushed tree holds */
-	unsigned attempts;	/* pushes tried */
-	char tip[41];		/* the remote's commit fetched, "" for none */
+	size_t objects;	   /* objects stored that were not here */
+	size_t entries;	   /* index entries added */
+	size_t indexes;	   /* indexes written */
+	size_t files;	   /* files the pushed tree holds */
+	unsigned attempts; /* pushes tried */
+	char tip[41];	   /* the remote's commit fetched, "" for none */
 };
 
 /* Fetches remote's profiles into r (which the caller has locked): verified

@@ -72,7 +72,7 @@ static void merged(struct agg *out, const struct agg *x, const struct agg *y)
 int main(void)
 {
 	/* overlapping inputs on purpose: 3 and 5 are in two of them */
-	static const unsigned sa[] = { 1, 2, 3 }, sb[] = { 3, 4, 5 }, sc[] = { 5, 6, 7, 1 };
+	static const unsigned sa[] = {1, 2, 3}, sb[] = {3, 4, 5}, sc[] = {5, 6, 7, 1};
 	struct agg a, b, c, ab, bc, ab_c, a_bc, ba, aa, back;
 	struct agg_func *t;
 	char *j1, *j2;
@@ -144,13 +144,15 @@ int main(void)
 	is_str(j2, j1, "json round trip");
 	free(j1);
 	free(j2);
-	ok(agg_parse(&aa, "{\"perun_aggregate\":1}", 21, "bad") < 0, "a damaged aggregate is refused");
+	ok(agg_parse(&aa, "{\"perun_aggregate\":1}", 21, "bad") < 0,
+	   "a damaged aggregate is refused");
 	agg_release(&aa);
 
 	is_int(agg_timebox(1700000123, 86400), 1699920000, "time box of a time");
 	is_int(agg_timebox(-1, 10), -10, "time box before the epoch");
 	ok(agg_valid_id("v1.2-rc") && !agg_valid_id("../x") && !agg_valid_id(".hidden") &&
-	   !agg_valid_id("a b") && !agg_valid_id(""), "ids that name files");
+	       !agg_valid_id("a b") && !agg_valid_id(""),
+	   "ids that name files");
 
 	agg_release(&a);
 	agg_release(&b);
