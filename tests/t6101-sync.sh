@@ -80,7 +80,7 @@ test_expect_success 'both push at the same time; then each fetches and sees both
 	cat push-a.out push-b.out &&
 	test "$(cat push-a.rc)" = 0 && test "$(cat push-b.rc)" = 0 &&
 	(cd a && "$PERUN" fetch && workloads >../wa) &&
-	(cd b && "$PERUN" fetch && workloads >../wb) &&
+	mkdir b/sub && (cd b/sub && "$PERUN" fetch) && (cd b && workloads >../wb) &&
 	printf "from-a\nfrom-b\n" >expect &&
 	test_cmp expect wa && test_cmp expect wb &&
 	(cd a && "$PERUN" fsck) && (cd b && "$PERUN" fsck)
@@ -108,7 +108,8 @@ test_expect_success 'five rounds of simultaneous pushes lose nothing' '
 
 test_expect_success 'a third clone fetches by path and gets all twelve' '
 	git clone -q -b main remote.git c && cd c && "$PERUN" init >/dev/null &&
-	"$PERUN" fetch "$TRASH/remote.git" >out && cat out && grep "12 new index entries" out &&
+	mkdir sub && (cd sub && "$PERUN" fetch ../../remote.git >../out) && cat out &&
+	grep "12 new index entries" out &&
 	"$PERUN" status | grep "^12 profiles registered for" &&
 	"$PERUN" fetch "$TRASH/remote.git" >out && grep "0 new objects, 0 new index entries" out
 '

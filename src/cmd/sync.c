@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "store/sync.h"
+#include "util/fs.h"
 #include "util/log.h"
 
 /* Pushes overtaken by another host before perun push gives up.  */
@@ -41,6 +43,7 @@ static void usage_sync(FILE *f, int push)
 static int cmd_sync(int argc, char **argv, int push)
 {
 	const char *remote = NULL, *name = push ? "push" : "fetch";
+	char *abs = NULL;
 	struct sync_stats st;
 	struct repo r;
 	int i, quiet = 0, ret;
@@ -61,20 +64,37 @@ static int cmd_sync(int argc, char **argv, int push)
 	}
 	if (!remote)
 		remote = "origin";
-	if (repo_find(&r) < 0)
+	/* a path given here is from here; a remote's relative URL is from the
+	 * top of the work tree, as git reads it */
+	if (access(remote, F_OK) == 0 && (abs = fs_realpath(remote)))
+		remote = abs;
+	if (repo_find(&r) < 0) {
+		free(abs);
 		return EXIT_FAIL;
+	}
+	if (chdir(r.worktree) < 0) {
+		pr_error_errno("chdir %s", r.worktree);
+		repo_release(&r);
+		free(abs);
+		return EXIT_FAIL;
+	}
 	if (repo_lock(&r) < 0) {
 		repo_release(&r);
+		free(abs);
 		return EXIT_FAIL;
 	}
 	memset(&st, 0, sizeof(st));
 	ret = push ? sync_push(&r, remote, PUSH_TRIES, &st) : sync_fetch(&r, remote, &st);
 	repo_unlock(&r);
 	repo_release(&r);
-	if (ret < 0)
+	if (ret < 0) {
+		free(abs);
 		return EXIT_FAIL;
-	if (quiet)
+	}
+	if (quiet) {
+		free(abs);
 		return EXIT_OK;
+	}
 	if (st.tip[0])
 		printf("fetched %.7s from %s: %zu new object%s, %zu new index entr%s\n", st.tip,
 		       remote, st.objects, st.objects == 1 ? "" : "s", st.entries,
@@ -84,6 +104,7 @@ static int cmd_sync(int argc, char **argv, int push)
 	if (push)
 		printf("pushed %zu file%s to %s (%u attempt%s)\n", st.files,
 		       st.files == 1 ? "" : "s", remote, st.attempts, st.attempts == 1 ? "" : "s");
+	free(abs);
 	return EXIT_OK;
 }
 
