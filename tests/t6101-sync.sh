@@ -154,6 +154,16 @@ test_expect_success 'over git:// (git daemon): simultaneous pushes retry, nothin
 '
 fi
 
+test_expect_success 'a damaged local object is not pushed' '
+	git clone -q -b main remote.git e && cd e && "$PERUN" init >/dev/null &&
+	"$PERUN" fetch -q && obj=$(find .perun/objects -type f | head -1) &&
+	test -n "$obj" && chmod u+w "$obj" && printf "garbage" >"$obj" &&
+	before=$(git --git-dir=../remote.git rev-parse refs/perun/profiles) &&
+	! "$PERUN" push 2>err && cat err &&
+	grep "nothing was pushed; run .perun fsck --repair. first" err &&
+	test "$(git --git-dir=../remote.git rev-parse refs/perun/profiles)" = "$before"
+'
+
 test_expect_success 'a damaged object on the remote: fetch refuses it and stores nothing' '
 	export GIT_DIR="$TRASH/remote.git" GIT_INDEX_FILE="$TRASH/corrupt.index" &&
 	tip=$(git rev-parse refs/perun/profiles) &&

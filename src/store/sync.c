@@ -216,7 +216,36 @@ out:
 	return ret;
 }
 
-/* The files of .perun/objects (objects and indexes), as objects/xx/yyyy.  */
+/* A damaged file pushed would make every other host's fetch refuse the
+ * remote: each file is checked as fetch will check it.  */
+static int check_local(const struct repo *r, const char *rel, const char *hex)
+{
+	struct strbuf data = STRBUF_INIT, why = STRBUF_INIT;
+	char *path = xstrfmt("%s/%s", r->dir, rel);
+	struct pidx x;
+	int ret = 0;
+
+	if (strbuf_read_file(&data, path) < 0) {
+		ret = pr_error_errno("%s", path);
+	} else if (data.len >= 4 && !memcmp(data.buf, "pidx", 4)) {
+		if (pidx_salvage(&x, (const unsigned char *)data.buf, data.len, &why) != 0)
+			ret = pr_error("index %s (%s): %s: nothing was pushed; run 'perun fsck "
+				       "--repair' first",
+				       hex, path, why.buf);
+		pidx_release(&x);
+	} else if (store_check_object_bytes(hex, data.buf, data.len, NULL, NULL, &why) < 0) {
+		ret = pr_error("object %s (%s): %s: nothing was pushed; run 'perun fsck --repair' "
+			       "first",
+			       hex, path, why.buf);
+	}
+	free(path);
+	strbuf_release(&data);
+	strbuf_release(&why);
+	return ret;
+}
+
+/* The files of .perun/objects (objects and indexes), as objects/xx/yyyy,
+ * each checked.  */
 static int list_local(const struct repo *r, char ***out, size_t *n)
 {
 	char *objects = xstrfmt("%s/objects", r->dir), *sub;
@@ -245,6 +274,14 @@ static int list_local(const struct repo *r, char ***out, size_t *n)
 			if (path_hex(rel, hex) < 0) {
 				free(rel);
 				continue; /* temp files, fsck's damaged copies */
+			}
+			if (check_local(r, rel, hex) < 0) {
+				free(rel);
+				closedir(dd);
+				free(sub);
+				closedir(d);
+				free(objects);
+				return -1;
 			}
 			if (*n == alloc) {
 				alloc = alloc ? 2 * alloc : 64;
