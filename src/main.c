@@ -38,6 +38,7 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "find degradations and optimizations between two minor versions" },
 	{ "diff", cmd_diff, "compare two profiles function by function" },
 	{ "stats", cmd_stats, "dynamic statistics of earlier collections, per minor version" },
+	{ "callgraph", cmd_callgraph, "show a binary's call graph, levels and control-flow loops" },
 	{ "doctor", cmd_doctor, "check that this machine can trace, and say how to fix it" },
 	{ "__parse", cmd_parse, NULL },
 };

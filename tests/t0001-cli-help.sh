@@ -10,7 +10,7 @@ test_expect_success 'perun --version' '
 
 test_expect_success 'perun help lists the commands, exit 0' '
 	"$PERUN" help >out &&
-	for c in init status log add rm show collect cache calibrate doctor; do grep -q "^   $c " out || exit 1; done
+	for c in init status log add rm show collect cache calibrate callgraph doctor; do grep -q "^   $c " out || exit 1; done
 '
 
 test_expect_success 'no command: usage on stderr, exit 2' '

@@ -22,6 +22,7 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx);
 int cmd_parse(int argc, char **argv, struct ctx *ctx);
 int cmd_calibrate(int argc, char **argv, struct ctx *ctx);
 int cmd_stats(int argc, char **argv, struct ctx *ctx);
+int cmd_callgraph(int argc, char **argv, struct ctx *ctx);
 int cmd_push(int argc, char **argv, struct ctx *ctx);
 int cmd_fetch(int argc, char **argv, struct ctx *ctx);
 int cmd_aggregate(int argc, char **argv, struct ctx *ctx);

@@ -317,6 +317,8 @@ struct fstat {
 	uint64_t hist[64];	/* --aggregate: the merged log2 histograms */
 	unsigned has_hist : 1;
 	int64_t sampled;	/* trace.summary's 1 in N, 0 when every call */
+	int64_t disarmed;	/* trace.summary's disarmed_after (dynamic probing), or 0 */
+	unsigned timed : 1;	/* trace.summary's sampled_by timed-sampling */
 	double cal_mean;	/* trace.summary's calibrated_mean, -1 without */
 };
 
@@ -498,7 +500,11 @@ static void sum_one(void *ctxp, const struct call_view *v)
 		f->cal_mean = get(ts, "calibrated_mean")
 				      ? json_object_get_double(get(ts, "calibrated_mean"))
 				      : -1;
-		c->any_sampled |= f->sampled > 1;
+		f->disarmed = get(ts, "disarmed_after")
+				      ? json_object_get_int64(get(ts, "disarmed_after"))
+				      : 0;
+		f->timed = get(ts, "sampled_by") != NULL;
+		c->any_sampled |= f->sampled > 1 || f->disarmed > 0 || f->timed;
 		c->any_cal |= f->cal_mean >= 0;
 	}
 	f = &c->fs[k];
@@ -594,7 +600,8 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			/* nearest rank: never below the median */
 			p95 = n ? a[(size_t)ceil_(0.95 * (double)n) - 1] : 0;
 		}
-		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls, fs[k].sampled > 1 ? "~" : "");
+		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls,
+			 fs[k].sampled > 1 || fs[k].disarmed > 0 || fs[k].timed ? "~" : "");
 		if (any_cal && fs[k].cal_mean >= 0)
 			snprintf(cal, sizeof(cal), " %9.1f", fs[k].cal_mean);
 		strbuf_addf(out, "%-*s %10s %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%%s\n",
@@ -614,6 +621,16 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			if (fs[k].sampled > 1)
 				strbuf_addf(out, "~ %s: sampled, 1 call in %" PRId64 " recorded\n",
 					    fs[k].uid, fs[k].sampled);
+		for (k = 0; k < nfs; k++)
+			if (fs[k].disarmed > 0)
+				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls (dynamic "
+						 "probing): the later ones were not recorded\n",
+					    fs[k].uid, fs[k].disarmed);
+		for (k = 0; k < nfs; k++)
+			if (fs[k].timed)
+				strbuf_addf(out, "~ %s: timed sampling: calls recorded in its gather "
+						 "windows only\n",
+					    fs[k].uid);
 	}
 	free(fs);
 }

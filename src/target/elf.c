@@ -389,11 +389,16 @@ static void read_separate_dwarf(struct target *t)
  * Keyed by build-id and the file's identity: two programs linked from the
  * same objects can share a build-id and still differ.  */
 
+char *target_cache_path(const struct target *t, const char *cache_dir, const char *suffix)
+{
+	return xstrfmt("%s/targets/%s-%llx-%llx-%llx-%lld.%09ld%s", cache_dir, t->build_id,
+		       (unsigned long long)t->st_dev, (unsigned long long)t->st_ino,
+		       (unsigned long long)t->st_size, (long long)t->mtime_s, t->mtime_ns, suffix);
+}
+
 static char *cache_path(const struct target *t, const char *cache_dir)
 {
-	return xstrfmt("%s/targets/%s-%llx-%llx-%llx-%lld.%09ld.tsv", cache_dir, t->build_id,
-		       (unsigned long long)t->st_dev, (unsigned long long)t->st_ino,
-		       (unsigned long long)t->st_size, (long long)t->mtime_s, t->mtime_ns);
+	return target_cache_path(t, cache_dir, ".tsv");
 }
 
 static void put_field(struct strbuf *sb, const char *s)

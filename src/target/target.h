@@ -58,6 +58,10 @@ struct target {
  * file identity (device, inode, size, mtime).  */
 int target_load(struct target *t, const char *path, const char *cache_dir);
 void target_release(struct target *t);
+/* The path of an analysis file about t in cache_dir/targets, named by its
+ * build-id and file identity and ending in suffix (".tsv" is target_load's
+ * own, ".cg" the call graph's); caller frees.  */
+char *target_cache_path(const struct target *t, const char *cache_dir, const char *suffix);
 /* Finds a function by linkage or display name (or display up to '('), or
  * one of its aliases.  */
 const struct func *target_find_func(const struct target *t, const char *name);

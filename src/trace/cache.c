@@ -55,14 +55,40 @@ int cache_key_name_ok(const char *name)
 	return name[i] == '\0';
 }
 
-/* A targets/ file name perun writes: <hex build-id>.tsv, or its temp file.  */
+/* A targets/ file name perun writes (target_cache_path): the build-id, then
+ * the file's identity <dev>-<ino>-<size>-<sec>.<nsec> (older perun wrote the
+ * build-id alone), then .tsv (the function list) or .cg (the call graph);
+ * or the temp file of one.  */
 static int target_name_ok(const char *name)
 {
-	size_t n = strspn(name, "0123456789abcdef");
+	static const char hex[] = "0123456789abcdef";
+	size_t n = strspn(name, hex), i, k;
 
-	if (n < 4 || strncmp(name + n, ".tsv", 4))
+	if (n < 4)
 		return 0;
-	return name[n + 4] == '\0' || !strncmp(name + n + 4, ".tmp", 4);
+	if (name[n] == '-') {
+		for (i = 0; i < 3; i++) {
+			k = strspn(name + n + 1, hex);
+			if (!k || name[n + 1 + k] != '-')
+				return 0;
+			n += 1 + k;
+		}
+		k = strspn(name + n + 1, "0123456789");
+		if (!k || name[n + 1 + k] != '.')
+			return 0;
+		n += 1 + k;
+		k = strspn(name + n + 1, "0123456789");
+		if (!k)
+			return 0;
+		n += 1 + k;
+	}
+	if (!strncmp(name + n, ".tsv", 4))
+		n += 4;
+	else if (!strncmp(name + n, ".cg", 3))
+		n += 3;
+	else
+		return 0;
+	return name[n] == '\0' || !strncmp(name + n, ".tmp", 4);
 }
 
 /* Makes dir/sub (0700) and checks it is ours and private.  */

@@ -73,6 +73,10 @@ struct parser {
 	size_t nrecs, recs_alloc;
 	uint64_t *lost;		/* per probe */
 
+	/* what the optimization methods' code in the script reported (o lines) */
+	struct parse_opt_record *opts;
+	size_t nopts, opts_alloc;
+
 	/* --aggregate summaries, hashed on (thread, probe) */
 	struct agg_record *aggs;
 	size_t naggs, aggs_alloc;
@@ -118,6 +122,7 @@ void parser_free(struct parser *p)
 	free(p->orders);
 	free(p->lost);
 	free(p->recs);
+	free(p->opts);
 	free(p->points);
 	free(p);
 }
@@ -130,6 +135,33 @@ const struct parse_stats *parser_stats(const struct parser *p)
 const uint64_t *parser_lost(const struct parser *p)
 {
 	return p->lost;
+}
+
+const struct parse_opt_record *parser_opt_records(const struct parser *p, size_t *n)
+{
+	*n = p->nopts;
+	return p->opts;
+}
+
+static int hex_fields(const char *s, const char *end, uint64_t *out, int n);
+
+/* o METHOD ID VALUE: an optimization method's report.  */
+static void opt_line(struct parser *p, const char *s, const char *end)
+{
+	uint64_t f[3];
+
+	if (hex_fields(s, end, f, 3) != 3 || f[0] > 0xffffffffull) {
+		p->st.malformed_lines++;
+		return;
+	}
+	if (p->nopts == p->opts_alloc) {
+		p->opts_alloc = p->opts_alloc ? p->opts_alloc * 2 : 16;
+		p->opts = xrealloc(p->opts, p->opts_alloc * sizeof(*p->opts));
+	}
+	p->opts[p->nopts].method = (unsigned)f[0];
+	p->opts[p->nopts].id = f[1];
+	p->opts[p->nopts].value = f[2];
+	p->nopts++;
 }
 
 /* --- threads: open addressing on tid ------------------------------------ */
@@ -618,6 +650,12 @@ static void line(struct parser *p, const char *s, const char *end)
 	case 'v': case 'l': case 't':
 		if (s + 1 < end) {
 			rec_line(p, *s, s + 2, end);
+			return;
+		}
+		break;
+	case 'o':
+		if (s + 1 < end) {
+			opt_line(p, s + 2, end);
 			return;
 		}
 		break;
