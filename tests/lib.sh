@@ -16,6 +16,10 @@ export PERUN_CACHE_DIR="$TRASH/cache"
 # lines: see assert_nothing_left
 export TMPDIR="$TRASH/tmp"
 mkdir -p "$TMPDIR"
+# libgit2 1.5 leaks pcre2 match data in remote config lookups (push, fetch):
+# not ours; see the file
+LSAN_OPTIONS="suppressions=$SRCDIR/tests/lsan-libgit2.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 FIXTURES="$SRCDIR/tests/fixtures"
 test_count=0
 test_failed=0

@@ -8,9 +8,6 @@
 
 GIT_CEILING_DIRECTORIES="$TRASH"
 export GIT_CEILING_DIRECTORIES
-# a leak inside libgit2 1.5, not perun's: see the file
-LSAN_OPTIONS="suppressions=$SRCDIR/tests/lsan-libgit2.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export LSAN_OPTIONS
 
 # mkprof FILE WORKLOAD: a valid profile with that workload.
 mkprof() {
