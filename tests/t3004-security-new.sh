@@ -1,0 +1,133 @@
+#!/bin/sh
+# Security of the commands added lately (stats, callgraph, postprocessby): a
+# hostile local user (nobody, through setpriv) and damaged files attack root's
+# perun.  Nothing perun did not write may be deleted, read as its own or
+# written through; every refusal names the path and the fix.
+. "$SRCDIR/tests/lib.sh"
+[ "$(id -u)" = 0 ] || skip_all "needs root (the attacker is nobody)"
+command -v setpriv >/dev/null 2>&1 || skip_all "needs setpriv (util-linux)"
+id nobody >/dev/null 2>&1 && getent group nogroup >/dev/null 2>&1 ||
+	skip_all "needs the user nobody and the group nogroup"
+
+NOBODY=$(id -u nobody)
+as_nobody() { setpriv --reuid nobody --regid nogroup --clear-groups "$@"; }
+chmod 755 "$TRASH"
+
+# refused CMD...: runs it, wants exit 1, keeps stderr in err
+refused() {
+	set +e
+	"$@" >out 2>err
+	rc=$?
+	set -e
+	cat out err
+	test $rc = 1
+}
+
+# a stats file as perun writes it: stats_file PATH FUNCTION COUNT
+stats_file() {
+	printf '{"perun-stats":1,"cmd":"/bin/%s","args":"","workload":"","collector":"trace","functions":{"%s":{"sampled_count":%s,"sample":1,"count":%s}}}' \
+		"$2" "$2" "$3" "$3" >"$1"
+	chmod 644 "$1"
+}
+
+# --- perun stats --------------------------------------------------------------
+
+test_expect_success 'a repository with stats of two commands' '
+	mkdir repo && cd repo &&
+	git init -q && git config user.email t@example.com && git config user.name Tester &&
+	echo one >f && git add f && git commit -q -m first &&
+	echo two >f && git commit -q -a -m second &&
+	"$PERUN" init >/dev/null && head=$(git rev-parse HEAD) &&
+	mkdir -p .perun/stats/$head && chmod 700 .perun/stats/$head &&
+	stats_file .perun/stats/$head/a-0000000000000000.stats fa 1 &&
+	stats_file .perun/stats/$head/b-0000000000000000.stats fb 2 &&
+	"$PERUN" stats show a-0000000000000000.stats | grep "^fa "
+'
+
+test_expect_success 'stats show refuses names with / or .. and leading dots' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	stats_file ../outside.stats fo 3 &&
+	for n in ../../../outside.stats "$head/../$head/a-0000000000000000.stats" .hidden.stats; do
+		refused "$PERUN" stats show "$n" || return 1
+		grep "no stats file" err || return 1
+	done
+'
+
+test_expect_success 'stats delete file with / or .. deletes nothing' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	"$PERUN" stats delete file ../../../outside.stats -m . >out && cat out &&
+	"$PERUN" stats delete file "../$head/a-0000000000000000.stats" >out && cat out &&
+	grep "deleted 0 stats files" out &&
+	test -f ../outside.stats && test -f .perun/stats/$head/a-0000000000000000.stats
+'
+
+test_expect_success 'a symbolic link to a stats file outside is not perun.s: left by clean and delete' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	ln -s "$TRASH/outside.stats" .perun/stats/$head/l-0000000000000000.stats &&
+	"$PERUN" stats clean >out && cat out &&
+	grep "not perun.s, left alone: .*/l-0000000000000000.stats" out &&
+	"$PERUN" stats delete file l-0000000000000000.stats >out && cat out &&
+	grep "not written by perun, left alone" out &&
+	test -f ../outside.stats && test -L .perun/stats/$head/l-0000000000000000.stats &&
+	refused "$PERUN" stats show l-0000000000000000.stats && grep "symbolic link" err &&
+	rm .perun/stats/$head/l-0000000000000000.stats
+'
+
+test_expect_success 'a minor directory that is a symbolic link: nothing behind it deleted' '
+	cd repo && first=$(git rev-parse HEAD~1) &&
+	mkdir -m 700 ../elsewhere && stats_file ../elsewhere/e-0000000000000000.stats fe 4 &&
+	ln -s "$TRASH/elsewhere" .perun/stats/$first &&
+	"$PERUN" stats delete minor HEAD~1 >out && cat out &&
+	grep "not perun.s, left alone: .*/$first (a symbolic link" out &&
+	"$PERUN" stats delete all >out && cat out && grep "deleted 2 stats files" out &&
+	"$PERUN" stats clean >out && cat out && grep "not perun.s, left alone: .*/$first$" out &&
+	test -f ../elsewhere/e-0000000000000000.stats && test -L .perun/stats/$first &&
+	rm .perun/stats/$first && head=$(git rev-parse HEAD) && mkdir -m 700 .perun/stats/$head &&
+	stats_file .perun/stats/$head/a-0000000000000000.stats fa 1 &&
+	stats_file .perun/stats/$head/b-0000000000000000.stats fb 2
+'
+
+test_expect_success 'a FIFO stats file: show, list-files, clean and delete do not block' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	mkfifo -m 600 .perun/stats/$head/p-0000000000000000.stats &&
+	timeout 10 "$PERUN" stats list-files >out && cat out &&
+	grep "p-0000000000000000.stats  (not perun.s)" out &&
+	set +e; timeout 10 "$PERUN" stats show p-0000000000000000.stats 2>err; rc=$?; set -e &&
+	cat err && test $rc = 1 && grep "not a regular file" err &&
+	timeout 10 "$PERUN" stats delete file p-0000000000000000.stats >out && cat out &&
+	test -p .perun/stats/$head/p-0000000000000000.stats &&
+	rm .perun/stats/$head/p-0000000000000000.stats
+'
+
+test_expect_success 'a huge stats file is refused, not read into memory' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	truncate -s 3G .perun/stats/$head/h-0000000000000000.stats &&
+	set +e; timeout 20 "$PERUN" stats show h-0000000000000000.stats 2>err; rc=$?; set -e &&
+	cat err && test $rc = 1 && grep "h-0000000000000000.stats.*too large" err &&
+	timeout 20 "$PERUN" stats delete all -k >out && cat out &&
+	test -f .perun/stats/$head/h-0000000000000000.stats &&
+	rm .perun/stats/$head/h-0000000000000000.stats
+'
+
+test_expect_success 'a minor directory another user owns: its files are not trusted nor deleted' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	stats_file .perun/stats/$head/a-0000000000000000.stats fa 1 &&
+	stats_file .perun/stats/$head/b-0000000000000000.stats fb 2 &&
+	chmod 755 . .perun .perun/stats && chown nobody .perun/stats/$head &&
+	as_nobody mv .perun/stats/$head/a-0000000000000000.stats .perun/stats/$head/x &&
+	as_nobody mv .perun/stats/$head/b-0000000000000000.stats .perun/stats/$head/a-0000000000000000.stats &&
+	refused "$PERUN" stats show a-0000000000000000.stats &&
+	grep "owned by uid $NOBODY" err &&
+	"$PERUN" stats delete all >out && cat out && grep "deleted 0" out &&
+	"$PERUN" stats clean >out && cat out && grep "not perun.s, left alone: .*/$head$" out &&
+	"$PERUN" stats list-files >out && cat out && ! grep "a-0000000000000000.stats$" out &&
+	test -f .perun/stats/$head/a-0000000000000000.stats && test -f .perun/stats/$head/x &&
+	chown root .perun/stats/$head && chmod 777 .perun/stats/$head &&
+	refused "$PERUN" stats show a-0000000000000000.stats && grep "writable by group or others" err &&
+	"$PERUN" stats delete all >out && cat out && grep "deleted 0" out &&
+	test -f .perun/stats/$head/a-0000000000000000.stats &&
+	chmod 700 .perun/stats/$head &&
+	"$PERUN" stats show a-0000000000000000.stats | grep "^fb "
+'
+
+test_done
