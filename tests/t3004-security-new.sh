@@ -130,4 +130,76 @@ test_expect_success 'a minor directory another user owns: its files are not trus
 	"$PERUN" stats show a-0000000000000000.stats | grep "^fb "
 '
 
+# --- perun callgraph and its cache -----------------------------------------------
+
+# forge_cg FILE WHAT: damages a record of a call-graph cache file and gives it
+# the right checksum, so that only the record checks can catch it
+forge_cg() {
+	python3 - "$1" "$2" <<-\PY
+	import struct, sys, zlib
+	path, what = sys.argv[1], sys.argv[2]
+	b = bytearray(open(path, "rb").read())
+	(nnodes, nfuncs, nedges, nblocks, nsucc, strsize) = struct.unpack_from("<6I", b, 20)
+	edges = 80 + nnodes * 48
+	if what == "edge":
+	    struct.pack_into("<I", b, edges + 4, 0xffffffff)
+	elif what == "block":
+	    struct.pack_into("<I", b, 80 + 16, 0x7fffffff)
+	elif what == "succ":
+	    blocks = edges + nedges * 16
+	    struct.pack_into("<II", b, blocks + 16, 0, 0xffffff)
+	elif what == "count":
+	    struct.pack_into("<I", b, 20, 0x10000000)
+	elif what == "string":
+	    b[-1] = ord("x")
+	struct.pack_into("<I", b, 72, zlib.crc32(bytes(b[80:])) & 0xffffffff)
+	open(path, "wb").write(bytes(b))
+	PY
+}
+
+test_expect_success 'callgraph: a cache entry with forged records and a right checksum is rebuilt' '
+	cc -g -O1 -fno-optimize-sibling-calls -o cg "$FIXTURES/cgraph.c" &&
+	"$PERUN" callgraph cg --format json >g.json &&
+	"$PERUN" callgraph cg --format json >again.json &&
+	grep "\"from_cache\":true" again.json && grep -v from_cache g.json >a &&
+	cg=$(ls "$PERUN_CACHE_DIR"/targets/*.cg) && cp "$cg" good.cg &&
+	for what in edge:bad.record block:bad.record succ:bad.record count:wrong.size \
+		string:bad.record; do
+		cp good.cg "$cg" && forge_cg "$cg" ${what%:*} &&
+		"$PERUN" callgraph cg --format json >fixed.json 2>err || return 1
+		cat err
+		grep "damaged call-graph cache entry (${what#*:}): rebuilding it" err || return 1
+		grep "\"from_cache\":false" fixed.json || return 1
+		grep -v from_cache fixed.json >b && test_cmp a b || return 1
+	done &&
+	: >"$cg" && "$PERUN" callgraph cg --format json >fixed.json 2>err &&
+	grep "damaged call-graph cache entry (truncated)" err &&
+	grep -v from_cache fixed.json >b && test_cmp a b
+'
+
+test_expect_success 'callgraph: a cache entry another user owns or can write is refused' '
+	cg=$(ls "$PERUN_CACHE_DIR"/targets/*.cg) &&
+	chown nobody "$cg" && refused "$PERUN" callgraph cg &&
+	grep "refusing $cg: owned by uid $NOBODY" err && ! test -s out &&
+	chown root "$cg" && chmod 666 "$cg" && refused "$PERUN" callgraph cg &&
+	grep "refusing $cg: writable by group or others" err &&
+	chmod 600 "$cg" && cp good.cg "$cg" && rm "$cg" && mkfifo -m 600 "$cg" &&
+	timeout 10 "$PERUN" callgraph cg >out 2>err; rc=$?; cat err && test $rc = 1 &&
+	grep "not a regular file" err && rm "$cg" &&
+	"$PERUN" callgraph cg --format json >fixed.json && grep -v from_cache fixed.json >b &&
+	test_cmp a b
+'
+
+test_expect_success 'callgraph: a symbolic link for the cache or its targets directory is refused' '
+	mkdir -m 1777 shared && mkdir -m 700 realcache &&
+	as_nobody ln -s "$TRASH/realcache" shared/cache &&
+	PERUN_CACHE_DIR="$TRASH/shared/cache" refused "$PERUN" callgraph cg &&
+	grep "shared/cache is a symbolic link (owned by uid $NOBODY)" err &&
+	! test -e realcache/targets &&
+	mkdir -m 700 c2 c2/modules nobodys && chown nobody nobodys &&
+	ln -s "$TRASH/nobodys" c2/targets &&
+	PERUN_CACHE_DIR="$TRASH/c2" refused "$PERUN" callgraph cg &&
+	grep "c2/targets is a symbolic link" err && ! ls nobodys | grep .
+'
+
 test_done
