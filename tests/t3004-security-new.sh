@@ -202,4 +202,75 @@ test_expect_success 'callgraph: a symbolic link for the cache or its targets dir
 	grep "c2/targets is a symbolic link" err && ! ls nobodys | grep .
 '
 
+# --- perun postprocessby -o ----------------------------------------------------
+
+# a small trace profile: 20 calls of work
+{
+	printf '{"origin":"","header":{"type":"mixed","cmd":"x","args":"","workload":"","units":{"mixed(time delta)":"us"}},'
+	printf '"collector_info":{"name":"trace","params":{}},"postprocessors":[],"resource_type_map":{},"snapshots":[{"resources":['
+	i=0; while [ $i -lt 20 ]; do
+		[ $i = 0 ] || printf ,
+		printf '{"uid":"work","amount":%d,"call-order":%d,"type":"mixed","subtype":"time delta"}' $((100 + i)) $i
+		i=$((i + 1))
+	done
+	echo ']}]}'
+} >"$TRASH/p.perf"
+
+# is_result FILE: a profile root wrote with the regressogram models
+is_result() {
+	test -f "$1" && ! test -L "$1" && test "$(stat -c %u "$1")" = 0 &&
+	grep -q '"name":"regressogram"' "$1"
+}
+
+test_expect_success 'postprocessby -o onto an existing file or a link: neither is written through' '
+	echo mine >victim && chmod 644 victim &&
+	"$PERUN" postprocessby p.perf regressogram -o victim >out && cat out &&
+	test "$(cat victim)" = mine && is_result victim-2 &&
+	mkdir -m 1777 pub &&
+	as_nobody ln -s "$TRASH/victim" pub/out.perf &&
+	as_nobody ln -s "$TRASH/created-by-root" pub/dangling.perf &&
+	"$PERUN" postprocessby p.perf regressogram -o pub/out.perf >out && cat out &&
+	grep "written to pub/out-2.perf" out && is_result pub/out-2.perf &&
+	"$PERUN" postprocessby p.perf regressogram -o pub/dangling.perf &&
+	is_result pub/dangling-2.perf && ! test -e created-by-root &&
+	test "$(cat victim)" = mine && test -L pub/out.perf && test -L pub/dangling.perf &&
+	! ls -A pub | grep "^\."
+'
+
+test_expect_success 'postprocessby -o in a directory others can write: a swapped staging file is neither published nor deleted' '
+	mkdir -m 777 open && echo evil >open/evil0 && chown nobody open/evil0 &&
+	as_nobody /usr/bin/python3 - "$TRASH/open" <<-\PY &
+	import os, sys, time, shutil
+	d = sys.argv[1]; n = 0; end = time.time() + 30
+	while time.time() < end and not os.path.exists(d + "/stop"):
+	    for f in os.listdir(d):
+	        if f.startswith(".r.perf.new-") and ".tmp" not in f:
+	            n += 1
+	            shutil.copy(d + "/evil0", d + "/evil%d" % n)
+	            try:
+	                os.rename(d + "/evil%d" % n, d + "/" + f)
+	            except OSError:
+	                pass
+	PY
+	attacker=$! && sleep 0.5 &&
+	i=0 && while [ $i -lt 30 ]; do
+		"$PERUN" postprocessby p.perf regressogram -o open/r.perf >/dev/null 2>err || cat err
+		i=$((i + 1))
+	done &&
+	touch open/stop && wait $attacker &&
+	ls -la open && for f in open/r*.perf; do is_result "$f" || { echo "BAD $f"; exit 1; }; done &&
+	for f in open/.r.perf.new-*; do test -e "$f" || continue; test "$(cat "$f")" = evil || exit 1; done
+'
+
+test_expect_success 'postprocessby: a pending-jobs directory that is a link is refused' '
+	cd repo && mkdir -m 700 ../rootonly &&
+	{ mv .perun/jobs ../jobs.saved 2>/dev/null || true; } &&
+	ln -s "$TRASH/rootonly" .perun/jobs &&
+	refused "$PERUN" postprocessby ../p.perf regressogram &&
+	grep "jobs is a symbolic link" err && ! ls -A ../rootonly | grep . &&
+	rm .perun/jobs && { mv ../jobs.saved .perun/jobs 2>/dev/null || true; } &&
+	"$PERUN" postprocessby ../p.perf regressogram >out && cat out &&
+	is_result .perun/jobs/p-regressogram.perf
+'
+
 test_done
