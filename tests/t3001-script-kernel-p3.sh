@@ -22,6 +22,13 @@ test_expect_success 'the same script compiles for the bpf runtime (stap -p4)' '
 	test -s perun_t3001.bo
 '
 
+test_expect_success 'timed sampling and dynamic probing: the gated script elaborates for the kernel runtime' '
+	"$PERUN" collect -c ./counts trace -s userspace -f fib#3 --runtime kernel --script-only \
+		-on timed-sampling -on dynamic-probing -oa probing-threshold 10 >o.stp &&
+	grep -q "__perun_armed(" o.stp && grep -q "__perun_dormant == 0" o.stp &&
+	stap -p3 -I "$SRCDIR/tapsets" o.stp >/dev/null 2>err || { cat err; exit 1; }
+'
+
 test_expect_success 'a source line probe (-d) elaborates on both runtimes' '
 	"$PERUN" collect -c ./counts trace -s custom -d counts.c:38 --script-only >d.stp &&
 	grep "statement(\"\*@counts.c:38\")" d.stp &&

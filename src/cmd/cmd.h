@@ -23,6 +23,28 @@ int cmd_parse(int argc, char **argv, struct ctx *ctx);
 int cmd_calibrate(int argc, char **argv, struct ctx *ctx);
 int cmd_stats(int argc, char **argv, struct ctx *ctx);
 int cmd_callgraph(int argc, char **argv, struct ctx *ctx);
+int cmd_push(int argc, char **argv, struct ctx *ctx);
+int cmd_fetch(int argc, char **argv, struct ctx *ctx);
+int cmd_aggregate(int argc, char **argv, struct ctx *ctx);
+int cmd_history(int argc, char **argv, struct ctx *ctx);
+int cmd_report(int argc, char **argv, struct ctx *ctx);
+
+struct agg;
+/* An aggregate report file, or a release directory (every shard and box).  */
+int agg_load_path(const char *path, struct agg *a);
+/* 1 when path is an aggregate report or a release directory of them.  */
+int is_aggregate_path(const char *path);
+/* perun show of an aggregate; an exit code.  */
+int show_aggregate(const char *path, const char *format);
+int cmd_postprocessby(int argc, char **argv, struct ctx *ctx);
+int cmd_check(int argc, char **argv, struct ctx *ctx);
+int cmd_diff(int argc, char **argv, struct ctx *ctx);
+
+struct profile;
+/* Loads a PROFILE argument: a path, or N@i, N@p, a name (as perun show
+ * looks them up) for HEAD, or REV:SPEC for REV.  *label names it for output
+ * (caller frees); minor receives the minor version it belongs to, or "".  */
+int profile_arg_load(const char *spec, struct profile *p, char **label, char minor[41]);
 
 struct calibration;
 /* The probe cost for collect: mode 0 none, -1 the cached one if any, 1 the

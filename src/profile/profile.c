@@ -317,6 +317,8 @@ struct fstat {
 	uint64_t hist[64];	/* --aggregate: the merged log2 histograms */
 	unsigned has_hist : 1;
 	int64_t sampled;	/* trace.summary's 1 in N, 0 when every call */
+	int64_t disarmed;	/* trace.summary's disarmed_after (dynamic probing), or 0 */
+	unsigned timed : 1;	/* trace.summary's sampled_by timed-sampling */
 	double cal_mean;	/* trace.summary's calibrated_mean, -1 without */
 };
 
@@ -498,7 +500,11 @@ static void sum_one(void *ctxp, const struct call_view *v)
 		f->cal_mean = get(ts, "calibrated_mean")
 				      ? json_object_get_double(get(ts, "calibrated_mean"))
 				      : -1;
-		c->any_sampled |= f->sampled > 1;
+		f->disarmed = get(ts, "disarmed_after")
+				      ? json_object_get_int64(get(ts, "disarmed_after"))
+				      : 0;
+		f->timed = get(ts, "sampled_by") != NULL;
+		c->any_sampled |= f->sampled > 1 || f->disarmed > 0 || f->timed;
 		c->any_cal |= f->cal_mean >= 0;
 	}
 	f = &c->fs[k];
@@ -594,7 +600,8 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			/* nearest rank: never below the median */
 			p95 = n ? a[(size_t)ceil_(0.95 * (double)n) - 1] : 0;
 		}
-		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls, fs[k].sampled > 1 ? "~" : "");
+		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls,
+			 fs[k].sampled > 1 || fs[k].disarmed > 0 || fs[k].timed ? "~" : "");
 		if (any_cal && fs[k].cal_mean >= 0)
 			snprintf(cal, sizeof(cal), " %9.1f", fs[k].cal_mean);
 		strbuf_addf(out, "%-*s %10s %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%%s\n",
@@ -614,6 +621,16 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			if (fs[k].sampled > 1)
 				strbuf_addf(out, "~ %s: sampled, 1 call in %" PRId64 " recorded\n",
 					    fs[k].uid, fs[k].sampled);
+		for (k = 0; k < nfs; k++)
+			if (fs[k].disarmed > 0)
+				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls (dynamic "
+						 "probing): the later ones were not recorded\n",
+					    fs[k].uid, fs[k].disarmed);
+		for (k = 0; k < nfs; k++)
+			if (fs[k].timed)
+				strbuf_addf(out, "~ %s: timed sampling: calls recorded in its gather "
+						 "windows only\n",
+					    fs[k].uid);
 	}
 	free(fs);
 }
@@ -822,31 +839,65 @@ static void add_unique(char ***v, size_t *n, const char *s)
 }
 
 /* The per-call form of one call, as the writer (--per-call) writes it.  */
-static struct json_object *call_resource(const struct profile_calls *c, const struct call_record *r)
-{
-	struct json_object *o = json_object_new_object();
+/* One per-call resource, refilled for each call: profile_each_resource hands
+ * out a temporary object, and building twelve fresh json-c objects per call
+ * was most of a reader's time on large profiles.  */
+struct call_obj {
+	struct json_object *o, *amount, *exclusive, *uid, *subtype, *thread, *order, *ts,
+		*depth, *id, *caller_id, *caller;
+};
 
-	json_object_object_add(o, "amount", json_object_new_int64((int64_t)r->amount));
-	json_object_object_add(o, "exclusive", json_object_new_int64((int64_t)r->exclusive));
-	json_object_object_add(o, "uid", json_object_new_string(c->names[r->probe]));
-	json_object_object_add(o, "type", json_object_new_string("mixed"));
-	json_object_object_add(o, "subtype", json_object_new_string(r->point ? "point" : "time delta"));
-	json_object_object_add(o, "thread", json_object_new_int64(r->thread));
-	json_object_object_add(o, "call-order", json_object_new_int64((int64_t)r->call_order));
-	json_object_object_add(o, "timestamp", json_object_new_int64((int64_t)r->start));
-	json_object_object_add(o, "depth", json_object_new_int64(r->depth));
-	json_object_object_add(o, "call-id", json_object_new_int64((int64_t)r->call_id));
-	json_object_object_add(o, "caller-id", json_object_new_int64(r->caller_id));
-	json_object_object_add(o, "caller", r->caller_probe >= 0
-						    ? json_object_new_string(c->names[r->caller_probe])
-						    : NULL);
-	return o;
+static struct json_object *field_add(struct json_object *o, const char *k, struct json_object *v)
+{
+	json_object_object_add(o, k, v);
+	return v;
+}
+
+static void call_obj_init(struct call_obj *c)
+{
+	c->o = json_object_new_object();
+	c->amount = field_add(c->o, "amount", json_object_new_int64(0));
+	c->exclusive = field_add(c->o, "exclusive", json_object_new_int64(0));
+	c->uid = field_add(c->o, "uid", json_object_new_string(""));
+	json_object_object_add(c->o, "type", json_object_new_string("mixed"));
+	c->subtype = field_add(c->o, "subtype", json_object_new_string("time delta"));
+	c->thread = field_add(c->o, "thread", json_object_new_int64(0));
+	c->order = field_add(c->o, "call-order", json_object_new_int64(0));
+	c->ts = field_add(c->o, "timestamp", json_object_new_int64(0));
+	c->depth = field_add(c->o, "depth", json_object_new_int64(0));
+	c->id = field_add(c->o, "call-id", json_object_new_int64(0));
+	c->caller_id = field_add(c->o, "caller-id", json_object_new_int64(0));
+	c->caller = field_add(c->o, "caller", NULL);
+}
+
+static void call_obj_fill(struct call_obj *c, const struct profile_calls *pc,
+			  const struct call_record *r)
+{
+	json_object_set_int64(c->amount, (int64_t)r->amount);
+	json_object_set_int64(c->exclusive, (int64_t)r->exclusive);
+	json_object_set_string(c->uid, pc->names[r->probe]);
+	json_object_set_string(c->subtype, r->point ? "point" : "time delta");
+	json_object_set_int64(c->thread, r->thread);
+	json_object_set_int64(c->order, (int64_t)r->call_order);
+	json_object_set_int64(c->ts, (int64_t)r->start);
+	json_object_set_int64(c->depth, r->depth);
+	json_object_set_int64(c->id, (int64_t)r->call_id);
+	json_object_set_int64(c->caller_id, r->caller_id);
+	if (r->caller_probe < 0) {
+		if (c->caller)
+			c->caller = field_add(c->o, "caller", NULL);
+	} else if (c->caller) {
+		json_object_set_string(c->caller, pc->names[r->caller_probe]);
+	} else {
+		c->caller = field_add(c->o, "caller", json_object_new_string(pc->names[r->caller_probe]));
+	}
 }
 
 void profile_each_resource(const struct profile *p, void (*fn)(void *, struct json_object *),
 			   void *ctx)
 {
 	struct json_object *snaps = get(p->root, "snapshots");
+	struct call_obj c;
 	size_t i, j;
 
 	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
@@ -856,11 +907,12 @@ void profile_each_resource(const struct profile *p, void (*fn)(void *, struct js
 	}
 	if (decode_calls(p, "profile") <= 0)
 		return;
+	call_obj_init(&c);
 	for (i = 0; i < p->calls->n; i++) {
-		struct json_object *o = call_resource(p->calls, &p->calls->v[i].r);
-		fn(ctx, o);
-		json_object_put(o);
+		call_obj_fill(&c, p->calls, &p->calls->v[i].r);
+		fn(ctx, c.o);
 	}
+	json_object_put(c.o);
 }
 
 struct uniq_ctx {

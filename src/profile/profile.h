@@ -58,7 +58,8 @@ void strings_free(char **v, size_t n);
 double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, double min,
 			  double max);
 /* Calls fn for every resource: the stored ones, and for a compact profile
- * one per call as the per-call form has it (a temporary object).  */
+ * one per call as the per-call form has it (one object refilled for each
+ * call: fn must not keep a reference).  */
 void profile_each_resource(const struct profile *p, void (*fn)(void *, struct json_object *),
 			   void *ctx);
 /* Writes p to f in form PROFILE_PER_CALL or PROFILE_COMPACT (profile/writer.h):

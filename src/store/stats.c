@@ -183,6 +183,7 @@ int stats_from_profile(const struct profile *p, struct stats *s)
 			f->q3 = quantile(a->a, a->n, 0.75);
 		}
 		f->iqr = f->q3 - f->q1;
+		f->partial = get(ts, "partial") && json_object_get_boolean(get(ts, "partial"));
 		/* the first call is always recorded (seeds/003 7.1.2) */
 		f->count = f->sampled_count
 				   ? f->sampled_count + (f->sampled_count - 1) * (f->sample - 1)
@@ -216,6 +217,7 @@ int stats_from_summary(struct json_object *header, const char *collector,
 				f->sample = 1;
 			fill_from_summary(f, ts);
 			f->iqr = f->q3 - f->q1;
+			f->partial = get(ts, "partial") && json_object_get_boolean(get(ts, "partial"));
 			f->count = f->sampled_count
 					   ? f->sampled_count + (f->sampled_count - 1) * (f->sample - 1)
 					   : 0;
@@ -327,6 +329,10 @@ static struct json_object *to_json(const struct stats *s)
 		json_object_object_add(j, "IQR", json_object_new_double(f->iqr));
 		if (f->from_histogram)
 			json_object_object_add(j, "from_histogram", json_object_new_boolean(1));
+		/* dynamic probing disarmed it, or timed sampling recorded part of
+		 * its calls: count is a lower bound */
+		if (f->partial)
+			json_object_object_add(j, "partial", json_object_new_boolean(1));
 		json_object_object_add(fns, f->name, j);
 	}
 	json_object_object_add(o, "functions", fns);
@@ -371,6 +377,7 @@ static int from_json(struct json_object *o, struct stats *s, const char *what)
 			f->q3 = json_object_get_double(get(j, "Q3"));
 			f->iqr = json_object_get_double(get(j, "IQR"));
 			f->from_histogram = get(j, "from_histogram") != NULL;
+			f->partial = get(j, "partial") != NULL;
 			if (!f->sample)
 				f->sample = 1;
 		}

@@ -20,6 +20,7 @@ struct fn_stats {
 	uint64_t count;		/* estimated calls: sampled + (sampled - 1) * (sample - 1) */
 	double total, min, max, avg, median, q1, q3, iqr;
 	unsigned from_histogram : 1;	/* --aggregate: quartiles from log2 buckets */
+	unsigned partial : 1;	/* disarmed or timed-sampled: count is a lower bound */
 };
 
 struct stats {

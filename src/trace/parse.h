@@ -81,6 +81,22 @@ const struct agg_record *parser_aggregates(const struct parser *p, size_t *n);
 void parser_free(struct parser *p);
 /* Events lost per probe id (recorder l lines), an array of nprobes.  */
 const uint64_t *parser_lost(const struct parser *p);
+/* A report of an optimization method's code in the script: o METHOD ID VALUE
+ * (templates/optimize.stp.in).  */
+struct parse_opt_record {
+	unsigned method;	/* PARSE_OPT_* */
+	uint64_t id;		/* probe id, or 0 */
+	uint64_t value;
+};
+/* Dynamic probing: probe ID was disarmed after VALUE recorded calls.  */
+#define PARSE_OPT_DISARMED 1
+/* Timed sampling: the gather/dormant flag flipped VALUE times.  */
+#define PARSE_OPT_FLIPS 2
+/* The o lines of the stream, in their order.  */
+const struct parse_opt_record *parser_opt_records(const struct parser *p, size_t *n);
+/* Per plan id: entries whose return never came (a longjmp or exit past
+ * them, or the trace ended first); they are in no call record.  */
+const uint64_t *parser_unfinished(const struct parser *p);
 /* Reads a whole file through a parser.  */
 int parser_feed_file(struct parser *p, const char *path);
 

@@ -46,13 +46,17 @@ struct tmpl {
 };
 
 enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_HEADER_AGG, T_PAIR_AGG,
-       T_POINT_AGG, T_HEADER_REC, T_COUNT };
+       T_POINT_AGG, T_HEADER_REC, T_PAIR_GATED, T_POINT_GATED, T_OPT_TIMED, T_OPT_TIMED_END,
+       T_OPT_PROBING, T_OPT_PROBING_END, T_COUNT };
 
 static int load_templates(struct tmpl *t, const char *dir)
 {
-	static const char *const names[T_COUNT] = { "header", "pair", "pair_sampled", "point",
-						    "point_sampled", "header_agg", "pair_agg",
-						    "point_agg", "header_rec" };
+	static const char *const names[T_COUNT] = {
+		"header",	 "pair",	"pair_sampled",	 "point",
+		"point_sampled", "header_agg",	"pair_agg",	 "point_agg",
+		"header_rec",	 "pair_gated",	"point_gated",	 "opt_timed",
+		"opt_timed_end", "opt_probing", "opt_probing_end",
+	};
 	int i;
 
 	for (i = 0; i < T_COUNT; i++) {
@@ -123,8 +127,16 @@ static int func_point(struct strbuf *out, const char *bin, const struct probe *p
 		return pr_error("function '%s' has no symbol SystemTap can address",
 				pr->name);
 	strbuf_addf(out, "process(\"%s\").function(\"", bin);
-	if (script_quote(out, pr->sym, "symbol") < 0)
-		return -1;
+	/* a symbol is a pattern to stap: glob characters in names such as Go's
+	 * fmt.(*pp).doPrintf or type..eq.[2]int are escaped for fnmatch (stap
+	 * keeps the backslash of an escape it does not know) */
+	for (const unsigned char *c = (const unsigned char *)pr->sym; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			return pr_error("symbol '%s' contains a control character", pr->sym);
+		if (strchr("*?[]", *c))
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, (char)*c);
+	}
 	strbuf_addf(out, "\").%s?", suffix);
 	return 0;
 }
@@ -182,8 +194,30 @@ int script_generate(const struct plan *p, const char *templates_dir, int aggrega
 int script_generate_mode(const struct plan *p, const char *templates_dir, enum script_mode mode,
 			 size_t buffer, struct strbuf *out)
 {
+	return script_generate_opt(p, templates_dir, mode, buffer, NULL, out);
+}
+
+/* The condition under which a gated probe records a call (k is its key).  */
+static void gate_condition(struct strbuf *c, const struct probe *pr, const struct script_opt *so)
+{
+	if (so && so->probing_threshold)
+		strbuf_addf(c, "%s__perun_armed(%d)", c->len ? " && " : "", pr->id);
+	if (so && so->timed_period_ms)
+		strbuf_addf(c, "%s__perun_dormant == 0", c->len ? " && " : "");
+	if (pr->sampling > 1)
+		strbuf_addf(c, "%s__perun_cnt[k]++ %% %u == 0", c->len ? " && " : "",
+			    pr->sampling);
+	if (!c->len)
+		strbuf_addstr(c, "1");
+}
+
+int script_generate_opt(const struct plan *p, const char *templates_dir, enum script_mode mode,
+			size_t buffer, const struct script_opt *so, struct strbuf *out)
+{
 	struct tmpl t[T_COUNT] = { { NULL, NULL } };
 	char nprobes[32], bufsize[32];
+	struct strbuf opt_end = STRBUF_INIT;
+	int gated = so && (so->timed_period_ms || so->probing_threshold);
 	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : "__perun_ev";
 	int aggregate = mode == SCRIPT_AGGREGATE;
 	size_t i;
@@ -197,21 +231,47 @@ int script_generate_mode(const struct plan *p, const char *templates_dir, enum s
 		return pr_error("the recorder needs a buffer of at least one event");
 	if (load_templates(t, templates_dir) < 0)
 		goto out;
+	if (gated && aggregate) {
+		pr_error("timed sampling and dynamic probing gate per-call records: not with "
+			 "--aggregate");
+		goto out;
+	}
 	snprintf(nprobes, sizeof(nprobes), "%zu", plan_probe_points(p));
 	snprintf(bufsize, sizeof(bufsize), "%zu", buffer);
+	if (so && so->timed_period_ms)
+		strbuf_addstr(&opt_end, t[T_OPT_TIMED_END].text);
+	if (so && so->probing_threshold)
+		strbuf_addstr(&opt_end, t[T_OPT_PROBING_END].text);
 	{
-		struct var v[] = { { "NPROBES", nprobes }, { "BUFFER", bufsize } };
+		struct var v[] = { { "NPROBES", nprobes }, { "BUFFER", bufsize },
+				   { "OPT_END", strbuf_str(&opt_end) } };
 		expand(out,
 		       t[aggregate		 ? T_HEADER_AGG
 			 : mode == SCRIPT_RECORD ? T_HEADER_REC
 						 : T_HEADER]
 			       .text,
-		       v, 2);
+		       v, 3);
+	}
+	if (so && so->timed_period_ms) {
+		char period[32], freq[32];
+		snprintf(period, sizeof(period), "%u", so->timed_period_ms);
+		snprintf(freq, sizeof(freq), "%g", so->timed_freq);
+		struct var v[] = { { "PERIOD_MS", period }, { "FREQ", freq } };
+		expand(out, t[T_OPT_TIMED].text, v, 2);
+	}
+	if (so && so->probing_threshold) {
+		char thr[32], slots[32];
+		snprintf(thr, sizeof(thr), "%llu", (unsigned long long)so->probing_threshold);
+		/* one slot per probe id; never the recorder's size nor 2048/65536 */
+		snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
+		struct var v[] = { { "THRESHOLD", thr }, { "SLOTS", slots } };
+		expand(out, t[T_OPT_PROBING].text, v, 2);
 	}
 	for (i = 0; i < p->n; i++) {
 		const struct probe *pr = &p->probes[i];
 		struct strbuf entry = STRBUF_INIT, exit = STRBUF_INIT;
 		char id[24], ce[24], cx[24], sampling[24];
+		struct strbuf cond = STRBUF_INIT;
 		int pair = !probe_is_point(pr);
 		int which;
 
@@ -224,8 +284,11 @@ int script_generate_mode(const struct plan *p, const char *templates_dir, enum s
 		snprintf(ce, sizeof(ce), "%d", pr->id * 2);
 		snprintf(cx, sizeof(cx), "%d", pr->id * 2 + 1);
 		snprintf(sampling, sizeof(sampling), "%u", pr->sampling);
+		gate_condition(&cond, pr, so);
 		if (aggregate)	/* every call is counted: sampling does not apply */
 			which = pair ? T_PAIR_AGG : T_POINT_AGG;
+		else if (gated)
+			which = pair ? T_PAIR_GATED : T_POINT_GATED;
 		else if (pair)
 			which = pr->sampling > 1 ? T_PAIR_SAMPLED : T_PAIR;
 		else
@@ -237,14 +300,17 @@ int script_generate_mode(const struct plan *p, const char *templates_dir, enum s
 					   { "CODE_ENTRY", ce },
 					   { "CODE_EXIT", cx },
 					   { "SAMPLING", sampling },
-					   { "EV", ev } };
+					   { "EV", ev },
+					   { "COND", cond.buf } };
 			expand(out, t[which].text, v, sizeof(v) / sizeof(v[0]));
 		}
 		strbuf_release(&entry);
 		strbuf_release(&exit);
+		strbuf_release(&cond);
 	}
 	ret = 0;
 out:
+	strbuf_release(&opt_end);
 	for (i = 0; i < T_COUNT; i++)
 		free(t[i].text);
 	return ret;

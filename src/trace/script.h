@@ -4,6 +4,8 @@
 #ifndef PERUN_SCRIPT_H
 #define PERUN_SCRIPT_H
 
+#include <stdint.h>
+
 #include "trace/plan.h"
 #include "util/strbuf.h"
 
@@ -25,6 +27,16 @@ enum script_mode {
 
 int script_generate_mode(const struct plan *p, const char *templates_dir, enum script_mode mode,
 			 size_t buffer, struct strbuf *out);
+/* Run-optimize code of the optimization methods (src/optimize/) in the script.  */
+struct script_opt {
+	unsigned timed_period_ms;	/* timed sampling: flip gather/dormant every N ms, or 0 */
+	double timed_freq;		/* its timed-sample-freq, for the script's comment */
+	uint64_t probing_threshold;	/* dynamic probing: disarm a probe after N calls, or 0 */
+};
+/* script_generate_mode with the methods of so (NULL: none); a gated probe
+ * records a call only when every method and its sampling let it.  */
+int script_generate_opt(const struct plan *p, const char *templates_dir, enum script_mode mode,
+			size_t buffer, const struct script_opt *so, struct strbuf *out);
 /* SCRIPT_AGGREGATE with aggregate, else SCRIPT_PRINT.  */
 int script_generate(const struct plan *p, const char *templates_dir, int aggregate,
 		    struct strbuf *out);

@@ -1,0 +1,220 @@
+/* perun diff A B: two profiles function by function, side by side, the
+ * biggest change of median call time first.  */
+#include "config.h"
+
+#define PR_FMT "perun diff"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/samples.h"
+#include "cmd/cmd.h"
+#include "profile/profile.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+static const char usage[] =
+    "usage: perun diff A B [--format text|json]\n\n"
+    "A table per function of profiles A and B side by side: calls, median and\n"
+    "p95 call time, share of the exclusive time, and the ratio of the medians\n"
+    "(B / A), sorted by how much the median changed; functions in only one\n"
+    "profile come last.  A and B are paths, N@i, N@p, names (for HEAD) or\n"
+    "REV:SPEC (0@i of HEAD~1 is HEAD~1:0@i).\n\n"
+    "  --format FORMAT    text (default) or json\n";
+
+struct row {
+	const char *uid;
+	const struct func_samples *a, *b;
+	double ratio; /* median b / median a; NAN when one is missing */
+};
+
+static double change_of(const struct row *r)
+{
+	if (isnan(r->ratio))
+		return -1;
+	if (r->ratio <= 0 || isinf(r->ratio))
+		return 1e300;
+	return fabs(log(r->ratio));
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	double a = change_of(x), b = change_of(y);
+
+	if (a != b)
+		return (a < b) - (a > b);
+	return strcmp(((const struct row *)x)->uid, ((const struct row *)y)->uid);
+}
+
+static void cell_ns(struct strbuf *sb, const struct func_samples *s, double v)
+{
+	char buf[32];
+
+	if (!s)
+		snprintf(buf, sizeof(buf), "-");
+	else if (v >= 1e9)
+		snprintf(buf, sizeof(buf), "%.3gs", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, sizeof(buf), "%.3gms", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, sizeof(buf), "%.3gus", v / 1e3);
+	else
+		snprintf(buf, sizeof(buf), "%.3gns", v);
+	strbuf_addf(sb, " %9s", buf);
+}
+
+static struct json_object *side_json(const struct func_samples *s, double total)
+{
+	struct json_object *o;
+
+	if (!s)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "calls", json_object_new_int64((int64_t)s->n));
+	json_object_object_add(o, "median", json_object_new_double(s->median));
+	json_object_object_add(o, "p95", json_object_new_double(s->p95));
+	json_object_object_add(o, "mean", json_object_new_double(s->mean));
+	json_object_object_add(o, "exclusive_share",
+			       json_object_new_double(total > 0 ? s->sum_exclusive / total : 0));
+	return o;
+}
+
+int cmd_diff(int argc, char **argv, struct ctx *ctx)
+{
+	const char *spec[2] = {NULL, NULL}, *format = "text";
+	struct profile p[2] = {{NULL}, {NULL}};
+	struct func_table t[2];
+	char *label[2] = {NULL, NULL}, minor[41];
+	struct row *rows = NULL;
+	struct strbuf out = STRBUF_INIT;
+	size_t i, n = 0, w = 8;
+	int a, nspec = 0, ret = EXIT_FAIL, loaded = 0;
+
+	(void)ctx;
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		} else if ((!strcmp(argv[a], "--format") || !strcmp(argv[a], "-f")) &&
+			   a + 1 < argc) {
+			format = argv[++a];
+		} else if (!strncmp(argv[a], "--format=", 9)) {
+			format = argv[a] + 9;
+		} else if (argv[a][0] == '-' && argv[a][1]) {
+			fprintf(stderr, "perun diff: unknown option '%s'\n", argv[a]);
+			return EXIT_USAGE;
+		} else if (nspec < 2) {
+			spec[nspec++] = argv[a];
+		} else {
+			fprintf(stderr, "perun diff: two profiles, A and B\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (nspec != 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		fprintf(stderr, "perun diff: unknown format '%s': text or json\n", format);
+		return EXIT_USAGE;
+	}
+	memset(t, 0, sizeof(t));
+	for (i = 0; i < 2; i++)
+		if (profile_arg_load(spec[i], &p[i], &label[i], minor) < 0)
+			goto out;
+	samples_read(&p[0], NULL, &t[0]);
+	samples_read(&p[1], NULL, &t[1]);
+	loaded = 1;
+	rows = xcalloc(t[0].n + t[1].n + 1, sizeof(*rows));
+	for (i = 0; i < t[0].n; i++) {
+		struct row *r = &rows[n++];
+		r->uid = t[0].f[i].uid;
+		r->a = &t[0].f[i];
+		r->b = samples_find(&t[1], r->uid);
+	}
+	for (i = 0; i < t[1].n; i++)
+		if (!samples_find(&t[0], t[1].f[i].uid)) {
+			rows[n].uid = t[1].f[i].uid;
+			rows[n++].b = &t[1].f[i];
+		}
+	for (i = 0; i < n; i++) {
+		struct row *r = &rows[i];
+		r->ratio = !r->a || !r->b     ? NAN
+			   : r->a->median > 0 ? r->b->median / r->a->median
+			   : r->b->median > 0 ? INFINITY
+					      : 1;
+		if (strlen(r->uid) > w)
+			w = strlen(r->uid);
+	}
+	qsort(rows, n, sizeof(*rows), cmp_row);
+	if (!strcmp(format, "json")) {
+		struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
+		json_object_object_add(root, "a", json_object_new_string(label[0]));
+		json_object_object_add(root, "b", json_object_new_string(label[1]));
+		for (i = 0; i < n; i++) {
+			struct json_object *o = json_object_new_object();
+			json_object_object_add(o, "function", json_object_new_string(rows[i].uid));
+			json_object_object_add(o, "a", side_json(rows[i].a, t[0].total_exclusive));
+			json_object_object_add(o, "b", side_json(rows[i].b, t[1].total_exclusive));
+			json_object_object_add(
+			    o, "ratio",
+			    isfinite(rows[i].ratio) ? json_object_new_double(rows[i].ratio) : NULL);
+			json_object_array_add(arr, o);
+		}
+		json_object_object_add(root, "functions", arr);
+		printf("%s\n", json_object_to_json_string_ext(
+				   root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+		ret = EXIT_OK;
+		goto out;
+	}
+	strbuf_addf(&out, "A: %s\nB: %s\n", label[0], label[1]);
+	strbuf_addf(&out, "%-*s %8s %8s %9s %9s %9s %9s %7s %7s %7s\n", (int)w, "function",
+		    "calls A", "calls B", "median A", "median B", "p95 A", "p95 B", "excl A",
+		    "excl B", "ratio");
+	for (i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		char ca[24] = "-", cb[24] = "-", ea[16] = "-", eb[16] = "-", ra[16] = "-";
+		if (r->a) {
+			snprintf(ca, sizeof(ca), "%zu", r->a->n);
+			snprintf(ea, sizeof(ea), "%.1f%%",
+				 t[0].total_exclusive > 0
+				     ? 100 * r->a->sum_exclusive / t[0].total_exclusive
+				     : 0);
+		}
+		if (r->b) {
+			snprintf(cb, sizeof(cb), "%zu", r->b->n);
+			snprintf(eb, sizeof(eb), "%.1f%%",
+				 t[1].total_exclusive > 0
+				     ? 100 * r->b->sum_exclusive / t[1].total_exclusive
+				     : 0);
+		}
+		if (isfinite(r->ratio))
+			snprintf(ra, sizeof(ra), "%.2fx", r->ratio);
+		else if (r->a && r->b)
+			snprintf(ra, sizeof(ra), "inf");
+		strbuf_addf(&out, "%-*s %8s %8s", (int)w, r->uid, ca, cb);
+		cell_ns(&out, r->a, r->a ? r->a->median : 0);
+		cell_ns(&out, r->b, r->b ? r->b->median : 0);
+		cell_ns(&out, r->a, r->a ? r->a->p95 : 0);
+		cell_ns(&out, r->b, r->b ? r->b->p95 : 0);
+		strbuf_addf(&out, " %7s %7s %7s\n", ea, eb, ra);
+	}
+	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
+	ret = EXIT_OK;
+out:
+	free(rows);
+	strbuf_release(&out);
+	if (loaded) {
+		samples_release(&t[0]);
+		samples_release(&t[1]);
+	}
+	for (i = 0; i < 2; i++) {
+		free(label[i]);
+		profile_release(&p[i]);
+	}
+	return ret;
+}

@@ -1,0 +1,259 @@
+/* The phases before the module (analyse, strategy, pre-optimize, plan,
+ * script), the session's life, and the pipeline that runs every phase in
+ * order.  */
+#include "config.h"
+
+#define PR_FMT "perun collect"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/session.h"
+#include "store/repo.h"
+#include "trace/driver.h"
+#include "trace/kruntime.h"
+#include "trace/runtime.h"
+#include "trace/script.h"
+#include "trace/strategy.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+void session_init(struct session *s, struct collect_opts *o)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->t_start = collect_now();
+	s->wd.t0 = s->t_start;
+	s->cache_state = "off";
+	s->status = EXIT_FAIL;
+	s->log.messages = json_object_new_array();
+	s->log.quiet = o->quiet;
+	strbuf_init(&s->script, 0);
+	strbuf_init(&s->log.all, 0);
+}
+
+void session_release(struct session *s)
+{
+	struct collect_opts *o = s->o;
+
+	if (s->tmpdir) {
+		if (o->zip_temps) {
+			char *pd = repo_locate(), *logdir;
+			char stamp[32];
+			time_t now = time(NULL);
+			struct tm tm;
+			localtime_r(&now, &tm);
+			strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+			logdir = pd ? xstrfmt("%s/logs", pd) : xstrdup("perun-logs");
+			collect_zip_temps(s->tmpdir, logdir, stamp, o->quiet);
+			free(pd);
+			free(logdir);
+		}
+		if (s->wd.f)
+			fclose(s->wd.f);
+		if (o->keep_temps)
+			fprintf(stderr, "perun: temp files kept in %s\n", s->tmpdir);
+		else
+			fs_remove_tree(s->tmpdir);
+		free(s->tmpdir);
+	}
+	if (s->cache_open)
+		cache_close(&s->cache);
+	target_release(&s->target);
+	plan_release(&s->plan);
+	strbuf_release(&s->script);
+	strbuf_release(&s->log.all);
+	json_object_put(s->log.messages);
+	strv_clear(&s->cmdv);
+	free(s->tapset_text);
+	free(s->module);
+	free(s->raw);
+	free(s->rec);
+	free(s->attached_path);
+	free(s->runtime_prog);
+	free(s->points);
+	free(s->stepped);
+	json_object_put(s->probes_j);
+	free(s->stap);
+	free(s->stapbpf);
+	free(s->staprun);
+	free(s->release);
+	kruntime_release(&s->kr);
+	free(s->cache_dir);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The runtime (--runtime, or auto) and the programs that run it.  */
+static int choose_runtime(struct session *s)
+{
+	const char *why = NULL;
+	int kernel_ok = runtime_kernel_usable(&why);
+
+	s->runtime = s->o->runtime;
+	if (s->runtime == RUNTIME_AUTO) {
+		s->runtime = kernel_ok ? RUNTIME_KERNEL : RUNTIME_BPF;
+		/* a kernel without modules is a fact of the machine ('perun doctor' says
+		 * it); a missing build tree has a fix worth repeating */
+		int tell = !kernel_ok && access("/proc/modules", F_OK) == 0;
+		if (!s->o->quiet && !s->o->script_only)
+			fprintf(stderr, "perun: runtime %s%s%s\n", runtime_name(s->runtime),
+				tell ? ": " : "", tell ? why : "");
+	} else if (s->runtime == RUNTIME_KERNEL && !s->o->script_only && !s->o->compile_only &&
+		   !kruntime_can_load(&why)) {
+		/* a build tree is needed only to compile: a cached module runs without */
+		return pr_error("the kernel runtime cannot run here: %s; use --runtime bpf", why);
+	}
+	if (s->runtime == RUNTIME_KERNEL) {
+		struct utsname u;
+		uname(&u);
+		s->release = xstrdup(s->o->kernel_release ? s->o->kernel_release : u.release);
+		kruntime_select(&s->kr);
+	}
+	s->stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
+	s->stapbpf = runtime_find_program("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH);
+	s->staprun = runtime_find_program("PERUN_STAPRUN", "staprun", STAPRUN_PATH);
+	if (s->o->script_only)
+		return 0;
+	if ((s->runtime == RUNTIME_BPF && !s->stapbpf) ||
+	    (s->runtime == RUNTIME_KERNEL && !s->staprun && !s->o->compile_only)) {
+		char *msg = s->runtime == RUNTIME_BPF
+				    ? runtime_program_missing("PERUN_STAPBPF", "stapbpf", STAPBPF_PATH,
+							      "systemtap", NULL)
+				    : runtime_program_missing("PERUN_STAPRUN", "staprun", STAPRUN_PATH,
+							      "systemtap-runtime", NULL);
+		pr_error("%s", msg);
+		free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int collect_prepare(struct session *s)
+{
+	struct collect_opts *o = s->o;
+	char *p;
+
+	strv_push(&s->cmdv, o->cmd);
+	if (collect_split_words(o->args, &s->cmdv, "arguments") < 0 ||
+	    collect_split_words(o->workload, &s->cmdv, "workload") < 0) {
+		s->status = EXIT_USAGE;
+		return -1;
+	}
+	p = fs_which(o->cmd);
+	if (!p)
+		return pr_error("%s: command not found (give a path)", o->cmd);
+	s->cmdv.v[0] = (free(s->cmdv.v[0]), p);
+	if (choose_runtime(s) < 0)
+		return -1;
+	if (!o->script_only) {
+		s->tmpdir = fs_mkdtemp("perun-collect");
+		if (!s->tmpdir)
+			return -1;
+		if (o->watchdog) {
+			p = xstrfmt("%s/watchdog.log", s->tmpdir);
+			s->wd.f = fopen(p, "wxe");
+			free(p);
+		}
+	}
+	return 0;
+}
+
+int collect_analyse(struct session *s)
+{
+	struct collect_opts *o = s->o;
+
+	s->cache_dir = cache_default_dir();
+	if (!o->cache_off && cache_check_dir(s->cache_dir) < 0)
+		return -1;
+	if (o->opt.reset_cache && collect_reset_optimization_cache(s) < 0)
+		return -1;
+	/* the binary's analysis is what the optimization resources (call graph,
+	 * CFG) are made of: --optimization-cache-off reads it afresh */
+	if (target_load(&s->target, o->binary ? o->binary : s->cmdv.v[0],
+			o->cache_off || o->opt.cache_off ? NULL : s->cache_dir) < 0)
+		return -1;
+	collect_wd(&s->wd, "target: %s, %zu functions, %zu USDT notes, build-id %s",
+		   s->target.path, s->target.nfuncs, s->target.nusdts,
+		   s->target.build_id[0] ? s->target.build_id : "none");
+	return 0;
+}
+
+int collect_strategy(struct session *s)
+{
+	struct collect_opts *o = s->o;
+	struct strategy_opts so;
+
+	memset(&so, 0, sizeof(so));
+	so.strategy = o->strategy;
+	so.funcs = o->funcs.v;
+	so.nfuncs = o->funcs.n;
+	so.usdts = o->usdts.v;
+	so.nusdts = o->usdts.n;
+	so.dyns = o->dyns.v;
+	so.ndyns = o->dyns.n;
+	so.global_sampling = o->global_sampling;
+	so.with_usdt = o->with_usdt;
+	so.include = o->include;
+	so.exclude = o->exclude;
+	so.cache_dir = o->cache_off ? NULL : s->cache_dir;
+	so.entry_only = o->entry_only;
+	return strategy_build(&s->plan, &s->target, &so);
+}
+
+int collect_plan(struct session *s)
+{
+	if (s->runtime == RUNTIME_BPF && plan_probe_points(&s->plan) > runtime_bpf_probe_limit() &&
+	    !s->o->script_only)
+		return pr_error("%zu probe points exceed what stapbpf can open here (about %zu with "
+				"an open-file limit of %lu): narrow them with --include/--exclude or "
+				"-s custom",
+				plan_probe_points(&s->plan), runtime_bpf_probe_limit(),
+				runtime_nofile_limit());
+	return 0;
+}
+
+int collect_script(struct session *s)
+{
+	char *tp = xstrfmt("%s/templates", runtime_datadir());
+	char *ts = xstrfmt("%s/tapsets/perun.stp", runtime_datadir());
+	struct strbuf tb = STRBUF_INIT;
+	int r;
+
+	r = script_generate_opt(&s->plan, tp, collect_script_mode(s),
+				collect_recorder_slots(s->o->buffer_size), &s->sopt, &s->script);
+	if (r == 0 && strbuf_read_file(&tb, ts) < 0)
+		r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
+	s->tapset_text = strbuf_detach(&tb);
+	free(tp);
+	free(ts);
+	if (r < 0)
+		return -1;
+	collect_wd(&s->wd, "plan: %zu probes, %zu probe points, script %zu bytes", s->plan.n,
+		   plan_probe_points(&s->plan), s->script.len);
+	return 0;
+}
+
+int collect_pipeline(struct session *s, enum collect_until until)
+{
+	s->status = EXIT_FAIL;
+	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
+	    collect_pre_optimize(s) < 0 || collect_plan(s) < 0 || collect_script(s) < 0)
+		return s->status;
+	if (until == COLLECT_UNTIL_SCRIPT)
+		return EXIT_OK;
+	if (collect_module(s) < 0) {
+		if (driver_signal_received())
+			return EXIT_SIGNAL_BASE + driver_signal_received();
+		return s->status;
+	}
+	if (until == COLLECT_UNTIL_MODULE)
+		return EXIT_OK;
+	if (collect_run(s) < 0)
+		return s->status;
+	return collect_profile(s);
+}

@@ -1,0 +1,590 @@
+/* The parse and profile phases: the raw stream into the Perun profile, its
+ * header, collector_info and extra (anomalies, summaries, metrics), where it
+ * goes, and the exit status the collect ends with.  */
+#include "config.h"
+
+#define PR_FMT "perun collect"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/session.h"
+#include "profile/writer.h"
+#include "store/output.h"
+#include "store/repo.h"
+#include "store/stats.h"
+#include "trace/calibrate.h"
+#include "trace/driver.h"
+#include "trace/parse.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "vcs/vcs.h"
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *jstrv(const struct strv *v)
+{
+	struct json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		json_object_array_add(a, json_object_new_string(v->v[i]));
+	return a;
+}
+
+static struct json_object *make_header(struct session *s)
+{
+	struct json_object *h = json_object_new_object(), *u = json_object_new_object();
+
+	json_object_object_add(h, "type", json_object_new_string("mixed"));
+	json_object_object_add(u, "mixed(time delta)", json_object_new_string("ns"));
+	json_object_object_add(h, "units", u);
+	json_object_object_add(h, "cmd", json_object_new_string(s->o->cmd ? s->o->cmd : ""));
+	json_object_object_add(h, "args", json_object_new_string(s->o->args ? s->o->args : ""));
+	json_object_object_add(h, "workload",
+			       json_object_new_string(s->o->workload ? s->o->workload : ""));
+	return h;
+}
+
+static struct json_object *make_collector_info(struct session *s)
+{
+	struct collect_opts *o = s->o;
+	struct json_object *ci = json_object_new_object(), *p = json_object_new_object();
+
+	json_object_object_add(ci, "name", json_object_new_string("trace"));
+	json_object_object_add(p, "engine", json_object_new_string(o->engine));
+	json_object_object_add(p, "strategy", json_object_new_string(o->strategy));
+	json_object_object_add(p, "func", jstrv(&o->funcs));
+	json_object_object_add(p, "usdt", jstrv(&o->usdts));
+	json_object_object_add(p, "dynamic", jstrv(&o->dyns));
+	json_object_object_add(p, "global_sampling", json_object_new_int((int)o->global_sampling));
+	json_object_object_add(p, "with_usdt", json_object_new_boolean(o->with_usdt));
+	json_object_object_add(p, "binary", jstr(s->target.path));
+	json_object_object_add(p, "timeout", json_object_new_double(o->timeout));
+	json_object_object_add(p, "zip_temps", json_object_new_boolean(o->zip_temps));
+	json_object_object_add(p, "keep_temps", json_object_new_boolean(o->keep_temps));
+	json_object_object_add(p, "verbose_trace", json_object_new_boolean(o->verbose_trace));
+	json_object_object_add(p, "quiet", json_object_new_boolean(o->quiet));
+	json_object_object_add(p, "watchdog", json_object_new_boolean(o->watchdog));
+	json_object_object_add(p, "output_handling", json_object_new_string(o->output_handling));
+	json_object_object_add(p, "diagnostics", json_object_new_boolean(o->diagnostics));
+	json_object_object_add(p, "stap_cache_off", json_object_new_boolean(o->cache_off));
+	json_object_object_add(p, "runtime", json_object_new_string(runtime_name(s->runtime)));
+	json_object_object_add(p, "include", jstr(o->include));
+	json_object_object_add(p, "exclude", jstr(o->exclude));
+	json_object_object_add(p, "aggregate", json_object_new_boolean(o->aggregate));
+	json_object_object_add(p, "metrics", json_object_new_boolean(o->metrics));
+	json_object_object_add(p, "entry_only", json_object_new_boolean(o->entry_only));
+	json_object_object_add(p, "transport",
+			       json_object_new_string(o->aggregate ? "aggregate"
+						      : collect_script_mode(s) == SCRIPT_RECORD ? "record"
+											: "print"));
+	json_object_object_add(p, "buffer_size", json_object_new_int64((int64_t)o->buffer_size));
+	json_object_object_add(p, "strict", json_object_new_boolean(o->strict));
+	if (collect_optimizing(s))
+		json_object_object_add(p, "optimization", opt_json(&o->opt));
+	json_object_object_add(ci, "params", p);
+	return ci;
+}
+
+static char *default_output(struct session *s, int *in_jobs)
+{
+	char *perun_dir = repo_locate(), *base, *out;
+	const char *cmd = s->cmdv.n ? s->cmdv.v[0] : s->target.path;
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d-%H-%M-%S", &tm);
+	base = strrchr(cmd, '/') ? xstrdup(strrchr(cmd, '/') + 1) : xstrdup(cmd);
+	if (perun_dir) {
+		char *jobs = xstrfmt("%s/jobs", perun_dir);
+		fs_mkdir_p(jobs, 0755);
+		out = xstrfmt("%s/%s-trace-%s-%d.perf", jobs, base, stamp, (int)getpid());
+		free(jobs);
+		*in_jobs = 1;
+	} else {
+		out = xstrfmt("%s-trace-%s.perf", base, stamp);
+		*in_jobs = 0;
+	}
+	free(perun_dir);
+	free(base);
+	return out;
+}
+
+/* Says on stderr how the trace is incomplete: always, even with -q.  */
+/* Calls whose return never came are in no call record: name them, so a
+ * summary count short by a longjmp is not taken for the whole.  */
+static void warn_unfinished(const struct session *s, const struct parse_stats *ps,
+			    const uint64_t *unfinished)
+{
+	size_t i, shown = 0;
+
+	fprintf(stderr, "perun: %" PRIu64 " calls never returned (a longjmp or exit past them, "
+			"or the trace ended first) and are not in the summary: ",
+		ps->unmatched_entries);
+	for (i = 0; i < s->plan.n && shown < 5; i++)
+		if (unfinished[i])
+			fprintf(stderr, "%s%s %" PRIu64, shown++ ? ", " : "", s->plan.probes[i].name,
+				unfinished[i]);
+	fprintf(stderr, "%s%s\n", shown == 5 ? ", ..." : "",
+		s->target.longjmp || s->target.exceptions
+			? "; --entry-only counts them (unfinished_by_function in the profile)"
+			: " (unfinished_by_function in the profile)");
+}
+
+static void warn_incomplete(const struct session *s, const struct parse_stats *ps,
+			    const uint64_t *lost)
+{
+	uint64_t total = s->log.lost_events + ps->lost_events + ps->missing_records;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, shown = 0;
+
+	if (ps->lost_events) {
+		strbuf_addf(&sb, "%" PRIu64 " events did not fit the recorder's buffer of %zu (",
+			    ps->lost_events, s->o->buffer_size);
+		for (i = 0; i < s->plan.n; i++) {
+			if (!lost[i])
+				continue;
+			if (shown++ == 5) {
+				strbuf_addstr(&sb, ", ...");
+				break;
+			}
+			strbuf_addf(&sb, "%s%s %" PRIu64, shown > 1 ? ", " : "", s->plan.probes[i].name,
+				    lost[i]);
+		}
+		strbuf_addstr(&sb, "): raise --buffer-size, or trace fewer calls (-g N, --include)");
+	} else if (s->log.transport_errors) {
+		strbuf_addstr(&sb, "the runtime's event buffers overflowed and its reader stopped: "
+				   "use --transport record, -g N or --aggregate");
+	} else if (s->log.lost_events) {
+		strbuf_addf(&sb, "the runtime dropped %" PRIu64 " events: use --transport record, "
+				 "-g N or --aggregate",
+			    s->log.lost_events);
+	} else if (ps->missing_records) {
+		strbuf_addf(&sb, "%" PRIu64 " recorded events never reached perun (the runtime "
+				 "stopped while writing them out)",
+			    ps->missing_records);
+	} else {
+		strbuf_addstr(&sb, "the runtime stopped before its end marker");
+	}
+	if (s->runtime == RUNTIME_KERNEL && !s->kr.txfix)
+		strbuf_addstr(&sb, "; stap's stock relay transport loses events: prepare perun's "
+				   "patched runtime (see perun doctor)");
+	if (total)
+		fprintf(stderr, "perun: warning: the trace is incomplete (%" PRIu64 " events lost): %s\n",
+			total, sb.buf);
+	else
+		fprintf(stderr, "perun: warning: the trace is incomplete (how many events were lost is "
+				"unknown): %s\n",
+			sb.buf);
+	strbuf_release(&sb);
+}
+
+/* Writing *output (or *staged) failed: write the profile again, once, into
+ * a rescue file, so a finished trace is never thrown away.  */
+static int to_rescue(char **output, char **staged, int *rescued)
+{
+	char *pd, *jobs = NULL, *r;
+
+	if (*rescued)
+		return -1;
+	pd = repo_locate();
+	if (pd)
+		jobs = xstrfmt("%s/jobs", pd);
+	r = output_rescue(jobs, *output);
+	free(pd);
+	free(jobs);
+	if (!r)
+		return -1;
+	if (*staged)
+		unlink(*staged);
+	free(*staged);
+	*staged = NULL;
+	*rescued = 1;
+	fprintf(stderr, "perun: cannot write %s: writing the profile to %s instead\n", *output, r);
+	free(*output);
+	*output = r;
+	return 0;
+}
+
+int collect_parse(struct session *s, struct profile_writer *w, const char *path,
+		  const char *shown, const char *origin, struct json_object *header,
+		  struct json_object *ci, struct parser **parserp)
+{
+	struct collect_opts *o = s->o;
+	struct probe_cost cost;
+	struct parser *parser;
+
+	if (profile_writer_open(w, path, &s->plan, origin, header, ci,
+				o->aggregate  ? PROFILE_SUMMARIES
+				: o->per_call ? PROFILE_PER_CALL
+					      : PROFILE_COMPACT) < 0) {
+		profile_writer_abort(w);	/* frees what open kept */
+		return -1;
+	}
+	if (s->have_cal > 0 && !o->aggregate) {
+		cost.probe_ns = s->cal.probe_ns;
+		cost.pair_ns = s->cal.pair_ns;
+		cost.stepped_ns = s->cal.stepped_ns;
+		if (!s->stepped)
+			s->stepped = calibrate_plan_stepped(&s->plan);
+		profile_writer_calibrate(w, &cost, s->stepped);
+	}
+	parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	/* trace.rec, from the fast read, after trace.raw: the recorder's events
+	 * are held until parser_finish, and one read twice counts once */
+	if (parser_feed_file(parser, s->raw) < 0 ||
+	    (fs_exists(s->rec) && parser_feed_file(parser, s->rec) < 0) ||
+	    parser_finish(parser) < 0) {
+		profile_writer_abort(w);
+		return pr_error("writing %s failed", shown);
+	}
+	if (o->aggregate) {
+		size_t na, k;
+		const struct agg_record *ag = parser_aggregates(parser, &na);
+		for (k = 0; k < na; k++)
+			if (profile_writer_aggregate(w, &ag[k]) < 0) {
+				profile_writer_abort(w);
+				return pr_error("writing %s failed", shown);
+			}
+	}
+	return 0;
+}
+
+int collect_profile(struct session *s)
+{
+	struct collect_opts *o = s->o;
+	const char *raw = s->raw;
+	const struct run_result res = s->res;
+	size_t attached = s->attached, named_zero = 0, unattached = 0;
+	const char *attached_path = s->attached_path;
+	char *output = NULL, *origin_dir = NULL, *staged = NULL;
+	struct profile_writer w;
+	struct parser *parser = NULL;
+	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
+	char origin[41], desc[64];
+	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0;
+	size_t i;
+	double t_parse0;
+	struct stat st;
+
+	/* where the profile goes, and its origin */
+	if (o->output) {
+		output = xstrdup(o->output);
+	} else {
+		output = default_output(s, &in_jobs);
+		/* never replace a profile: write beside, then take a free name */
+		if (!(staged = output_stage(output)) && to_rescue(&output, &staged, &rescued) < 0)
+			goto out;
+	}
+	origin_dir = vcs_find_worktree(".");
+	if (origin_dir && vcs_head(origin_dir, origin) == 0)
+		have_origin = 1;
+
+	/* parse into the profile */
+	t_parse0 = collect_now();
+	header = make_header(s);
+	ci = make_collector_info(s);
+	if (s->probes_j) {
+		json_object_object_add(ci, "probes", s->probes_j);
+		s->probes_j = NULL;
+	}
+	/* the probe cost, for calibrated amounts; a failed measurement leaves them out */
+	s->have_cal = s->calibration_get ? s->calibration_get((int)s->runtime,
+							       o->aggregate && o->calibrate ? -1
+											     : o->calibrate,
+							       o->quiet, &s->cal)
+					     : 0;
+	json_object_object_add(json_object_object_get(ci, "params"), "calibration",
+			       s->have_cal > 0 ? calibration_json(&s->cal) : NULL);
+	free(s->points);
+	s->points = xcalloc(s->plan.n ? s->plan.n : 1, 1);
+	for (i = 0; i < s->plan.n; i++)
+		s->points[i] = probe_is_point(&s->plan.probes[i]);
+write_again:
+	if (parser)
+		parser_free(parser);
+	parser = NULL;
+	if (collect_parse(s, &w, staged ? staged : output, output, have_origin ? origin : NULL,
+			  header, ci, &parser) < 0) {
+		if (to_rescue(&output, &staged, &rescued) == 0)
+			goto write_again;
+		goto out;
+	}
+	{
+		const struct parse_stats *ps = parser_stats(parser);
+		struct json_object *an = json_object_new_object(), *sum = json_object_new_object();
+		struct json_object *tg = json_object_new_object(), *met = NULL;
+		size_t reached = 0;
+
+		json_object_put(extra);
+		extra = json_object_new_object();
+		json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
+		if (s->runtime == RUNTIME_KERNEL) {
+			json_object_object_add(extra, "kernel_release", json_object_new_string(s->release));
+			json_object_object_add(extra, "kernel_runtime", json_object_new_string(s->kr.id));
+		}
+		json_object_object_add(extra, "module_cache", json_object_new_string(s->cache_state));
+		json_object_object_add(extra, "cache_key", json_object_new_string(s->key));
+		json_object_object_add(extra, "probes", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
+		json_object_object_add(extra, "timed_out", json_object_new_boolean(res.timed_out));
+		json_object_object_add(extra, "interrupted", json_object_new_boolean(res.interrupted));
+		json_object_object_add(extra, "runtime_died", json_object_new_boolean(res.runtime_died));
+		if (s->runtime == RUNTIME_BPF && collect_script_mode(s) == SCRIPT_RECORD)
+			json_object_object_add(extra, "recorder_read",
+					       json_object_new_string(res.before_stop == 0 ? "batch"
+											   : "end-probe"));
+		if (res.target_known) {
+			json_object_object_add(tg, res.target_exited ? "exit" : "signal",
+					       json_object_new_int(res.target_status));
+			json_object_object_add(tg, "run_time_ns", json_object_new_int64((int64_t)res.target_ns));
+			json_object_object_add(tg, "pid", json_object_new_int64(res.target_pid));
+		}
+		json_object_object_add(extra, "target", tg);
+		json_object_object_add(extra, "untraced_children", json_object_new_int64((int64_t)res.forked));
+		{
+			struct json_object *tm = json_object_new_object();
+			double before = s->t_collect0 - s->t_start;
+			json_object_object_add(tm, "prepare_s", json_object_new_double(before));
+			json_object_object_add(tm, "arm_s", json_object_new_double((double)res.ready_ns / 1e9));
+			json_object_object_add(tm, "startup_s",
+					       json_object_new_double(before + (double)res.ready_ns / 1e9));
+			json_object_object_add(extra, "timing", tm);
+		}
+		json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
+		json_object_object_add(an, "unmatched_exits", json_object_new_int64((int64_t)ps->unmatched_exits));
+		json_object_object_add(an, "truncated_lines", json_object_new_int64((int64_t)ps->truncated_lines));
+		json_object_object_add(an, "malformed_lines", json_object_new_int64((int64_t)ps->malformed_lines));
+		json_object_object_add(an, "duplicates", json_object_new_int64((int64_t)ps->duplicates));
+		json_object_object_add(an, "reordered", json_object_new_int64((int64_t)ps->reordered));
+		json_object_object_add(an, "unknown_probes", json_object_new_int64((int64_t)ps->unknown_probes));
+		json_object_object_add(an, "lost_events",
+				       json_object_new_int64((int64_t)(s->log.lost_events + ps->lost_events +
+								       ps->missing_records)));
+		json_object_object_add(an, "lost_in_buffer", json_object_new_int64((int64_t)ps->lost_events));
+		json_object_object_add(an, "lost_in_transport", json_object_new_int64((int64_t)s->log.lost_events));
+		json_object_object_add(an, "missing_records", json_object_new_int64((int64_t)ps->missing_records));
+		{
+			const uint64_t *lost = parser_lost(parser);
+			struct json_object *lf = json_object_new_object();
+			for (i = 0; i < s->plan.n; i++)
+				if (lost[i])
+					json_object_object_add(lf, s->plan.probes[i].name,
+							       json_object_new_int64((int64_t)lost[i]));
+			json_object_object_add(an, "lost_by_function", lf);
+			lost = parser_unfinished(parser);
+			lf = json_object_new_object();
+			for (i = 0; i < s->plan.n; i++)
+				if (lost[i])
+					json_object_object_add(lf, s->plan.probes[i].name,
+							       json_object_new_int64((int64_t)lost[i]));
+			json_object_object_add(an, "unfinished_by_function", lf);
+		}
+		json_object_object_add(an, "transport_errors",
+				       json_object_new_int64((int64_t)s->log.transport_errors));
+		json_object_object_add(an, "missing_begin", json_object_new_boolean(!ps->saw_begin));
+		json_object_object_add(an, "missing_end", json_object_new_boolean(!ps->saw_end));
+		json_object_object_add(extra, "anomalies", an);
+		json_object_object_add(extra, "events", json_object_new_int64((int64_t)ps->events));
+		json_object_object_add(extra, "calls", json_object_new_int64((int64_t)ps->calls));
+		json_object_object_add(extra, "threads", json_object_new_int64((int64_t)ps->threads));
+		json_object_object_add(extra, "max_depth", json_object_new_int64(ps->max_depth));
+		json_object_object_add(extra, "raw_bytes", json_object_new_int64((int64_t)ps->bytes));
+		json_object_object_add(extra, "bytes_per_event",
+				       json_object_new_double(ps->events ? (double)ps->bytes / (double)ps->events : 0));
+		for (i = 0; i < s->plan.n; i++) {
+			if (!w.sum[i].count)
+				continue;
+			reached += s->points[i] ? 1 : 2;
+			json_object_object_add(sum, s->plan.probes[i].name, probe_summary_json(&w.sum[i]));
+		}
+		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
+				     plan_probe_points(&s->plan) - attached : 0;
+		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
+			     ps->missing_records || !ps->saw_end || unattached;
+		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
+		collect_post_optimize(s, parser, extra, sum);
+		json_object_object_add(extra, "summary", sum);
+		json_object_object_add(extra, "stap_messages", json_object_get(s->log.messages));
+		if (o->metrics) {
+			double pt = collect_now() - s->t_start;
+			met = json_object_new_object();
+			json_object_object_add(met, "PL", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
+			json_object_object_add(met, "PLR", json_object_new_int64((int64_t)reached));
+			json_object_object_add(met, "RDV_bytes", json_object_new_int64((int64_t)ps->bytes));
+			json_object_object_add(met, "CPT_s", json_object_new_double(s->t_collect1 - s->t_collect0));
+			json_object_object_add(met, "PRT_s", json_object_new_double((double)res.target_ns / 1e9));
+			json_object_object_add(met, "PT_s_before_write", json_object_new_double(pt));
+			json_object_object_add(met, "parse_s", json_object_new_double(collect_now() - t_parse0));
+			json_object_object_add(extra, "metrics", met);
+		}
+		/* a command that died early explains its own missing calls */
+		for (i = 0; res.target_known && res.target_exited && !res.interrupted &&
+			    i < s->plan.n && (!attached_path || attached); i++) {
+			const struct probe *pr = &s->plan.probes[i];
+			size_t j, k;
+			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
+			    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
+				continue;
+			if (pr->flags & PROBE_F_ALTERNATIVE) {
+				/* an IFUNC's implementations: one of them is enough */
+				for (j = i; j > 0 && (s->plan.probes[j - 1].flags & PROBE_F_ALTERNATIVE); j--)
+					;
+				for (k = j; k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE) &&
+					    !w.sum[k].count; k++)
+					;
+				if (k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE))
+					continue;
+				if (i != j)
+					continue;	/* said once for the group */
+			}
+			fprintf(stderr, "perun: error: %s (%s), named on the command line, recorded "
+					"no call: the command never reached it%s\n",
+				pr->name, pr->binary,
+				res.timed_out ? " before the timeout"
+				: incomplete  ? " (or its events were lost: see the warning)"
+					      : "");
+			named_zero++;
+		}
+		if (profile_writer_close(&w, ps, extra) < 0) {
+			if (to_rescue(&output, &staged, &rescued) == 0)
+				goto write_again;
+			goto out;
+		}
+		if (staged) {
+			char *final = output_publish(staged, output);
+			free(output);
+			output = final ? final : xstrdup(staged);
+			rescued |= !final;
+			free(staged);
+			staged = NULL;
+		}
+		if (o->metrics && stat(output, &st) == 0) {
+			double pt = collect_now() - s->t_start;
+			printf("metrics:\n  PL   %zu probe locations\n  PLR  %zu reached\n"
+			       "  RDV  %.3f MB raw (%" PRIu64 " events, %.1f B/event)\n  PS   %.3f MB profile\n"
+			       "  CPT  %.3f s\n  PRT  %.3f s\n  PT   %.3f s\n",
+			       plan_probe_points(&s->plan), reached, (double)ps->bytes / 1e6, ps->events,
+			       ps->events ? (double)ps->bytes / (double)ps->events : 0.0,
+			       (double)st.st_size / 1e6, s->t_collect1 - s->t_collect0,
+			       (double)res.target_ns / 1e9, pt);
+		}
+		if (!o->quiet) {
+			uint64_t ncalls = ps->calls + ps->points;
+			size_t nthreads = ps->threads;
+			if (o->aggregate) {
+				size_t na, k, j;
+				const struct agg_record *ag = parser_aggregates(parser, &na);
+				for (k = 0, nthreads = 0; k < na; k++) {
+					ncalls += ag[k].count;
+					for (j = 0; j < k && ag[j].thread != ag[k].thread; j++)
+						;
+					nthreads += j == k;
+				}
+			}
+			size_t nf = reached ? (size_t)json_object_object_length(sum) : 0;
+			fprintf(stderr, "perun: %" PRIu64 " call%s of %zu function%s in %zu thread%s -> %s%s\n",
+				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
+				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
+		}
+		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2) */
+		stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
+				    have_origin ? origin : NULL, o->quiet);
+		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
+						  ps->lost_events || ps->missing_records || !ps->saw_end))
+			fprintf(stderr, "perun: warning: the trace is incomplete: %zu of %zu probe points "
+					"did not attach (named above), so their calls are missing\n",
+				unattached, plan_probe_points(&s->plan));
+		else if (incomplete)
+			warn_incomplete(s, ps, parser_lost(parser));
+		if (!o->quiet) {
+			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
+			    ps->malformed_lines || ps->duplicates || s->log.lost_events ||
+			    ps->lost_events || ps->missing_records)
+				fprintf(stderr,
+					"perun: anomalies: %" PRIu64 " unfinished calls, %" PRIu64
+					" unmatched returns, %" PRIu64 " truncated and %" PRIu64
+					" malformed lines, %" PRIu64 " duplicates, %" PRIu64 " lost events\n",
+					ps->unmatched_entries, ps->unmatched_exits, ps->truncated_lines,
+					ps->malformed_lines, ps->duplicates,
+					s->log.lost_events + ps->lost_events + ps->missing_records);
+			if (ps->unmatched_entries)
+				warn_unfinished(s, ps, parser_unfinished(parser));
+		}
+	}
+	if (o->verbose_trace) {
+		char *keep = xstrfmt("%s.raw", output);
+		struct strbuf sb = STRBUF_INIT;
+		/* the fast read's events too: the stream as the end probe writes it */
+		if (strbuf_read_file(&sb, raw) == 0 &&
+		    (!fs_exists(s->rec) || strbuf_read_file(&sb, s->rec) == 0))
+			fs_write_atomic(keep, sb.buf, sb.len, 0644);
+		strbuf_release(&sb);
+		free(keep);
+	}
+	ret = !incomplete ? EXIT_OK : o->strict ? EXIT_FAIL : EXIT_INCOMPLETE;
+	if (res.forked && !o->quiet)
+		fprintf(stderr, "perun: the command started %zu child process%s; only its own process "
+				"was traced (collect a child with -c on its own)\n",
+			res.forked, res.forked == 1 ? "" : "es");
+	if (res.timed_out && !o->quiet)
+		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
+			o->timeout);
+	if (res.runtime_died) {
+		fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun stopped the "
+				"command; the profile holds what was traced before\n",
+			s->runtime_prog, collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
+		ret = EXIT_FAIL;
+	} else if (res.target_known && res.target_exited && res.target_status != 0) {
+		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);
+	} else if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
+		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
+				"records what ran\n",
+			res.target_status, strsignal(res.target_status));
+		if (res.target_status == SIGABRT && s->target.exceptions &&
+		    plan_probe_points(&s->plan) > s->plan.n)
+			fprintf(stderr, "perun: hint: %s throws C++ exceptions, which abort when they "
+					"unwind through a return probe: trace with --entry-only\n",
+				s->target.path);
+		ret = EXIT_SIGNAL_BASE + res.target_status;
+	}
+	if (res.interrupted)
+		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
+	if ((ret == EXIT_OK || ret == EXIT_INCOMPLETE) && attached_path && !attached) {
+		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "
+				"probes named above)\n");
+		ret = EXIT_FAIL;
+	}
+	if (named_zero && (ret == EXIT_OK || ret == EXIT_INCOMPLETE))
+		ret = EXIT_FAIL;
+	if (rescued) {
+		fprintf(stderr, "perun: the profile is in %s, not where it was asked for\n", output);
+		if (ret == EXIT_OK || ret == EXIT_INCOMPLETE)
+			ret = EXIT_FAIL;
+	}
+out:
+	if (staged)
+		unlink(staged);
+	free(staged);
+	if (parser)
+		parser_free(parser);
+	json_object_put(header);
+	json_object_put(ci);
+	json_object_put(extra);
+	free(output);
+	free(origin_dir);
+	return ret;
+}
+

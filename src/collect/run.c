@@ -1,0 +1,302 @@
+/* The run phase: the runtime (stapbpf or staprun) runs the module around the
+ * command; the fast read empties the bpf recorder.  */
+#include "config.h"
+
+#define PR_FMT "perun collect"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect/session.h"
+#include "trace/bpfmap.h"
+#include "trace/driver.h"
+#include "trace/runtime.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+const char *collect_exit_desc(int exited, int status, char *buf, size_t n)
+{
+	if (exited)
+		snprintf(buf, n, "exit %d", status);
+	else
+		snprintf(buf, n, "signal %d (%s)", status, strsignal(status));
+	return buf;
+}
+
+/* Most failed probes named on stderr (all of them go to the profile).  */
+#define MAX_FAILED_SHOWN 10
+
+/* What the runtime attached, from its uprobe_events lines saved when it was
+ * ready: prints "attached A of P probes" and the failures, and returns
+ * {planned, attached, failed: [...]} for collector_info.  */
+static struct json_object *report_attached(struct session *s, const char *path,
+					   size_t *attached)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct probe_attach *att = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*att));
+	struct json_object *j = json_object_new_object(), *fl = json_object_new_array();
+	size_t planned = plan_probe_points(&s->plan), nfail, i;
+	char **lines;
+
+	strbuf_read_file(&sb, path);
+	*attached = plan_match_uprobe_events(&s->plan, strbuf_str(&sb), -1, att);
+	nfail = plan_attach_failures(&s->plan, att, &lines);
+	if (!s->o->quiet || *attached < planned)
+		fprintf(stderr, "perun: attached %zu of %zu probes%s\n", *attached, planned,
+			nfail ? "; not attached:" : "");
+	for (i = 0; i < nfail; i++) {
+		if (i < MAX_FAILED_SHOWN)
+			fprintf(stderr, "perun:   %s\n", lines[i]);
+		json_object_array_add(fl, json_object_new_string(lines[i]));
+		free(lines[i]);
+	}
+	if (nfail > MAX_FAILED_SHOWN)
+		fprintf(stderr, "perun:   ... and %zu more (collector_info.probes.failed)\n",
+			nfail - MAX_FAILED_SHOWN);
+	free(lines);
+	free(att);
+	strbuf_release(&sb);
+	json_object_object_add(j, "planned", json_object_new_int64((int64_t)planned));
+	json_object_object_add(j, "attached", json_object_new_int64((int64_t)*attached));
+	json_object_object_add(j, "failed", fl);
+	return j;
+}
+
+/* What stapbpf prints when its perf reader gave up: nothing more arrives.  */
+static const char *const runtime_fatal_lines[] = {
+	"printf already started", "printf not started", "wrong number of printf args",
+	"printf format is missing", "could not read from perf_event buffer",
+	"unknown perf_event type", NULL,
+};
+
+/* The fast read of the bpf recorder: in the supervisor, once the target has
+ * ended, perun reads and deletes the runtime's __perun_buf in batches and
+ * writes "v TID SEQ HI LO" lines to trace.rec, as the end probe would (its
+ * foreach then finds the map empty).  Any failure leaves the rest to the end
+ * probe and is said in the watchdog log only.  */
+struct fast_read {
+	char *path;		/* <tmpdir>/trace.rec */
+	size_t slots;		/* max_entries of __perun_buf */
+	struct watchdog *wd;
+	FILE *f;
+};
+
+/* v in lowercase hex without leading zeros, then c; returns the end.  */
+static char *put_hex(char *p, uint32_t v, char c)
+{
+	static const char digits[] = "0123456789abcdef";
+	int shift = 28;
+
+	while (shift > 0 && !(v >> shift))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*p++ = digits[(v >> shift) & 0xf];
+	*p++ = c;
+	return p;
+}
+
+/* "v TID SEQ HI LO" per entry, as the end probe's printf("%x") writes them;
+ * by hand, as fprintf costs more than the batch read itself.  */
+static int fast_read_batch(void *ctx, const uint64_t *keys, const uint64_t *vals, size_t n)
+{
+	struct fast_read *fr = ctx;
+	char buf[64 * 256], *p = buf;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		*p++ = 'v';
+		*p++ = ' ';
+		p = put_hex(p, (uint32_t)(keys[i] >> 32), ' ');
+		p = put_hex(p, (uint32_t)keys[i], ' ');
+		p = put_hex(p, (uint32_t)(vals[i] >> 32), ' ');
+		p = put_hex(p, (uint32_t)vals[i], '\n');
+		if (p - buf > (ptrdiff_t)sizeof(buf) - 64 || i + 1 == n) {
+			if (fwrite(buf, 1, (size_t)(p - buf), fr->f) != (size_t)(p - buf))
+				return -1;
+			p = buf;
+		}
+	}
+	return 0;
+}
+
+static int fast_read(pid_t runtime_pid, void *ctx)
+{
+	struct fast_read *fr = ctx;
+	struct bpfmap_err err = { "" };
+	struct bpfmap_info *maps = NULL;
+	const struct bpfmap_info *m = NULL;
+	const char *how = "-";
+	size_t n = 0, count = 0;
+	double t0 = collect_now();
+	int mfd = -1, ofd, ret = 1;
+
+	if (bpfmap_list(runtime_pid, &maps, &n, &err) < 0 ||
+	    !(m = bpfmap_find_u64_hash(maps, n, (unsigned)fr->slots, &err)) ||
+	    (mfd = bpfmap_open_id(m->id, &err)) < 0)
+		goto out;
+	ofd = open(fr->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (ofd < 0 || !(fr->f = fdopen(ofd, "w"))) {
+		snprintf(err.msg, sizeof(err.msg), "open %s: %s", fr->path, strerror(errno));
+		if (ofd >= 0)
+			close(ofd);
+		goto out;
+	}
+	setvbuf(fr->f, NULL, _IOFBF, 1 << 20);
+	ret = bpfmap_drain_u64(mfd, fast_read_batch, fr, &count, &how, &err) < 0;
+	if (fclose(fr->f) != 0 && !ret) {
+		snprintf(err.msg, sizeof(err.msg), "write %s: %s", fr->path, strerror(errno));
+		ret = 1;
+	}
+	fr->f = NULL;
+out:
+	if (ret)
+		collect_wd(fr->wd, "fast read: %s; %zu entries read (%s), the end probe writes the rest",
+		   err.msg, count, how);
+	else
+		collect_wd(fr->wd, "fast read: %zu entries of map %u read and deleted in %.3f s (%s)", count,
+		   m->id, collect_now() - t0, how);
+	if (mfd >= 0)
+		close(mfd);
+	free(maps);
+	return ret;
+}
+
+int collect_run(struct session *s)
+{
+	struct collect_opts *o = s->o;
+	struct fast_read fr = { NULL, collect_recorder_slots(o->buffer_size), &s->wd, NULL };
+	const char *no_fast = getenv("PERUN_NO_FAST_READ");
+	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
+	char *shim = NULL, *capture = NULL;
+	struct strv argv = STRV_INIT, env = STRV_INIT, cleanup = STRV_INIT;
+	struct run_spec spec;
+	char desc[64];
+	int ret = -1;
+	struct stat st;
+
+	s->raw = xstrfmt("%s/trace.raw", s->tmpdir);
+	s->rec = xstrfmt("%s/trace.rec", s->tmpdir);
+	fr.path = s->rec;
+	s->status = EXIT_FAIL;
+	{
+		char *pp = xstrfmt("%s/plan", s->tmpdir);
+		plan_save(&s->plan, pp);
+		free(pp);
+	}
+	/* the runtime, its target, its output */
+	if (s->runtime == RUNTIME_BPF) {
+		strv_push(&argv, s->stapbpf);
+		if (runtime_needs_memlock_shim()) {
+			shim = runtime_shim_path();
+			if (!shim) {
+				pr_error("RLIMIT_MEMLOCK cannot be raised here and perun-memlock-shim.so "
+					 "is not installed: reinstall perun or set PERUN_LIBDIR");
+				goto out;
+			}
+			{
+				const char *old = getenv("LD_PRELOAD");
+				char *e = xstrfmt("LD_PRELOAD=%s%s%s", shim, old ? ":" : "", old ? old : "");
+				strv_push(&env, e);
+				free(e);
+				e = xstrfmt("PERUN_ORIG_LD_PRELOAD=%s", old ? old : "");
+				strv_push(&env, e);
+				free(e);
+				strv_push(&env, "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0");
+			}
+		}
+	} else {
+		strv_push(&argv, s->staprun);
+		/* -R: a name of its own (perun_PID), so concurrent runs of one cached
+		 * module do not collide and a leftover is known to be this run's */
+		strv_push(&argv, "-R");
+		strv_push(&cleanup, s->staprun);
+		strv_push(&cleanup, "-d");
+		strv_push(&cleanup, DRIVER_MOD_ARG);
+	}
+	strv_push(&argv, "-x");
+	strv_push(&argv, DRIVER_PID_ARG);
+	strv_push(&argv, "-o");
+	strv_push(&argv, s->raw);
+	strv_push(&argv, s->module);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv.v;
+	spec.env_extra = env.v;
+	if (s->runtime == RUNTIME_KERNEL) {
+		spec.module_prefix = "perun_";	/* what staprun -R makes of perun_KEY */
+		spec.cleanup_argv = cleanup.v;
+	}
+	spec.timeout = o->timeout;
+	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
+	spec.target_argv = s->cmdv.v;
+	spec.ready_path = s->raw;
+	if (s->runtime == RUNTIME_BPF && driver_uprobe_events_path() &&
+	    access(driver_uprobe_events_path(), R_OK) == 0) {
+		s->attached_path = xstrfmt("%s/attached", s->tmpdir);
+		spec.attached_path = s->attached_path;
+	}
+	spec.fatal_lines = runtime_fatal_lines;
+	if (s->runtime == RUNTIME_BPF && collect_script_mode(s) == SCRIPT_RECORD) {
+		if (no_fast && *no_fast && strcmp(no_fast, "0")) {
+			collect_wd(&s->wd, "fast read: off (PERUN_NO_FAST_READ), the end probe writes the buffer");
+		} else {
+			spec.before_stop = fast_read;
+			spec.before_stop_ctx = &fr;
+		}
+	}
+	/* detaching is slow: the kernel waits an RCU grace period per probe point
+	 * (about 60 ms each here), and stapbpf runs its end probe only after */
+	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
+	/* perun's patched kernel runtime lets stapio read all output before the
+	 * module exits, waiting up to 60 s (_stp_exit_drain_ms) */
+	if (s->runtime == RUNTIME_KERNEL && s->kr.txfix)
+		spec.stop_timeout += 60;
+	if (!o->quiet && plan_probe_points(&s->plan) > 200)
+		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
+				"the command ends (Ctrl-C twice to skip it)\n",
+			plan_probe_points(&s->plan), 0.06 * (double)plan_probe_points(&s->plan));
+	spec.output_mode = o->output_handling;
+	if (!strcmp(o->output_handling, "capture")) {
+		capture = xstrfmt("%s/output.log", s->tmpdir);
+		spec.capture_path = capture;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (module cache: %s)\n",
+			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
+	collect_wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
+	s->t_collect0 = collect_now();
+	if (driver_run(&spec, &s->res, collect_stap_line, &s->log) < 0)
+		goto out;
+	s->t_collect1 = collect_now();
+	collect_wd(&s->wd, "run: runtime ended (%s), timed out %d, interrupted %d, leaked uprobes %d",
+	   collect_exit_desc(s->res.exited, s->res.status, desc, sizeof(desc)), s->res.timed_out, s->res.interrupted,
+	   s->res.leaked_uprobes);
+	fs_write_atomic(stap_log_path, strbuf_str(&s->log.all), s->log.all.len, 0600);
+	if (s->res.never_ready || stat(s->raw, &st) < 0) {
+		pr_error("%s failed (%s) before the command ran%s; what it said:\n%s", argv.v[0],
+			 collect_exit_desc(s->res.exited, s->res.status, desc, sizeof(desc)),
+			 s->res.interrupted ? " (interrupted)" : "", strbuf_str(&s->log.all));
+		if (s->res.interrupted)
+			s->status = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
+		goto out;
+	}
+	if (s->attached_path)
+		s->probes_j = report_attached(s, s->attached_path, &s->attached);
+
+	s->runtime_prog = xstrdup(argv.v[0]);
+	ret = 0;
+out:
+	strv_clear(&argv);
+	strv_clear(&env);
+	strv_clear(&cleanup);
+	free(stap_log_path);
+	free(capture);
+	free(shim);
+	return ret;
+}

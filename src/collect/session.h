@@ -1,0 +1,211 @@
+/* One collect as a pipeline of phases (DESIGN.md): analyse -> strategy ->
+ * pre-optimize -> plan -> script -> module (cache) -> run -> parse ->
+ * post-optimize -> profile.  Each phase reads and fills a part of struct
+ * session; src/cmd/collect.c parses the options into struct collect_opts and
+ * runs the phases in turn.  */
+#ifndef PERUN_COLLECT_SESSION_H
+#define PERUN_COLLECT_SESSION_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "optimize/optimize.h"
+#include "target/target.h"
+#include "trace/cache.h"
+#include "trace/calibrate.h"
+#include "trace/driver.h"
+#include "trace/kruntime.h"
+#include "trace/plan.h"
+#include "trace/runtime.h"
+#include "trace/script.h"
+#include "util/sha1.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+struct json_object;
+
+/* Messages from stap/stapbpf kept in the profile, at most.  */
+#define MAX_STAP_MESSAGES 100
+
+/* What the user asked for: perun collect's options (thesis Table A.1).  */
+struct collect_opts {
+	const char *cmd, *args, *workload, *output;
+	const char *engine, *strategy, *binary, *output_handling, *include, *exclude;
+	struct strv funcs, usdts, dyns;
+	unsigned global_sampling;
+	int with_usdt;
+	double timeout;
+	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
+	int aggregate, metrics, script_only, strict, entry_only, per_call;
+	const char *transport;	/* record | print, or NULL: the runtime's default */
+	size_t buffer_size;	/* events the recorder keeps */
+	enum runtime runtime;
+	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
+	int compile_only;	/* fill the module cache, run nothing */
+	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
+	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
+};
+
+/* -w: every step of the collection, timed, in the temp dir.  */
+struct watchdog {
+	FILE *f;
+	double t0;
+};
+
+/* What stap and stapbpf said on stderr.  */
+struct stap_log {
+	struct json_object *messages;
+	uint64_t lost_events;
+	uint64_t transport_errors;	/* the runtime's reader gave up on its buffers */
+	int errors;
+	int progress;		/* show pass progress on the terminal */
+	int pass;
+	size_t nprobes;
+	int quiet;
+	int debuginfo_warned;	/* "cannot find module ... debuginfo" lines seen */
+	struct strbuf all;	/* everything, for error reports */
+};
+
+/* One collect: the options, and what each phase found.  */
+struct session {
+	struct collect_opts *o;	/* in: the options */
+	struct watchdog wd;
+	double t_start, t_collect0, t_collect1;
+	int status;		/* the exit status a failed phase asks for */
+	struct stap_log log;	/* what stap and the runtime said, over all phases */
+
+	/* prepare */
+	struct strv cmdv;	/* the command and its arguments */
+	char *tmpdir;
+	char *stap, *stapbpf, *staprun;
+	enum runtime runtime;
+	const char *runtime_why;
+	char *release;		/* kernel release the module is for */
+	struct kruntime kr;	/* kernel runtime: the runtime sources stap -R uses */
+
+	/* analyse */
+	char *cache_dir;	/* the module and analysis cache */
+	struct target target;
+
+	/* strategy, pre-optimize, plan */
+	struct plan plan;
+	struct script_opt sopt;	/* run-optimize code the methods put in the script */
+
+	/* script */
+	struct strbuf script;
+	char *tapset_text;
+
+	/* module */
+	char key[SHA1_HEXSZ + 1];
+	struct cache cache;
+	int cache_open;
+	const char *cache_state;
+	char *module;		/* path of the module to run */
+
+	/* run */
+	struct run_result res;	/* what the runtime and the command did */
+	char *raw;		/* trace.raw: the runtime's output */
+	char *rec;		/* trace.rec: the recorder, from the fast read (may not exist) */
+	char *runtime_prog;	/* the runtime program that ran */
+	char *attached_path;	/* the run's uprobe_events lines, or NULL */
+	struct json_object *probes_j;	/* {planned, attached, failed}, or NULL */
+	size_t attached;	/* probe points attached (with attached_path) */
+
+	/* parse */
+	int (*calibration_get)(int runtime, int mode, int quiet, struct calibration *c);
+	int have_cal;		/* 1 when cal holds the probe cost */
+	struct calibration cal;
+	unsigned char *stepped;	/* per probe: its cost is calibrated stepwise */
+	unsigned char *points;	/* per probe: a point (no duration) */
+};
+
+/* Seconds on the monotonic clock.  */
+double collect_now(void);
+/* Writes one timed line to the watchdog log, when there is one.  */
+void collect_wd(struct watchdog *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Identity of a file for the cache key: size and mtime ("-" when missing).  */
+char *collect_file_identity(const char *path);
+/* Splits s into words like a shell, without expanding anything; what names s
+ * in the error.  */
+int collect_split_words(const char *s, struct strv *out, const char *what);
+/* A driver line callback: one line stap or stapbpf wrote (ctx: struct stap_log).  */
+void collect_stap_line(void *ctx, const char *line);
+/* The script's transport: --aggregate, else --transport, else record on bpf
+ * and print on the kernel runtime.  */
+enum script_mode collect_script_mode(const struct session *s);
+/* The recorder's map size in the script for --buffer-size n.  */
+size_t collect_recorder_slots(size_t n);
+
+/* s is empty, for the options o (which must outlive it).  */
+void session_init(struct session *s, struct collect_opts *o);
+/* Frees what the phases made; gzips (-z) or removes the temp files.  */
+void session_release(struct session *s);
+
+/* Where collect_pipeline stops.  */
+enum collect_until {
+	COLLECT_UNTIL_SCRIPT,	/* --script-only: s->script */
+	COLLECT_UNTIL_MODULE,	/* --compile-only: s->module in the cache, s->key */
+	COLLECT_UNTIL_PROFILE,	/* the whole collect */
+};
+
+/* Runs the phases in order, up to until; returns the exit status (0, or
+ * what the failed phase asks for: 1, 2, 128+N, or collect_profile's).  */
+int collect_pipeline(struct session *s, enum collect_until until);
+
+/* --- the phases, in order; each returns 0, or -1 after pr_error() ------------ */
+
+/* prepare: s->o -> s->cmdv (the command, found on PATH), the runtime and its
+ * programs, the temp dir and the watchdog log.  */
+int collect_prepare(struct session *s);
+/* analyse: the binary (-b, else the command) -> s->target (ELF/DWARF).  */
+int collect_analyse(struct session *s);
+/* strategy: s->target and the options -> s->plan, the candidate probes.  */
+int collect_strategy(struct session *s);
+/* --optimization-reset-cache: removes the cached analyses of binaries and
+ * the methods' data from s->cache_dir.  */
+int collect_reset_optimization_cache(struct session *s);
+/* pre-optimize: resolves s->o->opt against what this collect has (a method
+ * whose requirement is missing is switched off, with a notice), then the
+ * methods rewrite s->plan and choose their run-optimize code (s->sopt).  */
+int collect_pre_optimize(struct session *s);
+/* plan: checks s->plan against what the runtime can open.  */
+int collect_plan(struct session *s);
+/* script: s->plan -> s->script (templates/) and s->tapset_text.  */
+int collect_script(struct session *s);
+
+/* module: s->script (with s->plan, s->target, the runtime) -> s->module, a
+ * private copy of the module from the cache (s->cache_state hit or miss), or
+ * compiled afresh with -sc (off); s->key is the cache key.  */
+int collect_module(struct session *s);
+
+/* run: s->module around s->cmdv -> s->res, s->raw (and s->rec), the attach
+ * report; -1 when the runtime failed before the command ran (s->status: the
+ * exit status).  */
+int collect_run(struct session *s);
+
+struct profile_writer;
+struct parser;
+/* parse: s->raw and s->rec through a parser into the profile writer w opened
+ * on path (shown: its name in messages) with header and ci; *parser is the
+ * caller's to free, also on failure.  -1: the profile could not be written.  */
+int collect_parse(struct session *s, struct profile_writer *w, const char *path,
+		  const char *shown, const char *origin, struct json_object *header,
+		  struct json_object *ci, struct parser **parser);
+/* True when the command line asked for optimization methods.  */
+int collect_optimizing(const struct session *s);
+/* post-optimize: what the methods did, from the run (parser's o lines), into
+ * extra.optimization; marks the summaries in sum whose counts are partial
+ * (disarmed, sampled) and says so on stderr.  */
+void collect_post_optimize(struct session *s, const struct parser *parser,
+			   struct json_object *extra, struct json_object *sum);
+/* profile: where the profile goes, then parse, the profile's extra (anomalies,
+ * summaries, metrics) and what is said on stderr; returns the exit status.  */
+int collect_profile(struct session *s);
+
+/* "exit N" or "signal N (NAME)" into buf.  */
+const char *collect_exit_desc(int exited, int status, char *buf, size_t n);
+
+/* -z: gzips the temp files of tmpdir into logdir, names with stamp.  */
+void collect_zip_temps(const char *tmpdir, const char *logdir, const char *stamp, int quiet);
+
+#endif

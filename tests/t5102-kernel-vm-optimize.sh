@@ -1,0 +1,65 @@
+#!/bin/sh
+# Live, kernel runtime: the run-optimize methods (dynamic probing, timed
+# sampling) through staprun in the QEMU guest of t5101 (tools/stap-vm.sh).
+# The host builds the modules (--compile-only -r RELEASE); the guest runs them
+# from the cache without stap.
+. "$SRCDIR/tests/lib.sh"
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+command -v stap >/dev/null 2>&1 || skip_all "needs stap (apt-get install systemtap)"
+VM="bash $SRCDIR/tools/stap-vm.sh"
+REL=$($VM release 2>/dev/null) ||
+	skip_all "the QEMU guest is not prepared: run 'bash tools/stap-vm.sh prepare' (as .ci/run does)"
+RT_FIXED=$($VM runtime --txfix)
+export PERUN_KRUNTIME_DIR="$RT_FIXED"
+
+in_guest() {
+	$VM run --rw "$TRASH" --cwd "$TRASH" --timeout 240 \
+		--env PERUN="$PERUN" --env PERUN_DATADIR="$PERUN_DATADIR" \
+		--env PERUN_LIBDIR="$PERUN_LIBDIR" --env PERUN_CACHE_DIR="$PERUN_CACHE_DIR" \
+		--env PERUN_KRUNTIME_DIR="$RT_FIXED" --env PERUN_STAP=/nonexistent \
+		-- /bin/bash "$TRASH/$1"
+}
+
+DP="-s custom -f fib -on dynamic-probing -oa probing-threshold 1000"
+TS="-s custom -f tiny -on timed-sampling -oa timed-sample-freq 20"
+
+test_expect_success 'the build host compiles both gated modules for the guest release' '
+	cc -g -O1 -o fibn "$FIXTURES/fibn.c" &&
+	"$PERUN" collect -c ./fibn trace $DP --compile-only -r "$REL" 2>err &&
+	cat err && grep "kernel module in the cache" err &&
+	"$PERUN" collect -c ./fibn trace $TS --compile-only -r "$REL" 2>err &&
+	cat err && grep "kernel module in the cache" err
+'
+
+cat >"$TRASH/guest-opt.sh" <<GUEST
+set -u
+"\$PERUN" collect -o dp.perf -c ./fibn -a 20 trace $DP --runtime kernel >dp.out 2>dp.err
+echo "dp_status=\$?" >guest.status
+"\$PERUN" collect -o ts.perf -c ./fibn -a "5 200000" trace $TS --runtime kernel >ts.out 2>ts.err
+echo "ts_status=\$?" >>guest.status
+set -u
+"\$PERUN" collect -o dp.perf -c ./fibn -a 20 trace $DP --runtime kernel >dp.out 2>dp.err
+echo "dp_status=\$?" >guest.status
+"\$PERUN" collect -o ts.perf -c ./fibn -a "5 200000" trace $TS --runtime kernel >ts.out 2>ts.err
+echo "ts_status=\$?" >>guest.status
+GUEST
+
+test_expect_success 'in the guest: fib disarmed after 1000 of 21891 calls, tiny sampled in time' '
+	in_guest guest-opt.sh >guest.out 2>&1 || { cat guest.out; exit 1; }
+	cat guest.out guest.status dp.err ts.err &&
+	grep "^dp_status=0" guest.status &&
+	grep "module cache: hit" dp.err &&
+	grep "fib(20) = 6765" dp.out &&
+	test "$(profile_counts dp.perf)" = "fib 1000" &&
+	test "$(profile_field dp.perf trace.summary.fib.disarmed_after)" = 1000 &&
+	test "$(profile_field dp.perf trace.complete)" = true &&
+	test "$(profile_field dp.perf trace.runtime)" = kernel &&
+	grep "^ts_status=0" guest.status &&
+	n=$(profile_counts ts.perf | sed -n "s/^tiny //p") &&
+	say "kernel runtime, timed sampling at 20 Hz: tiny recorded $n of 200000" &&
+	test "$n" -gt 0 && test "$n" -lt 200000 &&
+	test "$(profile_field ts.perf trace.sampled)" = true &&
+	test "$(profile_field ts.perf trace.complete)" = true
+'
+
+test_done

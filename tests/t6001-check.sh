@@ -1,0 +1,241 @@
+#!/bin/sh
+# perun check, diff and postprocessby on a git repository whose profiles are
+# generated without tracing (tests/data/gen-calls.py writes raw streams,
+# perun __parse turns them into profiles): commits c1 and c2 have the same
+# timings up to noise, c2b has no profiles, and c3 makes one function
+# (work) three times slower.
+. "$SRCDIR/tests/lib.sh"
+
+GEN="$SRCDIR/tests/data/gen-calls.py"
+
+# profile_at SEED SLOW [WORKLOAD]: a profile registered for HEAD
+profile_at() {
+	python3 "$GEN" raw plan raw "$1" "$2" &&
+	"$PERUN" __parse plan raw prof.perf >/dev/null &&
+	python3 "$GEN" header prof.perf ./app "${3:-input.txt}" &&
+	"$PERUN" add prof.perf -m HEAD >/dev/null &&
+	rm -f plan raw prof.perf
+}
+
+test_expect_success 'a repository: c1, c2 alike, c2b without profiles, c3 with work 3x slower' '
+	mkdir repo && cd repo &&
+	git init -q && git config user.email t@example.com && git config user.name Tester &&
+	"$PERUN" init >/dev/null &&
+	echo 1 >f && git add f && git commit -q -m c1 && profile_at 1 1 &&
+	echo 2 >f && git commit -q -am c2 && profile_at 2 1 &&
+	echo 3 >f && git commit -q -am c2b &&
+	echo 4 >f && git commit -q -am c3 && profile_at 3 3 &&
+	profile_at 4 1 other-input &&
+	"$PERUN" status >st && grep "2 profiles registered" st
+'
+
+test_expect_success 'check at HEAD flags exactly work, against c2, and exits 1' '
+	cd repo &&
+	set +e; "$PERUN" check >out 2>err; rc=$?; set -e
+	cat out err && test $rc = 1 &&
+	test "$(grep -c "^  degradation " out)" = 1 &&
+	grep "^  degradation  *work  *+[0-9.]*%" out &&
+	! grep -E "^  (degradation|optimization) +(main|helper)" out &&
+	grep "^1 degradation, 0 optimizations" out &&
+	grep "^$(git rev-parse --short=7 HEAD~2):0@i -> $(git rev-parse --short=7 HEAD):0@i" out
+'
+
+test_expect_success 'check --format json parses and says the same' '
+	cd repo &&
+	set +e; "$PERUN" check --format json >j; rc=$?; set -e
+	test $rc = 1 &&
+	python3 - "$(git rev-parse HEAD~2)" "$(git rev-parse HEAD)" <<-\PY
+	import json, sys
+	r = json.load(open("j"))
+	assert r["baseline"] == sys.argv[1] and r["target"] == sys.argv[2], r
+	assert r["degradations"] == 1 and r["optimizations"] == 0, r
+	assert len(r["pairs"]) == 1, "other-input has no baseline: not paired"
+	p = r["pairs"][0]
+	assert p["workload"] == "input.txt" and p["cmd"] == "./app", p
+	d = [c for c in p["changes"] if c["change"] == "degradation"]
+	assert [c["function"] for c in d] == ["work"], d
+	w = d[0]
+	assert 1.7 < w["severity"] < 2.3, w
+	assert w["confidence"] > 0.999 and w["mann_whitney"]["effect"] > 0.95, w
+	assert w["baseline"]["calls"] == 200 and w["target"]["time"] == "exclusive", w
+	print("ok", w["severity"], w["confidence"])
+	PY
+'
+
+test_expect_success 'check of two alike versions: no degradation, exit 0' '
+	cd repo &&
+	"$PERUN" check HEAD~3 HEAD~2 >out && cat out &&
+	grep "^0 degradations, 0 optimizations" out &&
+	"$PERUN" check HEAD~3 HEAD~2 --all >out && grep "no-change  *work" out &&
+	grep "no-change  *helper" out
+'
+
+test_expect_success 'check the other way round: an optimization, exit 0' '
+	cd repo &&
+	"$PERUN" check HEAD HEAD~2 >out && cat out &&
+	grep "^  optimization  *work" out && grep "^0 degradations, 1 optimization" out
+'
+
+test_expect_success 'check of two files; --threshold' '
+	cd repo &&
+	"$PERUN" show 0@i -m HEAD~2 --format json >base.perf &&
+	"$PERUN" show 0@i --format json >target.perf &&
+	set +e; "$PERUN" check base.perf target.perf >out; rc=$?; set -e
+	test $rc = 1 && grep "^base.perf -> target.perf" out &&
+	"$PERUN" check base.perf target.perf --threshold 2.5 >out &&
+	grep "^0 degradations" out
+'
+
+test_expect_success 'the per-call and compact forms read alike (profile_each_resource)' '
+	cd repo &&
+	"$PERUN" show 0@i -m HEAD~2 --format json --expand >base-pc.perf &&
+	"$PERUN" show 0@i --format json --expand >target-pc.perf &&
+	grep -q "\"call-order\"" target-pc.perf && ! grep -q "\"call-order\"" target.perf &&
+	set +e
+	"$PERUN" check base.perf target.perf --format json --all >compact.json
+	"$PERUN" check base-pc.perf target-pc.perf --format json --all >pc.json
+	set -e
+	python3 - <<-\PY &&
+	import json
+	a, b = json.load(open("compact.json")), json.load(open("pc.json"))
+	ca, cb = a["pairs"][0]["changes"], b["pairs"][0]["changes"]
+	assert ca == cb and len(ca) == 3, (ca, cb)
+	PY
+	"$PERUN" diff base.perf target.perf | tail -n +3 >d1 &&
+	"$PERUN" diff base-pc.perf target-pc.perf | tail -n +3 >d2 && test_cmp d1 d2
+'
+
+test_expect_success 'check reads --aggregate summaries from their histograms, and says so' '
+	python3 - <<-\PY &&
+	import json
+	def prof(path, bucket):
+	    res = [{"amount": 100 * 2 ** bucket, "uid": "g", "type": "mixed",
+	            "subtype": "time summary", "thread": 1, "count": 100,
+	            "min": 2 ** bucket, "max": 2 ** (bucket + 1),
+	            "log2_hist": [0] * bucket + [100]}]
+	    p = {"header": {"type": "mixed", "units": {"mixed(time delta)": "ns"}, "cmd": "x"},
+	         "collector_info": {"name": "trace"}, "postprocessors": [],
+	         "snapshots": [{"resources": res}]}
+	    json.dump(p, open(path, "w"))
+	prof("agg1.perf", 10)
+	prof("agg2.perf", 12)
+	PY
+	set +e; "$PERUN" check agg1.perf agg2.perf >out 2>err; rc=$?; set -e
+	cat out err && test $rc = 1 &&
+	grep "^  degradation  *g  *+[0-9.]*%  mean call 1.45 us -> 5.79 us" out &&
+	grep "log2 histograms" err
+'
+
+test_expect_success 'check: usage and failures' '
+	cd repo &&
+	set +e
+	"$PERUN" check --format xml 2>err; rc1=$?
+	"$PERUN" check --threshold -1 2>>err; rc2=$?
+	"$PERUN" check a b c 2>>err; rc3=$?
+	"$PERUN" check HEAD~1 2>err4; rc4=$?
+	set -e
+	cat err err4 &&
+	test $rc1 = 2 && test $rc2 = 2 && test $rc3 = 2 && test $rc4 = 1 &&
+	grep "no profile of" err4
+'
+
+test_expect_success 'diff: work first, the ratio near 3' '
+	cd repo &&
+	"$PERUN" diff HEAD~2:0@i 0@i >out && cat out &&
+	sed -n 3p out | grep "^function  *calls A  *calls B  *median A  *median B  *p95 A  *p95 B  *excl A  *excl B  *ratio" &&
+	sed -n 4p out | grep -E "^work +200 +200 .* (2\.[7-9][0-9]|3\.[0-3][0-9])x$" &&
+	sed -n 6p out | grep -E "^helper +200 +200 .* (0\.9[0-9]|1\.0[0-9])x$" &&
+	"$PERUN" diff HEAD~2:0@i 0@i --format json >j &&
+	python3 -c "
+import json; r = json.load(open(\"j\"))
+f = r[\"functions\"]
+assert f[0][\"function\"] == \"work\" and 2.7 < f[0][\"ratio\"] < 3.3, f[0]
+assert abs(sum(x[\"b\"][\"exclusive_share\"] for x in f) - 1) < 1e-9, f
+"
+'
+
+test_expect_success 'diff: usage' '
+	cd repo &&
+	set +e; "$PERUN" diff 0@i 2>err; rc=$?; "$PERUN" diff 0@i 1@i --format xml 2>>err; rc2=$?; set -e
+	test $rc = 2 && test $rc2 = 2
+'
+
+test_expect_success 'postprocessby regression-analysis: models region and postprocessors as seed 001' '
+	cd repo &&
+	"$PERUN" postprocessby 0@i regression-analysis >out && cat out &&
+	job=$(ls .perun/jobs/*regression-analysis.perf) &&
+	python3 - "$job" "$(git rev-parse HEAD)" <<-\PY
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	assert p["origin"] == sys.argv[2], "the new profile belongs to the same minor version"
+	pp = p["postprocessors"][-1]
+	assert pp["name"] == "regression_analysis", pp
+	assert pp["params"]["method"] == "full" and pp["params"]["x"] == "call-order", pp
+	assert pp["params"]["models"] == ["constant", "linear", "logarithmic", "quadratic",
+	                                  "power", "exponential"], pp
+	ms = p["snapshots"][0]["models"]
+	work = {m["model"]: m for m in ms if m["uid"] == "work"}
+	assert sorted(work) == sorted(pp["params"]["models"]), work.keys()
+	c = work["constant"]
+	assert [x["name"] for x in c["coeffs"]] == ["b0", "b1"] and c["coeffs"][1]["value"] == 0
+	assert 2800 < c["coeffs"][0]["value"] < 3200, c
+	for m in ms:
+	    assert set(m) >= {"uid", "model", "method", "r_square", "coeffs",
+	                      "x_interval_start", "x_interval_end"}, m
+	assert work["linear"]["x_interval_start"] == 0 and work["linear"]["x_interval_end"] == 199
+	assert work["logarithmic"]["x_interval_start"] == 1, "x = 0 left out of ln x"
+	print("ok", len(ms), "models")
+	PY
+	"$PERUN" add 0@p >/dev/null && "$PERUN" status | grep "3 profiles registered"
+'
+
+test_expect_success 'postprocessby regressogram and moving-average with -o' '
+	cd repo &&
+	"$PERUN" postprocessby 0@i regressogram --bins 4 -o rg.perf &&
+	"$PERUN" postprocessby rg.perf moving-average --kind smm --window 5 --right-aligned -o ma.perf &&
+	python3 - <<-\PY
+	import json
+	p = json.load(open("ma.perf"))
+	names = [x["name"] for x in p["postprocessors"]]
+	assert names == ["regressogram", "moving_average"], names
+	assert p["postprocessors"][1]["params"] == {"x": "call-order", "kind": "smm",
+	        "window": 5, "centered": False}, p["postprocessors"][1]
+	ms = p["snapshots"][0]["models"]
+	rg = [m for m in ms if m["model"] == "regressogram" and m["uid"] == "work"][0]
+	assert rg["bins"] == 4 and len(rg["bucket_stats"]) == 4, rg
+	assert all(2800 < v < 3200 for v in rg["bucket_stats"]), rg
+	ma = [m for m in ms if m["model"] == "moving_average" and m["uid"] == "helper"][0]
+	assert ma["method"] == "smm" and ma["window_width"] == 5 and len(ma["bucket_stats"]) == 200
+	PY
+'
+
+test_expect_success 'check uses the integrals of models both profiles have' '
+	cd repo &&
+	"$PERUN" postprocessby HEAD~2:0@i regression-analysis --models linear,quadratic -o b.perf &&
+	"$PERUN" postprocessby 0@i regression-analysis --models linear,quadratic -o t.perf &&
+	set +e; "$PERUN" check b.perf t.perf --format json >j; rc=$?; set -e
+	test $rc = 1 &&
+	python3 -c "
+import json; r = json.load(open(\"j\"))
+w = [c for c in r[\"pairs\"][0][\"changes\"] if c[\"function\"] == \"work\"][0]
+assert w[\"change\"] == \"degradation\" and w[\"model\"] in (\"linear\", \"quadratic\"), w
+assert 2.7 < w[\"integral_ratio\"] < 3.3, w
+"
+'
+
+test_expect_success 'postprocessby: usage and failures' '
+	cd repo &&
+	set +e
+	"$PERUN" postprocessby 0@i 2>err; rc1=$?
+	"$PERUN" postprocessby 0@i kernel-regression 2>>err; rc2=$?
+	"$PERUN" postprocessby 0@i regression-analysis --models cubic 2>>err; rc3=$?
+	"$PERUN" postprocessby 0@i regressogram --bins 0 2>>err; rc4=$?
+	"$PERUN" postprocessby 0@i regressogram --x nothing -o x.perf 2>err5; rc5=$?
+	set -e
+	cat err err5 &&
+	test $rc1 = 2 && test $rc2 = 2 && test $rc3 = 2 && test $rc4 = 2 && test $rc5 = 1 &&
+	grep "unknown model .cubic." err && grep "no call has a numeric .nothing." err5 &&
+	! test -e x.perf
+'
+
+test_done
