@@ -154,6 +154,26 @@ assert abs(sum(x[\"b\"][\"exclusive_share\"] for x in f) - 1) < 1e-9, f
 "
 '
 
+test_expect_success 'diff --format flamegraph: work red, the rest near white' '
+	cd repo &&
+	"$PERUN" diff HEAD~2:0@i 0@i --format flamegraph >d.svg &&
+	python3 - d.svg <<-\PY
+	import re, sys, xml.dom.minidom
+	svg = open(sys.argv[1]).read()
+	xml.dom.minidom.parseString(svg)  # well-formed
+	frames = re.findall(r"<title>([^ <]+) \(.*?</title><rect [^>]*fill=\"rgb\((\d+),(\d+),(\d+)\)", svg)
+	col = {}
+	for name, r, g, b in frames:
+	    col.setdefault(name, []).append((int(r), int(g), int(b)))
+	assert "work" in col and "helper" in col, col.keys()
+	# the share of work grew: red (blue channel well below red)
+	assert all(r == 255 and b < 200 for r, g, b in col["work"]), col["work"]
+	# helper kept its time while work tripled: its share shrank (bluish)
+	assert all(b == 255 for r, g, b in col["helper"]), col["helper"]
+	print(len(frames), "frames")
+	PY
+'
+
 test_expect_success 'diff: usage' '
 	cd repo &&
 	set +e; "$PERUN" diff 0@i 2>err; rc=$?; "$PERUN" diff 0@i 1@i --format xml 2>>err; rc2=$?; set -e

@@ -17,13 +17,15 @@
 #include "util/strbuf.h"
 
 static const char usage[] =
-    "usage: perun diff A B [--format text|json]\n\n"
+    "usage: perun diff A B [--format text|json|flamegraph]\n\n"
     "A table per function of profiles A and B side by side: calls, median and\n"
     "p95 call time, share of the exclusive time, and the ratio of the medians\n"
     "(B / A), sorted by how much the median changed; functions in only one\n"
     "profile come last.  A and B are paths, N@i, N@p, names (for HEAD) or\n"
     "REV:SPEC (0@i of HEAD~1 is HEAD~1:0@i).\n\n"
-    "  --format FORMAT    text (default) or json\n";
+    "  --format FORMAT    text (default), json, or flamegraph: a differential flame\n"
+    "                     graph (SVG) of B's exclusive time, each frame red where\n"
+    "                     its share grew since A, blue where it shrank\n";
 
 struct row {
 	const char *uid;
@@ -117,14 +119,28 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		fprintf(stderr, "perun diff: unknown format '%s': text or json\n", format);
+	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "flamegraph")) {
+		fprintf(stderr, "perun diff: unknown format '%s': text, json or flamegraph\n", format);
 		return EXIT_USAGE;
 	}
 	memset(t, 0, sizeof(t));
 	for (i = 0; i < 2; i++)
 		if (profile_arg_load(spec[i], &p[i], &label[i], minor) < 0)
 			goto out;
+	if (!strcmp(format, "flamegraph")) {
+		struct strbuf fa = STRBUF_INIT, fb = STRBUF_INIT, title = STRBUF_INIT;
+		profile_folded(&p[0], &fa);
+		profile_folded(&p[1], &fb);
+		strbuf_addf(&title, "%s -> %s (red: a larger share of the time, blue: smaller)",
+			    label[0], label[1]);
+		profile_flamegraph_diff(strbuf_str(&fa), strbuf_str(&fb), title.buf, &out);
+		fwrite(out.buf, 1, out.len, stdout);
+		strbuf_release(&fa);
+		strbuf_release(&fb);
+		strbuf_release(&title);
+		ret = EXIT_OK;
+		goto out;
+	}
 	samples_read(&p[0], NULL, &t[0]);
 	samples_read(&p[1], NULL, &t[1]);
 	loaded = 1;

@@ -14,6 +14,7 @@
 struct node {
 	char *name;
 	double value;		/* inclusive */
+	double base;		/* differential graphs: the same frame's value in A */
 	struct node **kids;
 	size_t nkids;
 };
@@ -77,9 +78,28 @@ static int max_depth(const struct node *n)
 	return m;
 }
 
-static void draw(struct strbuf *sb, const struct node *n, double x, int depth, double scale,
-		 double total, int height, size_t *frames)
+/* A differential frame's colour: its share of B's total against its share
+ * of A's (so that runs of different length compare), red where it grew,
+ * blue where it shrank, white when equal; full colour at 2x.  */
+static void diff_colour(const struct node *n, double total, double base_total, unsigned rgb[3])
 {
+	double b = total > 0 ? n->value / total : 0, a = base_total > 0 ? n->base / base_total : 0;
+	double r = a > 0 ? b / a : b > 0 ? 4 : 1, t;
+
+	t = r >= 1 ? (r - 1) : (1 / r - 1);	/* 0 equal, 1 at 2x */
+	if (t > 1)
+		t = 1;
+	if (r >= 1) {
+		rgb[0] = 255, rgb[1] = (unsigned)(255 - 175 * t), rgb[2] = (unsigned)(255 - 175 * t);
+	} else {
+		rgb[0] = (unsigned)(255 - 175 * t), rgb[1] = (unsigned)(255 - 175 * t), rgb[2] = 255;
+	}
+}
+
+static void draw(struct strbuf *sb, const struct node *n, double x, int depth, double scale,
+		 double total, int height, size_t *frames, int diff, double base_total)
+{
+	unsigned rgb[3];
 	double w = n->value * scale, cx = x;
 	uint32_t h = 2166136261u;
 	const char *c;
@@ -92,11 +112,21 @@ static void draw(struct strbuf *sb, const struct node *n, double x, int depth, d
 		    depth);
 	strbuf_addstr(sb, "<title>");
 	xml(sb, n->name);
-	strbuf_addf(sb, " (%.0f, %.2f%%)</title>", n->value, total > 0 ? 100 * n->value / total : 0);
+	if (diff) {
+		double sa = base_total > 0 ? 100 * n->base / base_total : 0;
+		double sb_ = total > 0 ? 100 * n->value / total : 0;
+		strbuf_addf(sb, " (%.0f, %.2f%% of B; A: %.0f, %.2f%%; %+.2f points)</title>", n->value,
+			    sb_, n->base, sa, sb_ - sa);
+		diff_colour(n, total, base_total, rgb);
+	} else {
+		strbuf_addf(sb, " (%.0f, %.2f%%)</title>", n->value,
+			    total > 0 ? 100 * n->value / total : 0);
+		rgb[0] = 205 + h % 50, rgb[1] = 90 + (h >> 8) % 130, rgb[2] = 40 + (h >> 16) % 50;
+	}
 	strbuf_addf(sb, "<rect x=\"%.3f\" y=\"%d\" width=\"%.3f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
 			"rx=\"2\"/>",
-		    x, height - (depth + 1) * FRAME_H, w > 0.1 ? w - 0.1 : w, FRAME_H - 1,
-		    205 + h % 50, 90 + (h >> 8) % 130, 40 + (h >> 16) % 50);
+		    x, height - (depth + 1) * FRAME_H, w > 0.1 ? w - 0.1 : w, FRAME_H - 1, rgb[0],
+		    rgb[1], rgb[2]);
 	strbuf_addf(sb, "<text x=\"%.3f\" y=\"%d\">", x + 3, height - depth * FRAME_H - 5);
 	if (w > 30) {
 		size_t fit = (size_t)((w - 6) / 7), len = strlen(n->name);
@@ -111,20 +141,16 @@ static void draw(struct strbuf *sb, const struct node *n, double x, int depth, d
 	}
 	strbuf_addstr(sb, "</text></g>\n");
 	for (i = 0; i < n->nkids; i++) {
-		draw(sb, n->kids[i], cx, depth + 1, scale, total, height, frames);
+		draw(sb, n->kids[i], cx, depth + 1, scale, total, height, frames, diff, base_total);
 		cx += n->kids[i]->value * scale;
 	}
 }
 
-size_t profile_flamegraph(const char *folded, const char *title, struct strbuf *svg)
+/* Adds folded stacks to the trie: to value, or to base when base is set.  */
+static void add_folded(struct node *root, const char *folded, int base)
 {
-	struct node *root = xcalloc(1, sizeof(*root));
 	const char *line = folded;
-	size_t frames = 0, i;
-	int height;
-	double x = 10, scale;
 
-	root->name = xstrdup("all");
 	while (line && *line) {
 		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
 		const char *sp = end;
@@ -135,17 +161,53 @@ size_t profile_flamegraph(const char *folded, const char *title, struct strbuf *
 			struct node *n = root;
 			const char *f = line, *stop = sp - 1;
 			v = strtod(sp, NULL);
-			root->value += v;
+			if (base)
+				root->base += v;
+			else
+				root->value += v;
 			while (f < stop) {
 				const char *semi = memchr(f, ';', (size_t)(stop - f));
 				const char *fe = semi ? semi : stop;
 				n = child(n, f, (size_t)(fe - f));
-				n->value += v;
+				if (base)
+					n->base += v;
+				else
+					n->value += v;
 				f = semi ? semi + 1 : stop;
 			}
 		}
 		line = nl ? nl + 1 : NULL;
 	}
+}
+
+static size_t render(struct node *root, const char *title, int diff, struct strbuf *svg);
+
+size_t profile_flamegraph(const char *folded, const char *title, struct strbuf *svg)
+{
+	struct node *root = xcalloc(1, sizeof(*root));
+
+	root->name = xstrdup("all");
+	add_folded(root, folded, 0);
+	return render(root, title, 0, svg);
+}
+
+size_t profile_flamegraph_diff(const char *folded_a, const char *folded_b, const char *title,
+			       struct strbuf *svg)
+{
+	struct node *root = xcalloc(1, sizeof(*root));
+
+	root->name = xstrdup("all");
+	add_folded(root, folded_b, 0);
+	add_folded(root, folded_a, 1);
+	return render(root, title, 1, svg);
+}
+
+static size_t render(struct node *root, const char *title, int diff, struct strbuf *svg)
+{
+	size_t frames = 0, i;
+	int height;
+	double x = 10, scale;
+
 	height = (max_depth(root) + 1) * FRAME_H + PAD_TOP + 10;
 	scale = root->value > 0 ? (WIDTH - 20) / root->value : 0;
 	strbuf_addf(svg,
@@ -162,7 +224,8 @@ size_t profile_flamegraph(const char *folded, const char *title, struct strbuf *
 	strbuf_addstr(svg, "</text>\n<text id=\"reset\" x=\"10\" y=\"24\" onclick=\"unzoom()\">"
 			   "reset zoom</text>\n<g id=\"frames\">\n");
 	for (i = 0; i < root->nkids; i++) {
-		draw(svg, root->kids[i], x, 0, scale, root->value, height - 10, &frames);
+		draw(svg, root->kids[i], x, 0, scale, root->value, height - 10, &frames, diff,
+		     root->base);
 		x += root->kids[i]->value * scale;
 	}
 	strbuf_addstr(svg,

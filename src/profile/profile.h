@@ -81,5 +81,11 @@ void profile_folded(const struct profile *p, struct strbuf *out);
 /* A self-contained interactive SVG flame graph of folded stacks; returns the
  * number of frames drawn (one per node of the stack trie).  */
 size_t profile_flamegraph(const char *folded, const char *title, struct strbuf *svg);
+/* A differential flame graph: B's frames (widths from folded_b), each
+ * coloured by how its share of B's total compares with the same stack's
+ * share of A's (red grew, blue shrank, white the same); frames only in A are
+ * not drawn.  Returns the frame count.  */
+size_t profile_flamegraph_diff(const char *folded_a, const char *folded_b, const char *title,
+			       struct strbuf *svg);
 
 #endif
