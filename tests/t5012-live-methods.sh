@@ -119,7 +119,7 @@ test_expect_success 'baseline-dynamic alone on a first run: switched off with on
 
 # The soft threshold is raised past the calls here: whether a tiny function
 # looks constant (IQR under 5 % of its median) depends on the machine.
-test_expect_success 'in a perun repository the second -op advanced refines sampling from the stats' '
+test_expect_success 'in a perun repository the second -op advanced refines sampling from the stats; the third has stats for every function' '
 	mkdir repo && cp deeptree repo/ && cd repo &&
 	git init -q && git config user.email t@example.org && git config user.name t &&
 	echo x >f && git add f && git commit -qm one &&
@@ -148,6 +148,7 @@ test_expect_success 'in a perun repository the second -op advanced refines sampl
 	"$PERUN" collect -c ./deeptree -a 20000 -o three.perf trace -s userspace -op advanced \
 		-oa dyn-base-soft-threshold 1000000 2>err &&
 	cat err &&
+	test "$(field three.perf $PRE.dynamic-sampling.initial)" = 0 &&
 	sampling three.perf >smp3 &&
 	grep "^stage1 2$" smp3 &&
 	grep "^leaf_add 4$" smp3
