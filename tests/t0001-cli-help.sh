@@ -25,7 +25,7 @@ test_expect_success 'an unknown command: exit 2 naming it' '
 
 # Every --long option of "perun CMD --help" appears in its man page.
 man_names_options() {
-	page=$1; [ "$1" = rm ] && page=add
+	page=$1; [ "$1" = rm ] && page=add; [ "$1" = fetch ] && page=push
 	man="$SRCDIR/man/perun-$page.1"
 	grep "^\.TH PERUN-$(echo "$page" | tr a-z A-Z) 1" "$man" || { echo "bad .TH in $man"; return 1; }
 	for opt in $("$PERUN" "$1" --help | grep -o -- "--[a-z][a-z-]*" | sort -u); do

@@ -39,11 +39,48 @@ test_expect_success 'a clean checkout' '
 	test -f perun/tools/bootstrap-debian.sh && ! test -e perun/perun &&
 	mkdir work home &&
 	cat >work/app.c <<-\EOC &&
+	#include <stdio.h>
+	#include <string.h>
+	#include <zlib.h>
 	int leaf(int x) { return x * 2; }
 	int middle(int x) { return leaf(x) + 1; }
-	int main(void) { int s = 0; for (int i = 0; i < 7; i++) s += middle(i); return s == 49 ? 0 : 1; }
+	/* for the other examples: -a -v -w input.txt, parse, libz inflate */
+	int parse(const char *s) { return (int)strlen(s); }
+	static int roundtrip(const char *text)
+	{
+		unsigned char z[4096], back[4096];
+		uLongf zn = sizeof(z), bn = sizeof(back);
+		if (compress(z, &zn, (const unsigned char *)text, strlen(text) + 1) != Z_OK)
+			return 1;
+		return uncompress(back, &bn, z, zn) != Z_OK || strcmp((char *)back, text);
+	}
+	int main(int argc, char **argv)
+	{
+		int s = 0, bad = 0;
+		for (int i = 0; i < 7; i++)
+			s += middle(i);
+		for (int i = 1; i < argc; i++) {
+			char line[256];
+			FILE *f = fopen(argv[i], "r");
+			parse(argv[i]);
+			while (f && fgets(line, sizeof(line), f))
+				for (int k = 0; k < 20; k++)
+					bad |= roundtrip(line);
+			if (f)
+				fclose(f);
+		}
+		return s == 49 && !bad ? 0 : 1;
+	}
 	EOC
-	cc -g -O0 -o work/app work/app.c
+	cc -g -O0 -o work/app work/app.c -lz &&
+	cat >work/server.c <<-\EOC &&
+	int http_parse(int x) { return x % 7; }
+	int http_handle(int x) { return http_parse(x) + 1; }
+	int idle(int x) { return x; }
+	int main(void) { int s = 0; for (int i = 0; i < 1000; i++) s += http_handle(i) + idle(i); return s < 0; }
+	EOC
+	cc -g -O0 -o work/server work/server.c &&
+	seq 1 50 >work/input.txt
 '
 
 # every PERUN_* variable make check and lib.sh set, unset
@@ -64,6 +101,48 @@ test_expect_success 'the set-up commands and the main job, as written' '
 	test -s work/app.perf &&
 	profile_counts work/app.perf >counts &&
 	grep -qx "leaf 7" counts && grep -qx "middle 7" counts && grep -qx "main 1" counts
+'
+
+# The other examples of "The main job", as written, each in the same set-up
+# (the clean clone's perun on PATH, fresh HOME, no PERUN_* variables).
+test_expect_success 'every other example of The main job, as written' '
+	readme_block "The main job" | tail -n +2 >examples &&
+	cat examples && test "$(wc -l <examples)" -ge 5 &&
+	n=0 &&
+	while IFS= read -r line; do
+		n=$((n + 1))
+		{
+			echo "cd \"$TRASH/work\""
+			echo "PATH=\"$TRASH/perun:\$PATH\""
+			printf "%s\n" "$line"
+		} >ex.$n.sh
+		code=0
+		env $unset_perun HOME="$TRASH/home" sh -e ex.$n.sh >ex.$n.out 2>&1 || code=$?
+		echo "[$code] $line"
+		[ $code = 0 ] || { cat ex.$n.out; exit 1; }
+	done <examples &&
+	grep -q "libz#inflate" examples &&
+	grep "calls of" ex.1.out && grep -q "metrics:" ex.2.out &&
+	grep -q "perun can trace here" ex.4.out
+'
+
+# "The kernel runtime": the preparation from the source tree, the cross-build
+# from the work directory, for the release whose headers CI installs
+# (tools/stap-vm.sh prepare); here too without a kernel that loads modules.
+test_expect_success 'the examples of The kernel runtime, as written' '
+	readme_block "The kernel runtime" >kexamples && cat kexamples &&
+	test "$(wc -l <kexamples)" = 2 &&
+	rel=$(sed -n "s/.*cache build --kernel \([^ ]*\) .*/\1/p" kexamples) &&
+	if ! test -d "/lib/modules/$rel/build"; then
+		test -z "${PERUN_REQUIRE_LIVE:-}" || { echo "no headers for $rel: run tools/stap-vm.sh prepare"; exit 1; }
+		echo "# no headers for $rel: the cross-build is not tried"; exit 0
+	fi &&
+	{ echo "cd \"$TRASH/perun\""; sed -n 1p kexamples; } >k1.sh &&
+	{ echo "cd \"$TRASH/work\""; echo "PATH=\"$TRASH/perun:\$PATH\""; sed -n 2p kexamples; } >k2.sh &&
+	env $unset_perun HOME="$TRASH/home" sh -e k1.sh >k1.out 2>&1 || { cat k1.out; exit 1; } &&
+	env $unset_perun HOME="$TRASH/home" sh -e k2.sh >k2.out 2>&1 || { cat k2.out; exit 1; } &&
+	cat k1.out k2.out &&
+	ls home/.cache/perun/modules/*/*.ko
 '
 
 test_expect_success 'the bootstrap built a release perun (no sanitizers)' '

@@ -122,7 +122,7 @@ test_expect_success '-g at its largest passes the BPF verifier' '
 '
 
 test_expect_success 'a closed pipe does not leave the temp dir behind' '
-	mkdir tmp &&
+	mkdir -p tmp &&
 	TMPDIR="$TRASH/tmp" "$PERUN" collect -c ./args -a "$(seq -s " " 1 2000)" -o i.perf trace \
 		--metrics 2>&1 | head -c 1 >/dev/null &&
 	sleep 1 && test -z "$(ls tmp)" && test -s i.perf

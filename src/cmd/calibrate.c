@@ -79,7 +79,8 @@ static int run_traced(const char *dir, const char *runtime, unsigned long calls)
 	if (!self)
 		goto out;
 	if (!helper) {
-		pr_error("perun-calib not found in %s: reinstall perun or set PERUN_LIBDIR",
+		pr_error("perun-calib not found beside perun nor in %s: reinstall perun or set "
+			 "PERUN_LIBDIR",
 			 getenv("PERUN_LIBDIR") ? getenv("PERUN_LIBDIR") : PKGLIBDIR);
 		goto out;
 	}

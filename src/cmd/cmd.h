@@ -23,6 +23,19 @@ int cmd_parse(int argc, char **argv, struct ctx *ctx);
 int cmd_calibrate(int argc, char **argv, struct ctx *ctx);
 int cmd_stats(int argc, char **argv, struct ctx *ctx);
 int cmd_callgraph(int argc, char **argv, struct ctx *ctx);
+int cmd_push(int argc, char **argv, struct ctx *ctx);
+int cmd_fetch(int argc, char **argv, struct ctx *ctx);
+int cmd_aggregate(int argc, char **argv, struct ctx *ctx);
+int cmd_history(int argc, char **argv, struct ctx *ctx);
+int cmd_report(int argc, char **argv, struct ctx *ctx);
+
+struct agg;
+/* An aggregate report file, or a release directory (every shard and box).  */
+int agg_load_path(const char *path, struct agg *a);
+/* 1 when path is an aggregate report or a release directory of them.  */
+int is_aggregate_path(const char *path);
+/* perun show of an aggregate; an exit code.  */
+int show_aggregate(const char *path, const char *format);
 int cmd_postprocessby(int argc, char **argv, struct ctx *ctx);
 int cmd_check(int argc, char **argv, struct ctx *ctx);
 int cmd_diff(int argc, char **argv, struct ctx *ctx);

@@ -6,6 +6,7 @@
 
 #define PR_FMT "perun postprocessby"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -237,6 +238,23 @@ static int parse_size(const char *opt, const char *arg, size_t *out)
 	return 0;
 }
 
+/* Writes all of data to fd and syncs it; -1 reported.  */
+static int write_all(int fd, const char *data, size_t len, const char *path)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return pr_error_errno("write %s", path);
+		data += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) < 0)
+		return pr_error_errno("fsync %s", path);
+	return 0;
+}
+
 /* The default output: NAME-METHOD.perf beside the pending profiles.  */
 static char *default_output(const char *label)
 {
@@ -251,6 +269,16 @@ static char *default_output(const char *label)
 			*dot = '-';
 	if ((dot = strstr(base, ".perf")) && !dot[5])
 		*dot = 0;
+	out = xstrfmt("%s/jobs", pd);
+	/* a jobs directory that is a link, or another user's, would take root's
+	 * profile wherever it points */
+	if (fs_trust_dir(out, 1, "remove it or give -o PATH") < 0) {
+		free(out);
+		free(base);
+		free(pd);
+		return NULL;
+	}
+	free(out);
 	out = xstrfmt("%s/jobs/%s.perf", pd, base);
 	free(base);
 	free(pd);
@@ -267,7 +295,7 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 	char minor[41], *label = NULL, *final = NULL, *staged = NULL, *name = NULL;
 	const char *json;
 	size_t i, nx = 0;
-	int ret = EXIT_FAIL;
+	int ret = EXIT_FAIL, fd = -1;
 
 	(void)ctx;
 	for (i = 1; i < (size_t)argc; i++) {
@@ -397,23 +425,29 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 	if (o.output) {
 		final = xstrdup(o.output);
 	} else {
-		char *base = default_output(label);
-		if (!base) {
+		char *pd = repo_locate(), *base = pd ? default_output(label) : NULL;
+		if (!pd)
 			pr_error("no perun repository here for a pending profile: give -o PATH");
+		free(pd);
+		if (!base)
 			goto out;
-		}
 		final = xstrfmt("%.*s-%s.perf", (int)(strlen(base) - 5), base, o.method);
 		free(base);
 	}
-	if (!(staged = output_stage(final)))
+	/* written on the descriptor output_stage reserved (O_EXCL|O_NOFOLLOW), and
+	 * published by it: a rename over the staging name (as fs_write_atomic
+	 * does) would let whoever can write the directory swap in their file */
+	if (!(staged = output_stage_fd(final, &fd)))
 		goto out;
 	json = json_object_to_json_string_ext(p.root, JSON_C_TO_STRING_PLAIN |
 							  JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (fs_write_atomic(staged, json, strlen(json), 0644) < 0 ||
-	    !(name = output_publish(staged, final))) {
-		unlink(staged);
+	if (write_all(fd, json, strlen(json), staged) < 0 ||
+	    !(name = output_publish_fd(fd, staged, final))) {
+		output_discard(fd, staged);
+		close(fd);
 		goto out;
 	}
+	close(fd);
 	printf("%s: %zu models of %zu functions by %s written to %s\n", label,
 	       json_object_array_length(models), t.n, o.method, name);
 	ret = EXIT_OK;

@@ -75,6 +75,8 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		fprintf(stderr, "perun show: --expand and --compact go with --format json\n");
 		return EXIT_USAGE;
 	}
+	if (fs_exists(spec) && is_aggregate_path(spec))
+		return show_aggregate(spec, format);
 	pidx_init(&index);
 	memset(&r, 0, sizeof(r));
 	r.lock_fd = -1;

@@ -103,20 +103,41 @@ static char *stats_dir(const struct repo *r, int *missing)
 	return dir;
 }
 
-/* Files of one minor version directory; -1 when it is not one we trust.  */
-static int scan_minor(const char *dir, const char *minor, struct file_entry **out, size_t *n)
+/* Opens a minor version directory without following a link and checks it
+ * is a directory of ours that no one else can write: the names in it are
+ * then ours to judge and delete.  -1 with errno (EPERM: not trusted).  */
+static int open_minor(const char *dir, const char *minor)
 {
 	char *path = xstrfmt("%s/%s", dir, minor);
 	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	free(path);
+	if (dfd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			errno = EPERM;
+		return -1;
+	}
+	if (fstat(dfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(dfd);
+		errno = EPERM;
+		return -1;
+	}
+	return dfd;
+}
+
+/* Files of the minor version directory open on dfd (which stays open).  */
+static int scan_minor_fd(int dfd, const char *minor, struct file_entry **out, size_t *n)
+{
+	int fd = dup(dfd);
 	DIR *d;
 	struct dirent *de;
 
-	free(path);
-	if (dfd < 0)
+	if (fd < 0)
 		return -1;
-	d = fdopendir(dfd);
+	d = fdopendir(fd);
 	if (!d) {
-		close(dfd);
+		close(fd);
 		return -1;
 	}
 	while ((de = readdir(d))) {
@@ -132,6 +153,18 @@ static int scan_minor(const char *dir, const char *minor, struct file_entry **ou
 	}
 	closedir(d);
 	return 0;
+}
+
+/* Files of one minor version directory; -1 when it is not one we trust.  */
+static int scan_minor(const char *dir, const char *minor, struct file_entry **out, size_t *n)
+{
+	int dfd = open_minor(dir, minor), ret;
+
+	if (dfd < 0)
+		return -1;
+	ret = scan_minor_fd(dfd, minor, out, n);
+	close(dfd);
+	return ret;
 }
 
 static void files_free(struct file_entry *f, size_t n)
@@ -413,16 +446,23 @@ static int delete_in_minor(const char *dir, const char *minor, const char *name,
 			   size_t *deleted)
 {
 	char *path = xstrfmt("%s/%s", dir, minor);
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret = 0;
+	int dfd = open_minor(dir, minor), ret = 0;
 	struct file_entry *f = NULL;
 	size_t nf = 0, i, left = 0;
 
 	if (dfd < 0) {
-		ret = errno == ENOENT ? 0 : pr_error_errno("open %s", path);
+		if (errno == EPERM)
+			printf("not perun's, left alone: %s (a symbolic link, not a directory, or "
+			       "writable by others)\n",
+			       path);
+		else if (errno != ENOENT)
+			ret = pr_error_errno("open %s", path);
 		free(path);
 		return ret;
 	}
-	scan_minor(dir, minor, &f, &nf);
+	/* the names judged are those unlinked: the same directory, by descriptor */
+	if (scan_minor_fd(dfd, minor, &f, &nf) < 0)
+		ret = pr_error_errno("read %s", path);
 	for (i = 0; i < nf; i++) {
 		if (name && strcmp(f[i].name, name)) {
 			left++;
@@ -441,7 +481,7 @@ static int delete_in_minor(const char *dir, const char *minor, const char *name,
 		(*deleted)++;
 	}
 	close(dfd);
-	if (!left && !keep_dir && rmdir(path) < 0 && errno != ENOENT && errno != ENOTEMPTY)
+	if (!left && !ret && !keep_dir && rmdir(path) < 0 && errno != ENOENT && errno != ENOTEMPTY)
 		ret = pr_error_errno("rmdir %s", path);
 	files_free(f, nf);
 	free(path);

@@ -81,16 +81,21 @@ static void random_tag(char out[7])
 	out[6] = '\0';
 }
 
-char *output_stage(const char *final)
+static char *numbered(const char *final, int n);
+
+char *output_stage_fd(const char *final, int *fd_out)
 {
 	char *dir = dir_of(final), *path = NULL, tag[7];
-	int k;
+	int k, fd;
 
 	for (k = 0; k < 100; k++) {
 		random_tag(tag);
 		path = xstrfmt("%s/.%s.new-%s", dir, fs_basename(final), tag);
-		if (create_new(path) == 0)
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			*fd_out = fd;
 			break;
+		}
 		if (errno != EEXIST) {
 			pr_error_errno("cannot create %s", path);
 			free(path);
@@ -102,6 +107,59 @@ char *output_stage(const char *final)
 	}
 	free(dir);
 	return path;
+}
+
+char *output_stage(const char *final)
+{
+	int fd;
+	char *path = output_stage_fd(final, &fd);
+
+	if (path)
+		close(fd);
+	return path;
+}
+
+/* True when path names the file open on fd (not followed when a link).  */
+static int names_fd(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+void output_discard(int fd, const char *staged)
+{
+	if (names_fd(staged, fd))
+		unlink(staged);
+}
+
+char *output_publish_fd(int fd, const char *staged, const char *final)
+{
+	char proc[64], *name;
+	int n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (n = 1; n < 1000; n++) {
+		name = n == 1 ? xstrdup(final) : numbered(final, n);
+		/* the file written, by descriptor: another user who can write the
+		 * directory may have put something else under the staging name */
+		if (linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0 ||
+		    ((errno == ENOENT || errno == EPERM) &&
+		     linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0)) {
+			output_discard(fd, staged);
+			return name;
+		}
+		if (errno != EEXIST) {
+			pr_error_errno("cannot name the profile %s (it is kept in %s)", name, staged);
+			free(name);
+			return NULL;
+		}
+		free(name);
+	}
+	pr_error("%s and 999 numbered names beside it exist: the profile is kept in %s", final,
+		 staged);
+	return NULL;
 }
 
 /* final with "-N" before its ".perf" (or at its end).  */

@@ -11,6 +11,14 @@ int output_check(const char *path);
 /* Reserves a hidden, empty staging file beside final (O_EXCL|O_NOFOLLOW)
  * for the writer to fill; caller frees; NULL with a message.  */
 char *output_stage(const char *final);
+/* output_stage, and the staging file stays open for writing on *fd_out.  */
+char *output_stage_fd(const char *final, int *fd_out);
+/* output_publish for a staging file written on fd: the new name is linked to
+ * the open file itself, and staged removed only while it still names it, so
+ * a swap in a directory others can write is neither published nor deleted.  */
+char *output_publish_fd(int fd, const char *staged, const char *final);
+/* Removes staged when it still names the file open on fd.  */
+void output_discard(int fd, const char *staged);
 /* Gives the filled staging file a name that no file has: final, else final
  * with -2, -3, ... before its .perf; never replaces a file.  Returns the
  * name used (caller frees); NULL with a message, staged left in place.  */

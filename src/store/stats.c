@@ -280,6 +280,9 @@ char *stats_name(const char *cmd, const char *args, const char *workload)
 	return strbuf_detach(&sb);
 }
 
+/* A stats file is a few KiB per function: larger ones are not read.  */
+#define STATS_MAX_SIZE (64 << 20)
+
 /* --- files ----------------------------------------------------------------------- */
 
 static int valid_minor(const char *m)
@@ -422,19 +425,45 @@ int stats_load(const struct repo *r, const char *minor, const char *name, struct
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct json_object *o;
-	char *path;
-	int ret;
+	struct stat st;
+	char *path, *dir;
+	int ret, fd;
 
 	memset(s, 0, sizeof(*s));
 	if (!valid_minor(minor) || !valid_name(name))
 		return 1;
-	path = xstrfmt("%s/stats/%s/%s", r->dir, minor, name);
-	if (fs_read_trusted(&sb, path) < 0) {
+	dir = xstrfmt("%s/stats/%s", r->dir, minor);
+	if (lstat(dir, &st) < 0 && errno == ENOENT) {
+		free(dir);
+		return 1;
+	}
+	/* names in a directory another user can write are theirs to swap */
+	if (fs_trust_dir(dir, 0, "inspect it, then remove it or run 'chmod go-w' on it") < 0) {
+		free(dir);
+		return -1;
+	}
+	path = xstrfmt("%s/%s", dir, name);
+	free(dir);
+	fd = fs_open_trusted(path, 0);
+	if (fd < 0) {
 		ret = errno == ENOENT ? 1 : -1;
 		free(path);
-		strbuf_release(&sb);
 		return ret;
 	}
+	st.st_size = 0;
+	if (fstat(fd, &st) < 0 || st.st_size > STATS_MAX_SIZE || fs_read_fd(fd, &sb) < 0) {
+		if (st.st_size > STATS_MAX_SIZE)
+			pr_error("refusing %s: %lld bytes, too large for a stats file (at most %d): "
+				 "inspect it and remove it",
+				 path, (long long)st.st_size, STATS_MAX_SIZE);
+		else
+			pr_error_errno("read %s", path);
+		close(fd);
+		free(path);
+		strbuf_release(&sb);
+		return -1;
+	}
+	close(fd);
 	o = json_tokener_parse(sb.buf);
 	if (!o)
 		ret = pr_error("%s: damaged stats file (not JSON); delete it with 'perun stats "
@@ -492,7 +521,7 @@ int stats_is_ours(int dirfd, const char *name)
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    st.st_size < (64 << 20) && fs_read_fd(fd, &sb) == 0) {
+	    st.st_size <= STATS_MAX_SIZE && fs_read_fd(fd, &sb) == 0) {
 		o = json_tokener_parse(sb.buf);
 		ours = o && get(o, "perun-stats") != NULL && get(o, "functions") != NULL;
 		json_object_put(o);

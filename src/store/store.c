@@ -180,24 +180,20 @@ out:
 	return ret;
 }
 
-int store_check_object(const char *perun_dir, const char *hex, struct strbuf *json, char **type,
-		       struct strbuf *why)
+int store_check_object_bytes(const char *hex, const void *data, size_t zlen, struct strbuf *json,
+			     char **type, struct strbuf *why)
 {
-	struct strbuf z = STRBUF_INIT, raw = STRBUF_INIT;
-	char *path = store_object_path(perun_dir, hex), got[SHA1_HEXSZ + 1];
+	struct strbuf raw = STRBUF_INIT;
+	char got[SHA1_HEXSZ + 1];
 	z_stream zs;
 	int zr, ret = -1;
 	char *nul, *sp1, *sp2, *end;
 	size_t len;
 
-	if (strbuf_read_file(&z, path) < 0) {
-		strbuf_addf(why, "object %s (%s): %s", hex, path, strerror(errno));
-		goto out;
-	}
 	memset(&zs, 0, sizeof(zs));
 	inflateInit(&zs);
-	zs.next_in = (Bytef *)z.buf;
-	zs.avail_in = (uInt)z.len;
+	zs.next_in = (Bytef *)data;
+	zs.avail_in = (uInt)zlen;
 	do {
 		strbuf_grow(&raw, 65536);
 		zs.next_out = (Bytef *)raw.buf + raw.len;
@@ -208,23 +204,23 @@ int store_check_object(const char *perun_dir, const char *hex, struct strbuf *js
 	inflateEnd(&zs);
 	raw.buf[raw.len] = '\0';
 	if (zr != Z_STREAM_END) {
-		strbuf_addf(why, "object %s (%s): not valid zlib data (corrupted)", hex, path);
+		strbuf_addstr(why, "not valid zlib data (corrupted)");
 		goto out;
 	}
 	sha1_hex(raw.buf, raw.len, got);
 	if (strcmp(got, hex)) {
-		strbuf_addf(why, "object %s (%s): content hashes to %s (corrupted)", hex, path, got);
+		strbuf_addf(why, "content hashes to %s (corrupted)", got);
 		goto out;
 	}
 	nul = memchr(raw.buf, '\0', raw.len);
 	if (!nul || strncmp(raw.buf, "profile ", 8) || !(sp1 = strchr(raw.buf, ' ')) ||
 	    !(sp2 = strchr(sp1 + 1, ' ')) || sp2 > nul || sp2 == sp1 + 1) {
-		strbuf_addf(why, "object %s: bad header (not 'profile TYPE LENGTH')", hex);
+		strbuf_addstr(why, "bad header (not 'profile TYPE LENGTH')");
 		goto out;
 	}
 	len = strtoul(sp2 + 1, &end, 10);
 	if (end != nul || len != raw.len - (size_t)(nul + 1 - raw.buf)) {
-		strbuf_addf(why, "object %s: header says %zu bytes, holds %zu", hex, len,
+		strbuf_addf(why, "header says %zu bytes, holds %zu", len,
 			    raw.len - (size_t)(nul + 1 - raw.buf));
 		goto out;
 	}
@@ -234,9 +230,43 @@ int store_check_object(const char *perun_dir, const char *hex, struct strbuf *js
 		strbuf_add(json, nul + 1, len);
 	ret = 0;
 out:
+	strbuf_release(&raw);
+	return ret;
+}
+
+int store_check_object(const char *perun_dir, const char *hex, struct strbuf *json, char **type,
+		       struct strbuf *why)
+{
+	struct strbuf z = STRBUF_INIT, sub = STRBUF_INIT;
+	char *path = store_object_path(perun_dir, hex);
+	int ret = -1;
+
+	if (strbuf_read_file(&z, path) < 0) {
+		strbuf_addf(why, "object %s (%s): %s", hex, path, strerror(errno));
+		goto out;
+	}
+	ret = store_check_object_bytes(hex, z.buf, z.len, json, type, &sub);
+	if (ret < 0) {
+		/* the messages fsck and show have always printed */
+		if (strstr(sub.buf, "header"))
+			strbuf_addf(why, "object %s: %s", hex, sub.buf);
+		else
+			strbuf_addf(why, "object %s (%s): %s", hex, path, sub.buf);
+	}
+out:
 	free(path);
 	strbuf_release(&z);
-	strbuf_release(&raw);
+	strbuf_release(&sub);
+	return ret;
+}
+
+int store_put_file(const char *perun_dir, const char *hex, const void *data, size_t len,
+		   mode_t mode)
+{
+	char *path = store_object_path(perun_dir, hex);
+	int ret = write_file_new(path, data, len, mode);
+
+	free(path);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/sha1.h"
 #include "util/strbuf.h"
@@ -60,6 +61,13 @@ int store_read_object(const char *perun_dir, const char *hex, struct strbuf *jso
  * may be NULL.  */
 int store_check_object(const char *perun_dir, const char *hex, struct strbuf *json, char **type,
 		       struct strbuf *why);
+/* store_check_object on the zlib bytes of an object named hex (a fetched
+ * copy); why receives the reason without the object's name.  */
+int store_check_object_bytes(const char *hex, const void *data, size_t zlen, struct strbuf *json,
+			     char **type, struct strbuf *why);
+/* Writes data as objects/xx/yyyy (temp + rename) with mode.  */
+int store_put_file(const char *perun_dir, const char *hex, const void *data, size_t len,
+		   mode_t mode);
 /* Index of a minor version: missing is empty; corrupt is an error.  */
 int store_read_index(const char *perun_dir, const char *minor, struct pidx *x);
 int store_write_index(const char *perun_dir, const char *minor, const struct pidx *x);

@@ -15,6 +15,7 @@
 
 #include "profile/profile.h"
 #include "trace/calibrate.h"
+#include "trace/runtime.h"
 #include "trace/plan.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -37,13 +38,7 @@ char *calibrate_path(const char *dir, const char *runtime, const char *release)
 
 char *calibrate_helper_path(void)
 {
-	const char *env = getenv("PERUN_LIBDIR");
-	char *p = xstrfmt("%s/perun-calib", env && *env ? env : PKGLIBDIR);
-
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
+	return runtime_lib_path("perun-calib", X_OK);
 }
 
 static struct json_object *get(struct json_object *o, const char *key)

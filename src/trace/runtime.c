@@ -178,24 +178,28 @@ static const char *relocated(char *buf, size_t n, const char *name, const char *
 	return buf;
 }
 
-char *runtime_shim_path(void)
+char *runtime_lib_path(const char *name, int mode)
 {
-	static char dir[PATH_MAX];
+	char dir[PATH_MAX];
 	const char *env = getenv("PERUN_LIBDIR");
 	char *p;
 
 	if (env && *env) {
-		p = xstrfmt("%s/perun-memlock-shim.so", env);
-		if (access(p, R_OK) == 0)
+		p = xstrfmt("%s/%s", env, name);
+		if (access(p, mode) == 0)
 			return p;
 		free(p);
 	}
-	p = xstrfmt("%s/perun-memlock-shim.so",
-		    relocated(dir, sizeof(dir), "perun-memlock-shim.so", "lib/perun", PKGLIBDIR));
-	if (access(p, R_OK) == 0)
+	p = xstrfmt("%s/%s", relocated(dir, sizeof(dir), name, "lib/perun", PKGLIBDIR), name);
+	if (access(p, mode) == 0)
 		return p;
 	free(p);
 	return NULL;
+}
+
+char *runtime_shim_path(void)
+{
+	return runtime_lib_path("perun-memlock-shim.so", R_OK);
 }
 
 const char *runtime_datadir(void)

@@ -15,6 +15,11 @@ int runtime_needs_memlock_shim(void);
 /* Path of perun-memlock-shim.so, or NULL when not found; caller frees.  Looked up in
  * $PERUN_LIBDIR, beside the binary (build tree), EXE/../lib/perun, then the install dir.  */
 char *runtime_shim_path(void);
+/* A helper file perun installs in its libdir (mode: access(2)'s): from
+ * $PERUN_LIBDIR, else beside the executable (the build tree), else
+ * PREFIX/lib/perun relative to it, else the configured libdir; caller
+ * frees; NULL when none is there.  */
+char *runtime_lib_path(const char *name, int mode);
 /* Where templates/ and tapsets/ are: $PERUN_DATADIR, the build tree the binary runs
  * from (its source dir for VPATH builds), EXE/../share/perun, then the install dir.  */
 const char *runtime_datadir(void);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "vcs/vcs.h"
@@ -334,6 +335,328 @@ static int git_checkout_minor(const char *worktree, const char *sha)
 	return ret;
 }
 
+/* --- perun push / perun fetch ------------------------------------------------- */
+
+/* ssh remotes: the agent's keys, as git would offer them.  */
+static int sync_credentials(git_credential **out, const char *url, const char *user,
+			    unsigned int allowed, void *payload)
+{
+	(void)url;
+	(void)payload;
+	if (allowed & GIT_CREDENTIAL_SSH_KEY)
+		return git_credential_ssh_key_from_agent(out, user ? user : "git");
+	return GIT_PASSTHROUGH;
+}
+
+/* A remote by name, or an anonymous one for a URL or path; *track gets the
+ * local ref that holds what was fetched from it (caller frees).  */
+static int sync_remote(git_repository *repo, const char *name, git_remote **out, char **track)
+{
+	size_t i;
+
+	if (git_remote_lookup(out, repo, name) == 0) {
+		*track = xstrfmt("refs/perun/remotes/%s/profiles", name);
+		return 0;
+	}
+	if (!strchr(name, ':') && !strchr(name, '/') && access(name, F_OK) != 0)
+		return pr_error("'%s' is neither a remote of this repository nor a URL or path: "
+				"add it with 'git remote add %s URL', or give its URL",
+				name, name);
+	if (git_remote_create_anonymous(out, repo, name) < 0)
+		return git_fail("git_remote_create_anonymous", name);
+	/* one tracking ref per URL: its characters that refs refuse become '_' */
+	*track = xstrfmt("refs/perun/remotes/url-%s/profiles", name);
+	for (i = strlen("refs/perun/remotes/url-"); (*track)[i]; i++)
+		if (!strncmp(*track + i, "/profiles", 9) && !(*track)[i + 9])
+			break;
+		else if (!((*track)[i] >= 'a' && (*track)[i] <= 'z') &&
+			 !((*track)[i] >= 'A' && (*track)[i] <= 'Z') &&
+			 !((*track)[i] >= '0' && (*track)[i] <= '9') && (*track)[i] != '-')
+			(*track)[i] = '_';
+	return 0;
+}
+
+/* The local path of a remote's URL, or NULL when it is reached over a network.  */
+static char *sync_local_path(const char *url)
+{
+	if (!strncmp(url, "file://", 7))
+		return xstrdup(url + 7);
+	if (strstr(url, "://") || (strchr(url, ':') && !strchr(url, '/')) ||
+	    (strchr(url, ':') && strchr(url, ':') < strchr(url, '/')))
+		return NULL;	/* scheme://, or scp-like host:path */
+	return xstrdup(url);
+}
+
+struct sync_walk {
+	git_repository *repo;
+	vcs_file_fn fn;
+	void *ctx;
+	int stopped;
+};
+
+static int sync_walk_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct sync_walk *w = payload;
+	git_blob *blob = NULL;
+	char *path;
+	int r;
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return 0;
+	if (git_blob_lookup(&blob, w->repo, git_tree_entry_id(e)) < 0) {
+		git_fail("git_blob_lookup", git_tree_entry_name(e));
+		w->stopped = -1;
+		return -1;
+	}
+	path = xstrfmt("%s%s", root, git_tree_entry_name(e));
+	r = w->fn(w->ctx, path, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	free(path);
+	git_blob_free(blob);
+	if (r) {
+		w->stopped = r;
+		return -1;
+	}
+	return 0;
+}
+
+static int git_sync_fetch(const char *worktree, const char *name, vcs_file_fn fn, void *ctx,
+			  char tip[41])
+{
+	git_repository *repo = open_repo(worktree);
+	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+	git_remote *remote = NULL;
+	git_reference *old = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	char *track = NULL, *spec = NULL;
+	git_strarray specs;
+	git_oid oid;
+	struct sync_walk w;
+	int ret = -1, r;
+
+	tip[0] = '\0';
+	if (!repo)
+		return -1;
+	if (sync_remote(repo, name, &remote, &track) < 0)
+		goto out;
+	/* what the remote lacks must not look fetched: start from no tracking ref */
+	if (git_reference_lookup(&old, repo, track) == 0)
+		git_reference_delete(old);
+	spec = xstrfmt("+%s:%s", VCS_SYNC_REF, track);
+	specs.strings = &spec;
+	specs.count = 1;
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	opts.update_fetchhead = 0;
+	opts.callbacks.credentials = sync_credentials;
+	if (git_remote_fetch(remote, &specs, &opts, "perun fetch") < 0) {
+		git_fail("git_remote_fetch", name);
+		goto out;
+	}
+	r = git_reference_name_to_id(&oid, repo, track);
+	if (r == GIT_ENOTFOUND) {
+		ret = 0;	/* the remote has no profiles yet */
+		goto out;
+	}
+	if (r < 0 || git_commit_lookup(&commit, repo, &oid) < 0 ||
+	    git_commit_tree(&tree, commit) < 0) {
+		git_fail("git_commit_tree", track);
+		goto out;
+	}
+	git_oid_tostr(tip, 41, &oid);
+	w.repo = repo;
+	w.fn = fn;
+	w.ctx = ctx;
+	w.stopped = 0;
+	if (git_tree_walk(tree, GIT_TREEWALK_PRE, sync_walk_cb, &w) < 0 && !w.stopped) {
+		git_fail("git_tree_walk", track);
+		goto out;
+	}
+	ret = w.stopped ? -1 : 0;
+out:
+	git_tree_free(tree);
+	git_commit_free(commit);
+	git_reference_free(old);
+	git_remote_free(remote);
+	git_repository_free(repo);
+	free(track);
+	free(spec);
+	return ret;
+}
+
+/* Collects the refs the remote refused.  */
+static int sync_push_update(const char *ref, const char *status, void *payload)
+{
+	struct strbuf *refused = payload;
+
+	if (status)
+		strbuf_addf(refused, "%s%s: %s", refused->len ? "; " : "", ref, status);
+	return 0;
+}
+
+/* Updates the ref of a remote on this machine by compare-and-swap: libgit2's
+ * local transport overwrites a ref it has read, so two pushes at once could
+ * lose one.  The commit travels under a private name first.  1 when the ref
+ * moved.  */
+static int sync_push_local(git_remote *remote, const char *path, const git_oid *commit,
+			   const char *remote_tip, git_push_options *opts)
+{
+	git_repository *rrepo = NULL;
+	git_reference *ref = NULL;
+	git_oid expect;
+	char rnd[17], *tmp, *spec;
+	git_strarray specs;
+	int ret = -1, r;
+
+	if (fs_random_hex(rnd, 16) < 0)
+		return -1;
+	tmp = xstrfmt("refs/perun/incoming/%s", rnd);
+	spec = xstrfmt("+%s:%s", VCS_SYNC_REF, tmp);
+	specs.strings = &spec;
+	specs.count = 1;
+	if (git_remote_push(remote, &specs, opts) < 0) {
+		git_fail("git_remote_push", path);
+		goto out;
+	}
+	if (git_repository_open_ext(&rrepo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		git_fail("git_repository_open", path);
+		goto out;
+	}
+	if (remote_tip[0] && git_oid_fromstr(&expect, remote_tip) < 0)
+		goto out;
+	r = git_reference_create_matching(&ref, rrepo, VCS_SYNC_REF, commit, remote_tip[0] != 0,
+					  remote_tip[0] ? &expect : NULL, "perun push");
+	if (r == GIT_EMODIFIED || r == GIT_EEXISTS || r == GIT_ELOCKED)
+		ret = 1;
+	else if (r < 0)
+		git_fail("git_reference_create_matching", path);
+	else
+		ret = 0;
+	git_reference_free(ref);
+	ref = NULL;
+	if (git_reference_lookup(&ref, rrepo, tmp) == 0)
+		git_reference_delete(ref);
+out:
+	git_reference_free(ref);
+	git_repository_free(rrepo);
+	free(tmp);
+	free(spec);
+	return ret;
+}
+
+static int git_sync_push(const char *worktree, const char *name, const char *base,
+			 char *const *paths, size_t n, const char *remote_tip)
+{
+	git_repository *repo = open_repo(worktree);
+	git_push_options opts = GIT_PUSH_OPTIONS_INIT;
+	git_remote *remote = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	const git_commit *parents[2];
+	git_commit *pc[2] = { NULL, NULL };
+	git_signature *sig = NULL;
+	git_oid tree_oid, commit_oid, oid;
+	struct strbuf refused = STRBUF_INIT;
+	char *track = NULL, *spec = NULL, *local = NULL;
+	git_strarray specs;
+	size_t i, np = 0;
+	int ret = -1, r;
+
+	if (!repo)
+		return -1;
+	if (sync_remote(repo, name, &remote, &track) < 0)
+		goto out;
+	if (git_index_new(&idx) < 0) {
+		git_fail("git_index_new", worktree);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		git_index_entry e;
+		char *full = xstrfmt("%s/%s", base, paths[i]);
+		r = git_blob_create_from_disk(&oid, repo, full);
+		free(full);
+		if (r < 0) {
+			git_fail("git_blob_create_from_disk", paths[i]);
+			goto out;
+		}
+		memset(&e, 0, sizeof(e));
+		e.mode = GIT_FILEMODE_BLOB;
+		e.id = oid;
+		e.path = paths[i];
+		if (git_index_add(idx, &e) < 0) {
+			git_fail("git_index_add", paths[i]);
+			goto out;
+		}
+	}
+	if (git_index_write_tree_to(&tree_oid, idx, repo) < 0 ||
+	    git_tree_lookup(&tree, repo, &tree_oid) < 0) {
+		git_fail("git_index_write_tree_to", worktree);
+		goto out;
+	}
+	if (git_reference_name_to_id(&oid, repo, VCS_SYNC_REF) == 0 &&
+	    git_commit_lookup(&pc[np], repo, &oid) == 0)
+		np++;
+	if (remote_tip[0] && (np == 0 || strcmp(remote_tip, git_oid_tostr_s(&oid))) &&
+	    git_oid_fromstr(&oid, remote_tip) == 0 && git_commit_lookup(&pc[np], repo, &oid) == 0)
+		np++;
+	/* the remote holds exactly these files already: nothing to push */
+	if (remote_tip[0] && np > 0 && git_oid_equal(git_commit_tree_id(pc[np - 1]), &tree_oid) &&
+	    !strcmp(git_oid_tostr_s(git_commit_id(pc[np - 1])), remote_tip)) {
+		r = git_reference_create(NULL, repo, VCS_SYNC_REF, git_commit_id(pc[np - 1]), 1,
+					 "perun push: up to date");
+		ret = r < 0 ? git_fail("git_reference_create", VCS_SYNC_REF) : 0;
+		goto out;
+	}
+	for (i = 0; i < np; i++)
+		parents[i] = pc[i];
+	if (git_signature_default(&sig, repo) < 0 &&
+	    git_signature_now(&sig, "perun", "perun@localhost") < 0) {
+		git_fail("git_signature", worktree);
+		goto out;
+	}
+	if (git_commit_create(&commit_oid, repo, NULL, sig, sig, NULL, "perun push", tree, np,
+			      parents) < 0 ||
+	    git_reference_create(NULL, repo, VCS_SYNC_REF, &commit_oid, 1, "perun push") < 0) {
+		git_fail("git_commit_create", VCS_SYNC_REF);
+		goto out;
+	}
+	opts.callbacks.credentials = sync_credentials;
+	opts.callbacks.push_update_reference = sync_push_update;
+	opts.callbacks.payload = &refused;
+	local = sync_local_path(git_remote_url(remote));
+	if (local) {
+		ret = sync_push_local(remote, local, &commit_oid, remote_tip, &opts);
+		goto out;
+	}
+	spec = xstrfmt("%s:%s", VCS_SYNC_REF, VCS_SYNC_REF);
+	specs.strings = &spec;
+	specs.count = 1;
+	r = git_remote_push(remote, &specs, &opts);
+	if (r == GIT_ENONFASTFORWARD || (r == 0 && refused.len)) {
+		ret = 1;	/* another host pushed first */
+	} else if (r < 0) {
+		const git_error *e = git_error_last();
+		if (e && e->message && (strstr(e->message, "fast") || strstr(e->message, "fetch first")))
+			ret = 1;
+		else
+			git_fail("git_remote_push", name);
+	} else {
+		ret = 0;
+	}
+out:
+	strbuf_release(&refused);
+	git_signature_free(sig);
+	git_commit_free(pc[0]);
+	git_commit_free(pc[1]);
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_remote_free(remote);
+	git_repository_free(repo);
+	free(track);
+	free(spec);
+	free(local);
+	return ret;
+}
+
 const struct vcs_backend vcs_git = {
 	.name = "git",
 	.detect = git_detect,
@@ -348,4 +671,6 @@ const struct vcs_backend vcs_git = {
 	.save_state = git_save_state,
 	.restore_state = git_restore_state,
 	.checkout = git_checkout_minor,
+	.sync_fetch = git_sync_fetch,
+	.sync_push = git_sync_push,
 };

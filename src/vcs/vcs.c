@@ -101,3 +101,15 @@ int vcs_checkout(const char *worktree, const char *sha)
 {
 	return backend_for(worktree)->checkout(worktree, sha);
 }
+
+int vcs_sync_fetch(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
+		   char tip[41])
+{
+	return backend_for(worktree)->sync_fetch(worktree, remote, fn, ctx, tip);
+}
+
+int vcs_sync_push(const char *worktree, const char *remote, const char *base,
+		  char *const *paths, size_t n, const char *remote_tip)
+{
+	return backend_for(worktree)->sync_push(worktree, remote, base, paths, n, remote_tip);
+}

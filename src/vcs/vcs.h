@@ -43,6 +43,24 @@ int vcs_restore_state(const char *worktree, int saved);
 /* Checks out a minor version (detached HEAD).  */
 int vcs_checkout(const char *worktree, const char *sha);
 
+/* Profiles travel between hosts in one ref, refs/perun/profiles, whose tree
+ * holds files by their path under .perun (objects/xx/yyyy...): perun push
+ * and perun fetch.  */
+#define VCS_SYNC_REF "refs/perun/profiles"
+/* Called for each file of the fetched tree; non-zero stops the walk.  */
+typedef int (*vcs_file_fn)(void *ctx, const char *path, const unsigned char *data, size_t len);
+/* Fetches remote's VCS_SYNC_REF (remote: a configured remote's name, a URL
+ * or a path) and calls fn for each of its files.  tip receives the fetched
+ * commit, or "" when the remote has no profiles yet.  */
+int vcs_sync_fetch(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
+		   char tip[41]);
+/* Commits the files base/paths[i] (stored as paths[i]) with the local ref
+ * and remote_tip ("" for none) as parents, moves the local ref there, and
+ * updates the remote's ref from remote_tip to it.  0 done, 1 the remote ref
+ * moved since remote_tip was fetched (fetch and retry), -1 error.  */
+int vcs_sync_push(const char *worktree, const char *remote, const char *base,
+		  char *const *paths, size_t n, const char *remote_tip);
+
 /* A version control backend: one table per system.  Adding one means a new
  * vcs/NAME.c defining its table and a line in vcs.c's list.  */
 struct vcs_backend {
@@ -59,6 +77,10 @@ struct vcs_backend {
 	int (*save_state)(const char *worktree, int *saved);
 	int (*restore_state)(const char *worktree, int saved);
 	int (*checkout)(const char *worktree, const char *sha);
+	int (*sync_fetch)(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
+			  char tip[41]);
+	int (*sync_push)(const char *worktree, const char *remote, const char *base,
+			 char *const *paths, size_t n, const char *remote_tip);
 };
 
 extern const struct vcs_backend vcs_git;

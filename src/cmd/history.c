@@ -1,0 +1,188 @@
+/* perun history FUNCTION|--all [-n N] [-m REV] [--cmd CMD] [--args ARGS]
+ *               [--workload W] [--collector C] [--threshold R] [--format text|json]  */
+#include "config.h"
+
+#define PR_FMT "perun history"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "report/history.h"
+#include "store/repo.h"
+#include "util/log.h"
+
+#define USAGE                                                                                      \
+	"usage: perun history FUNCTION|--all [-n N] [-m REV] [--format text|json]\n"               \
+	"                     [--cmd CMD] [--args ARGS] [--workload W] [--collector C]\n"          \
+	"                     [--threshold R]\n"
+
+static void usage_history(FILE *f)
+{
+	fprintf(f, USAGE
+		"\n"
+		"Per-function series over the first-parent history of REV (default HEAD):\n"
+		"for each of the last N commits (default 100, 0: all) that has profiles of\n"
+		"the same collector, command, arguments and workload (given, or those of the\n"
+		"newest profile), the median and p95 of the call times and the calls per\n"
+		"profile.  Steps in the median are found as asv does (an L1 Potts fit whose\n"
+		"penalty the information criterion picks, AR(1) noise); each is named by\n"
+		"the commit where the new level starts.  --threshold R (default 0.05) drops\n"
+		"steps smaller than R relative to the level before.  Exit 0 whether or not\n"
+		"steps were found.\n");
+}
+
+static void print_amount(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else if (v >= 1e9)
+		snprintf(buf, n, "%.3g s", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, n, "%.3g ms", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, n, "%.3g us", v / 1e3);
+	else
+		snprintf(buf, n, "%.3g ns", v);
+}
+
+static void print_series(const struct history *h, const struct history_series *s, int table)
+{
+	char a[32], b[32], day[16];
+	size_t i;
+
+	printf("%s: %zu step%s over %zu commit%s\n", s->name, s->nsteps, s->nsteps == 1 ? "" : "s",
+	       h->nc, h->nc == 1 ? "" : "s");
+	for (i = 0; i < s->nsteps; i++) {
+		const struct history_step *st = &s->steps[i];
+		print_amount(st->before, a, sizeof(a));
+		print_amount(st->after, b, sizeof(b));
+		printf("  step at %.7s %s -> %s (%+.1f%%)  %s\n", h->c[st->index].sha, a, b,
+		       100.0 * st->rel, h->c[st->index].subject);
+	}
+	if (!table)
+		return;
+	printf("  %-7s  %-10s  %10s  %10s  %10s  %s\n", "commit", "date", "calls", "median", "p95",
+	       "subject");
+	for (i = h->nc; i-- > 0;) {
+		time_t t = (time_t)h->c[i].date;
+		struct tm tm;
+		size_t k;
+		int mark = 0;
+		for (k = 0; k < s->nsteps; k++)
+			mark |= s->steps[k].index == i;
+		gmtime_r(&t, &tm);
+		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+		print_amount(s->median[i], a, sizeof(a));
+		print_amount(s->p95[i], b, sizeof(b));
+		if (isfinite(s->calls[i]))
+			printf("%c %.7s  %-10s  %10.1f  %10s  %10s  %s\n", mark ? '*' : ' ',
+			       h->c[i].sha, day, s->calls[i], a, b, h->c[i].subject);
+		else
+			printf("%c %.7s  %-10s  %10s  %10s  %10s  %s\n", mark ? '*' : ' ',
+			       h->c[i].sha, day, "-", a, b, h->c[i].subject);
+	}
+}
+
+int cmd_history(int argc, char **argv, struct ctx *ctx)
+{
+	const char *func = NULL, *rev = "HEAD", *format = "text";
+	struct history_filter f = {NULL, NULL, NULL, NULL};
+	struct steps_opts so;
+	struct history h;
+	struct repo r;
+	size_t max = 100, i;
+	int all = 0, ret = EXIT_FAIL;
+
+	(void)ctx;
+	memset(&so, 0, sizeof(so));
+	so.threshold = 0.05;
+	for (i = 1; i < (size_t)argc; i++) {
+		const char *a = argv[i];
+		int more = i + 1 < (size_t)argc;
+		char *end;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage_history(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(a, "--all")) {
+			all = 1;
+		} else if (!strcmp(a, "-n") && more) {
+			long long v = strtoll(argv[++i], &end, 10);
+			if (*end || v < 0) {
+				fprintf(stderr, "perun history: -n takes a count, not '%s'\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
+			max = (size_t)v;
+		} else if (!strcmp(a, "-m") && more) {
+			rev = argv[++i];
+		} else if (!strcmp(a, "--format") && more) {
+			format = argv[++i];
+		} else if (!strcmp(a, "--cmd") && more) {
+			f.cmd = argv[++i];
+		} else if (!strcmp(a, "--args") && more) {
+			f.args = argv[++i];
+		} else if (!strcmp(a, "--workload") && more) {
+			f.workload = argv[++i];
+		} else if (!strcmp(a, "--collector") && more) {
+			f.collector = argv[++i];
+		} else if (!strcmp(a, "--threshold") && more) {
+			so.threshold = strtod(argv[++i], &end);
+			if (*end || so.threshold < 0) {
+				fprintf(stderr,
+					"perun history: --threshold takes a ratio >= 0, not "
+					"'%s'\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
+		} else if (a[0] == '-' || func) {
+			fprintf(stderr, "perun history: unexpected argument '%s'\n" USAGE, a);
+			return EXIT_USAGE;
+		} else {
+			func = a;
+		}
+	}
+	if (!!func == all || (strcmp(format, "text") && strcmp(format, "json"))) {
+		fprintf(stderr,
+			"perun history: name one FUNCTION or --all; --format text or json\n" USAGE);
+		return EXIT_USAGE;
+	}
+	if (repo_find(&r) < 0)
+		return EXIT_FAIL;
+	if (history_build(&r, rev, max, &f, &h) < 0 || history_steps(&h, &so) < 0)
+		goto out;
+	if (!h.nc) {
+		pr_error("no commit among the last %zu first parents of %s has matching profiles: "
+			 "register some with 'perun add'",
+			 max, rev);
+		goto out;
+	}
+	if (func && !history_find(&h, func)) {
+		pr_error("no profile in this history has calls of '%s': see 'perun history --all'",
+			 func);
+		goto out;
+	}
+	if (!strcmp(format, "json")) {
+		struct strbuf sb = STRBUF_INIT;
+		history_to_json(&h, func, &sb);
+		fwrite(sb.buf, 1, sb.len, stdout);
+		strbuf_release(&sb);
+	} else {
+		printf("%zu commit%s with profiles of %s%s%s%s%s (collector %s)\n", h.nc,
+		       h.nc == 1 ? "" : "s", h.cmd, *h.args ? " " : "", h.args,
+		       *h.workload ? " " : "", h.workload, h.collector);
+		if (func)
+			print_series(&h, history_find(&h, func), 1);
+		else
+			for (i = 0; i < h.ns; i++)
+				print_series(&h, &h.s[i], 0);
+	}
+	ret = EXIT_OK;
+out:
+	history_release(&h);
+	repo_release(&r);
+	return ret;
+}

@@ -1,0 +1,174 @@
+/* perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS] [--workload W]
+ *              [--collector C] [--threshold R]  */
+#include "config.h"
+
+#define PR_FMT "perun report"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "report/aggregate.h"
+#include "report/history.h"
+#include "report/site.h"
+#include "store/repo.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+#define USAGE                                                                                      \
+	"usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]\n"                   \
+	"                    [--workload W] [--collector C] [--threshold R]\n"                     \
+	"                    [--aggregates DIR]\n"
+
+static void usage_report(FILE *f)
+{
+	fprintf(f, USAGE
+		"\n"
+		"Writes a static site into DIR, as asv's publish does: index.html (a graph\n"
+		"per function over the commits, median and p95, with the commit where each\n"
+		"step starts marked, and a table of the regressions), index.json,\n"
+		"graphs/FUNCTION.json (one series each) and graphs/flame/COMMIT.svg (a flame\n"
+		"graph of each commit's first profile).  The series are those of 'perun\n"
+		"history --all' with the same options.  The releases perun aggregate wrote\n"
+		"into DIR (default .perun/aggregates) get a table each, every shard and time\n"
+		"box merged, and aggregates/RELEASE.json.  The page needs no network.\n");
+}
+
+static int cmp_agg(const void *a, const void *b)
+{
+	return strcmp(((const struct agg *)a)->release, ((const struct agg *)b)->release);
+}
+
+/* Every release directory of adir, merged; none when adir is missing.  */
+static int load_aggregates(const char *adir, struct agg **out, size_t *n)
+{
+	DIR *d = opendir(adir);
+	struct dirent *de;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return 0;
+	while (ret == 0 && (de = readdir(d))) {
+		char *rel, *sub;
+		int is;
+		if (!agg_valid_id(de->d_name))
+			continue;
+		rel = xstrfmt("%s/%s", adir, de->d_name);
+		sub = xstrfmt("%s/aggregate", rel);
+		is = fs_exists(sub);
+		free(sub);
+		if (is) {
+			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+			if (agg_load_path(rel, &(*out)[*n]) < 0)
+				ret = -1;
+			else
+				(*n)++;
+		}
+		free(rel);
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), cmp_agg);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv, struct ctx *ctx)
+{
+	const char *adir_opt = NULL;
+	struct agg *aggs = NULL;
+	size_t naggs = 0;
+	const char *dir = NULL, *rev = "HEAD";
+	struct history_filter f = {NULL, NULL, NULL, NULL};
+	struct steps_opts so;
+	struct history h;
+	struct repo r;
+	size_t max = 100, i;
+	int ret = EXIT_FAIL;
+
+	(void)ctx;
+	memset(&so, 0, sizeof(so));
+	so.threshold = 0.05;
+	memset(&h, 0, sizeof(h));
+	for (i = 1; i < (size_t)argc; i++) {
+		const char *a = argv[i];
+		int more = i + 1 < (size_t)argc;
+		char *end;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage_report(stdout);
+			return EXIT_OK;
+		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && more) {
+			dir = argv[++i];
+		} else if (!strcmp(a, "-n") && more) {
+			long long v = strtoll(argv[++i], &end, 10);
+			if (*end || v < 0) {
+				fprintf(stderr, "perun report: -n takes a count, not '%s'\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
+			max = (size_t)v;
+		} else if (!strcmp(a, "-m") && more) {
+			rev = argv[++i];
+		} else if (!strcmp(a, "--cmd") && more) {
+			f.cmd = argv[++i];
+		} else if (!strcmp(a, "--args") && more) {
+			f.args = argv[++i];
+		} else if (!strcmp(a, "--workload") && more) {
+			f.workload = argv[++i];
+		} else if (!strcmp(a, "--collector") && more) {
+			f.collector = argv[++i];
+		} else if (!strcmp(a, "--aggregates") && more) {
+			adir_opt = argv[++i];
+		} else if (!strcmp(a, "--threshold") && more) {
+			so.threshold = strtod(argv[++i], &end);
+			if (*end || so.threshold < 0) {
+				fprintf(stderr,
+					"perun report: --threshold takes a ratio >= 0, not "
+					"'%s'\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
+		} else {
+			fprintf(stderr, "perun report: unexpected argument '%s'\n" USAGE, a);
+			return EXIT_USAGE;
+		}
+	}
+	if (!dir) {
+		fprintf(stderr, "perun report: say where the site goes with -o DIR\n" USAGE);
+		return EXIT_USAGE;
+	}
+	if (repo_find(&r) < 0)
+		return EXIT_FAIL;
+	if (history_build(&r, rev, max, &f, &h) < 0 || history_steps(&h, &so) < 0)
+		goto out;
+	if (!h.nc) {
+		pr_error("no commit among the last %zu first parents of %s has matching profiles: "
+			 "register some with 'perun add'",
+			 max, rev);
+		goto out;
+	}
+	{
+		char *adir = adir_opt ? xstrdup(adir_opt) : xstrfmt("%s/aggregates", r.dir);
+		int bad = load_aggregates(adir, &aggs, &naggs) < 0;
+		free(adir);
+		if (bad)
+			goto out;
+	}
+	if (site_write(&h, &r, dir, aggs, naggs) < 0)
+		goto out;
+	printf("wrote %s/index.html: %zu function%s over %zu commit%s, %zu aggregated "
+	       "release%s\n",
+	       dir, h.ns, h.ns == 1 ? "" : "s", h.nc, h.nc == 1 ? "" : "s", naggs,
+	       naggs == 1 ? "" : "s");
+	ret = EXIT_OK;
+out:
+	for (i = 0; i < naggs; i++)
+		agg_release(&aggs[i]);
+	free(aggs);
+	history_release(&h);
+	repo_release(&r);
+	return ret;
+}

@@ -1,0 +1,386 @@
+#include "config.h"
+
+#define PR_FMT "history"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/samples.h"
+#include "analysis/robust.h"
+#include "profile/profile.h"
+#include "report/history.h"
+#include "store/repo.h"
+#include "store/store.h"
+#include "util/log.h"
+#include "vcs/vcs.h"
+
+history_detect_fn history_detect = steps_detect_opts;
+
+static const char *hstr(const struct profile *p, const char *path)
+{
+	const char *v = profile_str(p, path);
+
+	return v ? v : "";
+}
+
+/* The calls of one function at one commit, pooled over its profiles.  */
+struct pool {
+	char *name;
+	double *v;
+	size_t n, alloc;
+};
+
+struct commit_pool {
+	struct pool *f;
+	size_t n;
+	size_t profiles;
+	char first[41];
+};
+
+static struct pool *pool_get(struct commit_pool *cp, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cp->n; i++)
+		if (!strcmp(cp->f[i].name, name))
+			return &cp->f[i];
+	cp->f = xrealloc(cp->f, (cp->n + 1) * sizeof(*cp->f));
+	memset(&cp->f[cp->n], 0, sizeof(cp->f[0]));
+	cp->f[cp->n].name = xstrdup(name);
+	return &cp->f[cp->n++];
+}
+
+static void pool_release(struct commit_pool *cp)
+{
+	size_t i;
+
+	for (i = 0; i < cp->n; i++) {
+		free(cp->f[i].name);
+		free(cp->f[i].v);
+	}
+	free(cp->f);
+	memset(cp, 0, sizeof(*cp));
+}
+
+/* Whether p belongs to the series: the fields given must match; those not
+ * given are taken from the first (the newest) profile that matches.  */
+static int matches(struct history *h, const struct profile *p)
+{
+	const char *col = hstr(p, "collector_info.name"), *cmd = hstr(p, "header.cmd"),
+		   *args = hstr(p, "header.args"), *wl = hstr(p, "header.workload");
+
+	if ((h->collector && strcmp(col, h->collector)) || (h->cmd && strcmp(cmd, h->cmd)) ||
+	    (h->args && strcmp(args, h->args)) || (h->workload && strcmp(wl, h->workload)))
+		return 0;
+	if (!h->collector)
+		h->collector = xstrdup(col);
+	if (!h->cmd)
+		h->cmd = xstrdup(cmd);
+	if (!h->args)
+		h->args = xstrdup(args);
+	if (!h->workload)
+		h->workload = xstrdup(wl);
+	return 1;
+}
+
+/* Pools the matching profiles of one commit; 0 with cp->profiles 0 when none.  */
+static int pool_commit(struct repo *r, struct history *h, const char *sha, struct commit_pool *cp)
+{
+	struct pidx index;
+	size_t i, j, k;
+	int ret = 0;
+
+	if (store_read_index(r->dir, sha, &index) < 0)
+		return -1;
+	for (i = 0; i < index.n && ret == 0; i++) {
+		struct strbuf json = STRBUF_INIT;
+		struct profile p = {0};
+		struct func_table t;
+		char hex[SHA1_HEXSZ + 1];
+		repo_entry_hex(&index, i, hex);
+		if (store_read_object(r->dir, hex, &json, NULL) < 0 ||
+		    profile_parse(&p, json.buf, json.len, hex) < 0) {
+			ret = -1;
+		} else if (matches(h, &p)) {
+			if (!cp->profiles)
+				snprintf(cp->first, sizeof(cp->first), "%s", hex);
+			samples_read(&p, NULL, &t);
+			for (j = 0; j < t.n; j++) {
+				struct pool *pl = pool_get(cp, t.f[j].uid);
+				if (pl->n + t.f[j].n > pl->alloc) {
+					pl->alloc = 2 * (pl->n + t.f[j].n);
+					pl->v = xrealloc(pl->v, pl->alloc * sizeof(*pl->v));
+				}
+				for (k = 0; k < t.f[j].n; k++)
+					pl->v[pl->n++] = t.f[j].amount[k];
+			}
+			samples_release(&t);
+			cp->profiles++;
+		}
+		profile_release(&p);
+		strbuf_release(&json);
+	}
+	pidx_release(&index);
+	return ret;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct history_series *series_get(struct history *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->ns; i++)
+		if (!strcmp(h->s[i].name, name))
+			return &h->s[i];
+	h->s = xrealloc(h->s, (h->ns + 1) * sizeof(*h->s));
+	memset(&h->s[h->ns], 0, sizeof(h->s[0]));
+	h->s[h->ns].name = xstrdup(name);
+	return &h->s[h->ns++];
+}
+
+static int cmp_series(const void *a, const void *b)
+{
+	return strcmp(((const struct history_series *)a)->name,
+		      ((const struct history_series *)b)->name);
+}
+
+/* The commits gathered newest first, with their pools.  */
+struct gathered {
+	struct history_commit c;
+	struct commit_pool pool;
+};
+
+int history_build(struct repo *r, const char *rev, size_t max, const struct history_filter *f,
+		  struct history *h)
+{
+	struct gathered *g = NULL;
+	size_t ng = 0, walked = 0, i, j, k;
+	char sha[41];
+	int ret = -1;
+
+	memset(h, 0, sizeof(*h));
+	if (f) {
+		h->collector = f->collector ? xstrdup(f->collector) : NULL;
+		h->cmd = f->cmd ? xstrdup(f->cmd) : NULL;
+		h->args = f->args ? xstrdup(f->args) : NULL;
+		h->workload = f->workload ? xstrdup(f->workload) : NULL;
+	}
+	if (vcs_massage(r->worktree, rev, sha) < 0)
+		goto out;
+	while (sha[0] && (max == 0 || walked < max)) {
+		struct minor_version mv;
+		struct commit_pool cp = {NULL, 0, 0, ""};
+		if (vcs_minor_info(r->worktree, sha, &mv) < 0)
+			goto out;
+		walked++;
+		if (pool_commit(r, h, sha, &cp) < 0) {
+			pool_release(&cp);
+			minor_version_release(&mv);
+			goto out;
+		}
+		if (cp.profiles) {
+			g = xrealloc(g, (ng + 1) * sizeof(*g));
+			memset(&g[ng], 0, sizeof(g[0]));
+			snprintf(g[ng].c.sha, sizeof(g[ng].c.sha), "%s", sha);
+			g[ng].c.date = mv.date;
+			g[ng].c.subject = xstrdup(mv.subject ? mv.subject : "");
+			g[ng].c.profiles = cp.profiles;
+			memcpy(g[ng].c.first, cp.first, sizeof(cp.first));
+			g[ng].pool = cp;
+			ng++;
+		} else {
+			pool_release(&cp);
+		}
+		/* first parents only: a merged branch's own commits are not this line */
+		if (mv.nparents)
+			snprintf(sha, sizeof(sha), "%s", mv.parents[0]);
+		else
+			sha[0] = '\0';
+		minor_version_release(&mv);
+	}
+	/* oldest first */
+	h->nc = ng;
+	h->c = xcalloc(ng ? ng : 1, sizeof(*h->c));
+	for (i = 0; i < ng; i++)
+		h->c[i] = g[ng - 1 - i].c;
+	for (i = 0; i < ng; i++)
+		for (j = 0; j < g[ng - 1 - i].pool.n; j++)
+			series_get(h, g[ng - 1 - i].pool.f[j].name);
+	if (h->ns)
+		qsort(h->s, h->ns, sizeof(*h->s), cmp_series);
+	for (k = 0; k < h->ns; k++) {
+		struct history_series *s = &h->s[k];
+		s->median = xcalloc(ng ? ng : 1, sizeof(double));
+		s->p95 = xcalloc(ng ? ng : 1, sizeof(double));
+		s->calls = xcalloc(ng ? ng : 1, sizeof(double));
+		for (i = 0; i < ng; i++) {
+			struct commit_pool *cp = &g[ng - 1 - i].pool;
+			struct pool *pl = NULL;
+			for (j = 0; j < cp->n; j++)
+				if (!strcmp(cp->f[j].name, s->name))
+					pl = &cp->f[j];
+			if (!pl || !pl->n) {
+				s->median[i] = s->p95[i] = s->calls[i] = NAN;
+				continue;
+			}
+			qsort(pl->v, pl->n, sizeof(double), cmp_double);
+			s->median[i] = stats_quantile_sorted(pl->v, pl->n, 0.5);
+			s->p95[i] = stats_quantile_sorted(pl->v, pl->n, 0.95);
+			s->calls[i] = (double)pl->n / (double)cp->profiles;
+		}
+	}
+	ret = 0;
+out:
+	for (i = 0; i < ng; i++)
+		pool_release(&g[i].pool);
+	if (ret < 0)
+		for (i = 0; i < ng; i++)
+			free(g[i].c.subject);
+	free(g);
+	return ret;
+}
+
+int history_steps(struct history *h, const struct steps_opts *opts)
+{
+	size_t k, i;
+
+	for (k = 0; k < h->ns; k++) {
+		struct history_series *s = &h->s[k];
+		struct step *st = NULL;
+		size_t n = 0;
+		free(s->steps);
+		s->steps = NULL;
+		s->nsteps = 0;
+		if (history_detect(s->median, NULL, h->nc, opts, &st, &n, NULL) < 0)
+			return -1;
+		s->steps = xcalloc(n ? n : 1, sizeof(*s->steps));
+		for (i = 0; i < n; i++) {
+			s->steps[i].index = st[i].start;
+			s->steps[i].before = st[i].before;
+			s->steps[i].after = st[i].after;
+			s->steps[i].rel = st[i].rel;
+		}
+		s->nsteps = n;
+		free(st);
+	}
+	return 0;
+}
+
+void history_release(struct history *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nc; i++)
+		free(h->c[i].subject);
+	free(h->c);
+	for (i = 0; i < h->ns; i++) {
+		free(h->s[i].name);
+		free(h->s[i].median);
+		free(h->s[i].p95);
+		free(h->s[i].calls);
+		free(h->s[i].steps);
+	}
+	free(h->s);
+	free(h->collector);
+	free(h->cmd);
+	free(h->args);
+	free(h->workload);
+	memset(h, 0, sizeof(*h));
+}
+
+const struct history_series *history_find(const struct history *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->ns; i++)
+		if (!strcmp(h->s[i].name, name))
+			return &h->s[i];
+	return NULL;
+}
+
+static void num(struct strbuf *sb, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "%.17g", v);
+	else
+		strbuf_addstr(sb, "null");
+}
+
+static void array(struct strbuf *sb, const char *key, const double *v, size_t n)
+{
+	size_t i;
+
+	strbuf_addf(sb, "\"%s\":[", key);
+	for (i = 0; i < n; i++) {
+		if (i)
+			strbuf_addch(sb, ',');
+		num(sb, v[i]);
+	}
+	strbuf_addch(sb, ']');
+}
+
+void history_series_json(const struct history *h, const struct history_series *s,
+			 struct strbuf *out)
+{
+	size_t i;
+
+	strbuf_addstr(out, "{\"function\":");
+	strbuf_add_json_str(out, s->name);
+	strbuf_addch(out, ',');
+	array(out, "median", s->median, h->nc);
+	strbuf_addch(out, ',');
+	array(out, "p95", s->p95, h->nc);
+	strbuf_addch(out, ',');
+	array(out, "calls", s->calls, h->nc);
+	strbuf_addstr(out, ",\"steps\":[");
+	for (i = 0; i < s->nsteps; i++) {
+		const struct history_step *st = &s->steps[i];
+		strbuf_addf(out, "%s{\"index\":%zu,\"commit\":\"%s\",\"before\":", i ? "," : "",
+			    st->index, h->c[st->index].sha);
+		num(out, st->before);
+		strbuf_addstr(out, ",\"after\":");
+		num(out, st->after);
+		strbuf_addstr(out, ",\"rel\":");
+		num(out, st->rel);
+		strbuf_addch(out, '}');
+	}
+	strbuf_addstr(out, "]}");
+}
+
+void history_to_json(const struct history *h, const char *only, struct strbuf *out)
+{
+	size_t i, k = 0;
+
+	strbuf_addstr(out, "{\"collector\":");
+	strbuf_add_json_str(out, h->collector ? h->collector : "");
+	strbuf_addstr(out, ",\"cmd\":");
+	strbuf_add_json_str(out, h->cmd ? h->cmd : "");
+	strbuf_addstr(out, ",\"args\":");
+	strbuf_add_json_str(out, h->args ? h->args : "");
+	strbuf_addstr(out, ",\"workload\":");
+	strbuf_add_json_str(out, h->workload ? h->workload : "");
+	strbuf_addstr(out, ",\"commits\":[");
+	for (i = 0; i < h->nc; i++) {
+		strbuf_addf(out, "%s{\"sha\":\"%s\",\"date\":%lld,\"profiles\":%zu,\"subject\":",
+			    i ? "," : "", h->c[i].sha, (long long)h->c[i].date, h->c[i].profiles);
+		strbuf_add_json_str(out, h->c[i].subject);
+		strbuf_addch(out, '}');
+	}
+	strbuf_addstr(out, "],\"series\":[");
+	for (i = 0; i < h->ns; i++) {
+		if (only && strcmp(only, h->s[i].name))
+			continue;
+		if (k++)
+			strbuf_addch(out, ',');
+		history_series_json(h, &h->s[i], out);
+	}
+	strbuf_addstr(out, "]}\n");
+}

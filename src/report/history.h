@@ -1,0 +1,72 @@
+/* Versions over time: per-function series (median, p95, calls) over the
+ * first-parent history of commits that have matching profiles, and the
+ * steps in them (analysis/steps.h, asv's detection, seeds/004).  */
+#ifndef PERUN_HISTORY_H
+#define PERUN_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/steps.h"
+#include "util/strbuf.h"
+
+struct repo;
+
+/* Which profiles make a series: those of one collector, command, arguments
+ * and workload.  NULL fields: taken from the newest profile found.  */
+struct history_filter {
+	const char *collector, *cmd, *args, *workload;
+};
+
+struct history_commit {
+	char sha[41];
+	int64_t date;
+	char *subject;
+	size_t profiles; /* matching profiles pooled at this commit */
+	char first[41];	 /* object id of the first of them */
+};
+
+struct history_step {
+	size_t index; /* of the commit where the new level starts */
+	double before, after, rel;
+};
+
+struct history_series {
+	char *name;
+	double *median, *p95, *calls; /* per commit; NAN where the function was not seen */
+	struct history_step *steps;
+	size_t nsteps;
+};
+
+/* Commits oldest first; series sorted by name.  */
+struct history {
+	char *collector, *cmd, *args, *workload;
+	struct history_commit *c;
+	size_t nc;
+	struct history_series *s;
+	size_t ns;
+};
+
+/* Walks first parents from rev, newest first, over at most max commits
+ * (0: all), pooling the calls of the matching profiles of each commit.  */
+int history_build(struct repo *r, const char *rev, size_t max, const struct history_filter *f,
+		  struct history *h);
+/* Finds the steps of every series' median (opts may be NULL).  The
+ * detection is one call, through this pointer: a seam for tests and other
+ * detectors.  */
+typedef int (*history_detect_fn)(const double *y, const double *w, size_t n,
+				 const struct steps_opts *opts, struct step **out, size_t *nout,
+				 struct steps_info *info);
+extern history_detect_fn history_detect;
+int history_steps(struct history *h, const struct steps_opts *opts);
+void history_release(struct history *h);
+/* The series named name, or NULL.  */
+const struct history_series *history_find(const struct history *h, const char *name);
+
+/* JSON of the history (every series, or only the one named).  */
+void history_to_json(const struct history *h, const char *only, struct strbuf *out);
+/* The JSON of one series alone, as perun report's graphs/ files hold it.  */
+void history_series_json(const struct history *h, const struct history_series *s,
+			 struct strbuf *out);
+
+#endif

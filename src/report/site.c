@@ -1,0 +1,483 @@
+#include "config.h"
+
+#define PR_FMT "report"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile.h"
+#include "report/aggregate.h"
+#include "report/history.h"
+#include "report/site.h"
+#include "store/repo.h"
+#include "store/store.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+char *site_series_name(const char *function)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)function; *p; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' ||
+		    (*p == '.' && p != (const unsigned char *)function))
+			strbuf_addch(&sb, (char)*p);
+		else
+			strbuf_addf(&sb, "_%02X", *p);
+	if (sb.len > 200) {
+		/* long template names: a prefix and a hash of the rest */
+		char hex[SHA1_HEXSZ + 1];
+		sha1_hex(function, strlen(function), hex);
+		sb.len = 160;
+		sb.buf[sb.len] = '\0';
+		strbuf_addf(&sb, "_%.16s", hex);
+	}
+	strbuf_addstr(&sb, ".json");
+	return strbuf_detach(&sb);
+}
+
+static void html_escape(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '<':
+			strbuf_addstr(sb, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(sb, "&gt;");
+			break;
+		case '&':
+			strbuf_addstr(sb, "&amp;");
+			break;
+		case '"':
+			strbuf_addstr(sb, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(sb, "&#39;");
+			break;
+		default:
+			strbuf_addch(sb, *s);
+		}
+}
+
+/* JSON inside <script>: no '<' at all, so no "</script>" can end it early.  */
+static void script_safe(struct strbuf *out, const struct strbuf *json)
+{
+	size_t i;
+
+	for (i = 0; i < json->len; i++)
+		if (json->buf[i] == '<')
+			strbuf_addstr(out, "\\u003c");
+		else
+			strbuf_addch(out, json->buf[i]);
+}
+
+static void amount(struct strbuf *sb, double v)
+{
+	if (!isfinite(v))
+		strbuf_addstr(sb, "-");
+	else if (v >= 1e9)
+		strbuf_addf(sb, "%.3g s", v / 1e9);
+	else if (v >= 1e6)
+		strbuf_addf(sb, "%.3g ms", v / 1e6);
+	else if (v >= 1e3)
+		strbuf_addf(sb, "%.3g us", v / 1e3);
+	else
+		strbuf_addf(sb, "%.3g ns", v);
+}
+
+static int write_text(const char *path, const struct strbuf *sb)
+{
+	return fs_write_atomic(path, sb->buf ? sb->buf : "", sb->len, 0644);
+}
+
+/* graphs/flame/<sha>.svg of each commit's first matching profile.  */
+static int write_flames(const struct history *h, const struct repo *r, const char *dir,
+			size_t *written)
+{
+	size_t i;
+
+	*written = 0;
+	for (i = 0; i < h->nc; i++) {
+		struct strbuf json = STRBUF_INIT, folded = STRBUF_INIT, svg = STRBUF_INIT,
+			      title = STRBUF_INIT;
+		struct profile p = {0};
+		char *path;
+		int bad;
+		if (!h->c[i].first[0])
+			continue;
+		if (store_read_object(r->dir, h->c[i].first, &json, NULL) < 0 ||
+		    profile_parse(&p, json.buf, json.len, h->c[i].first) < 0) {
+			strbuf_release(&json);
+			return -1;
+		}
+		profile_folded(&p, &folded);
+		strbuf_addf(&title, "%s at %.7s: %s", h->cmd ? h->cmd : "", h->c[i].sha,
+			    h->c[i].subject);
+		profile_flamegraph(strbuf_str(&folded), title.buf, &svg);
+		path = xstrfmt("%s/graphs/flame/%s.svg", dir, h->c[i].sha);
+		bad = write_text(path, &svg) < 0;
+		free(path);
+		profile_release(&p);
+		strbuf_release(&json);
+		strbuf_release(&folded);
+		strbuf_release(&svg);
+		strbuf_release(&title);
+		if (bad)
+			return -1;
+		(*written)++;
+	}
+	return 0;
+}
+
+/* Steps that made a function slower, largest first.  */
+struct regression {
+	const struct history_series *s;
+	const struct history_step *st;
+};
+
+static int cmp_regression(const void *a, const void *b)
+{
+	double x = ((const struct regression *)a)->st->rel,
+	       y = ((const struct regression *)b)->st->rel;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static size_t regressions(const struct history *h, struct regression **out)
+{
+	size_t i, j, n = 0;
+
+	*out = NULL;
+	for (i = 0; i < h->ns; i++)
+		for (j = 0; j < h->s[i].nsteps; j++)
+			if (h->s[i].steps[j].rel > 0) {
+				*out = xrealloc(*out, (n + 1) * sizeof(**out));
+				(*out)[n].s = &h->s[i];
+				(*out)[n].st = &h->s[i].steps[j];
+				n++;
+			}
+	if (n)
+		qsort(*out, n, sizeof(**out), cmp_regression);
+	return n;
+}
+
+static const char page_head[] =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    "<title>perun report</title>\n<style>\n"
+    "body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}\n"
+    "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+    "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\n"
+    "td.num{text-align:right}\n.up{color:#b00}.down{color:#070}\n"
+    "section.fn{margin:0 0 1.2em}\nsection.fn h2{font-size:15px;margin:.2em 0}\n"
+    "svg.graph{border:1px solid #ddd;background:#fff}\n"
+    ".legend span{margin-right:1.5em}\n"
+    "</style></head>\n<body>\n";
+
+/* Draws every series of the embedded data as an SVG graph; written for this
+ * page, no library and no network.  */
+static const char page_script[] =
+    "<script>\n"
+    "(function () {\n"
+    "  'use strict';\n"
+    "  var d = JSON.parse(document.getElementById('data').textContent);\n"
+    "  var NS = 'http://www.w3.org/2000/svg';\n"
+    "  var host = document.getElementById('graphs'), drawn = 0;\n"
+    "  function el(tag, attrs, parent) {\n"
+    "    var e = document.createElementNS(NS, tag);\n"
+    "    Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });\n"
+    "    if (parent) parent.appendChild(e);\n"
+    "    return e;\n"
+    "  }\n"
+    "  function text(parent, x, y, s, attrs) {\n"
+    "    var t = el('text', Object.assign({x: x, y: y, 'font-size': 11}, attrs || {}), parent);\n"
+    "    t.textContent = s;\n"
+    "    return t;\n"
+    "  }\n"
+    "  function fmt(v) {\n"
+    "    if (v === null || v === undefined) return '-';\n"
+    "    if (v === 0) return '0';\n"
+    "    if (v >= 1e9) return (v / 1e9).toPrecision(3) + ' s';\n"
+    "    if (v >= 1e6) return (v / 1e6).toPrecision(3) + ' ms';\n"
+    "    if (v >= 1e3) return (v / 1e3).toPrecision(3) + ' us';\n"
+    "    return v.toPrecision(3) + ' ns';\n"
+    "  }\n"
+    "  var m = d.commits.length, W = 780, H = 230, L = 70, R = 40, T = 14, B = 42;\n"
+    "  function X(i) { return L + (m > 1 ? i * (W - L - R) / (m - 1) : (W - L - R) / 2); }\n"
+    "  d.series.forEach(function (s) {\n"
+    "    var sec = document.createElement('section');\n"
+    "    sec.className = 'fn';\n"
+    "    sec.id = 'fn-' + drawn;\n"
+    "    var h = document.createElement('h2');\n"
+    "    h.textContent = s.function + (s.steps.length ? ' \\u2014 ' + s.steps.length +\n"
+    "      (s.steps.length === 1 ? ' step' : ' steps') : '');\n"
+    "    sec.appendChild(h);\n"
+    "    var max = 0;\n"
+    "    s.p95.concat(s.median).forEach(function (v) { if (v !== null && v > max) max = v; });\n"
+    "    max = (max || 1) * 1.1;\n"
+    "    function Y(v) { return T + (H - T - B) * (1 - v / max); }\n"
+    "    var svg = el('svg', {'class': 'graph', width: W, height: H,\n"
+    "      viewBox: '0 0 ' + W + ' ' + H, role: 'img'}, sec);\n"
+    "    el('title', {}, svg).textContent = s.function + ': median and p95 over commits';\n"
+    "    el('line', {x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: '#888'}, svg);\n"
+    "    el('line', {x1: L, y1: T, x2: L, y2: H - B, stroke: '#888'}, svg);\n"
+    "    [0, 0.5, 1].forEach(function (f) {\n"
+    "      var v = max / 1.1 * f;\n"
+    "      text(svg, L - 6, Y(v) + 4, fmt(v), {'text-anchor': 'end'});\n"
+    "      el('line', {x1: L, y1: Y(v), x2: W - R, y2: Y(v), stroke: '#eee'}, svg);\n"
+    "    });\n"
+    "    var every = Math.max(1, Math.ceil(m / 8));\n"
+    "    d.commits.forEach(function (c, i) {\n"
+    "      if (i % every === 0 || i === m - 1)\n"
+    "        text(svg, X(i), H - B + 16, c.sha.slice(0, 7), {'text-anchor': 'middle'});\n"
+    "    });\n"
+    "    s.steps.forEach(function (st) {\n"
+    "      var x = st.index > 0 ? (X(st.index - 1) + X(st.index)) / 2 : X(0);\n"
+    "      el('line', {'class': 'step', x1: x, y1: T, x2: x, y2: H - B, stroke: '#d22',\n"
+    "        'stroke-width': 2, 'stroke-dasharray': '5 3'}, svg);\n"
+    "      text(svg, x + 4, T + 10, (st.rel >= 0 ? '+' : '') + (100 * st.rel).toFixed(1) +\n"
+    "        '% at ' + st.commit.slice(0, 7), {fill: '#d22'});\n"
+    "    });\n"
+    "    [['p95', '#8fa8c8', '4 3'], ['median', '#1f5fbf', '']].forEach(function (k) {\n"
+    "      var pts = [];\n"
+    "      s[k[0]].forEach(function (v, i) { if (v !== null) pts.push(X(i) + ',' + Y(v)); });\n"
+    "      el('polyline', {points: pts.join(' '), fill: 'none', stroke: k[1],\n"
+    "        'stroke-width': 2, 'stroke-dasharray': k[2]}, svg);\n"
+    "    });\n"
+    "    s.median.forEach(function (v, i) {\n"
+    "      if (v === null) return;\n"
+    "      var c = el('circle', {'class': 'point', cx: X(i), cy: Y(v), r: 3.5, fill: '#1f5fbf'}, "
+    "svg);\n"
+    "      el('title', {}, c).textContent = d.commits[i].sha.slice(0, 7) + ' ' +\n"
+    "        d.commits[i].subject + ': median ' + fmt(v) + ', p95 ' + fmt(s.p95[i]) +\n"
+    "        ', ' + s.calls[i] + ' calls';\n"
+    "    });\n"
+    "    host.appendChild(sec);\n"
+    "    drawn++;\n"
+    "  });\n"
+    "  document.body.setAttribute('data-rendered', String(drawn));\n"
+    "})();\n"
+    "</script>\n";
+
+/* A table per release: every shard and time box merged.  */
+static void write_aggregates(const struct agg *aggs, size_t naggs, struct strbuf *out)
+{
+	size_t i, j;
+
+	strbuf_addf(out, "<h2>Aggregates (%zu release%s)</h2>\n", naggs, naggs == 1 ? "" : "s");
+	for (i = 0; i < naggs; i++) {
+		struct agg_func *t;
+		size_t n = agg_totals(&aggs[i], &t);
+		char *file = site_series_name(aggs[i].release);
+		strbuf_addstr(out, "<h3>release ");
+		html_escape(out, aggs[i].release);
+		strbuf_addf(out,
+			    "</h3>\n<p>%zu input profile%s; <a href=\"aggregates/%s\">JSON</a>"
+			    "</p>\n<table class=\"aggregate\"><tr><th>function</th><th>calls</th>"
+			    "<th>mean</th><th>median</th><th>p95</th><th>min</th><th>max</th>"
+			    "</tr>\n",
+			    aggs[i].n, aggs[i].n == 1 ? "" : "s", file);
+		free(file);
+		for (j = 0; j < n; j++) {
+			strbuf_addstr(out, "<tr><td>");
+			html_escape(out, t[j].name);
+			strbuf_addf(out, "</td><td class=\"num\">%llu</td><td class=\"num\">",
+				    (unsigned long long)t[j].calls);
+			amount(out, t[j].calls ? (double)t[j].total / (double)t[j].calls : NAN);
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, log2_hist_quantile(t[j].hist, AGG_BUCKETS, 0.5,
+						       (double)t[j].min, (double)t[j].max));
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, log2_hist_quantile(t[j].hist, AGG_BUCKETS, 0.95,
+						       (double)t[j].min, (double)t[j].max));
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, (double)t[j].min);
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, (double)t[j].max);
+			strbuf_addstr(out, "</td></tr>\n");
+		}
+		strbuf_addstr(out, "</table>\n");
+		agg_funcs_free(t, n);
+	}
+}
+
+static void write_page(const struct history *h, const struct agg *aggs, size_t naggs,
+		       struct strbuf *out)
+{
+	struct strbuf data = STRBUF_INIT;
+	struct regression *rg;
+	size_t i, nr = regressions(h, &rg);
+
+	strbuf_addstr(out, page_head);
+	strbuf_addstr(out, "<h1>perun report</h1>\n<p>");
+	html_escape(out, h->cmd ? h->cmd : "");
+	if (h->args && *h->args) {
+		strbuf_addch(out, ' ');
+		html_escape(out, h->args);
+	}
+	if (h->workload && *h->workload) {
+		strbuf_addstr(out, ", workload ");
+		html_escape(out, h->workload);
+	}
+	strbuf_addstr(out, " (collector ");
+	html_escape(out, h->collector ? h->collector : "");
+	strbuf_addf(out,
+		    "): %zu commit%s with profiles, first parents, oldest first; %zu "
+		    "function%s.  Data: <a href=\"index.json\">index.json</a>, "
+		    "<a href=\"graphs/\">graphs/</a>.</p>\n",
+		    h->nc, h->nc == 1 ? "" : "s", h->ns, h->ns == 1 ? "" : "s");
+	strbuf_addf(out, "<h2>Regressions (%zu)</h2>\n", nr);
+	if (nr) {
+		strbuf_addstr(out,
+			      "<table id=\"regressions\"><tr><th>function</th><th>commit where "
+			      "it starts</th><th>before</th><th>after</th><th>change</th>"
+			      "</tr>\n");
+		for (i = 0; i < nr; i++) {
+			const struct history_commit *c = &h->c[rg[i].st->index];
+			strbuf_addstr(out, "<tr><td>");
+			html_escape(out, rg[i].s->name);
+			strbuf_addf(out, "</td><td><a href=\"graphs/flame/%s.svg\">%.7s</a> ",
+				    c->sha, c->sha);
+			html_escape(out, c->subject);
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, rg[i].st->before);
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			amount(out, rg[i].st->after);
+			strbuf_addf(out, "</td><td class=\"num up\">%+.1f%%</td></tr>\n",
+				    100.0 * rg[i].st->rel);
+		}
+		strbuf_addstr(out, "</table>\n");
+	} else {
+		strbuf_addstr(out, "<p id=\"regressions\">No step made a function slower.</p>\n");
+	}
+	strbuf_addstr(out, "<p class=\"legend\"><span style=\"color:#1f5fbf\">&#9473; median"
+			   "</span><span style=\"color:#8fa8c8\">&#9476; p95</span><span "
+			   "style=\"color:#d22\">&#9476; step (the commit where the new level "
+			   "starts)</span></p>\n<div id=\"graphs\"></div>\n");
+	strbuf_addstr(out, "<h2>Commits</h2>\n<table id=\"commits\"><tr><th>commit</th>"
+			   "<th>profiles</th><th>subject</th></tr>\n");
+	for (i = h->nc; i-- > 0;) {
+		strbuf_addf(out,
+			    "<tr><td><a href=\"graphs/flame/%s.svg\">%.7s</a></td><td "
+			    "class=\"num\">%zu</td><td>",
+			    h->c[i].sha, h->c[i].sha, h->c[i].profiles);
+		html_escape(out, h->c[i].subject);
+		strbuf_addstr(out, "</td></tr>\n");
+	}
+	strbuf_addstr(out, "</table>\n");
+	if (naggs)
+		write_aggregates(aggs, naggs, out);
+	strbuf_addstr(out, "<script id=\"data\" type=\"application/json\">");
+	history_to_json(h, NULL, &data);
+	script_safe(out, &data);
+	strbuf_addstr(out, "</script>\n");
+	strbuf_addstr(out, page_script);
+	strbuf_addstr(out, "</body></html>\n");
+	strbuf_release(&data);
+	free(rg);
+}
+
+int site_write(const struct history *h, const struct repo *r, const char *dir,
+	       const struct agg *aggs, size_t naggs)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = NULL, *flames = xstrfmt("%s/graphs/flame", dir);
+	struct regression *rg;
+	size_t i, nr, nflames;
+	int ret = -1;
+
+	if (fs_mkdir_p(flames, 0755) < 0)
+		goto out;
+	/* graphs/<function>.json: one series each, with the commits it is over */
+	for (i = 0; i < h->ns; i++) {
+		char *name = site_series_name(h->s[i].name);
+		size_t k;
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "{\"commits\":[");
+		for (k = 0; k < h->nc; k++)
+			strbuf_addf(&sb, "%s\"%s\"", k ? "," : "", h->c[k].sha);
+		strbuf_addstr(&sb, "],\"series\":");
+		history_series_json(h, &h->s[i], &sb);
+		strbuf_addstr(&sb, "}\n");
+		free(path);
+		path = xstrfmt("%s/graphs/%s", dir, name);
+		free(name);
+		if (write_text(path, &sb) < 0)
+			goto out;
+	}
+	if (write_flames(h, r, dir, &nflames) < 0)
+		goto out;
+	/* index.json: what there is, and where */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "{\"perun_report\":1,\"history\":");
+	{
+		struct strbuf hj = STRBUF_INIT;
+		history_to_json(h, "", &hj); /* no series: the commits and the config */
+		while (hj.len && hj.buf[hj.len - 1] == '\n')
+			hj.buf[--hj.len] = '\0';
+		strbuf_add(&sb, hj.buf, hj.len);
+		strbuf_release(&hj);
+	}
+	strbuf_addstr(&sb, ",\"functions\":[");
+	for (i = 0; i < h->ns; i++) {
+		char *name = site_series_name(h->s[i].name);
+		strbuf_addstr(&sb, i ? "," : "");
+		strbuf_addstr(&sb, "{\"name\":");
+		strbuf_add_json_str(&sb, h->s[i].name);
+		strbuf_addf(&sb, ",\"graph\":\"graphs/%s\",\"steps\":%zu}", name, h->s[i].nsteps);
+		free(name);
+	}
+	strbuf_addstr(&sb, "],\"regressions\":[");
+	nr = regressions(h, &rg);
+	for (i = 0; i < nr; i++) {
+		strbuf_addstr(&sb, i ? "," : "");
+		strbuf_addstr(&sb, "{\"function\":");
+		strbuf_add_json_str(&sb, rg[i].s->name);
+		strbuf_addf(&sb,
+			    ",\"commit\":\"%s\",\"before\":%.17g,\"after\":%.17g,\"rel\":%.17g}",
+			    h->c[rg[i].st->index].sha, rg[i].st->before, rg[i].st->after,
+			    isfinite(rg[i].st->rel) ? rg[i].st->rel : 1e308);
+	}
+	free(rg);
+	strbuf_addf(&sb, "],\"flamegraphs\":%zu,\"aggregates\":[", nflames);
+	for (i = 0; i < naggs; i++) {
+		char *name = site_series_name(aggs[i].release);
+		struct strbuf aj = STRBUF_INIT;
+		char *apath = xstrfmt("%s/aggregates/%s", dir, name),
+		     *adir = xstrfmt("%s/aggregates", dir);
+		int bad;
+		strbuf_addstr(&sb, i ? "," : "");
+		strbuf_addstr(&sb, "{\"release\":");
+		strbuf_add_json_str(&sb, aggs[i].release);
+		strbuf_addf(&sb, ",\"inputs\":%zu,\"file\":\"aggregates/%s\"}", aggs[i].n, name);
+		agg_to_json(&aggs[i], &aj);
+		bad = fs_mkdir_p(adir, 0755) < 0 || write_text(apath, &aj) < 0;
+		free(name);
+		free(apath);
+		free(adir);
+		strbuf_release(&aj);
+		if (bad)
+			goto out;
+	}
+	strbuf_addstr(&sb, "]}\n");
+	free(path);
+	path = xstrfmt("%s/index.json", dir);
+	if (write_text(path, &sb) < 0)
+		goto out;
+	strbuf_reset(&sb);
+	write_page(h, aggs, naggs, &sb);
+	free(path);
+	path = xstrfmt("%s/index.html", dir);
+	if (write_text(path, &sb) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(path);
+	free(flames);
+	strbuf_release(&sb);
+	return ret;
+}

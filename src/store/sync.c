@@ -1,0 +1,330 @@
+#include "config.h"
+
+#define PR_FMT "sync"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/repo.h"
+#include "store/store.h"
+#include "store/sync.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "vcs/vcs.h"
+
+/* One file of the fetched tree, verified.  */
+struct fetched {
+	char hex[SHA1_HEXSZ + 1];
+	unsigned char *data;
+	size_t len;
+	int is_index;
+	struct pidx index;
+};
+
+struct fetch_set {
+	const char *remote;
+	struct fetched *v;
+	size_t n, alloc;
+};
+
+static int is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[n] == '\0' || s[n] == '/';
+}
+
+/* objects/xx/yyyy... to its 40-hex name, or -1.  */
+static int path_hex(const char *path, char hex[SHA1_HEXSZ + 1])
+{
+	if (strncmp(path, "objects/", 8) || strlen(path) != 8 + 2 + 1 + 38 || path[10] != '/' ||
+	    !is_hex(path + 8, 2) || !is_hex(path + 11, 38))
+		return -1;
+	memcpy(hex, path + 8, 2);
+	memcpy(hex + 2, path + 11, 38);
+	hex[40] = '\0';
+	return 0;
+}
+
+static int fetched_file(void *ctx, const char *path, const unsigned char *data, size_t len)
+{
+	struct fetch_set *s = ctx;
+	struct strbuf why = STRBUF_INIT;
+	struct fetched *f;
+	int ret = 0;
+
+	if (s->n == s->alloc) {
+		s->alloc = s->alloc ? 2 * s->alloc : 64;
+		s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
+	}
+	f = &s->v[s->n];
+	memset(f, 0, sizeof(*f));
+	pidx_init(&f->index);
+	if (path_hex(path, f->hex) < 0)
+		return pr_error("%s fetched from %s is not a perun object or index (refused, "
+				"nothing was stored): is %s's %s written by perun push?",
+				path, s->remote, s->remote, VCS_SYNC_REF);
+	if (len >= 4 && !memcmp(data, "pidx", 4)) {
+		f->is_index = 1;
+		if (pidx_salvage(&f->index, data, len, &why) != 0) {
+			pidx_release(&f->index);
+			ret = pr_error("index %s fetched from %s: %s (corrupted; refused, nothing "
+				       "was stored): push it again from a host whose copy 'perun "
+				       "fsck' finds intact",
+				       f->hex, s->remote, why.buf);
+		}
+	} else if (store_check_object_bytes(f->hex, data, len, NULL, NULL, &why) < 0) {
+		ret = pr_error("object %s fetched from %s: %s (refused, nothing was stored): push "
+			       "it again from a host whose copy 'perun fsck' finds intact",
+			       f->hex, s->remote, why.buf);
+	}
+	strbuf_release(&why);
+	if (ret < 0)
+		return -1;
+	f->data = xmalloc(len ? len : 1);
+	memcpy(f->data, data, len);
+	f->len = len;
+	s->n++;
+	return 0;
+}
+
+static void fetch_set_release(struct fetch_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].data);
+		pidx_release(&s->v[i].index);
+	}
+	free(s->v);
+	s->v = NULL;
+	s->n = s->alloc = 0;
+}
+
+static int cmp_hex(const void *a, const void *b)
+{
+	return strcmp(((const struct fetched *)a)->hex, ((const struct fetched *)b)->hex);
+}
+
+/* Every entry of a fetched index names an object fetched with it or here.  */
+static int check_entries(const struct repo *r, const struct fetch_set *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->n; i++) {
+		const struct fetched *f = &s->v[i];
+		for (j = 0; f->is_index && j < f->index.n; j++) {
+			struct fetched key;
+			const struct fetched *hit;
+			memset(&key, 0, sizeof(key));
+			char *path;
+			int here;
+			repo_entry_hex(&f->index, j, key.hex);
+			hit = s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_hex) : NULL;
+			if (hit && !hit->is_index)
+				continue;
+			path = store_object_path(r->dir, key.hex);
+			here = fs_exists(path);
+			free(path);
+			if (!here)
+				return pr_error(
+				    "index %s fetched from %s names object %s, which "
+				    "neither it nor this repository holds (refused, "
+				    "nothing was stored): push again from the host that "
+				    "registered it",
+				    f->hex, s->remote, key.hex);
+		}
+	}
+	return 0;
+}
+
+static int has_id(const struct pidx *x, const unsigned char *id)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		if (!memcmp(x->entries[i].id, id, SHA1_RAWSZ))
+			return 1;
+	return 0;
+}
+
+/* Stores what is new: objects first, so an index never names a missing one.  */
+static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *st)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->n; i++) {
+		char *path;
+		int here;
+		if (s->v[i].is_index)
+			continue;
+		path = store_object_path(r->dir, s->v[i].hex);
+		here = fs_exists(path);
+		free(path);
+		if (here)
+			continue;
+		if (store_put_file(r->dir, s->v[i].hex, s->v[i].data, s->v[i].len, 0444) < 0)
+			return -1;
+		st->objects++;
+	}
+	for (i = 0; i < s->n; i++) {
+		const struct fetched *f = &s->v[i];
+		struct pidx local;
+		size_t added = 0;
+		if (!f->is_index)
+			continue;
+		if (store_read_index(r->dir, f->hex, &local) < 0)
+			return -1;
+		for (j = 0; j < f->index.n; j++)
+			if (!has_id(&local, f->index.entries[j].id)) {
+				pidx_append(&local, f->index.entries[j].time,
+					    f->index.entries[j].id, f->index.entries[j].path);
+				added++;
+			}
+		if (added && store_write_index(r->dir, f->hex, &local) < 0) {
+			pidx_release(&local);
+			return -1;
+		}
+		st->entries += added;
+		st->indexes += added > 0;
+		pidx_release(&local);
+	}
+	return 0;
+}
+
+int sync_fetch(struct repo *r, const char *remote, struct sync_stats *st)
+{
+	struct fetch_set s = {remote, NULL, 0, 0};
+	int ret = -1;
+
+	if (vcs_sync_fetch(r->worktree, remote, fetched_file, &s, st->tip) < 0)
+		goto out;
+	if (s.n)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_hex);
+	if (check_entries(r, &s) < 0 || import(r, &s, st) < 0)
+		goto out;
+	ret = 0;
+out:
+	fetch_set_release(&s);
+	return ret;
+}
+
+/* A damaged file pushed would make every other host's fetch refuse the
+ * remote: each file is checked as fetch will check it.  */
+static int check_local(const struct repo *r, const char *rel, const char *hex)
+{
+	struct strbuf data = STRBUF_INIT, why = STRBUF_INIT;
+	char *path = xstrfmt("%s/%s", r->dir, rel);
+	struct pidx x;
+	int ret = 0;
+
+	if (strbuf_read_file(&data, path) < 0) {
+		ret = pr_error_errno("%s", path);
+	} else if (data.len >= 4 && !memcmp(data.buf, "pidx", 4)) {
+		if (pidx_salvage(&x, (const unsigned char *)data.buf, data.len, &why) != 0)
+			ret = pr_error("index %s (%s): %s: nothing was pushed; run 'perun fsck "
+				       "--repair' first",
+				       hex, path, why.buf);
+		pidx_release(&x);
+	} else if (store_check_object_bytes(hex, data.buf, data.len, NULL, NULL, &why) < 0) {
+		ret = pr_error("object %s (%s): %s: nothing was pushed; run 'perun fsck --repair' "
+			       "first",
+			       hex, path, why.buf);
+	}
+	free(path);
+	strbuf_release(&data);
+	strbuf_release(&why);
+	return ret;
+}
+
+/* The files of .perun/objects (objects and indexes), as objects/xx/yyyy,
+ * each checked.  */
+static int list_local(const struct repo *r, char ***out, size_t *n)
+{
+	char *objects = xstrfmt("%s/objects", r->dir), *sub;
+	DIR *d = opendir(objects), *dd;
+	struct dirent *de, *fe;
+	size_t alloc = 0;
+	char hex[SHA1_HEXSZ + 1];
+
+	*out = NULL;
+	*n = 0;
+	if (!d) {
+		int ret = errno == ENOENT ? 0 : pr_error_errno("%s", objects);
+		free(objects);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		if (strlen(de->d_name) != 2 || !is_hex(de->d_name, 2))
+			continue;
+		sub = xstrfmt("%s/%s", objects, de->d_name);
+		if (!(dd = opendir(sub))) {
+			free(sub);
+			continue;
+		}
+		while ((fe = readdir(dd))) {
+			char *rel = xstrfmt("objects/%s/%s", de->d_name, fe->d_name);
+			if (path_hex(rel, hex) < 0) {
+				free(rel);
+				continue; /* temp files, fsck's damaged copies */
+			}
+			if (check_local(r, rel, hex) < 0) {
+				free(rel);
+				closedir(dd);
+				free(sub);
+				closedir(d);
+				free(objects);
+				return -1;
+			}
+			if (*n == alloc) {
+				alloc = alloc ? 2 * alloc : 64;
+				*out = xrealloc(*out, alloc * sizeof(**out));
+			}
+			(*out)[(*n)++] = rel;
+		}
+		closedir(dd);
+		free(sub);
+	}
+	closedir(d);
+	free(objects);
+	return 0;
+}
+
+int sync_push(struct repo *r, const char *remote, unsigned tries, struct sync_stats *st)
+{
+	unsigned attempt;
+	struct timespec ts;
+	long ms;
+
+	srand((unsigned)time(NULL) ^ (unsigned)getpid());
+	for (attempt = 1; attempt <= tries; attempt++) {
+		char **files = NULL;
+		size_t n = 0, i;
+		int r2;
+		st->attempts = attempt;
+		if (sync_fetch(r, remote, st) < 0 || list_local(r, &files, &n) < 0)
+			return -1;
+		st->files = n;
+		r2 = vcs_sync_push(r->worktree, remote, r->dir, files, n, st->tip);
+		for (i = 0; i < n; i++)
+			free(files[i]);
+		free(files);
+		if (r2 <= 0)
+			return r2;
+		/* another host pushed since our fetch: back off a little, merge again */
+		ms = 50 + rand() % (100 * (long)attempt);
+		ts.tv_sec = ms / 1000;
+		ts.tv_nsec = (ms % 1000) * 1000000L;
+		nanosleep(&ts, NULL);
+	}
+	return pr_error("the profiles ref of %s kept moving: %u pushes were overtaken by other "
+			"hosts; run 'perun push %s' again",
+			remote, tries, remote);
+}

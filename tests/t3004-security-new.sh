@@ -1,0 +1,276 @@
+#!/bin/sh
+# Security of the commands added lately (stats, callgraph, postprocessby): a
+# hostile local user (nobody, through setpriv) and damaged files attack root's
+# perun.  Nothing perun did not write may be deleted, read as its own or
+# written through; every refusal names the path and the fix.
+. "$SRCDIR/tests/lib.sh"
+[ "$(id -u)" = 0 ] || skip_all "needs root (the attacker is nobody)"
+command -v setpriv >/dev/null 2>&1 || skip_all "needs setpriv (util-linux)"
+id nobody >/dev/null 2>&1 && getent group nogroup >/dev/null 2>&1 ||
+	skip_all "needs the user nobody and the group nogroup"
+
+NOBODY=$(id -u nobody)
+as_nobody() { setpriv --reuid nobody --regid nogroup --clear-groups "$@"; }
+chmod 755 "$TRASH"
+
+# refused CMD...: runs it, wants exit 1, keeps stderr in err
+refused() {
+	set +e
+	"$@" >out 2>err
+	rc=$?
+	set -e
+	cat out err
+	test $rc = 1
+}
+
+# a stats file as perun writes it: stats_file PATH FUNCTION COUNT
+stats_file() {
+	printf '{"perun-stats":1,"cmd":"/bin/%s","args":"","workload":"","collector":"trace","functions":{"%s":{"sampled_count":%s,"sample":1,"count":%s}}}' \
+		"$2" "$2" "$3" "$3" >"$1"
+	chmod 644 "$1"
+}
+
+# --- perun stats --------------------------------------------------------------
+
+test_expect_success 'a repository with stats of two commands' '
+	mkdir repo && cd repo &&
+	git init -q && git config user.email t@example.com && git config user.name Tester &&
+	echo one >f && git add f && git commit -q -m first &&
+	echo two >f && git commit -q -a -m second &&
+	"$PERUN" init >/dev/null && head=$(git rev-parse HEAD) &&
+	mkdir -p .perun/stats/$head && chmod 700 .perun/stats/$head &&
+	stats_file .perun/stats/$head/a-0000000000000000.stats fa 1 &&
+	stats_file .perun/stats/$head/b-0000000000000000.stats fb 2 &&
+	"$PERUN" stats show a-0000000000000000.stats | grep "^fa "
+'
+
+test_expect_success 'stats show refuses names with / or .. and leading dots' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	stats_file ../outside.stats fo 3 &&
+	for n in ../../../outside.stats "$head/../$head/a-0000000000000000.stats" .hidden.stats; do
+		refused "$PERUN" stats show "$n" || return 1
+		grep "no stats file" err || return 1
+	done
+'
+
+test_expect_success 'stats delete file with / or .. deletes nothing' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	"$PERUN" stats delete file ../../../outside.stats -m . >out && cat out &&
+	"$PERUN" stats delete file "../$head/a-0000000000000000.stats" >out && cat out &&
+	grep "deleted 0 stats files" out &&
+	test -f ../outside.stats && test -f .perun/stats/$head/a-0000000000000000.stats
+'
+
+test_expect_success 'a symbolic link to a stats file outside is not perun.s: left by clean and delete' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	ln -s "$TRASH/outside.stats" .perun/stats/$head/l-0000000000000000.stats &&
+	"$PERUN" stats clean >out && cat out &&
+	grep "not perun.s, left alone: .*/l-0000000000000000.stats" out &&
+	"$PERUN" stats delete file l-0000000000000000.stats >out && cat out &&
+	grep "not written by perun, left alone" out &&
+	test -f ../outside.stats && test -L .perun/stats/$head/l-0000000000000000.stats &&
+	refused "$PERUN" stats show l-0000000000000000.stats && grep "symbolic link" err &&
+	rm .perun/stats/$head/l-0000000000000000.stats
+'
+
+test_expect_success 'a minor directory that is a symbolic link: nothing behind it deleted' '
+	cd repo && first=$(git rev-parse HEAD~1) &&
+	mkdir -m 700 ../elsewhere && stats_file ../elsewhere/e-0000000000000000.stats fe 4 &&
+	ln -s "$TRASH/elsewhere" .perun/stats/$first &&
+	"$PERUN" stats delete minor HEAD~1 >out && cat out &&
+	grep "not perun.s, left alone: .*/$first (a symbolic link" out &&
+	"$PERUN" stats delete all >out && cat out && grep "deleted 2 stats files" out &&
+	"$PERUN" stats clean >out && cat out && grep "not perun.s, left alone: .*/$first$" out &&
+	test -f ../elsewhere/e-0000000000000000.stats && test -L .perun/stats/$first &&
+	rm .perun/stats/$first && head=$(git rev-parse HEAD) && mkdir -m 700 .perun/stats/$head &&
+	stats_file .perun/stats/$head/a-0000000000000000.stats fa 1 &&
+	stats_file .perun/stats/$head/b-0000000000000000.stats fb 2
+'
+
+test_expect_success 'a FIFO stats file: show, list-files, clean and delete do not block' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	mkfifo -m 600 .perun/stats/$head/p-0000000000000000.stats &&
+	timeout 10 "$PERUN" stats list-files >out && cat out &&
+	grep "p-0000000000000000.stats  (not perun.s)" out &&
+	set +e; timeout 10 "$PERUN" stats show p-0000000000000000.stats 2>err; rc=$?; set -e &&
+	cat err && test $rc = 1 && grep "not a regular file" err &&
+	timeout 10 "$PERUN" stats delete file p-0000000000000000.stats >out && cat out &&
+	test -p .perun/stats/$head/p-0000000000000000.stats &&
+	rm .perun/stats/$head/p-0000000000000000.stats
+'
+
+test_expect_success 'a huge stats file is refused, not read into memory' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	truncate -s 3G .perun/stats/$head/h-0000000000000000.stats &&
+	set +e; timeout 20 "$PERUN" stats show h-0000000000000000.stats 2>err; rc=$?; set -e &&
+	cat err && test $rc = 1 && grep "h-0000000000000000.stats.*too large" err &&
+	timeout 20 "$PERUN" stats delete all -k >out && cat out &&
+	test -f .perun/stats/$head/h-0000000000000000.stats &&
+	rm .perun/stats/$head/h-0000000000000000.stats
+'
+
+test_expect_success 'a minor directory another user owns: its files are not trusted nor deleted' '
+	cd repo && head=$(git rev-parse HEAD) &&
+	stats_file .perun/stats/$head/a-0000000000000000.stats fa 1 &&
+	stats_file .perun/stats/$head/b-0000000000000000.stats fb 2 &&
+	chmod 755 . .perun .perun/stats && chown nobody .perun/stats/$head &&
+	as_nobody mv .perun/stats/$head/a-0000000000000000.stats .perun/stats/$head/x &&
+	as_nobody mv .perun/stats/$head/b-0000000000000000.stats .perun/stats/$head/a-0000000000000000.stats &&
+	refused "$PERUN" stats show a-0000000000000000.stats &&
+	grep "owned by uid $NOBODY" err &&
+	"$PERUN" stats delete all >out && cat out && grep "deleted 0" out &&
+	"$PERUN" stats clean >out && cat out && grep "not perun.s, left alone: .*/$head$" out &&
+	"$PERUN" stats list-files >out && cat out && ! grep "a-0000000000000000.stats$" out &&
+	test -f .perun/stats/$head/a-0000000000000000.stats && test -f .perun/stats/$head/x &&
+	chown root .perun/stats/$head && chmod 777 .perun/stats/$head &&
+	refused "$PERUN" stats show a-0000000000000000.stats && grep "writable by group or others" err &&
+	"$PERUN" stats delete all >out && cat out && grep "deleted 0" out &&
+	test -f .perun/stats/$head/a-0000000000000000.stats &&
+	chmod 700 .perun/stats/$head &&
+	"$PERUN" stats show a-0000000000000000.stats | grep "^fb "
+'
+
+# --- perun callgraph and its cache -----------------------------------------------
+
+# forge_cg FILE WHAT: damages a record of a call-graph cache file and gives it
+# the right checksum, so that only the record checks can catch it
+forge_cg() {
+	python3 - "$1" "$2" <<-\PY
+	import struct, sys, zlib
+	path, what = sys.argv[1], sys.argv[2]
+	b = bytearray(open(path, "rb").read())
+	(nnodes, nfuncs, nedges, nblocks, nsucc, strsize) = struct.unpack_from("<6I", b, 20)
+	edges = 80 + nnodes * 48
+	if what == "edge":
+	    struct.pack_into("<I", b, edges + 4, 0xffffffff)
+	elif what == "block":
+	    struct.pack_into("<I", b, 80 + 16, 0x7fffffff)
+	elif what == "succ":
+	    blocks = edges + nedges * 16
+	    struct.pack_into("<II", b, blocks + 16, 0, 0xffffff)
+	elif what == "count":
+	    struct.pack_into("<I", b, 20, 0x10000000)
+	elif what == "string":
+	    b[-1] = ord("x")
+	struct.pack_into("<I", b, 72, zlib.crc32(bytes(b[80:])) & 0xffffffff)
+	open(path, "wb").write(bytes(b))
+	PY
+}
+
+test_expect_success 'callgraph: a cache entry with forged records and a right checksum is rebuilt' '
+	cc -g -O1 -fno-optimize-sibling-calls -o cg "$FIXTURES/cgraph.c" &&
+	"$PERUN" callgraph cg --format json >g.json &&
+	"$PERUN" callgraph cg --format json >again.json &&
+	grep "\"from_cache\":true" again.json && grep -v from_cache g.json >a &&
+	cg=$(ls "$PERUN_CACHE_DIR"/targets/*.cg) && cp "$cg" good.cg &&
+	for what in edge:bad.record block:bad.record succ:bad.record count:wrong.size \
+		string:bad.record; do
+		cp good.cg "$cg" && forge_cg "$cg" ${what%:*} &&
+		"$PERUN" callgraph cg --format json >fixed.json 2>err || return 1
+		cat err
+		grep "damaged call-graph cache entry (${what#*:}): rebuilding it" err || return 1
+		grep "\"from_cache\":false" fixed.json || return 1
+		grep -v from_cache fixed.json >b && test_cmp a b || return 1
+	done &&
+	: >"$cg" && "$PERUN" callgraph cg --format json >fixed.json 2>err &&
+	grep "damaged call-graph cache entry (truncated)" err &&
+	grep -v from_cache fixed.json >b && test_cmp a b
+'
+
+test_expect_success 'callgraph: a cache entry another user owns or can write is refused' '
+	cg=$(ls "$PERUN_CACHE_DIR"/targets/*.cg) &&
+	chown nobody "$cg" && refused "$PERUN" callgraph cg &&
+	grep "refusing $cg: owned by uid $NOBODY" err && ! test -s out &&
+	chown root "$cg" && chmod 666 "$cg" && refused "$PERUN" callgraph cg &&
+	grep "refusing $cg: writable by group or others" err &&
+	chmod 600 "$cg" && cp good.cg "$cg" && rm "$cg" && mkfifo -m 600 "$cg" &&
+	timeout 10 "$PERUN" callgraph cg >out 2>err; rc=$?; cat err && test $rc = 1 &&
+	grep "not a regular file" err && rm "$cg" &&
+	"$PERUN" callgraph cg --format json >fixed.json && grep -v from_cache fixed.json >b &&
+	test_cmp a b
+'
+
+test_expect_success 'callgraph: a symbolic link for the cache or its targets directory is refused' '
+	mkdir -m 1777 shared && mkdir -m 700 realcache &&
+	as_nobody ln -s "$TRASH/realcache" shared/cache &&
+	PERUN_CACHE_DIR="$TRASH/shared/cache" refused "$PERUN" callgraph cg &&
+	grep "shared/cache is a symbolic link (owned by uid $NOBODY)" err &&
+	! test -e realcache/targets &&
+	mkdir -m 700 c2 c2/modules nobodys && chown nobody nobodys &&
+	ln -s "$TRASH/nobodys" c2/targets &&
+	PERUN_CACHE_DIR="$TRASH/c2" refused "$PERUN" callgraph cg &&
+	grep "c2/targets is a symbolic link" err && ! ls nobodys | grep .
+'
+
+# --- perun postprocessby -o ----------------------------------------------------
+
+# a small trace profile: 20 calls of work
+{
+	printf '{"origin":"","header":{"type":"mixed","cmd":"x","args":"","workload":"","units":{"mixed(time delta)":"us"}},'
+	printf '"collector_info":{"name":"trace","params":{}},"postprocessors":[],"resource_type_map":{},"snapshots":[{"resources":['
+	i=0; while [ $i -lt 20 ]; do
+		[ $i = 0 ] || printf ,
+		printf '{"uid":"work","amount":%d,"call-order":%d,"type":"mixed","subtype":"time delta"}' $((100 + i)) $i
+		i=$((i + 1))
+	done
+	echo ']}]}'
+} >"$TRASH/p.perf"
+
+# is_result FILE: a profile root wrote with the regressogram models
+is_result() {
+	test -f "$1" && ! test -L "$1" && test "$(stat -c %u "$1")" = 0 &&
+	grep -q '"name":"regressogram"' "$1"
+}
+
+test_expect_success 'postprocessby -o onto an existing file or a link: neither is written through' '
+	echo mine >victim && chmod 644 victim &&
+	"$PERUN" postprocessby p.perf regressogram -o victim >out && cat out &&
+	test "$(cat victim)" = mine && is_result victim-2 &&
+	mkdir -m 1777 pub &&
+	as_nobody ln -s "$TRASH/victim" pub/out.perf &&
+	as_nobody ln -s "$TRASH/created-by-root" pub/dangling.perf &&
+	"$PERUN" postprocessby p.perf regressogram -o pub/out.perf >out && cat out &&
+	grep "written to pub/out-2.perf" out && is_result pub/out-2.perf &&
+	"$PERUN" postprocessby p.perf regressogram -o pub/dangling.perf &&
+	is_result pub/dangling-2.perf && ! test -e created-by-root &&
+	test "$(cat victim)" = mine && test -L pub/out.perf && test -L pub/dangling.perf &&
+	! ls -A pub | grep "^\."
+'
+
+test_expect_success 'postprocessby -o in a directory others can write: a swapped staging file is neither published nor deleted' '
+	mkdir -m 777 open && echo evil >open/evil0 && chown nobody open/evil0 &&
+	as_nobody /usr/bin/python3 - "$TRASH/open" <<-\PY &
+	import os, sys, time, shutil
+	d = sys.argv[1]; n = 0; end = time.time() + 30
+	while time.time() < end and not os.path.exists(d + "/stop"):
+	    for f in os.listdir(d):
+	        if f.startswith(".r.perf.new-") and ".tmp" not in f:
+	            n += 1
+	            shutil.copy(d + "/evil0", d + "/evil%d" % n)
+	            try:
+	                os.rename(d + "/evil%d" % n, d + "/" + f)
+	            except OSError:
+	                pass
+	PY
+	attacker=$! && sleep 0.5 &&
+	i=0 && while [ $i -lt 30 ]; do
+		"$PERUN" postprocessby p.perf regressogram -o open/r.perf >/dev/null 2>err || cat err
+		i=$((i + 1))
+	done &&
+	touch open/stop && wait $attacker &&
+	ls -la open && for f in open/r*.perf; do is_result "$f" || { echo "BAD $f"; exit 1; }; done &&
+	for f in open/.r.perf.new-*; do test -e "$f" || continue; test "$(cat "$f")" = evil || exit 1; done
+'
+
+test_expect_success 'postprocessby: a pending-jobs directory that is a link is refused' '
+	cd repo && mkdir -m 700 ../rootonly &&
+	{ mv .perun/jobs ../jobs.saved 2>/dev/null || true; } &&
+	ln -s "$TRASH/rootonly" .perun/jobs &&
+	refused "$PERUN" postprocessby ../p.perf regressogram &&
+	grep "jobs is a symbolic link" err && ! ls -A ../rootonly | grep . &&
+	rm .perun/jobs && { mv ../jobs.saved .perun/jobs 2>/dev/null || true; } &&
+	"$PERUN" postprocessby ../p.perf regressogram >out && cat out &&
+	is_result .perun/jobs/p-regressogram.perf
+'
+
+test_done

@@ -1,0 +1,110 @@
+#!/bin/sh
+# perun history: per-function series (median, p95, calls) over the
+# first-parent history, and asv's step detection naming the commit where a
+# planted 3x slowdown starts; a steady function shows no step; a merged
+# branch's own commits and profiles of another workload stay out.  Profiles
+# come from the parser alone (no tracing), with seeded noise.
+. "$SRCDIR/tests/lib.sh"
+
+GIT_CEILING_DIRECTORIES="$TRASH"
+export GIT_CEILING_DIRECTORIES
+
+# prof SEED WORK_NS [WORKLOAD]: registers for HEAD a profile of main calling
+# work and steady 15 times each, every call within +-10% of its level.
+prof() {
+	python3 - "$1" "$2" <<-\PY >"$TRASH/raw" &&
+	import random, sys
+	rnd = random.Random(int(sys.argv[1]))
+	work = int(sys.argv[2])
+	print("s 3e8 0 100"); print("r")
+	t = 0x100
+	print("0 1 %x" % t)
+	for i in range(15):
+	    for probe, level in ((1, work), (2, 500)):
+	        t += 10; print("%x 1 %x" % (2 * probe, t))
+	        t += int(level * rnd.uniform(0.9, 1.1)); print("%x 1 %x" % (2 * probe + 1, t))
+	t += 10; print("1 1 %x" % t); print("q")
+	PY
+	"$PERUN" __parse "$TRASH/plan" "$TRASH/raw" "$TRASH/p.tmp" >/dev/null &&
+	python3 - "$TRASH/p.tmp" "$TRASH/p.perf" "${3:-w}" <<-\PY &&
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	p["header"].update(units={"mixed(time delta)": "ns"}, cmd="./app", args="", workload=sys.argv[3])
+	json.dump(p, open(sys.argv[2], "w"))
+	PY
+	"$PERUN" add -m HEAD "$TRASH/p.perf" >/dev/null
+}
+
+commit() { echo "$1" >>f && git add f && git commit -q -m "$1"; }
+
+test_expect_success 'a repository: 12 first-parent commits, work 3x slower from c7' '
+	printf "perun-plan 1\t3\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n2\tfunc\t1\t1020\t0\t/bin/app\tsteady\t\t\t\n" >plan &&
+	mkdir repo && cd repo && git init -q -b main && git config user.email t@example.com &&
+	git config user.name T && "$PERUN" init >/dev/null &&
+	for i in 1 2 3 4 5 6; do commit c$i && prof $i 1000; done &&
+	prof 100 1000 && prof 101 90000 other &&
+	commit c7 && prof 7 3000 && git rev-parse HEAD >../c7 &&
+	git checkout -q -b side && echo s1 >g && git add g && git commit -q -m s1 && prof 50 100000 && git rev-parse HEAD >../s1 &&
+	git checkout -q main && commit c8 && prof 8 3000 &&
+	git merge -q --no-ff -m "c9 merge side" side && prof 9 3000 &&
+	for i in 10 11 12; do commit c$i && prof $i 3000; done &&
+	commit "c13 no profile" &&
+	"$PERUN" status | grep "^0 profiles registered"
+'
+
+test_expect_success 'history of work names c7 as the start of a +200% step' '
+	cd repo &&
+	"$PERUN" history work >out && cat out &&
+	grep "^12 commits with profiles of ./app w (collector trace)" out &&
+	grep "^work: 1 step over 12 commits" out &&
+	c7=$(cut -c1-7 ../c7) &&
+	grep "^  step at $c7 .* -> .* (+[12][0-9][0-9]\.[0-9]%)  c7$" out &&
+	grep "^\* $c7 " out &&
+	! grep "$(cut -c1-7 ../s1)" out && ! grep " c13 " out
+'
+
+test_expect_success 'the steady function has no step; --all lists every function' '
+	cd repo &&
+	"$PERUN" history --all >out && cat out &&
+	grep "^steady: 0 steps over 12 commits" out &&
+	grep "^work: 1 step" out && grep "^main: 1 step" out
+'
+
+test_expect_success 'json: the series, pooled profiles, and the step commit' '
+	cd repo &&
+	"$PERUN" history work --format json >j &&
+	python3 - "$(cat ../c7)" <<-\PY
+	import json, sys
+	h = json.load(open("j"))
+	assert h["workload"] == "w" and h["cmd"] == "./app", h
+	shas = [c["sha"] for c in h["commits"]]
+	assert len(shas) == 12 and shas[6] == sys.argv[1], shas
+	assert [c["profiles"] for c in h["commits"]][5] == 2, "c6 pools its two profiles"
+	(s,) = h["series"]
+	assert s["function"] == "work" and s["calls"] == [15.0] * 12, s["calls"]
+	assert all(900 <= m <= 1100 for m in s["median"][:6]), s["median"]
+	assert all(2700 <= m <= 3300 for m in s["median"][6:]), s["median"]
+	assert all(p >= m for p, m in zip(s["p95"], s["median"]))
+	(st,) = s["steps"]
+	assert st["commit"] == sys.argv[1] and st["index"] == 6 and 1.7 < st["rel"] < 2.3, st
+	print("ok")
+	PY
+'
+
+test_expect_success '-n limits the walk; a filter picks another series' '
+	cd repo &&
+	"$PERUN" history work -n 4 >out && cat out && grep "^3 commits with profiles" out &&
+	grep "^work: 0 steps" out &&
+	"$PERUN" history work --workload other >out && cat out &&
+	grep "^1 commit with profiles of ./app other" out
+'
+
+test_expect_success 'errors: no such function, no profiles, usage' '
+	cd repo &&
+	! "$PERUN" history nosuch 2>err && grep "no profile in this history has calls of .nosuch." err &&
+	! "$PERUN" history work --workload none 2>err && grep "has matching profiles" err &&
+	set +e; "$PERUN" history 2>err; rc=$?; "$PERUN" history work --all 2>/dev/null; rc2=$?; set -e &&
+	test $rc = 2 && test $rc2 = 2 && "$PERUN" history --help | grep "usage: perun history"
+'
+
+test_done

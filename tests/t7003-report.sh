@@ -1,0 +1,128 @@
+#!/bin/sh
+# perun report -o DIR: the static site (index.json, one JSON series per
+# function, a flame graph per commit, index.html) of a repository where one
+# commit makes a function 3x slower.  Headless Chromium loads the page: no
+# console message (a page with a broken script proves the check sees one),
+# every graph drawn with the step marked at that commit, a screenshot taken.
+. "$SRCDIR/tests/lib.sh"
+command -v chromium >/dev/null 2>&1 || skip_all "needs chromium (apt-get install chromium)"
+
+GIT_CEILING_DIRECTORIES="$TRASH"
+export GIT_CEILING_DIRECTORIES
+
+chrome() {
+	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$TRASH/chrome" --window-size=1000,1400 "$@"
+}
+
+# prof SEED WORK_NS: registers for HEAD a profile of main calling work,
+# steady and a C++ template function 15 times each, within +-10%.
+prof() {
+	python3 - "$1" "$2" <<-\PY >"$TRASH/raw" &&
+	import random, sys
+	rnd = random.Random(int(sys.argv[1]))
+	work = int(sys.argv[2])
+	print("s 3e8 0 100"); print("r")
+	t = 0x100
+	print("0 1 %x" % t)
+	for i in range(15):
+	    for probe, level in ((1, work), (2, 500), (3, 2000)):
+	        t += 10; print("%x 1 %x" % (2 * probe, t))
+	        t += int(level * rnd.uniform(0.9, 1.1)); print("%x 1 %x" % (2 * probe + 1, t))
+	t += 10; print("1 1 %x" % t); print("q")
+	PY
+	"$PERUN" __parse "$TRASH/plan" "$TRASH/raw" "$TRASH/p.tmp" >/dev/null &&
+	python3 - "$TRASH/p.tmp" "$TRASH/p.perf" <<-\PY &&
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	p["header"].update(units={"mixed(time delta)": "ns"}, cmd="./app", args="", workload="w")
+	json.dump(p, open(sys.argv[2], "w"))
+	PY
+	"$PERUN" add -m HEAD "$TRASH/p.perf" >/dev/null
+}
+
+test_expect_success 'a repository of 10 commits, work 3x slower from c6' '
+	printf "perun-plan 1\t4\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n2\tfunc\t1\t1020\t0\t/bin/app\tsteady\t\t\t\n3\tfunc\t1\t1030\t0\t/bin/app\tns::f<int>\t\t\t\n" >plan &&
+	mkdir repo && cd repo && git init -q -b main && git config user.email t@example.com &&
+	git config user.name T && "$PERUN" init >/dev/null &&
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo $i >>f && git add f && git commit -q -m "c$i <b>&" &&
+		if [ $i -lt 6 ]; then prof $i 1000; else prof $i 3000; fi &&
+		if [ $i = 6 ]; then git rev-parse HEAD >../c6; fi
+	done
+'
+
+test_expect_success 'report writes index.json, a series per function, a flame graph per commit' '
+	cd repo &&
+	"$PERUN" aggregate --release v1 --shard h1 0@i >/dev/null &&
+	"$PERUN" aggregate --release v1 --shard h2 -m HEAD~1 0@i >/dev/null &&
+	"$PERUN" report -o ../site >out && cat out &&
+	grep "wrote ../site/index.html: 4 functions over 10 commits, 1 aggregated release" out &&
+	cd ../site && ls graphs &&
+	test -f index.html && test -f graphs/work.json && test -f graphs/steady.json &&
+	test -f graphs/ns_3A_3Af_3Cint_3E.json &&
+	test "$(ls graphs/flame/*.svg | wc -l)" = 10 &&
+	test -f "graphs/flame/$(cat ../c6).svg" &&
+	python3 - "$(cat ../c6)" <<-\PY
+	import json, sys
+	i = json.load(open("index.json"))
+	assert i["perun_report"] == 1 and len(i["history"]["commits"]) == 10
+	names = {f["name"]: f for f in i["functions"]}
+	assert set(names) == {"main", "work", "steady", "ns::f<int>"}, names
+	assert names["steady"]["steps"] == 0 and names["ns::f<int>"]["steps"] == 0
+	reg = {r["function"]: r for r in i["regressions"]}
+	assert reg["work"]["commit"] == sys.argv[1] and 1.7 < reg["work"]["rel"] < 2.3, reg
+	(a,) = i["aggregates"]
+	assert a["release"] == "v1" and a["inputs"] == 2, a
+	agg = json.load(open(a["file"]))
+	assert agg["functions"]["work"]["calls"] == 30, agg["functions"]["work"]
+	g = json.load(open(names["work"]["graph"]))
+	assert len(g["commits"]) == 10 and g["series"]["steps"][0]["index"] == 5, g
+	print("ok")
+	PY
+'
+
+test_expect_success 'the page needs no network and escapes what it shows' '
+	! grep -E "(src|href)=\"(https?:)?//" site/index.html &&
+	grep "c6 &lt;b&gt;&amp;" site/index.html &&
+	grep "<h3>release v1</h3>" site/index.html &&
+	! grep -q "ns::f<int>" site/index.html && grep -q "ns::f\\\\u003cint>" site/index.html
+'
+
+test_expect_success 'the console check sees a broken script' '
+	printf "<html><body><script>no_such_function();</script></body></html>\n" >broken.html &&
+	chrome --enable-logging=stderr --v=0 --dump-dom "file://$TRASH/broken.html" \
+		>/dev/null 2>console && grep "CONSOLE.*no_such_function" console
+'
+
+test_expect_success 'chromium: no console message, every graph drawn, the step at c6' '
+	chrome --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom \
+		"file://$TRASH/site/index.html" >dom 2>console &&
+	! grep "CONSOLE" console &&
+	python3 - "$(cat c6)" <<-\PY
+	import re, sys
+	dom = open("dom").read()
+	assert "data-rendered=\"4\"" in dom, "4 graphs drawn"
+	assert len(re.findall(r"<svg class=\"graph\"", dom)) == 4
+	assert len(re.findall(r"<circle class=\"point\"", dom)) == 40
+	steps = re.findall(r"<line class=\"step\"", dom)
+	assert len(steps) >= 1, "a step marked"
+	assert ("% at " + sys.argv[1][:7]) in dom, "the step names c6"
+	print("ok", len(steps), "step markers")
+	PY
+'
+
+test_expect_success 'chromium: a screenshot of the page' '
+	chrome --virtual-time-budget=5000 --screenshot="$TRASH/report.png" \
+		"file://$TRASH/site/index.html" >/dev/null 2>&1 &&
+	python3 -c "import sys; d=open(sys.argv[1],\"rb\").read(); assert d[:8]==b\"\\x89PNG\\r\\n\\x1a\\n\" and len(d) > 20000, len(d)" report.png &&
+	if [ -n "${PERUN_REPORT_SHOT:-}" ]; then cp report.png "$PERUN_REPORT_SHOT"; fi
+'
+
+test_expect_success 'usage: -o is needed; --help' '
+	cd repo && set +e; "$PERUN" report 2>err; rc=$?; set -e && test $rc = 2 &&
+	"$PERUN" report --help | grep "usage: perun report"
+'
+
+test_done
