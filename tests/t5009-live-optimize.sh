@@ -84,22 +84,22 @@ test_expect_success 'a named function timed sampling never caught is not an erro
 	! grep "recorded no call" err
 '
 
-test_expect_success '-op basic without a call graph or stats: both methods off with a notice, exact trace' '
+test_expect_success '-op basic on a first run: cg-shaping runs, baseline-dynamic waits for stats, -f functions stay' '
 	"$PERUN" collect -c ./optimize -a 100 -o basic.perf trace -s custom -f f -f g \
 		-op basic 2>err &&
 	cat err &&
-	grep "^perun: optimization cg-shaping switched off: no call graph$" err &&
+	! grep "cg-shaping switched off" err &&
 	grep "^perun: optimization baseline-dynamic switched off: no dynamic stats of an earlier collect$" err &&
 	printf "f 100\ng 10\n" >expect &&
 	profile_counts basic.perf >actual &&
 	test_cmp expect actual &&
 	test "$(profile_field basic.perf collector_info.params.optimization.pipeline)" = basic &&
-	test "$(profile_field basic.perf collector_info.params.optimization.methods)" = "[]" &&
-	test "$(profile_field basic.perf collector_info.params.optimization.switched_off.cg-shaping)" = "no call graph" &&
+	test "$(field basic.perf collector_info.params.optimization.methods.0.name)" = cg-shaping &&
+	test "$(field basic.perf collector_info.params.optimization.pre_optimize.probes_after)" = 2 &&
 	test "$(profile_field basic.perf trace.sampled)" = false
 '
 
-test_expect_success 'in a perun repository the second collect has stats: baseline-dynamic is then unimplemented, said so' '
+test_expect_success 'in a perun repository the second collect has stats: baseline-dynamic runs' '
 	mkdir repo && cp optimize repo/ && cd repo &&
 	git init -q && git config user.email t@example.org && git config user.name t &&
 	echo x >f && git add f && git commit -qm one &&
@@ -109,8 +109,8 @@ test_expect_success 'in a perun repository the second collect has stats: baselin
 	grep "^perun: optimization baseline-dynamic switched off: no dynamic stats of an earlier collect$" err &&
 	"$PERUN" collect -c ./optimize -a 100 -o two.perf trace -s custom -f f -op basic 2>err &&
 	cat err &&
-	grep "^perun: optimization baseline-dynamic switched off: not implemented yet$" err &&
-	grep "^perun: optimization cg-shaping switched off: no call graph$" err
+	! grep "switched off" err &&
+	grep "^perun: pre-optimize: 1 of 1 probes left: cg-shaping (strict) removed 0, baseline-dynamic removed 0$" err
 '
 
 test_expect_success '-op full with -off dynamic-probing, and --aggregate turns the gates off' '
@@ -118,7 +118,8 @@ test_expect_success '-op full with -off dynamic-probing, and --aggregate turns t
 		-op full -off dynamic-probing 2>err &&
 	cat err &&
 	! grep "dynamic-probing" err &&
-	test "$(profile_field full.perf collector_info.params.optimization.methods)" = "[]" &&
+	! field full.perf collector_info.params.optimization.methods | grep dynamic-probing &&
+	test "$(field full.perf collector_info.params.optimization.methods.0.name)" = cg-shaping &&
 	"$PERUN" collect -c ./optimize -a 100 -o agg.perf trace -s custom -f f -f g --aggregate \
 		-on dynamic-probing 2>err &&
 	cat err &&

@@ -79,6 +79,7 @@ void session_release(struct session *s)
 	free(s->points);
 	free(s->stepped);
 	json_object_put(s->probes_j);
+	json_object_put(s->pre_opt);
 	free(s->stap);
 	free(s->stapbpf);
 	free(s->staprun);

@@ -91,8 +91,12 @@ static struct json_object *make_collector_info(struct session *s)
 											: "print"));
 	json_object_object_add(p, "buffer_size", json_object_new_int64((int64_t)o->buffer_size));
 	json_object_object_add(p, "strict", json_object_new_boolean(o->strict));
-	if (collect_optimizing(s))
-		json_object_object_add(p, "optimization", opt_json(&o->opt));
+	if (collect_optimizing(s)) {
+		struct json_object *oj = opt_json(&o->opt);
+		if (s->pre_opt)	/* what the pre-optimize methods removed and sampled */
+			json_object_object_add(oj, "pre_optimize", json_object_get(s->pre_opt));
+		json_object_object_add(p, "optimization", oj);
+	}
 	json_object_object_add(ci, "params", p);
 	return ci;
 }

@@ -90,6 +90,7 @@ struct session {
 	/* strategy, pre-optimize, plan */
 	struct plan plan;
 	struct script_opt sopt;	/* run-optimize code the methods put in the script */
+	struct json_object *pre_opt;	/* what the pre-optimize methods did, or NULL */
 
 	/* script */
 	struct strbuf script;

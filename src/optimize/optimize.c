@@ -17,12 +17,15 @@
 const struct opt_method_def opt_methods[OPT_NMETHODS] = {
 	[OPT_DIFF_TRACING] = { "diff-tracing", OPT_PHASE_PRE,
 			       OPT_REQ_CALLGRAPH | OPT_REQ_VCS, 0 },
-	[OPT_CG_SHAPING] = { "cg-shaping", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 0 },
-	[OPT_BASELINE_STATIC] = { "baseline-static", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 0 },
+	[OPT_CG_SHAPING] = { "cg-shaping", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 1 },
+	/* the CFG's complexity classes stand in for Loopus: no sources needed */
+	[OPT_BASELINE_STATIC] = { "baseline-static", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 1 },
+	/* the call graph is optional: without it no wrapper filter */
 	[OPT_BASELINE_DYNAMIC] = { "baseline-dynamic", OPT_PHASE_PRE | OPT_PHASE_POST,
-				   OPT_REQ_STATS, 0 },
+				   OPT_REQ_STATS, 1 },
+	/* stats are optional (7.2.5): without them, the initial phase */
 	[OPT_DYNAMIC_SAMPLING] = { "dynamic-sampling", OPT_PHASE_PRE | OPT_PHASE_POST,
-				   OPT_REQ_CALLGRAPH | OPT_REQ_STATS, 0 },
+				   OPT_REQ_CALLGRAPH, 1 },
 	[OPT_TIMED_SAMPLING] = { "timed-sampling", OPT_PHASE_RUN | OPT_PHASE_POST,
 				 OPT_REQ_PER_CALL, 1 },
 	[OPT_DYNAMIC_PROBING] = { "dynamic-probing", OPT_PHASE_RUN | OPT_PHASE_POST,
@@ -38,7 +41,7 @@ const struct opt_param opt_params[] = {
 	{ "source-files", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC) },
 	{ "source-dirs", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC) },
 	{ "static-complexity", OPT_T_ENUM, "constant",
-	  "constant|logarithmic|linear|quadratic|cubic|exponential", 0, 0,
+	  "constant|linear|quadratic|cubic|quartic", 0, 0,
 	  M(OPT_BASELINE_STATIC) },
 	{ "static-keep-top", OPT_T_INT, "1", NULL, 0, 1e6, M(OPT_BASELINE_STATIC) },
 	{ "cg-mode", OPT_T_ENUM, "match", "match|soft|strict|prune", 0, 0, M(OPT_CG_SHAPING) },

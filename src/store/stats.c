@@ -531,6 +531,35 @@ int stats_is_ours(int dirfd, const char *name)
 	return ours;
 }
 
+/* Functions this collect did not probe (a pre-optimize method dropped them)
+ * keep the stats the nearest earlier collect of the same command, arguments
+ * and workload had for them, so the methods' choice holds on the next
+ * collect instead of coming undone (thesis 7.2.2).  */
+static void carry_over(const struct repo *r, const char *origin, struct stats *s)
+{
+	char *name = stats_name(s->cmd ? s->cmd : "", s->args ? s->args : "",
+				s->workload ? s->workload : "");
+	char found[41];
+	struct stats old;
+	size_t i, n0 = s->n;
+
+	if (stats_nearest(r, origin, name, 20, &old, found) != 0) {
+		free(name);
+		return;
+	}
+	for (i = 0; i < old.n; i++) {
+		if (bsearch(&old.fn[i], s->fn, n0, sizeof(*s->fn), cmp_fn))
+			continue;
+		s->fn = xrealloc(s->fn, (s->n + 1) * sizeof(*s->fn));
+		s->fn[s->n] = old.fn[i];
+		s->fn[s->n++].name = xstrdup(old.fn[i].name);
+	}
+	if (s->n != n0)
+		qsort(s->fn, s->n, sizeof(*s->fn), cmp_fn);
+	stats_release(&old);
+	free(name);
+}
+
 int stats_after_collect(const char *profile_path, struct json_object *header,
 			const char *collector, struct json_object *summary, uint64_t calls,
 			const char *origin, int quiet)
@@ -558,6 +587,7 @@ int stats_after_collect(const char *profile_path, struct json_object *header,
 	}
 	if (ret == 0) {
 		s.profile = xstrdup(profile_path);
+		carry_over(&r, origin, &s);
 		ret = stats_save(&r, origin, &s, &path);
 		stats_release(&s);
 	}

@@ -62,11 +62,15 @@ static void pipelines_and_toggles(void)
 	ok(opt_toggle(&s, "nosuch", 1) < 0, "-on of an unknown method fails");
 	s.pipeline = "basic";
 	s.ntoggles = 0;
-	is_int(opt_resolve(&s, ~0u, devnull), 0,
-	       "every resource there: basic's methods are still not implemented, so none runs");
-	ok(s.unimplemented[OPT_CG_SHAPING] && s.unimplemented[OPT_BASELINE_DYNAMIC] &&
-		   !s.missing[OPT_CG_SHAPING],
-	   "they are switched off as not implemented, not for a missing resource");
+	is_int(opt_resolve(&s, ~0u, devnull), 2, "every resource there: basic's two methods run");
+	ok(s.active[OPT_CG_SHAPING] && s.active[OPT_BASELINE_DYNAMIC] &&
+		   !s.unimplemented[OPT_CG_SHAPING] && !s.missing[OPT_CG_SHAPING],
+	   "cg-shaping and baseline-dynamic are active");
+	s.pipeline = "advanced";
+	opt_resolve(&s, OPT_REQ_CALLGRAPH | OPT_REQ_PER_CALL, devnull);
+	ok(s.active[OPT_DYNAMIC_SAMPLING] && s.active[OPT_CG_SHAPING] &&
+		   !s.active[OPT_BASELINE_DYNAMIC] && s.missing[OPT_BASELINE_DYNAMIC] == OPT_REQ_STATS,
+	   "advanced on a first run: dynamic sampling without stats, the baseline waits for them");
 	opt_selection_release(&s);
 	fclose(devnull);
 }
