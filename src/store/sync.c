@@ -27,9 +27,15 @@ struct fetched {
 
 struct fetch_set {
 	const char *remote;
+	const char *dir;	/* the local .perun: objects it holds are skipped */
 	struct fetched *v;
 	size_t n, alloc;
+	size_t held;		/* bytes of v[].data, at most FETCH_MAX_HELD */
 };
+
+/* A remote is not trusted: what a fetch keeps in memory until it is
+ * checked is bounded.  */
+#define FETCH_MAX_HELD ((size_t)1 << 30)
 
 static int is_hex(const char *s, size_t n)
 {
@@ -67,6 +73,18 @@ static int fetched_file(void *ctx, const char *path, const unsigned char *data, 
 	f = &s->v[s->n];
 	memset(f, 0, sizeof(*f));
 	pidx_init(&f->index);
+	if (path_hex(path, f->hex) == 0 && !(len >= 4 && !memcmp(data, "pidx", 4))) {
+		/* An object held here already is not checked nor kept again.  */
+		char *have = store_object_path(s->dir, f->hex);
+		int here = fs_exists(have);
+		free(have);
+		if (here)
+			return 0;
+	}
+	if (len > FETCH_MAX_HELD - s->held)
+		return pr_error("%s fetched from %s: more than %zu bytes fetched (refused, nothing "
+				"was stored): is %s's %s written by perun push?",
+				path, s->remote, FETCH_MAX_HELD, s->remote, VCS_SYNC_REF);
 	if (path_hex(path, f->hex) < 0)
 		return pr_error("%s fetched from %s is not a perun object or index (refused, "
 				"nothing was stored): is %s's %s written by perun push?",
@@ -91,6 +109,7 @@ static int fetched_file(void *ctx, const char *path, const unsigned char *data, 
 	f->data = xmalloc(len ? len : 1);
 	memcpy(f->data, data, len);
 	f->len = len;
+	s->held += len;
 	s->n++;
 	return 0;
 }
@@ -201,7 +220,7 @@ static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *
 
 int sync_fetch(struct repo *r, const char *remote, struct sync_stats *st)
 {
-	struct fetch_set s = {remote, NULL, 0, 0};
+	struct fetch_set s = {remote, r->dir, NULL, 0, 0, 0};
 	int ret = -1;
 
 	if (vcs_sync_fetch(r->worktree, remote, fetched_file, &s, st->tip) < 0)

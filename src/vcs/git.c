@@ -387,6 +387,10 @@ static char *sync_local_path(const char *url)
 	return xstrdup(url);
 }
 
+/* The largest file a fetched tree may hold (a perun object inflates to at
+ * most 1 GiB and compresses smaller).  */
+#define SYNC_MAX_BLOB ((size_t)1 << 30)
+
 struct sync_walk {
 	git_repository *repo;
 	vcs_file_fn fn;
@@ -401,8 +405,28 @@ static int sync_walk_cb(const char *root, const git_tree_entry *e, void *payload
 	char *path;
 	int r;
 
+	git_odb *odb = NULL;
+	git_object_t otype;
+	size_t osize = 0;
+
 	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
 		return 0;
+	/* The remote is not trusted: its size is asked before it is read.  */
+	if (git_repository_odb(&odb, w->repo) < 0 ||
+	    git_odb_read_header(&osize, &otype, odb, git_tree_entry_id(e)) < 0) {
+		git_odb_free(odb);
+		git_fail("git_odb_read_header", git_tree_entry_name(e));
+		w->stopped = -1;
+		return -1;
+	}
+	git_odb_free(odb);
+	if (osize > SYNC_MAX_BLOB) {
+		pr_error("%s%s fetched: %zu bytes, more than a perun object may hold (%zu; "
+			 "refused, nothing was stored): is the remote written by perun push?",
+			 root, git_tree_entry_name(e), osize, SYNC_MAX_BLOB);
+		w->stopped = -1;
+		return -1;
+	}
 	if (git_blob_lookup(&blob, w->repo, git_tree_entry_id(e)) < 0) {
 		git_fail("git_blob_lookup", git_tree_entry_name(e));
 		w->stopped = -1;
