@@ -451,53 +451,6 @@ out:
 	return ret;
 }
 
-/* *dir made absolute, without '.' or '..' (fs_trust_dir takes no others):
- * a '..' may only undo a real directory, never a symbolic link, so the
- * result names what the kernel would have opened.  */
-static int absolute_dir(char **dir)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *cwd = NULL, *copy, *tok, *save = NULL;
-	struct stat st;
-
-	if ((*dir)[0] != '/') {
-		if (!(cwd = getcwd(NULL, 0)))
-			return pr_error_errno("getcwd");
-		strbuf_addstr(&sb, strcmp(cwd, "/") ? cwd : "");
-		free(cwd);
-	}
-	copy = xstrdup(*dir);
-	for (tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(tok, "."))
-			continue;
-		if (!strcmp(tok, "..")) {
-			char *slash;
-			if (sb.len && (lstat(sb.buf, &st) < 0 || !S_ISDIR(st.st_mode))) {
-				pr_error("--dir %s: %s is not a directory before '..': give the "
-					 "path without '..'",
-					 *dir, sb.buf);
-				free(copy);
-				strbuf_release(&sb);
-				return -1;
-			}
-			slash = strrchr(sb.buf ? sb.buf : "", '/');
-			if (slash) {
-				sb.len = (size_t)(slash - sb.buf);
-				sb.buf[sb.len] = '\0';
-			}
-			continue;
-		}
-		strbuf_addf(&sb, "/%s", tok);
-	}
-	free(copy);
-	if (!sb.len)
-		strbuf_addstr(&sb, "/");
-	free(*dir);
-	*dir = xstrdup(sb.buf);
-	strbuf_release(&sb);
-	return 0;
-}
-
 int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 {
 	const char *release = NULL, *shard = NULL, *dir_opt = NULL, *rev = "HEAD";
@@ -594,8 +547,13 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 		pr_error("not in a perun repository: say where aggregates live with --dir DIR");
 		goto out;
 	}
-	if (absolute_dir(&dir) < 0)
-		goto out;
+	{
+		char *abs = fs_absolute(dir);
+		if (!abs)
+			goto out;
+		free(dir);
+		dir = abs;
+	}
 	/* perun runs as root: DIR, and every directory above it, must be ours
 	 * or root's and writable by no one else, or a link planted by another
 	 * user would take what perun writes or deletes */
