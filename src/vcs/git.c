@@ -567,8 +567,8 @@ out:
 	return ret;
 }
 
-static int git_sync_push(const char *worktree, const char *name, const char *base,
-			 char *const *paths, size_t n, const char *remote_tip)
+static int git_sync_push(const char *worktree, const char *name, vcs_read_fn read_fn,
+			 void *ctx, char *const *paths, size_t n, const char *remote_tip)
 {
 	git_repository *repo = open_repo(worktree);
 	git_push_options opts = GIT_PUSH_OPTIONS_INIT;
@@ -595,11 +595,17 @@ static int git_sync_push(const char *worktree, const char *name, const char *bas
 	}
 	for (i = 0; i < n; i++) {
 		git_index_entry e;
-		char *full = xstrfmt("%s/%s", base, paths[i]);
-		r = git_blob_create_from_disk(&oid, repo, full);
-		free(full);
+		struct strbuf data = STRBUF_INIT;
+		/* the blob is built from the bytes read checked: no second read of
+		 * the file another process could have changed in between */
+		if (read_fn(ctx, paths[i], &data) < 0) {
+			strbuf_release(&data);
+			goto out;
+		}
+		r = git_blob_create_from_buffer(&oid, repo, data.buf ? data.buf : "", data.len);
+		strbuf_release(&data);
 		if (r < 0) {
-			git_fail("git_blob_create_from_disk", paths[i]);
+			git_fail("git_blob_create_from_buffer", paths[i]);
 			goto out;
 		}
 		memset(&e, 0, sizeof(e));
