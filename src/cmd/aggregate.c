@@ -310,7 +310,8 @@ static long expire_release(const char *dir, const char *release, int64_t t)
 
 	rdir = xstrfmt("%s/%s", dir, release);
 	adir = xstrfmt("%s/aggregate", rdir);
-	if (lstat(adir, &st) < 0 && errno == ENOENT) {
+	/* a release without reports, or a file beside the releases */
+	if (lstat(adir, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		free(rdir);
 		free(adir);
 		return 0;
