@@ -1,9 +1,8 @@
 #!/bin/sh
-# Branch `history` (not merged; NOT in Makefile.am): attacks on perun
-# aggregate --expire-before / --dir and perun report -o DIR by a local user
-# (nobody).  Each test states what should hold; on history at 2e17058 they
-# fail.  Run against that branch's binary:
-#   PERUN=/work/wt/history/perun SRCDIR=$PWD sh tests/t3005-security-history.sh
+# Attacks by a local user (nobody) on what branch history merged: perun
+# aggregate --expire-before / --dir, perun report -o DIR and perun fetch.
+# Each test states what should hold; on history at 2e17058 they failed,
+# branch fixhist fixed them (the comments name the lines they were about).
 . "$SRCDIR/tests/lib.sh"
 [ "$(id -u)" = 0 ] || skip_all "needs root (the attacker is nobody)"
 "$PERUN" aggregate --help >/dev/null 2>&1 || skip_all "perun aggregate: branch history only"

@@ -62,6 +62,18 @@ static int read_agg(struct agg *a, const char *path)
 	return ret;
 }
 
+#define DIR_FIX "remove it or give another --dir"
+
+/* DIR/release/... under a DIR already trusted: created, then checked from
+ * '/' without following links, so nothing is written where another user
+ * points.  */
+static int mkdir_trusted(const char *sub)
+{
+	if (fs_mkdir_p(sub, 0755) < 0)
+		return -1;
+	return fs_trust_dir(sub, 0, DIR_FIX);
+}
+
 static int write_agg(const char *path, const struct agg *a)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -70,7 +82,7 @@ static int write_agg(const char *path, const struct agg *a)
 
 	*strrchr(dir, '/') = '\0';
 	agg_to_json(a, &sb);
-	ret = fs_mkdir_p(dir, 0755) < 0 ? -1 : fs_write_atomic(path, sb.buf, sb.len, 0644);
+	ret = mkdir_trusted(dir) < 0 ? -1 : fs_write_atomic(path, sb.buf, sb.len, 0644);
 	free(dir);
 	strbuf_release(&sb);
 	return ret;
@@ -197,8 +209,13 @@ int is_aggregate_path(const char *path)
 		free(sub);
 		return yes;
 	}
-	if ((fd = open(path, O_RDONLY)) < 0)
+	/* O_NONBLOCK: a FIFO among the reports must not hang perun */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	got = read(fd, buf, 64);
 	close(fd);
 	return got > 0 && agg_is_aggregate(buf, (size_t)got);
@@ -279,27 +296,63 @@ static int parse_time(const char *s, int64_t *t)
 	return 0;
 }
 
-/* Deletes the report files of release that end before t; returns how many.  */
+/* Deletes the report files of release that end before t; returns how many.
+ * Only files perun wrote go: DIR/release/aggregate is trusted (no link, no
+ * other writer), each file is ours and says it is this box of this shard,
+ * and it is unlinked through the checked directory.  */
 static long expire_release(const char *dir, const char *release, int64_t t)
 {
-	char **files;
+	char **files, *rdir, *adir;
 	size_t n, i;
 	long gone = 0;
+	int dfd;
+	struct stat st;
 
-	if (list_reports(dir, release, &files, &n) < 0)
+	rdir = xstrfmt("%s/%s", dir, release);
+	adir = xstrfmt("%s/aggregate", rdir);
+	/* a release without reports, or a file beside the releases */
+	if (lstat(adir, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		free(rdir);
+		free(adir);
+		return 0;
+	}
+	if (fs_trust_dir(rdir, 0, DIR_FIX) < 0 || fs_trust_dir(adir, 0, DIR_FIX) < 0) {
+		free(rdir);
+		free(adir);
 		return -1;
+	}
+	free(rdir);
+	dfd = open(adir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		gone = pr_error_errno("%s", adir);
+		free(adir);
+		return gone;
+	}
+	free(adir);
+	if (list_reports(dir, release, &files, &n) < 0) {
+		close(dfd);
+		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		struct agg a;
+		struct strbuf sb = STRBUF_INIT;
 		const char *base = strrchr(files[i], '/') + 1;
 		char *want;
-		if (gone >= 0 && !is_aggregate_path(files[i])) {
+		int fd = -1;
+		if (gone < 0) {
+			/* an error: the rest are left alone */
+		} else if ((fd = fs_open_trusted(files[i], 0)) < 0) {
+			if (errno != ENOENT)
+				pr_warn("%s: left alone", files[i]);
+		} else if (fs_read_fd(fd, &sb) < 0 || sb.len < 1 ||
+			   !agg_is_aggregate(sb.buf, sb.len < 64 ? sb.len : 64)) {
 			pr_warn("%s is not a perun aggregate: left alone", files[i]);
-		} else if (gone >= 0 && read_agg(&a, files[i]) == 0) {
+		} else if (agg_parse(&a, sb.buf, sb.len, files[i]) == 0) {
 			/* only what perun wrote: the file says it is this box of this shard */
 			want = xstrfmt("report.%lld.%s", (long long)a.timebox, a.shard);
 			if (!strcmp(want, base) && a.box_seconds > 0 &&
 			    a.timebox + a.box_seconds <= t) {
-				if (unlink(files[i]) < 0)
+				if (unlinkat(dfd, base, 0) < 0)
 					gone = pr_error_errno("%s", files[i]);
 				else
 					gone++;
@@ -307,9 +360,13 @@ static long expire_release(const char *dir, const char *release, int64_t t)
 			free(want);
 			agg_release(&a);
 		}
+		if (fd >= 0)
+			close(fd);
+		strbuf_release(&sb);
 		free(files[i]);
 	}
 	free(files);
+	close(dfd);
 	if (gone > 0)
 		gone = refresh_metadata(dir, release) < 0 ? -1 : gone;
 	return gone;
@@ -491,6 +548,29 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 		pr_error("not in a perun repository: say where aggregates live with --dir DIR");
 		goto out;
 	}
+	{
+		char *abs = fs_absolute(dir);
+		if (!abs)
+			goto out;
+		free(dir);
+		dir = abs;
+	}
+	/* perun runs as root: DIR, and every directory above it, must be ours
+	 * or root's and writable by no one else, or a link planted by another
+	 * user would take what perun writes or deletes */
+	if (nspecs) {
+		struct stat st;
+		int existed = lstat(dir, &st) == 0;
+		if (fs_trust_dir(dir, 1, DIR_FIX) < 0)
+			goto out;
+		/* made 0700 by fs_trust_dir; aggregates are for everyone to read */
+		if (!existed && chmod(dir, 0755) < 0) {
+			pr_error_errno("chmod %s", dir);
+			goto out;
+		}
+	}
+	if (!nspecs && have_before && fs_exists(dir) && fs_trust_dir(dir, 0, DIR_FIX) < 0)
+		goto out;
 	if (have_repo && nspecs) {
 		int unborn = explicit_rev ? 0 : vcs_unborn(r.worktree);
 		if (unborn < 0 || (!unborn && (vcs_massage(r.worktree, rev, minor) < 0 ||
@@ -551,7 +631,7 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 	if (nspecs) {
 		char *flag = xstrfmt("%s/%s/__state__/shard.%s", dir, release, shard);
 		char *sdir = xstrfmt("%s/%s/__state__", dir, release);
-		int bad = fs_mkdir_p(sdir, 0755) < 0 ||
+		int bad = mkdir_trusted(sdir) < 0 ||
 			  (!fs_exists(flag) && fs_write_atomic(flag, "", 0, 0644) < 0);
 		free(flag);
 		free(sdir);

@@ -5,7 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "profile/profile.h"
 #include "report/aggregate.h"
@@ -90,9 +93,30 @@ static void amount(struct strbuf *sb, double v)
 		strbuf_addf(sb, "%.3g ns", v);
 }
 
+/* Replaces only a file perun wrote: one there already must be a regular
+ * file of ours that no one else may write (the directories are trusted).  */
 static int write_text(const char *path, const struct strbuf *sb)
 {
+	int fd = fs_open_trusted(path, 0);
+
+	if (fd >= 0)
+		close(fd);
+	else if (errno != ENOENT)
+		return -1;
 	return fs_write_atomic(path, sb->buf ? sb->buf : "", sb->len, 0644);
+}
+
+#define SITE_FIX "remove it or give another -o DIR"
+
+/* A directory of the site, under a trusted DIR: created, then checked from
+ * '/' without following a link.  */
+static int site_subdir(const char *dir, const char *sub)
+{
+	char *path = xstrfmt("%s/%s", dir, sub);
+	int ret = fs_mkdir_p(path, 0755) < 0 ? -1 : fs_trust_dir(path, 0, SITE_FIX);
+
+	free(path);
+	return ret;
 }
 
 /* graphs/flame/<sha>.svg of each commit's first matching profile.  */
@@ -381,16 +405,28 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 	free(rg);
 }
 
-int site_write(const struct history *h, const struct repo *r, const char *dir,
+int site_write(const struct history *h, const struct repo *r, const char *dir_arg,
 	       const struct agg *aggs, size_t naggs)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = NULL, *flames = xstrfmt("%s/graphs/flame", dir);
+	char *path = NULL, *dir = fs_absolute(dir_arg);
 	struct regression *rg;
 	size_t i, nr, nflames;
-	int ret = -1;
+	struct stat st;
+	int ret = -1, existed;
 
-	if (fs_mkdir_p(flames, 0755) < 0)
+	if (!dir)
+		return -1;
+	/* perun runs as root: DIR and its directories must be ours, with no
+	 * link another user planted, before a file is written in them */
+	existed = lstat(dir, &st) == 0;
+	if (fs_trust_dir(dir, 1, SITE_FIX) < 0)
+		goto out;
+	if (!existed && chmod(dir, 0755) < 0) {
+		pr_error_errno("chmod %s", dir);
+		goto out;
+	}
+	if (site_subdir(dir, "graphs") < 0 || site_subdir(dir, "graphs/flame") < 0)
 		goto out;
 	/* graphs/<function>.json: one series each, with the commits it is over */
 	for (i = 0; i < h->ns; i++) {
@@ -447,18 +483,16 @@ int site_write(const struct history *h, const struct repo *r, const char *dir,
 	for (i = 0; i < naggs; i++) {
 		char *name = site_series_name(aggs[i].release);
 		struct strbuf aj = STRBUF_INIT;
-		char *apath = xstrfmt("%s/aggregates/%s", dir, name),
-		     *adir = xstrfmt("%s/aggregates", dir);
+		char *apath = xstrfmt("%s/aggregates/%s", dir, name);
 		int bad;
 		strbuf_addstr(&sb, i ? "," : "");
 		strbuf_addstr(&sb, "{\"release\":");
 		strbuf_add_json_str(&sb, aggs[i].release);
 		strbuf_addf(&sb, ",\"inputs\":%zu,\"file\":\"aggregates/%s\"}", aggs[i].n, name);
 		agg_to_json(&aggs[i], &aj);
-		bad = fs_mkdir_p(adir, 0755) < 0 || write_text(apath, &aj) < 0;
+		bad = site_subdir(dir, "aggregates") < 0 || write_text(apath, &aj) < 0;
 		free(name);
 		free(apath);
-		free(adir);
 		strbuf_release(&aj);
 		if (bad)
 			goto out;
@@ -477,7 +511,7 @@ int site_write(const struct history *h, const struct repo *r, const char *dir,
 	ret = 0;
 out:
 	free(path);
-	free(flames);
+	free(dir);
 	strbuf_release(&sb);
 	return ret;
 }

@@ -180,57 +180,107 @@ out:
 	return ret;
 }
 
+/* The most an object may inflate to: a fetched object is checked before it
+ * is trusted, and a small zlib bomb must not take the memory of the host.  */
+#define OBJECT_MAX_INFLATED ((size_t)1 << 30)
+#define OBJECT_MAX_HEADER 256
+
+/* Inflates in fixed chunks, hashing as it goes: at most the header and the
+ * length it claims (and never more than OBJECT_MAX_INFLATED) are read, and
+ * the content is kept only when json asks for it.  */
 int store_check_object_bytes(const char *hex, const void *data, size_t zlen, struct strbuf *json,
 			     char **type, struct strbuf *why)
 {
-	struct strbuf raw = STRBUF_INIT;
-	char got[SHA1_HEXSZ + 1];
+	unsigned char chunk[65536], raw[SHA1_RAWSZ];
+	char hdr[OBJECT_MAX_HEADER + 1], got[SHA1_HEXSZ + 1];
+	struct sha1_ctx c;
 	z_stream zs;
-	int zr, ret = -1;
-	char *nul, *sp1, *sp2, *end;
-	size_t len;
+	int zr = Z_OK, ret = -1, have_hdr = 0;
+	size_t hlen = 0, total = 0, want = 0, body = 0, json0 = json ? json->len : 0;
+	char *sp1 = NULL, *sp2 = NULL, *end;
 
 	memset(&zs, 0, sizeof(zs));
-	inflateInit(&zs);
+	if (inflateInit(&zs) != Z_OK) {
+		strbuf_addstr(why, "zlib inflateInit failed (out of memory?)");
+		return -1;
+	}
+	sha1_init(&c);
 	zs.next_in = (Bytef *)data;
 	zs.avail_in = (uInt)zlen;
-	do {
-		strbuf_grow(&raw, 65536);
-		zs.next_out = (Bytef *)raw.buf + raw.len;
-		zs.avail_out = (uInt)(raw.alloc - raw.len - 1);
+	while (zr == Z_OK) {
+		size_t n, off = 0;
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
 		zr = inflate(&zs, Z_NO_FLUSH);
-		raw.len = raw.alloc - 1 - zs.avail_out;
-	} while (zr == Z_OK);
-	inflateEnd(&zs);
-	raw.buf[raw.len] = '\0';
+		if (zr != Z_OK && zr != Z_STREAM_END)
+			break;
+		n = sizeof(chunk) - zs.avail_out;
+		if (!n && zr == Z_OK && !zs.avail_in)
+			break;
+		sha1_update(&c, chunk, n);
+		total += n;
+		while (!have_hdr && off < n) {
+			if (hlen == OBJECT_MAX_HEADER) {
+				strbuf_addstr(why, "bad header (not 'profile TYPE LENGTH')");
+				goto out;
+			}
+			hdr[hlen++] = (char)chunk[off++];
+			if (hdr[hlen - 1] != '\0')
+				continue;
+			have_hdr = 1;
+			if (strncmp(hdr, "profile ", 8) || !(sp1 = strchr(hdr, ' ')) ||
+			    !(sp2 = strchr(sp1 + 1, ' ')) || sp2 == sp1 + 1 || sp2[1] < '0' ||
+			    sp2[1] > '9') {
+				strbuf_addstr(why, "bad header (not 'profile TYPE LENGTH')");
+				goto out;
+			}
+			errno = 0;
+			want = strtoul(sp2 + 1, &end, 10);
+			if (*end || errno || want > OBJECT_MAX_INFLATED - hlen) {
+				strbuf_addf(why, "header claims %s bytes (more than %zu; refused)",
+					    sp2 + 1, OBJECT_MAX_INFLATED - hlen);
+				goto out;
+			}
+		}
+		body = total - hlen;
+		if (have_hdr && body > want) {
+			strbuf_addf(why, "header says %zu bytes, holds more", want);
+			goto out;
+		}
+		if (!have_hdr && total > OBJECT_MAX_HEADER) {
+			strbuf_addstr(why, "bad header (not 'profile TYPE LENGTH')");
+			goto out;
+		}
+		if (json && have_hdr)
+			strbuf_add(json, chunk + off, n - off);
+	}
 	if (zr != Z_STREAM_END) {
 		strbuf_addstr(why, "not valid zlib data (corrupted)");
 		goto out;
 	}
-	sha1_hex(raw.buf, raw.len, got);
+	sha1_final(&c, raw);
+	sha1_to_hex(raw, got);
 	if (strcmp(got, hex)) {
 		strbuf_addf(why, "content hashes to %s (corrupted)", got);
 		goto out;
 	}
-	nul = memchr(raw.buf, '\0', raw.len);
-	if (!nul || strncmp(raw.buf, "profile ", 8) || !(sp1 = strchr(raw.buf, ' ')) ||
-	    !(sp2 = strchr(sp1 + 1, ' ')) || sp2 > nul || sp2 == sp1 + 1) {
+	if (!have_hdr) {
 		strbuf_addstr(why, "bad header (not 'profile TYPE LENGTH')");
 		goto out;
 	}
-	len = strtoul(sp2 + 1, &end, 10);
-	if (end != nul || len != raw.len - (size_t)(nul + 1 - raw.buf)) {
-		strbuf_addf(why, "header says %zu bytes, holds %zu", len,
-			    raw.len - (size_t)(nul + 1 - raw.buf));
+	if (body != want) {
+		strbuf_addf(why, "header says %zu bytes, holds %zu", want, body);
 		goto out;
 	}
 	if (type)
 		*type = strndup(sp1 + 1, (size_t)(sp2 - sp1 - 1));
-	if (json)
-		strbuf_add(json, nul + 1, len);
 	ret = 0;
 out:
-	strbuf_release(&raw);
+	inflateEnd(&zs);
+	if (ret < 0 && json && json->len > json0) {
+		json->len = json0;
+		json->buf[json0] = '\0';
+	}
 	return ret;
 }
 

@@ -27,9 +27,15 @@ struct fetched {
 
 struct fetch_set {
 	const char *remote;
+	const char *dir;	/* the local .perun: objects it holds are skipped */
 	struct fetched *v;
 	size_t n, alloc;
+	size_t held;		/* bytes of v[].data, at most FETCH_MAX_HELD */
 };
+
+/* A remote is not trusted: what a fetch keeps in memory until it is
+ * checked is bounded.  */
+#define FETCH_MAX_HELD ((size_t)1 << 30)
 
 static int is_hex(const char *s, size_t n)
 {
@@ -67,6 +73,18 @@ static int fetched_file(void *ctx, const char *path, const unsigned char *data, 
 	f = &s->v[s->n];
 	memset(f, 0, sizeof(*f));
 	pidx_init(&f->index);
+	if (path_hex(path, f->hex) == 0 && !(len >= 4 && !memcmp(data, "pidx", 4))) {
+		/* An object held here already is not checked nor kept again.  */
+		char *have = store_object_path(s->dir, f->hex);
+		int here = fs_exists(have);
+		free(have);
+		if (here)
+			return 0;
+	}
+	if (len > FETCH_MAX_HELD - s->held)
+		return pr_error("%s fetched from %s: more than %zu bytes fetched (refused, nothing "
+				"was stored): is %s's %s written by perun push?",
+				path, s->remote, FETCH_MAX_HELD, s->remote, VCS_SYNC_REF);
 	if (path_hex(path, f->hex) < 0)
 		return pr_error("%s fetched from %s is not a perun object or index (refused, "
 				"nothing was stored): is %s's %s written by perun push?",
@@ -91,6 +109,7 @@ static int fetched_file(void *ctx, const char *path, const unsigned char *data, 
 	f->data = xmalloc(len ? len : 1);
 	memcpy(f->data, data, len);
 	f->len = len;
+	s->held += len;
 	s->n++;
 	return 0;
 }
@@ -201,7 +220,7 @@ static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *
 
 int sync_fetch(struct repo *r, const char *remote, struct sync_stats *st)
 {
-	struct fetch_set s = {remote, NULL, 0, 0};
+	struct fetch_set s = {remote, r->dir, NULL, 0, 0, 0};
 	int ret = -1;
 
 	if (vcs_sync_fetch(r->worktree, remote, fetched_file, &s, st->tip) < 0)
@@ -217,35 +236,40 @@ out:
 }
 
 /* A damaged file pushed would make every other host's fetch refuse the
- * remote: each file is checked as fetch will check it.  */
-static int check_local(const struct repo *r, const char *rel, const char *hex)
+ * remote: each file is checked as fetch will check it, and what is pushed
+ * is data, the bytes checked (vcs_read_fn).  */
+static int check_local(void *ctx, const char *rel, struct strbuf *data)
 {
-	struct strbuf data = STRBUF_INIT, why = STRBUF_INIT;
+	const struct repo *r = ctx;
+	struct strbuf why = STRBUF_INIT;
 	char *path = xstrfmt("%s/%s", r->dir, rel);
+	char hex[SHA1_HEXSZ + 1];
 	struct pidx x;
 	int ret = 0;
 
-	if (strbuf_read_file(&data, path) < 0) {
+	strbuf_reset(data);
+	if (path_hex(rel, hex) < 0) {
+		ret = pr_error("%s: not a perun object or index: nothing was pushed", path);
+	} else if (strbuf_read_file(data, path) < 0) {
 		ret = pr_error_errno("%s", path);
-	} else if (data.len >= 4 && !memcmp(data.buf, "pidx", 4)) {
-		if (pidx_salvage(&x, (const unsigned char *)data.buf, data.len, &why) != 0)
+	} else if (data->len >= 4 && !memcmp(data->buf, "pidx", 4)) {
+		if (pidx_salvage(&x, (const unsigned char *)data->buf, data->len, &why) != 0)
 			ret = pr_error("index %s (%s): %s: nothing was pushed; run 'perun fsck "
 				       "--repair' first",
 				       hex, path, why.buf);
 		pidx_release(&x);
-	} else if (store_check_object_bytes(hex, data.buf, data.len, NULL, NULL, &why) < 0) {
+	} else if (store_check_object_bytes(hex, data->buf, data->len, NULL, NULL, &why) < 0) {
 		ret = pr_error("object %s (%s): %s: nothing was pushed; run 'perun fsck --repair' "
 			       "first",
 			       hex, path, why.buf);
 	}
 	free(path);
-	strbuf_release(&data);
 	strbuf_release(&why);
 	return ret;
 }
 
-/* The files of .perun/objects (objects and indexes), as objects/xx/yyyy,
- * each checked.  */
+/* The files of .perun/objects (objects and indexes), as objects/xx/yyyy;
+ * push checks each as it reads it (check_local).  */
 static int list_local(const struct repo *r, char ***out, size_t *n)
 {
 	char *objects = xstrfmt("%s/objects", r->dir), *sub;
@@ -274,14 +298,6 @@ static int list_local(const struct repo *r, char ***out, size_t *n)
 			if (path_hex(rel, hex) < 0) {
 				free(rel);
 				continue; /* temp files, fsck's damaged copies */
-			}
-			if (check_local(r, rel, hex) < 0) {
-				free(rel);
-				closedir(dd);
-				free(sub);
-				closedir(d);
-				free(objects);
-				return -1;
 			}
 			if (*n == alloc) {
 				alloc = alloc ? 2 * alloc : 64;
@@ -312,7 +328,7 @@ int sync_push(struct repo *r, const char *remote, unsigned tries, struct sync_st
 		if (sync_fetch(r, remote, st) < 0 || list_local(r, &files, &n) < 0)
 			return -1;
 		st->files = n;
-		r2 = vcs_sync_push(r->worktree, remote, r->dir, files, n, st->tip);
+		r2 = vcs_sync_push(r->worktree, remote, check_local, r, files, n, st->tip);
 		for (i = 0; i < n; i++)
 			free(files[i]);
 		free(files);

@@ -475,3 +475,47 @@ int fs_random_hex(char *out, size_t nhex)
 	out[i] = '\0';
 	return 0;
 }
+
+char *fs_absolute(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *cwd, *copy, *tok, *save = NULL;
+	struct stat st;
+
+	if (path[0] != '/') {
+		if (!(cwd = getcwd(NULL, 0))) {
+			pr_error_errno("getcwd");
+			return NULL;
+		}
+		strbuf_addstr(&sb, strcmp(cwd, "/") ? cwd : "");
+		free(cwd);
+	}
+	copy = xstrdup(path);
+	for (tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		char *slash;
+		if (!strcmp(tok, "."))
+			continue;
+		if (strcmp(tok, "..")) {
+			strbuf_addf(&sb, "/%s", tok);
+			continue;
+		}
+		if (sb.len && (lstat(sb.buf, &st) < 0 || !S_ISDIR(st.st_mode))) {
+			pr_error("%s: %s is not a directory before '..': give the path without "
+				 "'..'",
+				 path, sb.buf);
+			free(copy);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		if (sb.len && (slash = strrchr(sb.buf, '/'))) {
+			sb.len = (size_t)(slash - sb.buf);
+			sb.buf[sb.len] = '\0';
+		}
+	}
+	free(copy);
+	if (!sb.len)
+		strbuf_addstr(&sb, "/");
+	copy = xstrdup(sb.buf);
+	strbuf_release(&sb);
+	return copy;
+}

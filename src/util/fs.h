@@ -35,6 +35,10 @@ char *fs_realpath(const char *path);
  * ours and writable by no one else.  Refusals name the path, the reason and
  * end with fix.  0 trusted, -1 refused.  */
 int fs_trust_dir(const char *path, int create, const char *fix);
+/* path made absolute (against the working directory) without '.' or '..',
+ * as fs_trust_dir takes it; a '..' may undo only a real directory, never a
+ * symbolic link.  Caller frees; NULL when refused (reported).  */
+char *fs_absolute(const char *path);
 /* Opens an existing file perun wrote (read-only plus flags, O_NOFOLLOW) and
  * checks the open file: regular, ours, writable by no one else.  -1 with
  * errno ENOENT when missing (quietly), EPERM when refused (reported).  */

@@ -387,6 +387,10 @@ static char *sync_local_path(const char *url)
 	return xstrdup(url);
 }
 
+/* The largest file a fetched tree may hold (a perun object inflates to at
+ * most 1 GiB and compresses smaller).  */
+#define SYNC_MAX_BLOB ((size_t)1 << 30)
+
 struct sync_walk {
 	git_repository *repo;
 	vcs_file_fn fn;
@@ -401,8 +405,28 @@ static int sync_walk_cb(const char *root, const git_tree_entry *e, void *payload
 	char *path;
 	int r;
 
+	git_odb *odb = NULL;
+	git_object_t otype;
+	size_t osize = 0;
+
 	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
 		return 0;
+	/* The remote is not trusted: its size is asked before it is read.  */
+	if (git_repository_odb(&odb, w->repo) < 0 ||
+	    git_odb_read_header(&osize, &otype, odb, git_tree_entry_id(e)) < 0) {
+		git_odb_free(odb);
+		git_fail("git_odb_read_header", git_tree_entry_name(e));
+		w->stopped = -1;
+		return -1;
+	}
+	git_odb_free(odb);
+	if (osize > SYNC_MAX_BLOB) {
+		pr_error("%s%s fetched: %zu bytes, more than a perun object may hold (%zu; "
+			 "refused, nothing was stored): is the remote written by perun push?",
+			 root, git_tree_entry_name(e), osize, SYNC_MAX_BLOB);
+		w->stopped = -1;
+		return -1;
+	}
 	if (git_blob_lookup(&blob, w->repo, git_tree_entry_id(e)) < 0) {
 		git_fail("git_blob_lookup", git_tree_entry_name(e));
 		w->stopped = -1;
@@ -543,8 +567,8 @@ out:
 	return ret;
 }
 
-static int git_sync_push(const char *worktree, const char *name, const char *base,
-			 char *const *paths, size_t n, const char *remote_tip)
+static int git_sync_push(const char *worktree, const char *name, vcs_read_fn read_fn,
+			 void *ctx, char *const *paths, size_t n, const char *remote_tip)
 {
 	git_repository *repo = open_repo(worktree);
 	git_push_options opts = GIT_PUSH_OPTIONS_INIT;
@@ -571,11 +595,17 @@ static int git_sync_push(const char *worktree, const char *name, const char *bas
 	}
 	for (i = 0; i < n; i++) {
 		git_index_entry e;
-		char *full = xstrfmt("%s/%s", base, paths[i]);
-		r = git_blob_create_from_disk(&oid, repo, full);
-		free(full);
+		struct strbuf data = STRBUF_INIT;
+		/* the blob is built from the bytes read checked: no second read of
+		 * the file another process could have changed in between */
+		if (read_fn(ctx, paths[i], &data) < 0) {
+			strbuf_release(&data);
+			goto out;
+		}
+		r = git_blob_create_from_buffer(&oid, repo, data.buf ? data.buf : "", data.len);
+		strbuf_release(&data);
 		if (r < 0) {
-			git_fail("git_blob_create_from_disk", paths[i]);
+			git_fail("git_blob_create_from_buffer", paths[i]);
 			goto out;
 		}
 		memset(&e, 0, sizeof(e));

@@ -108,8 +108,9 @@ int vcs_sync_fetch(const char *worktree, const char *remote, vcs_file_fn fn, voi
 	return backend_for(worktree)->sync_fetch(worktree, remote, fn, ctx, tip);
 }
 
-int vcs_sync_push(const char *worktree, const char *remote, const char *base,
+int vcs_sync_push(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,
 		  char *const *paths, size_t n, const char *remote_tip)
 {
-	return backend_for(worktree)->sync_push(worktree, remote, base, paths, n, remote_tip);
+	return backend_for(worktree)->sync_push(worktree, remote, read_fn, ctx, paths, n,
+						remote_tip);
 }

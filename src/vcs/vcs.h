@@ -54,11 +54,16 @@ typedef int (*vcs_file_fn)(void *ctx, const char *path, const unsigned char *dat
  * commit, or "" when the remote has no profiles yet.  */
 int vcs_sync_fetch(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
 		   char tip[41]);
-/* Commits the files base/paths[i] (stored as paths[i]) with the local ref
+/* Reads the file path (as stored) into data and checks it: 0, or -1 when it
+ * must not be pushed (reported).  */
+struct strbuf;
+typedef int (*vcs_read_fn)(void *ctx, const char *path, struct strbuf *data);
+/* Commits the files paths[i], each given by read (so what is pushed is the
+ * very bytes read checked, not a second read of the file), with the local ref
  * and remote_tip ("" for none) as parents, moves the local ref there, and
  * updates the remote's ref from remote_tip to it.  0 done, 1 the remote ref
  * moved since remote_tip was fetched (fetch and retry), -1 error.  */
-int vcs_sync_push(const char *worktree, const char *remote, const char *base,
+int vcs_sync_push(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,
 		  char *const *paths, size_t n, const char *remote_tip);
 
 /* A version control backend: one table per system.  Adding one means a new
@@ -79,7 +84,7 @@ struct vcs_backend {
 	int (*checkout)(const char *worktree, const char *sha);
 	int (*sync_fetch)(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
 			  char tip[41]);
-	int (*sync_push)(const char *worktree, const char *remote, const char *base,
+	int (*sync_push)(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,
 			 char *const *paths, size_t n, const char *remote_tip);
 };
 
