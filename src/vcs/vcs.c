@@ -101,3 +101,9 @@ int vcs_checkout(const char *worktree, const char *sha)
 {
 	return backend_for(worktree)->checkout(worktree, sha);
 }
+
+int vcs_diff(const char *worktree, const char *from, const char *to, unsigned context,
+	     vcs_diff_fn fn, void *ctx)
+{
+	return backend_for(worktree)->diff(worktree, from, to, context, fn, ctx);
+}

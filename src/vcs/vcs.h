@@ -43,6 +43,17 @@ int vcs_restore_state(const char *worktree, int saved);
 /* Checks out a minor version (detached HEAD).  */
 int vcs_checkout(const char *worktree, const char *sha);
 
+/* One piece of a diff: kind 'h' is a hunk header ("@@ -1,2 +1,3 @@ int
+ * f(void)\n": git's function context after the second @@), '+', '-' and ' '
+ * a line of the hunk; text is not NUL-terminated.  Non-zero stops.  */
+typedef int (*vcs_diff_fn)(void *ctx, const char *path, char kind, const char *text,
+			   size_t len);
+/* Diffs the commit from against the commit to, or against the work tree
+ * (with the index) when to is NULL, with context lines around each change;
+ * calls fn for every hunk and line.  0, 1 when fn stopped it, -1 (reported).  */
+int vcs_diff(const char *worktree, const char *from, const char *to, unsigned context,
+	     vcs_diff_fn fn, void *ctx);
+
 /* A version control backend: one table per system.  Adding one means a new
  * vcs/NAME.c defining its table and a line in vcs.c's list.  */
 struct vcs_backend {
@@ -59,6 +70,8 @@ struct vcs_backend {
 	int (*save_state)(const char *worktree, int *saved);
 	int (*restore_state)(const char *worktree, int saved);
 	int (*checkout)(const char *worktree, const char *sha);
+	int (*diff)(const char *worktree, const char *from, const char *to, unsigned context,
+		    vcs_diff_fn fn, void *ctx);
 };
 
 extern const struct vcs_backend vcs_git;
