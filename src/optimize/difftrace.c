@@ -652,7 +652,9 @@ void difftrace_compare_cfg(struct difftrace *d, enum dt_cfg_mode mode)
 		unsigned w = d->why[i];
 		if (!is_func(d->cur, i) || d->old_of[i] < 0 || (w & (DT_NEW | DT_CALLEES)))
 			continue;
-		if (d->vcs_used && !(w & (DT_SOURCE | DT_RENAMED)))
+		/* no diff: every function, when CFGs can be compared at all */
+		if ((d->vcs_used || !d->cur->target || !d->base->target) &&
+		    !(w & (DT_SOURCE | DT_RENAMED)))
 			continue;
 		d->ncompared++;
 		if (cfg_differs(d, i, (uint32_t)d->old_of[i], mode)) {
