@@ -101,6 +101,8 @@ int collect_pre_optimize(struct session *s)
 	if (!os->pipeline && !os->ntoggles)
 		return 0;
 	opt_resolve(os, resources(s), s->o->quiet ? NULL : stderr);
+	if (collect_diff_tracing(s) < 0)
+		return -1;
 	memset(&s->sopt, 0, sizeof(s->sopt));
 	if (os->active[OPT_TIMED_SAMPLING]) {
 		double f = opt_value_real(os, "timed-sample-freq");
@@ -198,6 +200,8 @@ void collect_post_optimize(struct session *s, const struct parser *parser,
 			s->sopt.timed_period_ms, s->sopt.timed_period_ms);
 		sampled = 1;
 	}
+	if (s->diff_j)
+		json_object_object_add(o, "diff_tracing", json_object_get(s->diff_j));
 	json_object_object_add(extra, "optimization", o);
 	/* intended sampling: the trace is complete, but not every call is in it */
 	json_object_object_add(extra, "sampled", json_object_new_boolean(sampled));

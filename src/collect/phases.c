@@ -66,6 +66,7 @@ void session_release(struct session *s)
 		cache_close(&s->cache);
 	target_release(&s->target);
 	plan_release(&s->plan);
+	collect_diff_release(s);
 	strbuf_release(&s->script);
 	strbuf_release(&s->log.all);
 	json_object_put(s->log.messages);

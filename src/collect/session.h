@@ -90,6 +90,9 @@ struct session {
 	/* strategy, pre-optimize, plan */
 	struct plan plan;
 	struct script_opt sopt;	/* run-optimize code the methods put in the script */
+	char **protected_funcs;	/* diff-tracing: the changed functions, sorted */
+	size_t nprotected;
+	struct json_object *diff_j;	/* what diff-tracing found, or NULL */
 
 	/* script */
 	struct strbuf script;
@@ -168,6 +171,15 @@ int collect_reset_optimization_cache(struct session *s);
  * whose requirement is missing is switched off, with a notice), then the
  * methods rewrite s->plan and choose their run-optimize code (s->sopt).  */
 int collect_pre_optimize(struct session *s);
+/* pre-optimize, diff-tracing (collect/difftrace.c): when active, compares
+ * the binary with the baseline (-oa diff-baseline, diff-version) and fills
+ * s->protected_funcs and s->diff_j; standalone, cuts s->plan to the changed
+ * functions.  0, or -1 (reported).  */
+int collect_diff_tracing(struct session *s);
+/* True when diff-tracing protects the function name: a method that drops
+ * probes must keep it.  */
+int collect_protected(const struct session *s, const char *name);
+void collect_diff_release(struct session *s);
 /* plan: checks s->plan against what the runtime can open.  */
 int collect_plan(struct session *s);
 /* script: s->plan -> s->script (templates/) and s->tapset_text.  */
