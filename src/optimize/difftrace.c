@@ -565,21 +565,29 @@ static void insns_release(struct insns *s)
 static char **block_texts(struct insns *s)
 {
 	char **t = xcalloc(s->nblocks + 1, sizeof(*t));
+	long *of = xcalloc(s->n + 1, sizeof(*of));
+	const char **v = xcalloc(s->n + 1, sizeof(*v));
 	size_t i, k, j, n;
 
-	for (k = 0; k < s->nblocks; k++) {
+	for (i = 0; i < s->n; i++)
+		of[i] = block_of(s->blocks, s->nblocks, s->v[i].addr);
+	/* blocks and instructions both lie in address order (the dispatch
+	 * block, last, holds none): each block's instructions are one run of
+	 * of[], outside instructions (-1) skipped */
+	for (k = 0, i = 0; k < s->nblocks; k++) {
 		struct strbuf sb = STRBUF_INIT;
-		const char **v = xcalloc(s->n + 1, sizeof(*v));
-		for (i = 0, n = 0; i < s->n; i++)
-			if (block_of(s->blocks, s->nblocks, s->v[i].addr) == (long)k)
-				v[n++] = s->v[i].text;
+		while (i < s->n && of[i] < (long)k)
+			i++;
+		for (n = 0; i < s->n && of[i] == (long)k; i++)
+			v[n++] = s->v[i].text;
 		if (s->mode == DT_CFG_SEMISTRICT)
 			qsort(v, n, sizeof(*v), cmp_str);
 		for (j = 0; j < n; j++)
 			strbuf_addf(&sb, "%s\n", v[j]);
-		free(v);
 		t[k] = strbuf_detach(&sb);
 	}
+	free(v);
+	free(of);
 	return t;
 }
 
