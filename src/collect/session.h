@@ -42,6 +42,7 @@ struct collect_opts {
 	enum runtime runtime;
 	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
 	int compile_only;	/* fill the module cache, run nothing */
+	int one_module;		/* --one-module: every function probed, a selection gates */
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 };
@@ -93,6 +94,7 @@ struct session {
 	char **protected_funcs;	/* diff-tracing: the changed functions, sorted */
 	size_t nprotected;
 	struct json_object *diff_j;	/* what diff-tracing found, or NULL */
+	char *selection_path;	/* --one-module: the ids the run records, or NULL */
 
 	/* script */
 	struct strbuf script;
@@ -180,6 +182,10 @@ int collect_diff_tracing(struct session *s);
  * probes must keep it.  */
 int collect_protected(const struct session *s, const char *name);
 void collect_diff_release(struct session *s);
+/* --one-module (collect/select.c): replaces s->plan by a probe for every
+ * function of the binary and writes the ids of the old plan's probes to
+ * s->selection_path; s->sopt.select_slots gates the script on them.  */
+int collect_select(struct session *s);
 /* plan: checks s->plan against what the runtime can open.  */
 int collect_plan(struct session *s);
 /* script: s->plan -> s->script (templates/) and s->tapset_text.  */
