@@ -31,4 +31,23 @@ test_expect_success 'strict, keep-leaf: changed, tweaked and main traced, counte
 	test "$(profile_field dt.perf trace.complete)" = true
 '
 
+test_expect_success 'with --one-module, another CFG mode runs on the same module, without stap' '
+	cd repo &&
+	"$PERUN" collect -c ./app -a 10 -o s.perf trace -s userspace -on diff-tracing \
+		-oa diff-baseline ../v1 -oa diff-keep-leaf true -oa diff-cfg-mode strict \
+		--one-module 2>err >out &&
+	cat err &&
+	profile_counts s.perf >actual &&
+	printf "changed 20\nmain 1\ntweaked 10\n" >expect &&
+	test_cmp expect actual &&
+	PERUN_STAP=/nonexistent/stap "$PERUN" collect -c ./app -a 10 -o soft.perf trace \
+		-s userspace -on diff-tracing -oa diff-baseline ../v1 -oa diff-keep-leaf true \
+		-oa diff-cfg-mode soft --one-module 2>err >out &&
+	cat err &&
+	grep "(module cache: hit)" err &&
+	profile_counts soft.perf >actual &&
+	printf "changed 20\nmain 1\n" >expect &&
+	test_cmp expect actual
+'
+
 test_done
