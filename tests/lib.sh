@@ -11,6 +11,11 @@ set -u
 : "${SRCDIR:?}"
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/perun-test.XXXXXX")
 export PERUN_CACHE_DIR="$TRASH/cache"
+# perun's temp directories (scripts, modules, raw streams) of this test file go
+# here, so that the runtime processes it starts name $TRASH on their command
+# lines: see assert_nothing_left
+export TMPDIR="$TRASH/tmp"
+mkdir -p "$TMPDIR"
 FIXTURES="$SRCDIR/tests/fixtures"
 test_count=0
 test_failed=0
@@ -125,12 +130,23 @@ uprobe_lines() {
 pgrep -x 'stapbpf|stap|staprun|stapio' | sort >"$TRASH/.procs.before" || true
 uprobe_lines >"$TRASH/.uprobes.before" || true
 
+# Whether process $1's command line names $TRASH: one this test file started
+# (through perun, whose temp directories are under $TMPDIR, or directly).
+mentions_trash() {
+	tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF "$TRASH"
+}
+
 # No stapbpf, stap or fixture left running, and no uprobe events left, of
-# those this test file could have started.
+# those this test file could have started.  Runtime processes of other jobs on
+# the machine (their command lines do not name $TRASH) and their live uprobe
+# events are not this run's doing.
 assert_nothing_left() {
 	sleep "${1:-0}"
 	pgrep -x 'stapbpf|stap|staprun|stapio' | sort >"$TRASH/.procs.now" || true
-	new=$(comm -13 "$TRASH/.procs.before" "$TRASH/.procs.now")
+	new=
+	for p in $(comm -13 "$TRASH/.procs.before" "$TRASH/.procs.now"); do
+		mentions_trash "$p" && new="$new $p"
+	done
 	if [ -n "$new" ]; then
 		echo "runtime processes left:"; for p in $new; do ps -o pid,ppid,etime,args -p "$p" | tail -n +2; done
 		return 1
@@ -139,7 +155,12 @@ assert_nothing_left() {
 		echo "target left:"; procs_in_trash; return 1
 	fi
 	uprobe_lines >"$TRASH/.uprobes.now" || true
-	new=$(comm -13 "$TRASH/.uprobes.before" "$TRASH/.uprobes.now")
+	new=$(comm -13 "$TRASH/.uprobes.before" "$TRASH/.uprobes.now" | while read -r ev rest; do
+		# stapprobe_PID_N of a live tracer that is not ours: another job's
+		pid=${ev#*stapprobe_}; pid=${pid%%_*}
+		if [ -d "/proc/$pid" ] && ! mentions_trash "$pid"; then continue; fi
+		echo "$ev $rest"
+	done)
 	if [ -n "$new" ]; then
 		echo "uprobe events left:"; echo "$new"; return 1
 	fi

@@ -41,7 +41,10 @@ test_expect_success 'the build host fills the cache for the guest release (-r, -
 	read key rt rel <key && test "$rt" = kernel && test "$rel" = "$REL" &&
 	test -s "$PERUN_CACHE_DIR/modules/$key/perun_$(echo $key | cut -c1-16).ko" &&
 	PERUN_KRUNTIME_DIR="$RT_STOCK" PERUN_CACHE_DIR="$STOCK_CACHE" \
-		"$PERUN" collect -c ./fibn trace -s custom -f fib --compile-only -r "$REL" -q >/dev/null &&
+		"$PERUN" collect -c ./fibn trace -s custom -f fib --transport print --compile-only \
+		-r "$REL" -q >/dev/null &&
+	"$PERUN" collect -c ./fibn trace -s custom -f fib --transport print --compile-only \
+		-r "$REL" -q >/dev/null &&
 	again=$("$PERUN" collect -c ./fibn trace -s custom -f fib --compile-only -r "$REL" 2>err2) &&
 	test "$again" = "$(cat key)" && grep "(hit)" err2
 '
@@ -64,9 +67,13 @@ t0=$(date +%s.%N)
 echo "fib_status=$?" >guest.status
 t1=$(date +%s.%N)
 echo "fib_seconds=$(echo "$t1 - $t0" | bc)" >>guest.status
+"$PERUN" collect -o print.perf -c ./fibn -a 20 trace -s custom -f fib --runtime kernel \
+	--transport print >print.out 2>print.err
+echo "print_status=$?" >>guest.status
+t1=$(date +%s.%N)
 PERUN_KRUNTIME_DIR=$STOCK_RT PERUN_CACHE_DIR=$STOCK_CACHE \
 	"$PERUN" collect -o stock.perf -c ./fibn -a 20 trace -s custom -f fib --runtime kernel \
-	>stock.out 2>stock.err
+	--transport print >stock.out 2>stock.err
 echo "stock_status=$?" >>guest.status
 echo "stock_seconds=$(echo "$(date +%s.%N) - $t1" | bc)" >>guest.status
 EOF
@@ -76,6 +83,7 @@ test_expect_success 'in the guest: fib(20) traced exactly through staprun, a cac
 	cat guest.out guest.status fib.err &&
 	grep "^guest: $REL" guest.out &&
 	grep "^fib_status=0" guest.status &&
+	test "$(profile_field fib.perf collector_info.params.transport)" = record &&
 	grep "with the kernel runtime (module cache: hit)" fib.err &&
 	grep "fib(20) = 6765" fib.out &&
 	test "$(profile_counts fib.perf)" = "fib 21891" &&
@@ -88,6 +96,14 @@ test_expect_success 'in the guest: fib(20) traced exactly through staprun, a cac
 	test "$(profile_field fib.perf trace.anomalies.unmatched_exits)" = 0 &&
 	test "$(profile_field fib.perf trace.anomalies.lost_events)" = 0 &&
 	test "$(profile_field fib.perf trace.anomalies.missing_end)" = false
+'
+
+test_expect_success 'in the guest: --transport print is exact too on the patched runtime' '
+	cat print.err &&
+	grep "^print_status=0" guest.status &&
+	test "$(profile_field print.perf collector_info.params.transport)" = print &&
+	test "$(profile_counts print.perf)" = "fib 21891" &&
+	test "$(profile_field print.perf trace.anomalies.lost_events)" = 0
 '
 
 test_expect_success 'in the guest: the stock 4.8 transport loses events and perun says so' '

@@ -62,7 +62,7 @@ void usage_collect(FILE *f)
 	      "                           selection filled in at start: another -f set or\n"
 	      "                           optimization runs without stap (bpf runtime)\n"
 	      "      --transport T        record (keep events in a map, write them at the end;\n"
-	      "                           the bpf default) or print (one printf per event)\n"
+	      "                           the default) or print (one printf per event)\n"
 	      "      --buffer-size N      events the recorder keeps (default 1000000, about\n"
 	      "                           70 bytes of kernel memory each); the rest is counted\n"
 	      "                           as lost, per function\n"

@@ -124,6 +124,26 @@ static char *default_output(struct session *s, int *in_jobs)
 }
 
 /* Says on stderr how the trace is incomplete: always, even with -q.  */
+/* Calls whose return never came are in no call record: name them, so a
+ * summary count short by a longjmp is not taken for the whole.  */
+static void warn_unfinished(const struct session *s, const struct parse_stats *ps,
+			    const uint64_t *unfinished)
+{
+	size_t i, shown = 0;
+
+	fprintf(stderr, "perun: %" PRIu64 " calls never returned (a longjmp or exit past them, "
+			"or the trace ended first) and are not in the summary: ",
+		ps->unmatched_entries);
+	for (i = 0; i < s->plan.n && shown < 5; i++)
+		if (unfinished[i])
+			fprintf(stderr, "%s%s %" PRIu64, shown++ ? ", " : "", s->plan.probes[i].name,
+				unfinished[i]);
+	fprintf(stderr, "%s%s\n", shown == 5 ? ", ..." : "",
+		s->target.longjmp || s->target.exceptions
+			? "; --entry-only counts them (unfinished_by_function in the profile)"
+			: " (unfinished_by_function in the profile)");
+}
+
 static void warn_incomplete(const struct session *s, const struct parse_stats *ps,
 			    const uint64_t *lost)
 {
@@ -364,6 +384,13 @@ write_again:
 					json_object_object_add(lf, s->plan.probes[i].name,
 							       json_object_new_int64((int64_t)lost[i]));
 			json_object_object_add(an, "lost_by_function", lf);
+			lost = parser_unfinished(parser);
+			lf = json_object_new_object();
+			for (i = 0; i < s->plan.n; i++)
+				if (lost[i])
+					json_object_object_add(lf, s->plan.probes[i].name,
+							       json_object_new_int64((int64_t)lost[i]));
+			json_object_object_add(an, "unfinished_by_function", lf);
 		}
 		json_object_object_add(an, "transport_errors",
 				       json_object_new_int64((int64_t)s->log.transport_errors));
@@ -493,6 +520,8 @@ write_again:
 					ps->unmatched_entries, ps->unmatched_exits, ps->truncated_lines,
 					ps->malformed_lines, ps->duplicates,
 					s->log.lost_events + ps->lost_events + ps->missing_records);
+			if (ps->unmatched_entries)
+				warn_unfinished(s, ps, parser_unfinished(parser));
 		}
 	}
 	if (o->verbose_trace) {

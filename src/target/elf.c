@@ -25,15 +25,18 @@
 /* libstdc++'s demangler has C linkage; we use it for C++ display names.  */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* Version of the per-build-id analysis cache format (4: unaddressable USDT names
- * are no longer listed; entries keyed by file identity too).  */
-#define TARGET_CACHE_VERSION "perun-target 4"
+/* Version of the per-build-id analysis cache format (5: longjmp and Go marks;
+ * 4: unaddressable USDT names are no longer listed; entries keyed by file
+ * identity too).  */
+#define TARGET_CACHE_VERSION "perun-target 5"
 
 /* Compiler and C runtime helpers that the userspace strategy leaves out.  */
 static const char *const helper_names[] = {
 	"_start", "_init", "_fini", "frame_dummy", "register_tm_clones",
 	"deregister_tm_clones", "__do_global_dtors_aux", "__libc_csu_init",
-	"__libc_csu_fini", "_dl_relocate_static_pie", "__stack_chk_fail_local", NULL,
+	"__libc_csu_fini", "_dl_relocate_static_pie", "__stack_chk_fail_local",
+	"runtime.etext",	/* Go: the end of its text, a label of size 0 */
+	NULL,
 };
 
 /* Prefixes of generated helper names (static constructors, PIC thunks).  */
@@ -141,6 +144,37 @@ static int is_cxa_throw(const char *name)
 	return !strncmp(name, "__cxa_throw", 11) && (name[11] == '\0' || name[11] == '@');
 }
 
+/* True when name (without its @VERSION) is f.  */
+static int is_sym(const char *name, const char *f)
+{
+	size_t n = strlen(f);
+	return !strncmp(name, f, n) && (name[n] == '\0' || name[n] == '@');
+}
+
+/* True for a setjmp or longjmp that a program imports: a longjmp jumps out of
+ * the frames between the two, whose return probes then never fire.  */
+static int is_jmp_import(const char *name)
+{
+	static const char *const names[] = {
+		"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp",
+		"siglongjmp", "__longjmp_chk", NULL,
+	};
+	size_t i;
+
+	for (i = 0; names[i]; i++)
+		if (is_sym(name, names[i]))
+			return 1;
+	return 0;
+}
+
+/* True for the longjmp a static program links in when it calls one (libc's
+ * own __longjmp and _setjmp are there in every static program).  */
+static int is_jmp_defined(const char *name)
+{
+	return is_sym(name, "longjmp") || is_sym(name, "_longjmp") ||
+	       is_sym(name, "siglongjmp") || is_sym(name, "__longjmp_chk");
+}
+
 static int read_symbols(struct target *t, Elf *elf, int want_type)
 {
 	Elf_Scn *scn = NULL;
@@ -174,6 +208,8 @@ static int read_symbols(struct target *t, Elf *elf, int want_type)
 				continue;
 			if (is_cxa_throw(name))
 				t->exceptions = 1;
+			if (sym.st_shndx == SHN_UNDEF ? is_jmp_import(name) : is_jmp_defined(name))
+				t->longjmp = 1;
 			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
 			    sym.st_value == 0)
 				continue;
@@ -413,8 +449,8 @@ static void cache_store(const struct target *t, const char *cache_dir)
 	char *dir = xstrfmt("%s/targets", cache_dir), *path = cache_path(t, cache_dir);
 	size_t i, j;
 
-	strbuf_addf(&sb, "%s\t%d\t%d\t%d\t%d\n", TARGET_CACHE_VERSION, t->has_symtab, t->has_dwarf,
-		    t->shared, t->exceptions);
+	strbuf_addf(&sb, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", TARGET_CACHE_VERSION, t->has_symtab,
+		    t->has_dwarf, t->shared, t->exceptions, t->longjmp, t->go);
 	for (i = 0; i < t->nfuncs; i++) {
 		const struct func *f = &t->funcs[i];
 		strbuf_addf(&sb, "F\t%llx\t%llx\t%d\t%d\t%d\t%d\t%d\t", (unsigned long long)f->addr,
@@ -478,15 +514,17 @@ static int cache_load(struct target *t, const char *cache_dir)
 		char *p = line;
 		char *kind = next_field(&p);
 		if (first) {
-			int a, b, c, d;
+			int a, b, c, d, e, g;
 			first = 0;
 			if (strcmp(kind, TARGET_CACHE_VERSION) || !p ||
-			    sscanf(p, "%d\t%d\t%d\t%d", &a, &b, &c, &d) != 4)
+			    sscanf(p, "%d\t%d\t%d\t%d\t%d\t%d", &a, &b, &c, &d, &e, &g) != 6)
 				goto out;
 			t->has_symtab = a;
 			t->has_dwarf = b;
 			t->shared = c;
 			t->exceptions = d;
+			t->longjmp = e;
+			t->go = g;
 		} else if (!strcmp(kind, "F")) {
 			char *f[11], *al, *asave = NULL;
 			struct func *fn;
@@ -684,6 +722,7 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 		read_symbols(t, elf, SHT_DYNSYM);
 	dedup_funcs(t);
 	mark_dup_names(t);
+	t->go = has_section(elf, ".go.buildinfo") || has_section(elf, ".gopclntab");
 	if (has_section(elf, ".debug_info"))
 		t->has_dwarf = read_dwarf(t, elf);
 	else

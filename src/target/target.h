@@ -52,6 +52,8 @@ struct target {
 	unsigned shared : 1;	/* ET_DYN */
 	unsigned pie : 1;	/* an executable, even when ET_DYN */
 	unsigned exceptions : 1;	/* imports or defines __cxa_throw (C++ exceptions) */
+	unsigned longjmp : 1;	/* imports setjmp or longjmp, or links longjmp in */
+	unsigned go : 1;	/* built by Go (.go.buildinfo or .gopclntab) */
 };
 
 /* Reads path.  With cache_dir, reuses and stores results per build-id and

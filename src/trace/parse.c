@@ -72,6 +72,7 @@ struct parser {
 	struct rec *recs;
 	size_t nrecs, recs_alloc;
 	uint64_t *lost;		/* per probe */
+	uint64_t *unfinished;	/* per probe: entries whose return never came */
 
 	/* what the optimization methods' code in the script reported (o lines) */
 	struct parse_opt_record *opts;
@@ -98,6 +99,7 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
 		memcpy(p->points, points, nprobes);
 	p->orders = xcalloc(nprobes ? nprobes : 1, sizeof(*p->orders));
 	p->lost = xcalloc(nprobes ? nprobes : 1, sizeof(*p->lost));
+	p->unfinished = xcalloc(nprobes ? nprobes : 1, sizeof(*p->unfinished));
 	p->sink = sink;
 	p->ctx = ctx;
 	p->win = xmalloc(PARSE_WINDOW * sizeof(*p->win));
@@ -121,6 +123,7 @@ void parser_free(struct parser *p)
 	free(p->win);
 	free(p->orders);
 	free(p->lost);
+	free(p->unfinished);
 	free(p->recs);
 	free(p->opts);
 	free(p->points);
@@ -162,6 +165,22 @@ static void opt_line(struct parser *p, const char *s, const char *end)
 	p->opts[p->nopts].id = f[1];
 	p->opts[p->nopts].value = f[2];
 	p->nopts++;
+}
+
+const uint64_t *parser_unfinished(const struct parser *p)
+{
+	return p->unfinished;
+}
+
+/* Frames from depth on never returned: counted per probe and in total.  */
+static void drop_frames(struct parser *p, struct thread *t, unsigned depth)
+{
+	unsigned i;
+
+	for (i = depth; i < t->depth; i++)
+		p->unfinished[t->stack[i].probe]++;
+	p->st.unmatched_entries += t->depth - depth;
+	t->depth = depth;
 }
 
 /* --- threads: open addressing on tid ------------------------------------ */
@@ -364,7 +383,7 @@ static void process(struct parser *p, const struct event *e)
 			p->st.unmatched_exits++;
 			return;
 		}
-		p->st.unmatched_entries += t->depth - i;
+		drop_frames(p, t, i);
 		t->depth = i - 1;
 		f = &t->stack[i - 1];
 		memset(&r, 0, sizeof(r));
@@ -711,10 +730,8 @@ int parser_finish(struct parser *p)
 	while (p->count)
 		window_pop(p);
 	rec_flush(p);
-	for (i = 0; i < p->nthreads_alloc; i++) {
-		p->st.unmatched_entries += p->threads[i].depth;
-		p->threads[i].depth = 0;
-	}
+	for (i = 0; i < p->nthreads_alloc; i++)
+		drop_frames(p, &p->threads[i], 0);
 	return p->failed ? -1 : 0;
 }
 

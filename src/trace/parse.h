@@ -94,6 +94,9 @@ struct parse_opt_record {
 #define PARSE_OPT_FLIPS 2
 /* The o lines of the stream, in their order.  */
 const struct parse_opt_record *parser_opt_records(const struct parser *p, size_t *n);
+/* Per plan id: entries whose return never came (a longjmp or exit past
+ * them, or the trace ended first); they are in no call record.  */
+const uint64_t *parser_unfinished(const struct parser *p);
 /* Reads a whole file through a parser.  */
 int parser_feed_file(struct parser *p, const char *path);
 

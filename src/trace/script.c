@@ -127,8 +127,16 @@ static int func_point(struct strbuf *out, const char *bin, const struct probe *p
 		return pr_error("function '%s' has no symbol SystemTap can address",
 				pr->name);
 	strbuf_addf(out, "process(\"%s\").function(\"", bin);
-	if (script_quote(out, pr->sym, "symbol") < 0)
-		return -1;
+	/* a symbol is a pattern to stap: glob characters in names such as Go's
+	 * fmt.(*pp).doPrintf or type..eq.[2]int are escaped for fnmatch (stap
+	 * keeps the backslash of an escape it does not know) */
+	for (const unsigned char *c = (const unsigned char *)pr->sym; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			return pr_error("symbol '%s' contains a control character", pr->sym);
+		if (strchr("*?[]", *c))
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, (char)*c);
+	}
 	strbuf_addf(out, "\").%s?", suffix);
 	return 0;
 }

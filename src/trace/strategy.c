@@ -129,7 +129,8 @@ static struct probe *add_func(struct plan *plan, const struct target *t, const s
 	pr->foff = target_file_offset(t, f->addr);
 	pr->size = f->size;
 	pr->sampling = sampling ? sampling : 1;
-	if (!f->dwarf) {
+	/* stap finds no Go function by address (Go writes no .debug_aranges) */
+	if (!f->dwarf || t->go) {
 		pr->flags |= PROBE_F_SYMBOL;
 		pr->sym = xstrdup(f->name);
 	}
@@ -419,20 +420,38 @@ static int add_rule_lines(struct plan *plan, const struct target *t, const struc
 	return 0;
 }
 
-/* A uretprobe replaces the return address on the stack, so an exception
- * (or longjmp) unwinding through a probed function finds no unwind info
- * and the program aborts.  --entry-only avoids return probes everywhere;
- * the userspace strategy does it by itself for targets that throw.  */
+/* Why return probes break t, or NULL.  A uretprobe replaces the return
+ * address on the stack: an exception unwinding through a probed function
+ * finds no unwind info and the program aborts; a longjmp past it skips its
+ * return, so the call is never recorded; Go copies goroutine stacks as they
+ * grow, and its runtime aborts on the replaced address ("unexpected return
+ * pc").  */
+static const char *returns_break(const struct target *t)
+{
+	if (t->go)
+		return "is a Go program";
+	if (t->exceptions)
+		return "uses C++ exceptions";
+	if (t->longjmp)
+		return "uses setjmp/longjmp";
+	return NULL;
+}
+
+/* --entry-only avoids return probes everywhere; the userspace strategy
+ * does it by itself for targets whose return probes break, and every
+ * strategy for Go programs (their return probes abort them).  */
 static void entry_only(struct plan *plan, const struct target *t, const struct strategy_opts *o)
 {
 	size_t i, n = 0;
-	int automatic = !o->entry_only && t->exceptions && !strcmp(o->strategy, "userspace");
+	const char *why = returns_break(t);
+	int automatic = !o->entry_only && why && (t->go || !strcmp(o->strategy, "userspace"));
 
-	if (t->exceptions && !o->entry_only && !automatic)
+	if (why && !o->entry_only && !automatic)
 		log_msg(1, "perun: warning",
-			"%s uses C++ exceptions: one thrown through a function with a return probe "
-			"aborts the program; use --entry-only if it does",
-			t->path);
+			"%s %s: %s; use --entry-only if it does", t->path, why,
+			t->exceptions ? "one thrown through a function with a return probe aborts "
+					"the program"
+				      : "a call it jumps out of has no return, so it is not recorded");
 	if (!o->entry_only && !automatic)
 		return;
 	for (i = 0; i < plan->n; i++) {
@@ -445,9 +464,18 @@ static void entry_only(struct plan *plan, const struct target *t, const struct s
 		n++;
 	}
 	if (automatic && n)
-		pr_info("perun: %s uses C++ exceptions: counting entries only for its %zu functions "
-			"(return probes break unwinding; durations need -s custom)",
-			t->path, n);
+		pr_info("perun: %s %s: counting entries only for its %zu function%s "
+			"(return probes %s)%s",
+			t->path, why, n, n == 1 ? "" : "s",
+			t->go ? "abort Go programs" : t->exceptions ? "break unwinding"
+								 : "miss calls that longjmp skips",
+			t->go ? "" : "; durations need -s custom");
+	/* stap probes after Go's stack check only where the line table says
+	 * where it ends; before it, a call is seen again after morestack */
+	if (t->go && !t->has_dwarf && n)
+		log_msg(0, "perun: warning",
+			"%s has no DWARF (built with -ldflags=-w or stripped): a call that "
+			"grows its goroutine stack is counted twice; rebuild without -w", t->path);
 }
 
 /* A hard link to path (same inode, so the same uprobes) in dir, or NULL.

@@ -95,12 +95,16 @@ int main(void)
 	st = run(&p, "s 1 0 0\n2 0 0\n4 0 1\n3 0 9\nq\n", 3, NULL, 4096);
 	is_int(st->calls, 1, "longjmp: f is recorded");
 	is_int(st->unmatched_entries, 1, "g's missing exit counted as an unmatched entry");
+	ok(parser_unfinished(p)[2] == 1 && parser_unfinished(p)[1] == 0,
+	   "the unfinished call is g's, per probe");
 	parser_free(p);
 
 	/* exit without entry (probes armed mid-call), and a killed target */
 	st = run(&p, "s 1 0 0\n3 0 5\n2 0 6\n4 0 7\n", 3, NULL, 4096);
 	is_int(st->unmatched_exits, 1, "an exit without entry is counted");
 	is_int(st->unmatched_entries, 2, "entries still open at the end are counted");
+	ok(parser_unfinished(p)[1] == 1 && parser_unfinished(p)[2] == 1,
+	   "the open entries are f's and g's");
 	ok(!st->saw_end, "no end marker: the run was cut");
 	parser_free(p);
 

@@ -1,0 +1,79 @@
+#!/bin/sh
+# Live: a target that longjmps out of traced functions.  A longjmp skips
+# the return of every frame it jumps past, so their return probes never
+# fire (the kernel drops the stale return instances; the program runs on).
+# perun marks targets that import setjmp/longjmp: the userspace strategy
+# counts entries only for them, a custom trace with return probes says so
+# up front, and the calls that never returned are named per function on
+# stderr and in the profile (anomalies.unfinished_by_function), so summary
+# count + unfinished = the program's own count.
+. "$SRCDIR/tests/lib.sh"
+require_live
+
+N=1000
+J=$(( (N + 1) / 2 ))	# jumper(i) jumps for even i
+
+count_of() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["trace"]["summary"]
+print(s[sys.argv[2]]["count"] if sys.argv[2] in s else 0)
+PY
+}
+
+unfinished_of() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+u = json.load(open(sys.argv[1]))["trace"]["anomalies"]["unfinished_by_function"]
+print(u.get(sys.argv[2], 0))
+PY
+}
+
+test_expect_success 'build the fixture' '
+	cc -g -O1 -o jumps "$FIXTURES/jumps.c" &&
+	./jumps $N >out &&
+	grep "jumped $J of $N" out
+'
+
+test_expect_success 'userspace counts entries only for a longjmp target: exact counts' '
+	"$PERUN" collect -c ./jumps -a $N -o j1.perf trace -s userspace >out 2>err &&
+	cat err &&
+	grep "jumped $J of $N" out &&
+	grep "uses setjmp/longjmp: counting entries only" err &&
+	test "$(count_of j1.perf outer)" = $N &&
+	test "$(count_of j1.perf inner)" = $N &&
+	test "$(count_of j1.perf jumper)" = $N &&
+	test "$(profile_field j1.perf trace.anomalies.unmatched_entries)" = 0
+'
+
+test_expect_success 'return probes: the jumped-over calls are named, count + unfinished = calls' '
+	"$PERUN" collect -c ./jumps -a $N -o j2.perf trace -s custom -f outer -f inner \
+		-f jumper >out 2>err &&
+	cat err &&
+	grep "uses setjmp/longjmp: a call it jumps out of has no return" err &&
+	grep "$(( 2 * J )) calls never returned" err | grep "inner $J" | grep "jumper $J" &&
+	test "$(count_of j2.perf outer)" = $N &&
+	test "$(unfinished_of j2.perf outer)" = 0 &&
+	test $(( $(count_of j2.perf inner) + $(unfinished_of j2.perf inner) )) = $N &&
+	test $(( $(count_of j2.perf jumper) + $(unfinished_of j2.perf jumper) )) = $N &&
+	test "$(unfinished_of j2.perf jumper)" = $J &&
+	test "$(profile_field j2.perf trace.anomalies.unmatched_entries)" = $(( 2 * J ))
+'
+
+test_expect_success '--entry-only with named functions: exact counts' '
+	"$PERUN" collect -c ./jumps -a $N -o j3.perf trace -s custom -f inner -f jumper \
+		--entry-only >out 2>err &&
+	cat err &&
+	test "$(count_of j3.perf inner)" = $N &&
+	test "$(count_of j3.perf jumper)" = $N &&
+	! grep "never returned" err
+'
+
+test_expect_success 'a program without setjmp/longjmp is not marked' '
+	cc -g -O1 -o small "$FIXTURES/small.c" &&
+	"$PERUN" collect -c ./small trace -s userspace --script-only >script.stp 2>err &&
+	! grep "setjmp" err &&
+	grep "\.return" script.stp
+'
+
+test_done
