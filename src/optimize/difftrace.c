@@ -28,12 +28,11 @@ struct name_ix {
 	uint32_t n;
 };
 
-static const struct callgraph *sort_cg;	/* qsort has no context argument in C11 */
-
-static int by_name(const void *a, const void *b)
+static int by_name(const void *a, const void *b, void *arg)
 {
+	const struct callgraph *cg = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = strcmp(sort_cg->nodes[x].name, sort_cg->nodes[y].name);
+	int c = strcmp(cg->nodes[x].name, cg->nodes[y].name);
 
 	return c ? c : (x > y) - (x < y);
 }
@@ -48,9 +47,7 @@ static void ix_build(struct name_ix *ix, const struct callgraph *cg)
 	for (i = 0; i < cg->nnodes; i++)
 		if (!cg->nodes[i].import)
 			ix->v[ix->n++] = i;
-	sort_cg = cg;
-	qsort(ix->v, ix->n, sizeof(*ix->v), by_name);
-	sort_cg = NULL;
+	qsort_r(ix->v, ix->n, sizeof(*ix->v), by_name, (void *)cg);
 }
 
 /* The range [*lo, *hi) of ix->v named name; 0 when empty.  */
@@ -187,12 +184,11 @@ static double similarity(const struct difftrace *d, uint32_t n, uint32_t r)
 	return all ? (double)both / (double)all : 0;
 }
 
-static const struct callgraph *level_cg;
-
-static int by_level(const void *a, const void *b)
+static int by_level(const void *a, const void *b, void *arg)
 {
+	const struct callgraph *cg = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int lx = level_cg->nodes[x].level, ly = level_cg->nodes[y].level;
+	int lx = cg->nodes[x].level, ly = cg->nodes[y].level;
 
 	/* unreachable (-1) last */
 	if (lx != ly)
@@ -226,9 +222,7 @@ void difftrace_compare_cg(struct difftrace *d, int inspect_all)
 		if (is_func(base, i) && d->new_of[i] < 0)
 			gone[ngone++] = i;
 	/* renames, callers first: a renamed caller is mapped before its callees */
-	level_cg = cur;
-	qsort(news, nnews, sizeof(*news), by_level);
-	level_cg = NULL;
+	qsort_r(news, nnews, sizeof(*news), by_level, (void *)cur);
 	for (k = 0; k < nnews; k++) {
 		double best = RENAME_MIN_SIMILARITY - 1e-9, s;
 		int32_t pick = -1;
