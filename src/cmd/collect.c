@@ -58,6 +58,9 @@ void usage_collect(FILE *f)
 	      "                           programs that throw C++ exceptions or longjmp)\n"
 	      "      --metrics            print and record PL, PLR, RDV, PS, CPT, PRT, PT\n"
 	      "      --script-only        print the generated SystemTap script and stop\n"
+	      "      --one-module         one module per binary probing every function, the\n"
+	      "                           selection filled in at start: another -f set or\n"
+	      "                           optimization runs without stap (bpf runtime)\n"
 	      "      --transport T        record (keep events in a map, write them at the end;\n"
 	      "                           the default) or print (one printf per event)\n"
 	      "      --buffer-size N      events the recorder keeps (default 1000000, about\n"
@@ -96,7 +99,7 @@ enum {
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
 	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
 	OPT_NO_CALIBRATE, OPT_PER_CALL, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
-	OPT_OPT_RESET_CACHE,
+	OPT_OPT_RESET_CACHE, OPT_ONE_MODULE,
 };
 
 /* Default events the recorder keeps, and the most it may be asked for.  */
@@ -205,6 +208,7 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		{ "include", required_argument, NULL, OPT_INCLUDE },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
+		{ "one-module", no_argument, NULL, OPT_ONE_MODULE },
 		{ "per-call", no_argument, NULL, OPT_PER_CALL },
 		{ "metrics", no_argument, NULL, OPT_METRICS },
 		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
@@ -300,6 +304,7 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		case OPT_INCLUDE: o->include = optarg; break;
 		case OPT_EXCLUDE: o->exclude = optarg; break;
 		case OPT_AGGREGATE: o->aggregate = 1; break;
+		case OPT_ONE_MODULE: o->one_module = 1; break;
 		case OPT_PER_CALL: o->per_call = 1; break;	/* the object-per-call form */
 		case OPT_METRICS: o->metrics = 1; break;
 		case OPT_SCRIPT_ONLY: o->script_only = 1; break;

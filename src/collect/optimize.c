@@ -189,7 +189,10 @@ static void pre_init(struct pre *p, struct session *s, struct callgraph *cg,
 			continue;
 		p->node[i] = (int)hit->node;
 		p->cand[hit->node] = 1;
-		if (pr->flags & PROBE_F_NAMED)
+		/* named with -f, or changed since the baseline (diff tracing's
+		 * protect mode): never dropped */
+		if ((pr->flags & PROBE_F_NAMED) || collect_protected(s, pr->name) ||
+		    (pr->sym && collect_protected(s, pr->sym)))
 			p->prot[hit->node] = 1;
 	}
 	free(idx);
@@ -458,6 +461,13 @@ int collect_pre_optimize(struct session *s)
 	memset(&cg, 0, sizeof(cg));
 	memset(&st, 0, sizeof(st));
 	opt_resolve(os, resources(s, &cg, &have_cg, &st, &have_st), s->o->quiet ? NULL : stderr);
+	if (collect_diff_tracing(s) < 0) {
+		if (have_cg)
+			callgraph_release(&cg);
+		if (have_st)
+			stats_release(&st);
+		return -1;
+	}
 	pre_methods(s, have_cg ? &cg : NULL, have_st ? &st : NULL);
 	if (have_cg)
 		callgraph_release(&cg);
@@ -563,6 +573,8 @@ void collect_post_optimize(struct session *s, const struct parser *parser,
 	if (os->active[OPT_DYNAMIC_SAMPLING])
 		for (i = 0; i < s->plan.n; i++)
 			sampled |= s->plan.probes[i].sampling > 1;
+	if (s->diff_j)
+		json_object_object_add(o, "diff_tracing", json_object_get(s->diff_j));
 	json_object_object_add(extra, "optimization", o);
 	/* intended sampling: the trace is complete, but not every call is in it */
 	json_object_object_add(extra, "sampled", json_object_new_boolean(sampled));

@@ -66,6 +66,8 @@ void session_release(struct session *s)
 		cache_close(&s->cache);
 	target_release(&s->target);
 	plan_release(&s->plan);
+	collect_diff_release(s);
+	free(s->selection_path);
 	strbuf_release(&s->script);
 	strbuf_release(&s->log.all);
 	json_object_put(s->log.messages);
@@ -243,7 +245,8 @@ int collect_pipeline(struct session *s, enum collect_until until)
 {
 	s->status = EXIT_FAIL;
 	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
-	    collect_pre_optimize(s) < 0 || collect_plan(s) < 0 || collect_script(s) < 0)
+	    collect_pre_optimize(s) < 0 || collect_select(s) < 0 || collect_plan(s) < 0 ||
+	    collect_script(s) < 0)
 		return s->status;
 	if (until == COLLECT_UNTIL_SCRIPT)
 		return EXIT_OK;

@@ -236,6 +236,7 @@ int collect_run(struct session *s)
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
 	spec.target_argv = s->cmdv.v;
 	spec.ready_path = s->raw;
+	spec.selection_path = s->selection_path;
 	if (s->runtime == RUNTIME_BPF && driver_uprobe_events_path() &&
 	    access(driver_uprobe_events_path(), R_OK) == 0) {
 		s->attached_path = xstrfmt("%s/attached", s->tmpdir);

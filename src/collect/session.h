@@ -42,6 +42,7 @@ struct collect_opts {
 	enum runtime runtime;
 	const char *kernel_release;	/* -r: build for this kernel (kernel runtime) */
 	int compile_only;	/* fill the module cache, run nothing */
+	int one_module;		/* --one-module: every function probed, a selection gates */
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 };
@@ -91,6 +92,10 @@ struct session {
 	struct plan plan;
 	struct script_opt sopt;	/* run-optimize code the methods put in the script */
 	struct json_object *pre_opt;	/* what the pre-optimize methods did, or NULL */
+	char **protected_funcs;	/* diff-tracing: the changed functions, sorted */
+	size_t nprotected;
+	struct json_object *diff_j;	/* what diff-tracing found, or NULL */
+	char *selection_path;	/* --one-module: the ids the run records, or NULL */
 
 	/* script */
 	struct strbuf script;
@@ -169,6 +174,19 @@ int collect_reset_optimization_cache(struct session *s);
  * whose requirement is missing is switched off, with a notice), then the
  * methods rewrite s->plan and choose their run-optimize code (s->sopt).  */
 int collect_pre_optimize(struct session *s);
+/* pre-optimize, diff-tracing (collect/difftrace.c): when active, compares
+ * the binary with the baseline (-oa diff-baseline, diff-version) and fills
+ * s->protected_funcs and s->diff_j; standalone, cuts s->plan to the changed
+ * functions.  0, or -1 (reported).  */
+int collect_diff_tracing(struct session *s);
+/* True when diff-tracing protects the function name: a method that drops
+ * probes must keep it.  */
+int collect_protected(const struct session *s, const char *name);
+void collect_diff_release(struct session *s);
+/* --one-module (collect/select.c): replaces s->plan by a probe for every
+ * function of the binary and writes the ids of the old plan's probes to
+ * s->selection_path; s->sopt.select_slots gates the script on them.  */
+int collect_select(struct session *s);
 /* plan: checks s->plan against what the runtime can open.  */
 int collect_plan(struct session *s);
 /* script: s->plan -> s->script (templates/) and s->tapset_text.  */

@@ -15,8 +15,8 @@
 #define M(x) (1u << (x))
 
 const struct opt_method_def opt_methods[OPT_NMETHODS] = {
-	[OPT_DIFF_TRACING] = { "diff-tracing", OPT_PHASE_PRE,
-			       OPT_REQ_CALLGRAPH | OPT_REQ_VCS, 0 },
+	/* loads the call graphs of both versions itself (collect/difftrace.c) */
+	[OPT_DIFF_TRACING] = { "diff-tracing", OPT_PHASE_PRE, OPT_REQ_VCS, 1 },
 	[OPT_CG_SHAPING] = { "cg-shaping", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 1 },
 	/* the CFG's complexity classes stand in for Loopus: no sources needed */
 	[OPT_BASELINE_STATIC] = { "baseline-static", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 1 },
@@ -38,6 +38,9 @@ const struct opt_param opt_params[] = {
 	{ "diff-inspect-all", OPT_T_BOOL, "true", NULL, 0, 0, M(OPT_DIFF_TRACING) },
 	{ "diff-cfg-mode", OPT_T_ENUM, "semistrict", "soft|semistrict|strict", 0, 0,
 	  M(OPT_DIFF_TRACING) },
+	/* the baseline: a binary built at diff-version (collect/difftrace.c) */
+	{ "diff-baseline", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_DIFF_TRACING) },
+	{ "diff-version", OPT_T_PATHS, "HEAD~1", NULL, 0, 0, M(OPT_DIFF_TRACING) },
 	{ "source-files", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC) },
 	{ "source-dirs", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC) },
 	{ "static-complexity", OPT_T_ENUM, "constant",
@@ -257,8 +260,10 @@ int opt_resolve(struct opt_selection *s, unsigned have, FILE *notice)
 	size_t i;
 	int m, n = 0;
 
-	for (m = 0; m < OPT_NMETHODS; m++)
+	for (m = 0; m < OPT_NMETHODS; m++) {
 		s->on[m] = p && (p->methods & M(m));
+		s->off_why[m] = NULL;
+	}
 	for (i = 0; i < s->ntoggles; i++)
 		s->on[s->toggles[i].m] = (unsigned char)s->toggles[i].on;
 	for (m = 0; m < OPT_NMETHODS; m++) {
@@ -344,7 +349,10 @@ struct json_object *opt_json(const struct opt_selection *s)
 							  : NULL);
 	for (m = 0; m < OPT_NMETHODS; m++) {
 		struct json_object *j, *ph, *pj;
-		if (s->on[m] && !s->active[m]) {
+		if (s->on[m] && !s->active[m] && s->off_why[m]) {
+			json_object_object_add(off, opt_methods[m].name,
+					       json_object_new_string(s->off_why[m]));
+		} else if (s->on[m] && !s->active[m]) {
 			struct strbuf sb = STRBUF_INIT;
 			unsigned bit;
 			for (bit = 1; bit <= s->missing[m]; bit <<= 1)

@@ -80,6 +80,7 @@ struct opt_selection {
 	unsigned char active[OPT_NMETHODS];	/* on, and its requirements met */
 	unsigned missing[OPT_NMETHODS];		/* on, but these requirements missing */
 	unsigned char unimplemented[OPT_NMETHODS];	/* on, met, but not written yet */
+	const char *off_why[OPT_NMETHODS];	/* switched off by the method itself: why */
 };
 
 void opt_selection_init(struct opt_selection *s);

@@ -208,6 +208,20 @@ static int batch_call(int cmd, int fd, uint64_t *in, uint64_t *out, int first, u
 	return -1;
 }
 
+int bpfmap_update_u64(int fd, uint64_t key, uint64_t val, struct bpfmap_err *err)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (uint32_t)fd;
+	attr.key = (uint64_t)(uintptr_t)&key;
+	attr.value = (uint64_t)(uintptr_t)&val;
+	attr.flags = BPF_ANY;
+	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) < 0)
+		return fail(err, errno, "BPF_MAP_UPDATE_ELEM");
+	return 0;
+}
+
 static int delete_key(int fd, uint64_t key)
 {
 	union bpf_attr attr;
@@ -349,4 +363,35 @@ int bpfmap_drain_u64(int fd, bpfmap_batch_fn fn, void *ctx, size_t *count, const
 		     struct bpfmap_err *err)
 {
 	return bpfmap_drain_u64_from(fd, 0, fn, ctx, count, how, err);
+}
+
+int bpfmap_fill_selection(pid_t pid, const char *path, struct bpfmap_err *err)
+{
+	FILE *f = fopen(path, "r");
+	struct bpfmap_info *maps = NULL;
+	const struct bpfmap_info *m;
+	unsigned long long slots, id;
+	size_t n = 0;
+	int fd = -1, ret = -1;
+
+	if (!f)
+		return fail(err, errno, "%s", path);
+	if (fscanf(f, "slots %llu", &slots) != 1) {
+		fclose(f);
+		return fail(err, EINVAL, "%s: no slots line", path);
+	}
+	if (bpfmap_list(pid, &maps, &n, err) < 0 ||
+	    !(m = bpfmap_find_u64_hash(maps, n, (unsigned)slots, err)) ||
+	    (fd = bpfmap_open_id(m->id, err)) < 0)
+		goto out;
+	while (fscanf(f, "%llu", &id) == 1)
+		if (bpfmap_update_u64(fd, id, 1, err) < 0)
+			goto out;
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(maps);
+	fclose(f);
+	return ret;
 }

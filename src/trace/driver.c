@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trace/bpfmap.h"
 #include "trace/driver.h"
 #include "trace/kruntime.h"
 #include "util/fs.h"
@@ -242,6 +243,19 @@ static size_t note_children(pid_t pid, pid_t *seen, size_t n, size_t max, size_t
 	}
 	closedir(d);
 	return n;
+}
+
+/* --one-module: the runtime rt's selection map from path; says why not.  */
+static int fill_selection(pid_t rt, const char *path)
+{
+	struct bpfmap_err err = { "" };
+
+	if (bpfmap_fill_selection(rt, path, &err) == 0)
+		return 0;
+	fprintf(stderr, "perun: cannot fill the probe selection of the module (%s): %s; "
+			"collect without --one-module\n",
+		path, err.msg);
+	return -1;
 }
 
 /* 1 when path holds a line that is exactly "r".  */
@@ -502,6 +516,13 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 			} else if (ready_seen(spec->ready_path)) {
 				if (spec->attached_path)
 					driver_save_uprobes(rt, spec->attached_path);
+				if (spec->selection_path && fill_selection(rt, spec->selection_path) < 0) {
+					never_ready = 1;
+					close(go[1]);
+					go[1] = -1;
+					phase = P_KILL;
+					break;
+				}
 				t_release = now_s();
 				ready_s = t_release - t_rt;
 				if (write(go[1], "g", 1) != 1)

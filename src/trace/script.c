@@ -200,6 +200,8 @@ int script_generate_mode(const struct plan *p, const char *templates_dir, enum s
 /* The condition under which a gated probe records a call (k is its key).  */
 static void gate_condition(struct strbuf *c, const struct probe *pr, const struct script_opt *so)
 {
+	if (so && so->select_slots)
+		strbuf_addf(c, "%s__perun_sel[%d]", c->len ? " && " : "", pr->id);
 	if (so && so->probing_threshold)
 		strbuf_addf(c, "%s__perun_armed(%d)", c->len ? " && " : "", pr->id);
 	if (so && so->timed_period_ms)
@@ -217,7 +219,7 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	struct tmpl t[T_COUNT] = { { NULL, NULL } };
 	char nprobes[32], bufsize[32];
 	struct strbuf opt_end = STRBUF_INIT;
-	int gated = so && (so->timed_period_ms || so->probing_threshold);
+	int gated = so && (so->timed_period_ms || so->probing_threshold || so->select_slots);
 	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : "__perun_ev";
 	int aggregate = mode == SCRIPT_AGGREGATE;
 	size_t i;
@@ -232,8 +234,8 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	if (load_templates(t, templates_dir) < 0)
 		goto out;
 	if (gated && aggregate) {
-		pr_error("timed sampling and dynamic probing gate per-call records: not with "
-			 "--aggregate");
+		pr_error("timed sampling, dynamic probing and --one-module gate per-call "
+			 "records: not with --aggregate");
 		goto out;
 	}
 	snprintf(nprobes, sizeof(nprobes), "%zu", plan_probe_points(p));
@@ -259,6 +261,12 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		struct var v[] = { { "PERIOD_MS", period }, { "FREQ", freq } };
 		expand(out, t[T_OPT_TIMED].text, v, 2);
 	}
+	if (so && so->select_slots)
+		strbuf_addf(out, "// the selection (--one-module): a probe records only when its\n"
+				 "// id is set here; perun fills it before the command starts\n"
+				 "global __perun_sel[%zu]\n"
+				 "probe begin { delete __perun_sel[-1] }\n",
+			    so->select_slots);
 	if (so && so->probing_threshold) {
 		char thr[32], slots[32];
 		snprintf(thr, sizeof(thr), "%llu", (unsigned long long)so->probing_threshold);

@@ -32,6 +32,10 @@ struct script_opt {
 	unsigned timed_period_ms;	/* timed sampling: flip gather/dormant every N ms, or 0 */
 	double timed_freq;		/* its timed-sample-freq, for the script's comment */
 	uint64_t probing_threshold;	/* dynamic probing: disarm a probe after N calls, or 0 */
+	/* one module, many selections: every probe records only when
+	 * __perun_sel[id] is set, a map of select_slots entries filled from
+	 * outside at start (0: no selection gate) */
+	size_t select_slots;
 };
 /* script_generate_mode with the methods of so (NULL: none); a gated probe
  * records a call only when every method and its sampling let it.  */

@@ -687,6 +687,91 @@ out:
 	return ret;
 }
 
+/* --- diffs of two versions (diff tracing) ------------------------------------ */
+
+struct diff_ctx {
+	vcs_diff_fn fn;
+	void *ctx;
+	int stopped;
+};
+
+static int diff_hunk_cb(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
+{
+	struct diff_ctx *c = payload;
+	const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+
+	if (c->fn(c->ctx, path, 'h', h->header, h->header_len) != 0) {
+		c->stopped = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int diff_line_cb(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l,
+			void *payload)
+{
+	struct diff_ctx *c = payload;
+	const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+
+	(void)h;
+	if (l->origin != GIT_DIFF_LINE_ADDITION && l->origin != GIT_DIFF_LINE_DELETION &&
+	    l->origin != GIT_DIFF_LINE_CONTEXT)
+		return 0;
+	if (c->fn(c->ctx, path, l->origin, l->content, l->content_len) != 0) {
+		c->stopped = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int tree_of(git_repository *repo, const char *sha, git_tree **out)
+{
+	git_oid oid;
+	git_commit *c = NULL;
+	int r;
+
+	if (git_oid_fromstr(&oid, sha) < 0 || git_commit_lookup(&c, repo, &oid) < 0)
+		return git_fail("git_commit_lookup", sha);
+	r = git_commit_tree(out, c);
+	git_commit_free(c);
+	return r < 0 ? git_fail("git_commit_tree", sha) : 0;
+}
+
+static int git_diff_versions(const char *worktree, const char *from, const char *to,
+			     unsigned context, vcs_diff_fn fn, void *ctx)
+{
+	git_repository *repo = open_repo(worktree);
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	struct diff_ctx c = { fn, ctx, 0 };
+	int ret = -1, r;
+
+	if (!repo)
+		return -1;
+	opts.context_lines = context;
+	if (tree_of(repo, from, &a) < 0 || (to && tree_of(repo, to, &b) < 0))
+		goto out;
+	r = to ? git_diff_tree_to_tree(&diff, repo, a, b, &opts)
+	       : git_diff_tree_to_workdir_with_index(&diff, repo, a, &opts);
+	if (r < 0) {
+		git_fail("git_diff", from);
+		goto out;
+	}
+	r = git_diff_foreach(diff, NULL, NULL, diff_hunk_cb, diff_line_cb, &c);
+	if (r < 0 && !c.stopped) {
+		git_fail("git_diff_foreach", from);
+		goto out;
+	}
+	ret = c.stopped ? 1 : 0;
+out:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_repository_free(repo);
+	return ret;
+}
+
 const struct vcs_backend vcs_git = {
 	.name = "git",
 	.detect = git_detect,
@@ -703,4 +788,5 @@ const struct vcs_backend vcs_git = {
 	.checkout = git_checkout_minor,
 	.sync_fetch = git_sync_fetch,
 	.sync_push = git_sync_push,
+	.diff = git_diff_versions,
 };

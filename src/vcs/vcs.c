@@ -114,3 +114,9 @@ int vcs_sync_push(const char *worktree, const char *remote, vcs_read_fn read_fn,
 	return backend_for(worktree)->sync_push(worktree, remote, read_fn, ctx, paths, n,
 						remote_tip);
 }
+
+int vcs_diff(const char *worktree, const char *from, const char *to, unsigned context,
+	     vcs_diff_fn fn, void *ctx)
+{
+	return backend_for(worktree)->diff(worktree, from, to, context, fn, ctx);
+}

@@ -65,6 +65,16 @@ typedef int (*vcs_read_fn)(void *ctx, const char *path, struct strbuf *data);
  * moved since remote_tip was fetched (fetch and retry), -1 error.  */
 int vcs_sync_push(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,
 		  char *const *paths, size_t n, const char *remote_tip);
+/* One piece of a diff: kind 'h' is a hunk header ("@@ -1,2 +1,3 @@ int
+ * f(void)\n": git's function context after the second @@), '+', '-' and ' '
+ * a line of the hunk; text is not NUL-terminated.  Non-zero stops.  */
+typedef int (*vcs_diff_fn)(void *ctx, const char *path, char kind, const char *text,
+			   size_t len);
+/* Diffs the commit from against the commit to, or against the work tree
+ * (with the index) when to is NULL, with context lines around each change;
+ * calls fn for every hunk and line.  0, 1 when fn stopped it, -1 (reported).  */
+int vcs_diff(const char *worktree, const char *from, const char *to, unsigned context,
+	     vcs_diff_fn fn, void *ctx);
 
 /* A version control backend: one table per system.  Adding one means a new
  * vcs/NAME.c defining its table and a line in vcs.c's list.  */
@@ -86,6 +96,8 @@ struct vcs_backend {
 			  char tip[41]);
 	int (*sync_push)(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,
 			 char *const *paths, size_t n, const char *remote_tip);
+	int (*diff)(const char *worktree, const char *from, const char *to, unsigned context,
+		    vcs_diff_fn fn, void *ctx);
 };
 
 extern const struct vcs_backend vcs_git;
