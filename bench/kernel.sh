@@ -32,12 +32,12 @@ else
 	printf '%s\n' '#define _GNU_SOURCE 1' '#define PACKAGE_VERSION "bench"' \
 		'#define STAP_PATH "/usr/bin/stap"' '#define STAPBPF_PATH "/usr/bin/stapbpf"' \
 		'#define STAPRUN_PATH "/usr/bin/staprun"' >build/config.h
-	pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1"
+	pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone"
 	# shellcheck disable=SC2046
 	cc -O2 -g -std=c11 -Ibuild -I"$src/src" $(pkg-config --cflags $pkgs) \
 		-DPKGDATADIR=\"$src\" -DPKGLIBDIR=\"$out/build\" \
 		$(ls "$src"/src/*.c "$src"/src/*/*.c | grep -v -e memlock-shim -e calibrate-helper) \
-		-o build/perun $(pkg-config --libs $pkgs) -lstdc++
+		-o build/perun $(pkg-config --libs $pkgs) -lstdc++ -lm
 	PERUN="$out/build/perun"
 fi
 export PERUN_DATADIR="$src" PERUN_LIBDIR="$out/build"

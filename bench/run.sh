@@ -26,12 +26,12 @@ cat > build/config.h <<H
 #define STAPBPF_PATH "/usr/bin/stapbpf"
 #define STAPRUN_PATH "/usr/bin/staprun"
 H
-pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1"
+pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone"
 # shellcheck disable=SC2046
 cc -O2 -g -std=c11 -Ibuild -I"$src/src" $(pkg-config --cflags $pkgs) \
 	-DPKGDATADIR=\"$src\" -DPKGLIBDIR=\"$out/build\" \
-	$(ls "$src"/src/*.c "$src"/src/*/*.c | grep -v memlock-shim) \
-	-o build/perun $(pkg-config --libs $pkgs) -lstdc++
+	$(ls "$src"/src/*.c "$src"/src/*/*.c | grep -v "memlock-shim\|calibrate-helper") \
+	-o build/perun $(pkg-config --libs $pkgs) -lstdc++ -lm
 cc -shared -fPIC -O2 -o build/perun-memlock-shim.so "$src/src/util/memlock-shim.c" -ldl
 PERUN="$out/build/perun"
 export PERUN_DATADIR="$src" PERUN_LIBDIR="$out/build"
