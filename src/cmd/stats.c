@@ -74,16 +74,6 @@ struct version_entry {
 	size_t files;
 };
 
-static int valid_minor(const char *m)
-{
-	size_t i;
-
-	for (i = 0; i < 40; i++)
-		if (!((m[i] >= '0' && m[i] <= '9') || (m[i] >= 'a' && m[i] <= 'f')))
-			return 0;
-	return m[40] == '\0';
-}
-
 /* The stats directory, trusted; NULL when it is missing (quiet) or refused.  */
 static char *stats_dir(const struct repo *r, int *missing)
 {
@@ -415,7 +405,7 @@ static int sync_index(const char *dir, size_t *nfiles, int quiet)
 	for (i = 0; i < n; i++) {
 		struct file_entry *f = NULL;
 		size_t nf = 0;
-		if (!valid_minor(m[i]) || scan_minor(dir, m[i], &f, &nf) < 0) {
+		if (!stats_valid_minor(m[i]) || scan_minor(dir, m[i], &f, &nf) < 0) {
 			if (!quiet)
 				printf("not a minor version directory, left alone: %s/%s\n", dir, m[i]);
 			free(m[i]);
@@ -506,7 +496,7 @@ static int cmd_delete(const struct repo *r, int argc, char **argv, const struct 
 			char **m;
 			size_t n = all_minors(dir, &m);
 			for (i = 0; i < n; i++) {
-				if (valid_minor(m[i]) &&
+				if (stats_valid_minor(m[i]) &&
 				    delete_in_minor(dir, m[i], argv[1], o->keep_dir, &deleted) < 0)
 					ret = -1;
 				free(m[i]);
@@ -530,7 +520,7 @@ static int cmd_delete(const struct repo *r, int argc, char **argv, const struct 
 		char **m;
 		size_t n = all_minors(dir, &m);
 		for (i = 0; i < n; i++) {
-			if (valid_minor(m[i]) && delete_in_minor(dir, m[i], NULL, o->keep_dir, &deleted) < 0)
+			if (stats_valid_minor(m[i]) && delete_in_minor(dir, m[i], NULL, o->keep_dir, &deleted) < 0)
 				ret = -1;
 			free(m[i]);
 		}
@@ -560,7 +550,7 @@ static int cmd_clean(const struct repo *r, const struct opts *o)
 		struct file_entry *f = NULL;
 		size_t nf = 0;
 		char *path = xstrfmt("%s/%s", dir, m[i]);
-		if (!valid_minor(m[i]) || scan_minor(dir, m[i], &f, &nf) < 0) {
+		if (!stats_valid_minor(m[i]) || scan_minor(dir, m[i], &f, &nf) < 0) {
 			custom++;
 			if (!o->keep_custom)
 				printf("not perun's, left alone: %s\n", path);
@@ -617,7 +607,7 @@ static int profile_minor(const struct repo *r, struct profile *p, const char *fr
 
 	if (from)
 		return vcs_massage(r->worktree, from, sha);
-	if (origin && valid_minor(origin)) {
+	if (origin && stats_valid_minor(origin)) {
 		memcpy(sha, origin, 41);
 		return 0;
 	}

@@ -285,7 +285,7 @@ char *stats_name(const char *cmd, const char *args, const char *workload)
 
 /* --- files ----------------------------------------------------------------------- */
 
-static int valid_minor(const char *m)
+int stats_valid_minor(const char *m)
 {
 	size_t i;
 
@@ -398,7 +398,7 @@ int stats_save(const struct repo *r, const char *minor, const struct stats *s, c
 	char *name = stats_name(s->cmd, s->args, s->workload);
 	int ret;
 
-	if (!valid_minor(minor)) {
+	if (!stats_valid_minor(minor)) {
 		free(name);
 		return pr_error("'%s' is not a minor version (40 hex digits)", minor);
 	}
@@ -430,7 +430,7 @@ int stats_load(const struct repo *r, const char *minor, const char *name, struct
 	int ret, fd;
 
 	memset(s, 0, sizeof(*s));
-	if (!valid_minor(minor) || !valid_name(name))
+	if (!stats_valid_minor(minor) || !valid_name(name))
 		return 1;
 	dir = xstrfmt("%s/stats/%s", r->dir, minor);
 	if (lstat(dir, &st) < 0 && errno == ENOENT) {
@@ -569,7 +569,7 @@ int stats_after_collect(const char *profile_path, struct json_object *header,
 	struct stats s;
 	int ret = -1;
 
-	if (!dir || !origin || !valid_minor(origin)) {
+	if (!dir || !origin || !stats_valid_minor(origin)) {
 		free(dir);
 		return 0;
 	}

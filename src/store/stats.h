@@ -75,6 +75,9 @@ int stats_after_collect(const char *profile_path, struct json_object *header,
 			const char *collector, struct json_object *summary, uint64_t calls,
 			const char *origin, int quiet);
 
+/* Whether m is a minor version's directory name: 40 lowercase hex digits.  */
+int stats_valid_minor(const char *m);
+
 /* Whether the file at dirfd/name is a stats file perun wrote.  */
 int stats_is_ours(int dirfd, const char *name);
 
