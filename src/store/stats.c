@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/robust.h"
 #include "profile/profile.h"
 #include "store/repo.h"
 #include "store/stats.h"
@@ -94,21 +95,6 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* The q-quantile of sorted v by linear interpolation between closest ranks
- * (numpy's default, which Perun's stats use).  */
-static double quantile(const double *v, size_t n, double q)
-{
-	double pos, frac;
-	size_t lo;
-
-	if (!n)
-		return 0;
-	pos = q * (double)(n - 1);
-	lo = (size_t)pos;
-	frac = pos - (double)lo;
-	return lo + 1 < n ? v[lo] + (v[lo + 1] - v[lo]) * frac : v[lo];
-}
-
 static int cmp_fn(const void *a, const void *b)
 {
 	return strcmp(((const struct fn_stats *)a)->name, ((const struct fn_stats *)b)->name);
@@ -178,9 +164,9 @@ int stats_from_profile(const struct profile *p, struct stats *s)
 			f->min = a->n ? a->a[0] : 0;
 			f->max = a->n ? a->a[a->n - 1] : 0;
 			f->avg = a->n ? f->total / (double)a->n : 0;
-			f->median = quantile(a->a, a->n, 0.5);
-			f->q1 = quantile(a->a, a->n, 0.25);
-			f->q3 = quantile(a->a, a->n, 0.75);
+			f->median = stats_quantile_sorted(a->a, a->n, 0.5);
+			f->q1 = stats_quantile_sorted(a->a, a->n, 0.25);
+			f->q3 = stats_quantile_sorted(a->a, a->n, 0.75);
 		}
 		f->iqr = f->q3 - f->q1;
 		f->partial = get(ts, "partial") && json_object_get_boolean(get(ts, "partial"));
