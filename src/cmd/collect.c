@@ -67,6 +67,8 @@ void usage_collect(FILE *f)
 	      "                           70 bytes of kernel memory each); the rest is counted\n"
 	      "                           as lost, per function\n"
 	      "      --strict             any lost event makes the collect fail (exit 1)\n"
+	      "      --max-overhead PCT   disarm the hottest probes while the recorded calls\n"
+	      "                           cost more than PCT % of the run (calibrated cost)\n"
 	      "      --compile-only       build the module into the cache and stop\n"
 	      "  -r, --kernel-release R   build the kernel module for release R (a build host\n"
 	      "                           serving hosts that run R; implies --runtime kernel)\n"
@@ -99,7 +101,7 @@ enum {
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
 	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
 	OPT_NO_CALIBRATE, OPT_PER_CALL, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
-	OPT_OPT_RESET_CACHE, OPT_ONE_MODULE,
+	OPT_OPT_RESET_CACHE, OPT_ONE_MODULE, OPT_MAX_OVERHEAD,
 };
 
 /* Default events the recorder keeps, and the most it may be asked for.  */
@@ -209,6 +211,7 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
 		{ "one-module", no_argument, NULL, OPT_ONE_MODULE },
+		{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 		{ "per-call", no_argument, NULL, OPT_PER_CALL },
 		{ "metrics", no_argument, NULL, OPT_METRICS },
 		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
@@ -305,6 +308,17 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		case OPT_EXCLUDE: o->exclude = optarg; break;
 		case OPT_AGGREGATE: o->aggregate = 1; break;
 		case OPT_ONE_MODULE: o->one_module = 1; break;
+		case OPT_MAX_OVERHEAD:
+			errno = 0;
+			o->max_overhead = strtod(optarg, &end);
+			if (*end == '%')
+				end++;
+			if (*end || !*optarg || errno || !isfinite(o->max_overhead) ||
+			    o->max_overhead <= 0 || o->max_overhead > 10000)
+				return usage_error("--max-overhead wants a percentage above 0 and at "
+						   "most 10000, not '%s'",
+						   optarg);
+			break;
 		case OPT_PER_CALL: o->per_call = 1; break;	/* the object-per-call form */
 		case OPT_METRICS: o->metrics = 1; break;
 		case OPT_SCRIPT_ONLY: o->script_only = 1; break;

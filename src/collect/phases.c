@@ -227,6 +227,12 @@ int collect_script(struct session *s)
 	struct strbuf tb = STRBUF_INIT;
 	int r;
 
+	if (s->sopt.budget_stepped_ns) {	/* --max-overhead: which probes cost a step more */
+		free(s->stepped);
+		s->stepped = calibrate_plan_stepped(&s->plan);
+		s->sopt.budget_stepped = s->stepped;
+		s->sopt.budget_nstepped = s->stepped ? s->plan.n : 0;
+	}
 	r = script_generate_opt(&s->plan, tp, collect_script_mode(s),
 				collect_recorder_slots(s->o->buffer_size), &s->sopt, &s->script);
 	if (r == 0 && strbuf_read_file(&tb, ts) < 0)
@@ -245,7 +251,7 @@ int collect_pipeline(struct session *s, enum collect_until until)
 {
 	s->status = EXIT_FAIL;
 	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
-	    collect_pre_optimize(s) < 0 || collect_select(s) < 0 || collect_plan(s) < 0 ||
+	    collect_pre_optimize(s) < 0 || collect_budget(s) < 0 || collect_select(s) < 0 || collect_plan(s) < 0 ||
 	    collect_script(s) < 0)
 		return s->status;
 	if (until == COLLECT_UNTIL_SCRIPT)

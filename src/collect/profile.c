@@ -420,6 +420,8 @@ write_again:
 			     ps->missing_records || !ps->saw_end || unattached;
 		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
 		collect_post_optimize(s, parser, extra, sum);
+		if (collect_budget_report(s, parser, extra, sum))
+			json_object_object_add(extra, "sampled", json_object_new_boolean(1));
 		json_object_object_add(extra, "summary", sum);
 		json_object_object_add(extra, "stap_messages", json_object_get(s->log.messages));
 		if (o->metrics) {

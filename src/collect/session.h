@@ -45,6 +45,7 @@ struct collect_opts {
 	int one_module;		/* --one-module: every function probed, a selection gates */
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
+	double max_overhead;	/* --max-overhead PCT, or 0 */
 };
 
 /* -w: every step of the collection, timed, in the temp dir.  */
@@ -183,6 +184,15 @@ int collect_diff_tracing(struct session *s);
  * probes must keep it.  */
 int collect_protected(const struct session *s, const char *name);
 void collect_diff_release(struct session *s);
+struct parser;
+/* --max-overhead (collect/budget.c): the probe cost per recorded call (the
+ * calibration, else a default, said) and the budget's window into s->sopt.  */
+int collect_budget(struct session *s);
+/* What the budget disarmed, from the run's o lines, into extra's
+ * optimization.max_overhead; marks those summaries in sum partial and says
+ * so on stderr.  1 when it disarmed a probe, else 0.  */
+int collect_budget_report(struct session *s, const struct parser *parser,
+			  struct json_object *extra, struct json_object *sum);
 /* --one-module (collect/select.c): replaces s->plan by a probe for every
  * function of the binary and writes the ids of the old plan's probes to
  * s->selection_path; s->sopt.select_slots gates the script on them.  */

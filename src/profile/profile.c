@@ -319,6 +319,9 @@ struct fstat {
 	int64_t sampled;	/* trace.summary's 1 in N, 0 when every call */
 	int64_t disarmed;	/* trace.summary's disarmed_after (dynamic probing), or 0 */
 	unsigned timed : 1;	/* trace.summary's sampled_by timed-sampling */
+	unsigned budget : 1;	/* disarmed by the overhead budget (at disarmed_at), not
+				 * by dynamic probing */
+	double disarmed_at;	/* trace.summary's disarmed_at_s */
 	double cal_mean;	/* trace.summary's calibrated_mean, -1 without */
 };
 
@@ -504,6 +507,11 @@ static void sum_one(void *ctxp, const struct call_view *v)
 				      ? json_object_get_int64(get(ts, "disarmed_after"))
 				      : 0;
 		f->timed = get(ts, "sampled_by") != NULL;
+		f->budget = get(ts, "disarmed_by") &&
+			    !strcmp(json_object_get_string(get(ts, "disarmed_by")), "max-overhead");
+		f->disarmed_at = get(ts, "disarmed_at_s")
+					 ? json_object_get_double(get(ts, "disarmed_at_s"))
+					 : 0;
 		c->any_sampled |= f->sampled > 1 || f->disarmed > 0 || f->timed;
 		c->any_cal |= f->cal_mean >= 0;
 	}
@@ -622,7 +630,12 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 				strbuf_addf(out, "~ %s: sampled, 1 call in %" PRId64 " recorded\n",
 					    fs[k].uid, fs[k].sampled);
 		for (k = 0; k < nfs; k++)
-			if (fs[k].disarmed > 0)
+			if (fs[k].disarmed > 0 && fs[k].budget)
+				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls, %.2f s into "
+						 "the trace (the overhead budget): the later ones were "
+						 "not recorded\n",
+					    fs[k].uid, fs[k].disarmed, fs[k].disarmed_at);
+			else if (fs[k].disarmed > 0)
 				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls (dynamic "
 						 "probing): the later ones were not recorded\n",
 					    fs[k].uid, fs[k].disarmed);

@@ -92,6 +92,12 @@ struct parse_opt_record {
 #define PARSE_OPT_DISARMED 1
 /* Timed sampling: the gather/dormant flag flipped VALUE times.  */
 #define PARSE_OPT_FLIPS 2
+/* --max-overhead: probe ID was disarmed after VALUE recorded calls ...  */
+#define PARSE_OPT_BUDGET_CALLS 3
+/* ... VALUE - 1 ms after the start.  */
+#define PARSE_OPT_BUDGET_AT_MS 4
+/* --max-overhead: VALUE windows were over the budget.  */
+#define PARSE_OPT_BUDGET_OVER 5
 /* The o lines of the stream, in their order.  */
 const struct parse_opt_record *parser_opt_records(const struct parser *p, size_t *n);
 /* Per plan id: entries whose return never came (a longjmp or exit past

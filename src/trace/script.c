@@ -47,7 +47,7 @@ struct tmpl {
 
 enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_HEADER_AGG, T_PAIR_AGG,
        T_POINT_AGG, T_HEADER_REC, T_PAIR_GATED, T_POINT_GATED, T_OPT_TIMED, T_OPT_TIMED_END,
-       T_OPT_PROBING, T_OPT_PROBING_END, T_COUNT };
+       T_OPT_PROBING, T_OPT_PROBING_END, T_OPT_BUDGET, T_OPT_BUDGET_END, T_COUNT };
 
 static int load_templates(struct tmpl *t, const char *dir)
 {
@@ -55,7 +55,8 @@ static int load_templates(struct tmpl *t, const char *dir)
 		"header",	 "pair",	"pair_sampled",	 "point",
 		"point_sampled", "header_agg",	"pair_agg",	 "point_agg",
 		"header_rec",	 "pair_gated",	"point_gated",	 "opt_timed",
-		"opt_timed_end", "opt_probing", "opt_probing_end",
+		"opt_timed_end", "opt_probing", "opt_probing_end", "opt_budget",
+		"opt_budget_end",
 	};
 	int i;
 
@@ -209,6 +210,16 @@ static void gate_condition(struct strbuf *c, const struct probe *pr, const struc
 	if (pr->sampling > 1)
 		strbuf_addf(c, "%s__perun_cnt[k]++ %% %u == 0", c->len ? " && " : "",
 			    pr->sampling);
+	/* last: the budget counts the calls that are recorded; a point is about
+	 * half a pair (one probe hit) */
+	if (so && so->budget_allowed_ns) {
+		uint64_t ns = probe_is_point(pr) ? (so->budget_call_ns + 1) / 2 : so->budget_call_ns;
+		if (so->budget_stepped && pr->id >= 0 && (size_t)pr->id < so->budget_nstepped &&
+		    so->budget_stepped[pr->id])
+			ns += so->budget_stepped_ns;
+		strbuf_addf(c, "%s__perun_budget(%d, %llu)", c->len ? " && " : "", pr->id,
+			    (unsigned long long)ns);
+	}
 	if (!c->len)
 		strbuf_addstr(c, "1");
 }
@@ -219,7 +230,8 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	struct tmpl t[T_COUNT] = { { NULL, NULL } };
 	char nprobes[32], bufsize[32];
 	struct strbuf opt_end = STRBUF_INIT;
-	int gated = so && (so->timed_period_ms || so->probing_threshold || so->select_slots);
+	int gated = so && (so->timed_period_ms || so->probing_threshold || so->select_slots ||
+			   so->budget_allowed_ns);
 	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : "__perun_ev";
 	int aggregate = mode == SCRIPT_AGGREGATE;
 	size_t i;
@@ -234,8 +246,8 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	if (load_templates(t, templates_dir) < 0)
 		goto out;
 	if (gated && aggregate) {
-		pr_error("timed sampling, dynamic probing and --one-module gate per-call "
-			 "records: not with --aggregate");
+		pr_error("timed sampling, dynamic probing, --max-overhead and --one-module gate "
+			 "per-call records: not with --aggregate");
 		goto out;
 	}
 	snprintf(nprobes, sizeof(nprobes), "%zu", plan_probe_points(p));
@@ -244,6 +256,8 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		strbuf_addstr(&opt_end, t[T_OPT_TIMED_END].text);
 	if (so && so->probing_threshold)
 		strbuf_addstr(&opt_end, t[T_OPT_PROBING_END].text);
+	if (so && so->budget_allowed_ns)
+		strbuf_addstr(&opt_end, t[T_OPT_BUDGET_END].text);
 	{
 		struct var v[] = { { "NPROBES", nprobes }, { "BUFFER", bufsize },
 				   { "OPT_END", strbuf_str(&opt_end) } };
@@ -274,6 +288,22 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
 		struct var v[] = { { "THRESHOLD", thr }, { "SLOTS", slots } };
 		expand(out, t[T_OPT_PROBING].text, v, 2);
+	}
+	if (so && so->budget_allowed_ns) {
+		char pct[32], cost[32], window[32], allowed[32], slots[32];
+		snprintf(pct, sizeof(pct), "%g", so->budget_pct);
+		snprintf(cost, sizeof(cost), "%llu", (unsigned long long)so->budget_call_ns);
+		snprintf(window, sizeof(window), "%u", so->budget_window_ms);
+		snprintf(allowed, sizeof(allowed), "%llu", (unsigned long long)so->budget_allowed_ns);
+		snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
+		struct var v[] = { { "PCT", pct },
+				   { "COST_NS", cost },
+				   { "COST_WHY", so->budget_calibrated ? "calibrated on this host"
+								       : "not calibrated: a default" },
+				   { "WINDOW_MS", window },
+				   { "ALLOWED_NS", allowed },
+				   { "SLOTS", slots } };
+		expand(out, t[T_OPT_BUDGET].text, v, sizeof(v) / sizeof(v[0]));
 	}
 	for (i = 0; i < p->n; i++) {
 		const struct probe *pr = &p->probes[i];

@@ -36,6 +36,19 @@ struct script_opt {
 	 * __perun_sel[id] is set, a map of select_slots entries filled from
 	 * outside at start (0: no selection gate) */
 	size_t select_slots;
+	/* --max-overhead: a recorded call costs budget_call_ns; every
+	 * budget_window_ms the hottest probes are disarmed while the window's
+	 * calls cost more than budget_allowed_ns (budget_pct of the window; 0:
+	 * no budget) */
+	uint64_t budget_allowed_ns, budget_call_ns;
+	/* per probe id (budget_nstepped of them, or NULL): its first
+	 * instruction is stepped out of line, which costs budget_stepped_ns more */
+	const unsigned char *budget_stepped;
+	size_t budget_nstepped;
+	uint64_t budget_stepped_ns;
+	unsigned budget_window_ms;
+	double budget_pct;
+	int budget_calibrated;
 };
 /* script_generate_mode with the methods of so (NULL: none); a gated probe
  * records a call only when every method and its sampling let it.  */

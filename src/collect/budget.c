@@ -1,0 +1,152 @@
+/* The overhead budget (--max-overhead PCT): instead of SystemTap's overload
+ * abort, which ends the whole trace, the script disarms the hottest probes
+ * once what the recorded calls cost (the calibrated cost per call times the
+ * calls of a window) passes PCT % of the window's wall time, and says which
+ * and when (templates/opt_budget.stp.in).  The estimate counts recorded
+ * calls only: a disarmed probe's hit still costs its trap where the runtime
+ * keeps the uprobe (bench/disarm.sh measures what disarming saves).  */
+#include "config.h"
+
+#define PR_FMT "perun collect"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/session.h"
+#include "trace/parse.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+/* The window the budget is checked over.  */
+#define BUDGET_WINDOW_MS 20
+/* A recorded call's cost when perun calibrate has not measured it: about
+ * what a pair of uprobes with the recorder costs on our machines (bpf). */
+#define BUDGET_DEFAULT_NS 2000
+/* Disarmed probes named on stderr, at most.  */
+#define BUDGET_SHOWN 5
+
+int collect_budget(struct session *s)
+{
+	struct collect_opts *o = s->o;
+	struct calibration cal;
+	double ns = BUDGET_DEFAULT_NS;
+	int have = 0;
+
+	if (o->max_overhead <= 0)
+		return 0;
+	if (o->aggregate)
+		return pr_error("--max-overhead disarms probes that record each call: not with "
+				"--aggregate");
+	memset(&cal, 0, sizeof(cal));
+	if (s->calibration_get && o->calibrate)
+		have = s->calibration_get((int)s->runtime, o->calibrate, 1, &cal) > 0;
+	if (have && cal.pair_ns >= 1) {
+		ns = cal.pair_ns;
+		/* a function whose first instruction is stepped out of line costs
+		 * a trap more per call (collect_script marks which) */
+		if (cal.stepped_ns > cal.probe_ns)
+			s->sopt.budget_stepped_ns = (uint64_t)(cal.stepped_ns - cal.probe_ns + 0.5);
+	} else {
+		have = 0;
+	}
+	if (!have && !o->quiet)
+		fprintf(stderr, "perun: --max-overhead: the probe cost of this host is not "
+				"calibrated, so the budget assumes %d ns per recorded call; run "
+				"'perun calibrate' once for a measured one\n",
+			BUDGET_DEFAULT_NS);
+	s->sopt.budget_pct = o->max_overhead;
+	s->sopt.budget_call_ns = (uint64_t)(ns + 0.5);
+	s->sopt.budget_window_ms = BUDGET_WINDOW_MS;
+	s->sopt.budget_allowed_ns =
+		(uint64_t)(o->max_overhead / 100.0 * BUDGET_WINDOW_MS * 1e6 + 0.5);
+	if (!s->sopt.budget_allowed_ns)
+		s->sopt.budget_allowed_ns = 1;
+	s->sopt.budget_calibrated = have;
+	collect_wd(&s->wd, "budget: %g %% of %u ms windows, %" PRIu64 " ns per call (%s)",
+		   o->max_overhead, BUDGET_WINDOW_MS, s->sopt.budget_call_ns,
+		   have ? "calibrated" : "default");
+	return 0;
+}
+
+/* Marks a function's summary: the budget disarmed it.  */
+static void mark(struct json_object *sum, const char *name, uint64_t calls, double at_s)
+{
+	struct json_object *fs;
+
+	if (!json_object_object_get_ex(sum, name, &fs))
+		return;
+	json_object_object_add(fs, "partial", json_object_new_boolean(1));
+	json_object_object_add(fs, "disarmed_after", json_object_new_int64((int64_t)calls));
+	json_object_object_add(fs, "disarmed_by", json_object_new_string("max-overhead"));
+	json_object_object_add(fs, "disarmed_at_s", json_object_new_double(at_s));
+}
+
+int collect_budget_report(struct session *s, const struct parser *parser,
+			  struct json_object *extra, struct json_object *sum)
+{
+	const struct parse_opt_record *r;
+	struct json_object *b, *dis, *opt;
+	struct strbuf names = STRBUF_INIT;
+	uint64_t *calls, *at, over = 0;
+	size_t n, i, ndis = 0;
+
+	if (!s->sopt.budget_allowed_ns)
+		return 0;
+	r = parser_opt_records(parser, &n);
+	calls = xcalloc(s->plan.n + 1, sizeof(*calls));
+	at = xcalloc(s->plan.n + 1, sizeof(*at));
+	for (i = 0; i < n; i++) {
+		if (r[i].method == PARSE_OPT_BUDGET_OVER)
+			over = r[i].value;
+		else if (r[i].id >= s->plan.n)
+			continue;
+		else if (r[i].method == PARSE_OPT_BUDGET_CALLS)
+			calls[r[i].id] = r[i].value;
+		else if (r[i].method == PARSE_OPT_BUDGET_AT_MS && r[i].value)
+			at[r[i].id] = r[i].value;
+	}
+	dis = json_object_new_object();
+	for (i = 0; i < s->plan.n; i++) {
+		const char *name = s->plan.probes[i].name;
+		struct json_object *d;
+		double at_s;
+
+		if (!at[i])
+			continue;
+		at_s = (double)(at[i] - 1) / 1000.0;
+		d = json_object_new_object();
+		json_object_object_add(d, "recorded", json_object_new_int64((int64_t)calls[i]));
+		json_object_object_add(d, "at_s", json_object_new_double(at_s));
+		json_object_object_add(dis, name, d);
+		mark(sum, name, calls[i], at_s);
+		if (ndis < BUDGET_SHOWN)
+			strbuf_addf(&names, "%s%s after %" PRIu64 " calls at %.2f s",
+				    ndis ? ", " : "", name, calls[i], at_s);
+		else if (ndis == BUDGET_SHOWN)
+			strbuf_addstr(&names, ", ...");
+		ndis++;
+	}
+	b = json_object_new_object();
+	json_object_object_add(b, "max_overhead_pct", json_object_new_double(s->sopt.budget_pct));
+	json_object_object_add(b, "call_ns", json_object_new_int64((int64_t)s->sopt.budget_call_ns));
+	json_object_object_add(b, "calibrated", json_object_new_boolean(s->sopt.budget_calibrated));
+	json_object_object_add(b, "window_ms", json_object_new_int64(s->sopt.budget_window_ms));
+	json_object_object_add(b, "windows_over", json_object_new_int64((int64_t)over));
+	json_object_object_add(b, "disarmed", dis);
+	if (!json_object_object_get_ex(extra, "optimization", &opt)) {
+		opt = json_object_new_object();
+		json_object_object_add(extra, "optimization", opt);
+	}
+	json_object_object_add(opt, "max_overhead", b);
+	if (ndis)
+		fprintf(stderr, "perun: the overhead budget (%g %%) disarmed %zu probe%s, so their "
+				"counts are partial: %s\n",
+			s->sopt.budget_pct, ndis, ndis == 1 ? "" : "s", names.buf);
+	strbuf_release(&names);
+	free(calls);
+	free(at);
+	return ndis > 0;
+}
