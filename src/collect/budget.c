@@ -41,7 +41,9 @@ int collect_budget(struct session *s)
 		return pr_error("--max-overhead disarms probes that record each call: not with "
 				"--aggregate");
 	memset(&cal, 0, sizeof(cal));
-	if (s->calibration_get && o->calibrate)
+	/* the calibration is this host's: a module built for another kernel
+	 * (-r) gets the default, like the host that runs it without one */
+	if (s->calibration_get && o->calibrate && !o->kernel_release)
 		have = s->calibration_get((int)s->runtime, o->calibrate, 1, &cal) > 0;
 	if (have && cal.pair_ns >= 1) {
 		ns = cal.pair_ns;
@@ -58,7 +60,10 @@ int collect_budget(struct session *s)
 				"'perun calibrate' once for a measured one\n",
 			BUDGET_DEFAULT_NS);
 	s->sopt.budget_pct = o->max_overhead;
-	s->sopt.budget_call_ns = (uint64_t)(ns + 0.5);
+	/* to 100 ns: the cost is in the script, so in the module cache key, and
+	 * a calibration run again should not make every module anew */
+	s->sopt.budget_call_ns = ns < 100 ? 100 : (uint64_t)(ns / 100 + 0.5) * 100;
+	s->sopt.budget_stepped_ns = (s->sopt.budget_stepped_ns + 50) / 100 * 100;
 	s->sopt.budget_window_ms = BUDGET_WINDOW_MS;
 	s->sopt.budget_allowed_ns =
 		(uint64_t)(o->max_overhead / 100.0 * BUDGET_WINDOW_MS * 1e6 + 0.5);

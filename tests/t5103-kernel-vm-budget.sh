@@ -1,0 +1,58 @@
+#!/bin/sh
+# Live, kernel runtime: the overhead budget (--max-overhead) through staprun
+# in the QEMU guest of t5101 (tools/stap-vm.sh), where SystemTap's own answer
+# to overhead is its overload abort (perun's modules turn that off).  The
+# host builds the module (--compile-only -r RELEASE); the guest runs it from
+# the cache without stap.  --no-calibrate on both sides: the budget's cost
+# per call is in the script, and neither has a kernel-runtime calibration.
+. "$SRCDIR/tests/lib.sh"
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+command -v stap >/dev/null 2>&1 || skip_all "needs stap (apt-get install systemtap)"
+VM="bash $SRCDIR/tools/stap-vm.sh"
+REL=$($VM release 2>/dev/null) ||
+	skip_all "the QEMU guest is not prepared: run 'bash tools/stap-vm.sh prepare' (as .ci/run does)"
+RT_FIXED=$($VM runtime --txfix)
+export PERUN_KRUNTIME_DIR="$RT_FIXED"
+
+in_guest() {
+	$VM run --rw "$TRASH" --cwd "$TRASH" --timeout 240 \
+		--env PERUN="$PERUN" --env PERUN_DATADIR="$PERUN_DATADIR" \
+		--env PERUN_LIBDIR="$PERUN_LIBDIR" --env PERUN_CACHE_DIR="$PERUN_CACHE_DIR" \
+		--env PERUN_KRUNTIME_DIR="$RT_FIXED" --env PERUN_STAP=/nonexistent \
+		-- /bin/bash "$TRASH/$1"
+}
+
+B="-s custom -f f -f g -f h --max-overhead 10 --no-calibrate"
+
+test_expect_success 'the build host compiles the budgeted module for the guest release' '
+	cc -g -O1 -o budget "$FIXTURES/budget.c" &&
+	"$PERUN" collect -c ./budget trace $B --compile-only -r "$REL" 2>err &&
+	cat err && grep "kernel module in the cache" err
+'
+
+cat >"$TRASH/guest-budget.sh" <<GUEST
+set -u
+"\$PERUN" collect -o b.perf -c ./budget -a 50000 trace $B --runtime kernel >b.out 2>b.err
+echo "b_status=\$?" >guest.status
+GUEST
+
+test_expect_success 'in the guest: f disarmed by the budget, g and h exact' '
+	in_guest guest-budget.sh >guest.out 2>&1 || { cat guest.out; exit 1; }
+	cat guest.out guest.status b.err &&
+	grep "^b_status=0" guest.status &&
+	grep "module cache: hit" b.err &&
+	grep "calls f=50000 g=10 h=500" b.out &&
+	grep "the overhead budget (10 %) disarmed 1 probe, so their counts are partial: f after" b.err &&
+	n=$(profile_counts b.perf | sed -n "s/^f //p") &&
+	say "kernel runtime: f recorded $n of 50000 calls before the budget disarmed it" &&
+	test "$n" -gt 0 && test "$n" -lt 50000 &&
+	test "$(profile_field b.perf trace.summary.f.disarmed_after)" = "$n" &&
+	test "$(profile_field b.perf trace.optimization.max_overhead.disarmed.f.recorded)" = "$n" &&
+	profile_counts b.perf | grep -v "^f " >actual &&
+	printf "g 10\nh 500\n" >expect &&
+	test_cmp expect actual &&
+	test "$(profile_field b.perf trace.complete)" = true &&
+	test "$(profile_field b.perf trace.runtime)" = kernel
+'
+
+test_done
