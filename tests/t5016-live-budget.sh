@@ -28,6 +28,10 @@ test_expect_success 'a 10% budget disarms the hot f only; g and h stay exact' '
 	test "$(profile_field b.perf trace.summary.f.disarmed_by)" = max-overhead &&
 	test "$(profile_field b.perf trace.summary.f.partial)" = true &&
 	test "$(profile_field b.perf trace.optimization.max_overhead.disarmed.f.recorded)" = "$n" &&
+	test "$(profile_field b.perf trace.optimization.max_overhead.disarmed.f.calls)" = 200000 &&
+	after=$(profile_field b.perf trace.optimization.max_overhead.disarmed.f.calls_after) &&
+	test $((n + after)) = 200000 &&
+	grep "the disarmed probes saw $after later calls, and each still trapped" err &&
 	at=$(profile_field b.perf trace.optimization.max_overhead.disarmed.f.at_s) &&
 	test "$(profile_field b.perf trace.summary.f.disarmed_at_s)" = "$at" &&
 	test "$(profile_field b.perf trace.optimization.max_overhead.calibrated)" = false &&

@@ -48,6 +48,7 @@ test_expect_success 'in the guest: f disarmed by the budget, g and h exact' '
 	test "$n" -gt 0 && test "$n" -lt 50000 &&
 	test "$(profile_field b.perf trace.summary.f.disarmed_after)" = "$n" &&
 	test "$(profile_field b.perf trace.optimization.max_overhead.disarmed.f.recorded)" = "$n" &&
+	test "$(profile_field b.perf trace.optimization.max_overhead.disarmed.f.calls)" = 50000 &&
 	profile_counts b.perf | grep -v "^f " >actual &&
 	printf "g 10\nh 500\n" >expect &&
 	test_cmp expect actual &&

@@ -95,7 +95,7 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 	const struct parse_opt_record *r;
 	struct json_object *b, *dis, *opt;
 	struct strbuf names = STRBUF_INIT;
-	uint64_t *calls, *at, over = 0;
+	uint64_t *calls, *at, *after, over = 0, nafter = 0;
 	size_t n, i, ndis = 0;
 
 	if (!s->sopt.budget_allowed_ns)
@@ -103,6 +103,7 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 	r = parser_opt_records(parser, &n);
 	calls = xcalloc(s->plan.n + 1, sizeof(*calls));
 	at = xcalloc(s->plan.n + 1, sizeof(*at));
+	after = xcalloc(s->plan.n + 1, sizeof(*after));
 	for (i = 0; i < n; i++) {
 		if (r[i].method == PARSE_OPT_BUDGET_OVER)
 			over = r[i].value;
@@ -112,6 +113,8 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 			calls[r[i].id] = r[i].value;
 		else if (r[i].method == PARSE_OPT_BUDGET_AT_MS && r[i].value)
 			at[r[i].id] = r[i].value;
+		else if (r[i].method == PARSE_OPT_BUDGET_AFTER)
+			after[r[i].id] = r[i].value;
 	}
 	dis = json_object_new_object();
 	for (i = 0; i < s->plan.n; i++) {
@@ -125,6 +128,9 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 		d = json_object_new_object();
 		json_object_object_add(d, "recorded", json_object_new_int64((int64_t)calls[i]));
 		json_object_object_add(d, "at_s", json_object_new_double(at_s));
+		json_object_object_add(d, "calls_after", json_object_new_int64((int64_t)after[i]));
+		json_object_object_add(d, "calls", json_object_new_int64((int64_t)(calls[i] + after[i])));
+		nafter += after[i];
 		json_object_object_add(dis, name, d);
 		mark(sum, name, calls[i], at_s);
 		if (ndis < BUDGET_SHOWN)
@@ -150,8 +156,14 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 		fprintf(stderr, "perun: the overhead budget (%g %%) disarmed %zu probe%s, so their "
 				"counts are partial: %s\n",
 			s->sopt.budget_pct, ndis, ndis == 1 ? "" : "s", names.buf);
+	if (nafter)
+		fprintf(stderr, "perun: the disarmed probes saw %" PRIu64 " later calls, and each "
+				"still trapped into the kernel (its uprobe stays attached): where that "
+				"is too slow, leave those functions out (--exclude)\n",
+			nafter);
 	strbuf_release(&names);
 	free(calls);
 	free(at);
+	free(after);
 	return ndis > 0;
 }

@@ -98,6 +98,8 @@ struct parse_opt_record {
 #define PARSE_OPT_BUDGET_AT_MS 4
 /* --max-overhead: VALUE windows were over the budget.  */
 #define PARSE_OPT_BUDGET_OVER 5
+/* --max-overhead: VALUE later calls reached disarmed probe ID.  */
+#define PARSE_OPT_BUDGET_AFTER 6
 /* The o lines of the stream, in their order.  */
 const struct parse_opt_record *parser_opt_records(const struct parser *p, size_t *n);
 /* Per plan id: entries whose return never came (a longjmp or exit past
