@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/budget.sh [PERUN]: does --max-overhead keep the overhead it promises?
 #
-# tests/fixtures/budget.c calls f() N times (each spins ~2 us) and h() every
+# tests/fixtures/optimize.c calls f() N times (each spins ~2 us) and h() every
 # 100th; it prints its own loop time (loop_ns).  Rows: untraced; traced with
 # every call recorded; traced with --max-overhead PCT for several PCT.  Per
 # row: loop time (median of BUDGET_RUNS), the overhead it shows against the
@@ -25,7 +25,7 @@ out=$(mktemp -d /tmp/perun-budget.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 trap 'exit 1' INT TERM
 cd "$out" || exit 2
-cc -O1 -g -o budget "$here/tests/fixtures/budget.c" || exit 2
+cc -O1 -g -o budget "$here/tests/fixtures/optimize.c" || exit 2
 export PERUN_CACHE_DIR="$out/cache"
 # the host's calibration, if perun calibrate ran, into this cache
 for c in "${XDG_CACHE_HOME:-$HOME/.cache}"/perun/calibration-*.json; do

@@ -9,7 +9,7 @@
 require_live
 
 test_expect_success 'build the fixture' '
-	cc -g -O1 -o budget "$FIXTURES/budget.c" &&
+	cc -g -O1 -o budget "$FIXTURES/optimize.c" &&
 	./budget 200000 >self &&
 	grep "calls f=200000 g=10 h=2000" self
 '

@@ -6,29 +6,12 @@
 # and the cache read-write, and runs the host's perun with PERUN_STAP pointing
 # nowhere, so every guest run is a cache hit that starts no stap.
 . "$SRCDIR/tests/lib.sh"
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-command -v stap >/dev/null 2>&1 || skip_all "needs stap (apt-get install systemtap)"
-VM="bash $SRCDIR/tools/stap-vm.sh"
-REL=$($VM release 2>/dev/null) ||
-	skip_all "the QEMU guest is not prepared: run 'bash tools/stap-vm.sh prepare' (as .ci/run does)"
-# Both runtime copies the guest preparation made: the build fix only (stap
-# 4.8's stock relay transport) and the build fix + transport fix (what
-# prepare-kernel-runtime.sh gives users).
+. "$SRCDIR/tests/lib-vm.sh"
+# The stock runtime copy too: the build fix only (stap 4.8's stock relay
+# transport), against $RT_FIXED's build fix + transport fix.
 RT_STOCK=$($VM runtime)
-RT_FIXED=$($VM runtime --txfix)
-export PERUN_KRUNTIME_DIR="$RT_FIXED"
 STOCK_CACHE="$TRASH/cache-stock"
-
-# Runs the shell script $1 (in $TRASH) in the guest; $TRASH is shared
-# read-write, perun finds its data in the source tree and cannot find stap.
-in_guest() {
-	$VM run --rw "$TRASH" --cwd "$TRASH" --timeout 240 \
-		--env PERUN="$PERUN" --env PERUN_DATADIR="$PERUN_DATADIR" \
-		--env PERUN_LIBDIR="$PERUN_LIBDIR" --env PERUN_CACHE_DIR="$PERUN_CACHE_DIR" \
-		--env PERUN_KRUNTIME_DIR="$RT_FIXED" --env PERUN_STAP=/nonexistent \
-		--env STOCK_RT="$RT_STOCK" --env STOCK_CACHE="$STOCK_CACHE" \
-		-- /bin/bash "$TRASH/$1"
-}
+STOCK_ENV="--env STOCK_RT=$RT_STOCK --env STOCK_CACHE=$STOCK_CACHE"
 
 test_expect_success 'build the fixture' '
 	cc -g -O1 -o fibn "$FIXTURES/fibn.c"
@@ -79,7 +62,7 @@ echo "stock_seconds=$(echo "$(date +%s.%N) - $t1" | bc)" >>guest.status
 EOF
 
 test_expect_success 'in the guest: fib(20) traced exactly through staprun, a cache hit without stap' '
-	in_guest guest-counts.sh >guest.out 2>&1 || { cat guest.out; exit 1; }
+	in_guest guest-counts.sh $STOCK_ENV >guest.out 2>&1 || { cat guest.out; exit 1; }
 	cat guest.out guest.status fib.err &&
 	grep "^guest: $REL" guest.out &&
 	grep "^fib_status=0" guest.status &&
@@ -157,7 +140,7 @@ true
 EOF
 
 test_expect_success 'in the guest: nothing is left after a SIGKILL of perun or of stapio' '
-	in_guest guest-kill.sh >kill.status 2>&1 || { cat kill.status; exit 1; }
+	in_guest guest-kill.sh $STOCK_ENV >kill.status 2>&1 || { cat kill.status; exit 1; }
 	cat kill.status kill.err died.err &&
 	grep "^loaded=perun_" kill.status &&
 	grep "^perun_status=137" kill.status &&

@@ -6,26 +6,12 @@
 # the cache without stap.  --no-calibrate on both sides: the budget's cost
 # per call is in the script, and neither has a kernel-runtime calibration.
 . "$SRCDIR/tests/lib.sh"
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-command -v stap >/dev/null 2>&1 || skip_all "needs stap (apt-get install systemtap)"
-VM="bash $SRCDIR/tools/stap-vm.sh"
-REL=$($VM release 2>/dev/null) ||
-	skip_all "the QEMU guest is not prepared: run 'bash tools/stap-vm.sh prepare' (as .ci/run does)"
-RT_FIXED=$($VM runtime --txfix)
-export PERUN_KRUNTIME_DIR="$RT_FIXED"
-
-in_guest() {
-	$VM run --rw "$TRASH" --cwd "$TRASH" --timeout 240 \
-		--env PERUN="$PERUN" --env PERUN_DATADIR="$PERUN_DATADIR" \
-		--env PERUN_LIBDIR="$PERUN_LIBDIR" --env PERUN_CACHE_DIR="$PERUN_CACHE_DIR" \
-		--env PERUN_KRUNTIME_DIR="$RT_FIXED" --env PERUN_STAP=/nonexistent \
-		-- /bin/bash "$TRASH/$1"
-}
+. "$SRCDIR/tests/lib-vm.sh"
 
 B="-s custom -f f -f g -f h --max-overhead 10 --no-calibrate"
 
 test_expect_success 'the build host compiles the budgeted module for the guest release' '
-	cc -g -O1 -o budget "$FIXTURES/budget.c" &&
+	cc -g -O1 -o budget "$FIXTURES/optimize.c" &&
 	"$PERUN" collect -c ./budget trace $B --compile-only -r "$REL" 2>err &&
 	cat err && grep "kernel module in the cache" err
 '
