@@ -50,13 +50,16 @@ test_expect_success 'a -f function never called is still an error with --one-mod
 	grep "changed" err
 '
 
-test_expect_success 'sampling and the kernel runtime are refused with the fix named' '
+test_expect_success 'sampling is refused with the fix named' '
 	! "$PERUN" collect -c ./app -a 1 trace -s custom -f changed#10 --one-module 2>err &&
-	grep "one-module selects whole probes: changed is sampled (1 in 10), which is code in the script; collect it without --one-module" err &&
-	! "$PERUN" collect -c ./app -a 1 trace -s custom -f changed --runtime kernel \
-		--one-module --script-only 2>err &&
-	cat err &&
-	grep "one-module fills its selection into a bpf map: use it with --runtime bpf" err
+	grep "one-module selects whole probes: changed is sampled (1 in 10), which is code in the script; collect it without --one-module" err
+'
+
+test_expect_success 'the kernel runtime reads its selection from procfs (t5104 runs it)' '
+	"$PERUN" collect -c ./app -a 1 trace -s custom -f changed --runtime kernel \
+		--one-module --script-only >s.stp 2>err &&
+	grep "^probe procfs(\"perun_sel\").write {" s.stp &&
+	grep "__perun_sel\[strtol(\$value, 10)\] = 1" s.stp
 '
 
 test_done

@@ -60,7 +60,7 @@ void usage_collect(FILE *f)
 	      "      --script-only        print the generated SystemTap script and stop\n"
 	      "      --one-module         one module per binary probing every function, the\n"
 	      "                           selection filled in at start: another -f set or\n"
-	      "                           optimization runs without stap (bpf runtime)\n"
+	      "                           optimization runs without stap\n"
 	      "      --transport T        record (keep events in a map, write them at the end;\n"
 	      "                           the default) or print (one printf per event)\n"
 	      "      --buffer-size N      events the recorder keeps (default 1000000, about\n"

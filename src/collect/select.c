@@ -5,8 +5,11 @@
  * file the driver writes into the runtime's map before the command starts.
  * So the script, and the module cache key, stay the same when the selection
  * changes: a new -f set, or the next iteration of a pipeline, runs without
- * stap.  The bpf runtime only (the kernel runtime's module parameters hold
- * no arrays); whole probes only (per-probe sampling is script code).  */
+ * stap.  The bpf runtime's selection is a map the driver writes with bpf
+ * syscalls; the kernel runtime's module parameters hold no arrays, so its
+ * module reads the ids from a procfs file the driver writes one id per
+ * write (/proc/systemtap/MODULE/perun_sel).  Whole probes only (per-probe
+ * sampling is script code).  */
 #include "config.h"
 
 #define PR_FMT "perun collect"
@@ -56,9 +59,6 @@ int collect_select(struct session *s)
 
 	if (!o->one_module)
 		return 0;
-	if (s->runtime != RUNTIME_BPF)
-		return pr_error("--one-module fills its selection into a bpf map: use it with "
-				"--runtime bpf");
 	if (o->aggregate)
 		return pr_error("--one-module gates per-call records: not with --aggregate");
 	for (i = 0; i < s->plan.n; i++) {
@@ -103,13 +103,16 @@ int collect_select(struct session *s)
 		strbuf_addf(&sel, "%d\n", all.probes[hit->i].id);
 		nsel++;
 	}
-	s->selection_path = xstrfmt("%s/selection", s->tmpdir);
-	f = fopen(s->selection_path, "w");
-	if (!f || fputs(sel.buf, f) < 0 || fclose(f) != 0) {
-		pr_error_errno("cannot write %s", s->selection_path);
-		goto out;
+	if (s->tmpdir) {	/* --script-only and --compile-only run nothing */
+		s->selection_path = xstrfmt("%s/selection", s->tmpdir);
+		f = fopen(s->selection_path, "w");
+		if (!f || fputs(sel.buf, f) < 0 || fclose(f) != 0) {
+			pr_error_errno("cannot write %s", s->selection_path);
+			goto out;
+		}
 	}
 	s->sopt.select_slots = select_slots(s, all.n);
+	s->sopt.select_procfs = s->runtime == RUNTIME_KERNEL;
 	plan_release(&s->plan);
 	s->plan = all;
 	plan_init(&all);

@@ -245,12 +245,59 @@ static size_t note_children(pid_t pid, pid_t *seen, size_t n, size_t max, size_t
 	return n;
 }
 
-/* --one-module: the runtime rt's selection map from path; says why not.  */
-static int fill_selection(pid_t rt, const char *path)
+/* The kernel runtime: each id of the selection file (after its slots line)
+ * written to the module's /proc/systemtap/NAME/perun_sel, one per write.  */
+static int fill_selection_procfs(const struct run_spec *spec, pid_t rt, struct bpfmap_err *err)
+{
+	char *name = kruntime_find_module(spec->module_prefix, (long)rt), *proc;
+	unsigned long long slots, id;
+	FILE *f = NULL;
+	int fd = -1, ret = -1;
+
+	if (!name) {
+		snprintf(err->msg, sizeof(err->msg), "the loaded module %s_%ld was not found",
+			 spec->module_prefix, (long)rt);
+		return -1;
+	}
+	proc = xstrfmt("/proc/systemtap/%s/perun_sel", name);
+	fd = open(proc, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", proc, strerror(errno));
+		goto out;
+	}
+	f = fopen(spec->selection_path, "r");
+	if (!f || fscanf(f, "slots %llu", &slots) != 1) {
+		snprintf(err->msg, sizeof(err->msg), "%s: no slots line", spec->selection_path);
+		goto out;
+	}
+	while (fscanf(f, "%llu", &id) == 1) {
+		char buf[32];
+		int len = snprintf(buf, sizeof(buf), "%llu", id);
+		if (write(fd, buf, (size_t)len) != len) {
+			snprintf(err->msg, sizeof(err->msg), "%s: %s", proc, strerror(errno));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	free(proc);
+	free(name);
+	return ret;
+}
+
+/* --one-module: the runtime rt's selection (its bpf map, or the kernel
+ * module's procfs file) from spec->selection_path; says why not.  */
+static int fill_selection(const struct run_spec *spec, pid_t rt)
 {
 	struct bpfmap_err err = { "" };
+	const char *path = spec->selection_path;
 
-	if (bpfmap_fill_selection(rt, path, &err) == 0)
+	if (spec->module_prefix ? fill_selection_procfs(spec, rt, &err) == 0
+				: bpfmap_fill_selection(rt, path, &err) == 0)
 		return 0;
 	fprintf(stderr, "perun: cannot fill the probe selection of the module (%s): %s; "
 			"collect without --one-module\n",
@@ -516,7 +563,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 			} else if (ready_seen(spec->ready_path)) {
 				if (spec->attached_path)
 					driver_save_uprobes(rt, spec->attached_path);
-				if (spec->selection_path && fill_selection(rt, spec->selection_path) < 0) {
+				if (spec->selection_path && fill_selection(spec, rt) < 0) {
 					never_ready = 1;
 					close(go[1]);
 					go[1] = -1;

@@ -281,6 +281,11 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 				 "global __perun_sel[%zu]\n"
 				 "probe begin { delete __perun_sel[-1] }\n",
 			    so->select_slots);
+	if (so && so->select_slots && so->select_procfs)
+		strbuf_addstr(out, "// the kernel runtime: perun writes one id per write()\n"
+				   "probe procfs(\"perun_sel\").write {\n"
+				   "\t__perun_sel[strtol($value, 10)] = 1\n"
+				   "}\n");
 	if (so && so->probing_threshold) {
 		char thr[32], slots[32];
 		snprintf(thr, sizeof(thr), "%llu", (unsigned long long)so->probing_threshold);

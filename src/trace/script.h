@@ -36,6 +36,7 @@ struct script_opt {
 	 * __perun_sel[id] is set, a map of select_slots entries filled from
 	 * outside at start (0: no selection gate) */
 	size_t select_slots;
+	int select_procfs;	/* the kernel runtime: ids come through procfs */
 	/* --max-overhead: a recorded call costs budget_call_ns; every
 	 * budget_window_ms the hottest probes are disarmed while the window's
 	 * calls cost more than budget_allowed_ns (budget_pct of the window; 0:
