@@ -62,6 +62,11 @@ test_expect_success() {
 	else
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$TRASH/out.$test_count" | tail -40
+		# what the last command said, when the body had not shown it yet
+		if [ -s "$TRASH/err" ] && ! grep -qxF -- "$(tail -n 1 "$TRASH/err")" "$TRASH/out.$test_count"; then
+			echo "#   --- err:"
+			sed 's/^/#   /' "$TRASH/err" | tail -20
+		fi
 		test_failed=$((test_failed + 1))
 	fi
 }

@@ -38,8 +38,8 @@ test_expect_success 'a work tree with a remote and three profiled commits' '
 	git add app.c .gitignore && git commit -q -m "version 1" &&
 	"$PERUN" init >/dev/null &&
 	for v in 2 3 4; do
-		"$PERUN" collect -c ./app trace 2>/dev/null && "$PERUN" add 0@p >/dev/null &&
-		echo "$v" >version && git add version && git commit -q -m "version $v" || exit 1
+		"$PERUN" collect -c ./app trace 2>../collect.err && "$PERUN" add 0@p >/dev/null &&
+		echo "$v" >version && git add version && git commit -q -m "version $v" || { cat ../collect.err; exit 1; }
 	done &&
 	git push -q origin HEAD 2>/dev/null &&
 	test "$(git rev-list --count HEAD)" = 4
