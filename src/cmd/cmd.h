@@ -29,6 +29,22 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx);
 int cmd_history(int argc, char **argv, struct ctx *ctx);
 int cmd_report(int argc, char **argv, struct ctx *ctx);
 
+#include "analysis/steps.h"
+#include "report/history.h"
+/* The options history and report share: which commits and profiles (-n,
+ * -m, --cmd, --args, --workload, --collector) and --threshold.  */
+struct history_args {
+	const char *rev;	/* -m, default HEAD */
+	size_t max;		/* -n, default 100 */
+	struct history_filter f;
+	struct steps_opts so;	/* threshold 0.05 unless --threshold */
+};
+void history_args_init(struct history_args *a);
+/* argv[*i] when it is one of those options (taking its value, *i moved
+ * past it): 1; not one: 0; a bad value: -1, said on stderr as cmd's.  */
+int history_args_parse(struct history_args *a, const char *cmd, int argc, char **argv,
+		       size_t *i);
+
 struct agg;
 /* An aggregate report file, or a release directory (every shard and box).  */
 int agg_load_path(const char *path, struct agg *a);

@@ -87,57 +87,76 @@ static void print_series(const struct history *h, const struct history_series *s
 	}
 }
 
+void history_args_init(struct history_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->rev = "HEAD";
+	a->max = 100;
+	a->so.threshold = 0.05;
+}
+
+int history_args_parse(struct history_args *a, const char *cmd, int argc, char **argv,
+		       size_t *i)
+{
+	const char *o = argv[*i];
+	char *end;
+
+	if (*i + 1 >= (size_t)argc)
+		return 0;
+	if (!strcmp(o, "-n")) {
+		long long v = strtoll(argv[++*i], &end, 10);
+		if (*end || v < 0 || !*argv[*i]) {
+			fprintf(stderr, "perun %s: -n takes a count, not '%s'\n", cmd, argv[*i]);
+			return -1;
+		}
+		a->max = (size_t)v;
+	} else if (!strcmp(o, "-m")) {
+		a->rev = argv[++*i];
+	} else if (!strcmp(o, "--cmd")) {
+		a->f.cmd = argv[++*i];
+	} else if (!strcmp(o, "--args")) {
+		a->f.args = argv[++*i];
+	} else if (!strcmp(o, "--workload")) {
+		a->f.workload = argv[++*i];
+	} else if (!strcmp(o, "--collector")) {
+		a->f.collector = argv[++*i];
+	} else if (!strcmp(o, "--threshold")) {
+		a->so.threshold = strtod(argv[++*i], &end);
+		if (*end || !*argv[*i] || !(a->so.threshold >= 0)) {
+			fprintf(stderr, "perun %s: --threshold takes a ratio >= 0, not '%s'\n", cmd,
+				argv[*i]);
+			return -1;
+		}
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 int cmd_history(int argc, char **argv, struct ctx *ctx)
 {
-	const char *func = NULL, *rev = "HEAD", *format = "text";
-	struct history_filter f = {NULL, NULL, NULL, NULL};
-	struct steps_opts so;
+	const char *func = NULL, *format = "text";
+	struct history_args ha;
 	struct history h;
 	struct repo r;
-	size_t max = 100, i;
+	size_t i;
 	int all = 0, ret = EXIT_FAIL;
 
 	(void)ctx;
-	memset(&so, 0, sizeof(so));
-	so.threshold = 0.05;
+	history_args_init(&ha);
 	for (i = 1; i < (size_t)argc; i++) {
 		const char *a = argv[i];
-		int more = i + 1 < (size_t)argc;
-		char *end;
+		int more = i + 1 < (size_t)argc, k;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage_history(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(a, "--all")) {
 			all = 1;
-		} else if (!strcmp(a, "-n") && more) {
-			long long v = strtoll(argv[++i], &end, 10);
-			if (*end || v < 0) {
-				fprintf(stderr, "perun history: -n takes a count, not '%s'\n",
-					argv[i]);
+		} else if ((k = history_args_parse(&ha, "history", argc, argv, &i)) != 0) {
+			if (k < 0)
 				return EXIT_USAGE;
-			}
-			max = (size_t)v;
-		} else if (!strcmp(a, "-m") && more) {
-			rev = argv[++i];
 		} else if (!strcmp(a, "--format") && more) {
 			format = argv[++i];
-		} else if (!strcmp(a, "--cmd") && more) {
-			f.cmd = argv[++i];
-		} else if (!strcmp(a, "--args") && more) {
-			f.args = argv[++i];
-		} else if (!strcmp(a, "--workload") && more) {
-			f.workload = argv[++i];
-		} else if (!strcmp(a, "--collector") && more) {
-			f.collector = argv[++i];
-		} else if (!strcmp(a, "--threshold") && more) {
-			so.threshold = strtod(argv[++i], &end);
-			if (*end || so.threshold < 0) {
-				fprintf(stderr,
-					"perun history: --threshold takes a ratio >= 0, not "
-					"'%s'\n",
-					argv[i]);
-				return EXIT_USAGE;
-			}
 		} else if (a[0] == '-' || func) {
 			fprintf(stderr, "perun history: unexpected argument '%s'\n" USAGE, a);
 			return EXIT_USAGE;
@@ -152,12 +171,12 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 	}
 	if (repo_find(&r) < 0)
 		return EXIT_FAIL;
-	if (history_build(&r, rev, max, &f, &h) < 0 || history_steps(&h, &so) < 0)
+	if (history_build(&r, ha.rev, ha.max, &ha.f, &h) < 0 || history_steps(&h, &ha.so) < 0)
 		goto out;
 	if (!h.nc) {
 		pr_error("no commit among the last %zu first parents of %s has matching profiles: "
 			 "register some with 'perun add'",
-			 max, rev);
+			 ha.max, ha.rev);
 		goto out;
 	}
 	if (func && !history_find(&h, func)) {

@@ -81,56 +81,29 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 	const char *adir_opt = NULL;
 	struct agg *aggs = NULL;
 	size_t naggs = 0;
-	const char *dir = NULL, *rev = "HEAD";
-	struct history_filter f = {NULL, NULL, NULL, NULL};
-	struct steps_opts so;
+	const char *dir = NULL;
+	struct history_args ha;
 	struct history h;
 	struct repo r;
-	size_t max = 100, i;
+	size_t i;
 	int ret = EXIT_FAIL;
 
 	(void)ctx;
-	memset(&so, 0, sizeof(so));
-	so.threshold = 0.05;
+	history_args_init(&ha);
 	memset(&h, 0, sizeof(h));
 	for (i = 1; i < (size_t)argc; i++) {
 		const char *a = argv[i];
-		int more = i + 1 < (size_t)argc;
-		char *end;
+		int more = i + 1 < (size_t)argc, k;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage_report(stdout);
 			return EXIT_OK;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && more) {
 			dir = argv[++i];
-		} else if (!strcmp(a, "-n") && more) {
-			long long v = strtoll(argv[++i], &end, 10);
-			if (*end || v < 0) {
-				fprintf(stderr, "perun report: -n takes a count, not '%s'\n",
-					argv[i]);
+		} else if ((k = history_args_parse(&ha, "report", argc, argv, &i)) != 0) {
+			if (k < 0)
 				return EXIT_USAGE;
-			}
-			max = (size_t)v;
-		} else if (!strcmp(a, "-m") && more) {
-			rev = argv[++i];
-		} else if (!strcmp(a, "--cmd") && more) {
-			f.cmd = argv[++i];
-		} else if (!strcmp(a, "--args") && more) {
-			f.args = argv[++i];
-		} else if (!strcmp(a, "--workload") && more) {
-			f.workload = argv[++i];
-		} else if (!strcmp(a, "--collector") && more) {
-			f.collector = argv[++i];
 		} else if (!strcmp(a, "--aggregates") && more) {
 			adir_opt = argv[++i];
-		} else if (!strcmp(a, "--threshold") && more) {
-			so.threshold = strtod(argv[++i], &end);
-			if (*end || so.threshold < 0) {
-				fprintf(stderr,
-					"perun report: --threshold takes a ratio >= 0, not "
-					"'%s'\n",
-					argv[i]);
-				return EXIT_USAGE;
-			}
 		} else {
 			fprintf(stderr, "perun report: unexpected argument '%s'\n" USAGE, a);
 			return EXIT_USAGE;
@@ -142,12 +115,12 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 	}
 	if (repo_find(&r) < 0)
 		return EXIT_FAIL;
-	if (history_build(&r, rev, max, &f, &h) < 0 || history_steps(&h, &so) < 0)
+	if (history_build(&r, ha.rev, ha.max, &ha.f, &h) < 0 || history_steps(&h, &ha.so) < 0)
 		goto out;
 	if (!h.nc) {
 		pr_error("no commit among the last %zu first parents of %s has matching profiles: "
 			 "register some with 'perun add'",
-			 max, rev);
+			 ha.max, ha.rev);
 		goto out;
 	}
 	{
