@@ -28,17 +28,8 @@ else
 	# as bench/run.sh: an optimized perun (-O2, no sanitizers); on the guest's
 	# one vCPU, perun's own reading competes with the traced program
 	say "building an optimized perun (-O2, no sanitizers) in $out/build"
-	mkdir -p build
-	printf '%s\n' '#define _GNU_SOURCE 1' '#define PACKAGE_VERSION "bench"' \
-		'#define STAP_PATH "/usr/bin/stap"' '#define STAPBPF_PATH "/usr/bin/stapbpf"' \
-		'#define STAPRUN_PATH "/usr/bin/staprun"' >build/config.h
-	pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone"
-	# shellcheck disable=SC2046
-	cc -O2 -g -std=c11 -Ibuild -I"$src/src" $(pkg-config --cflags $pkgs) \
-		-DPKGDATADIR=\"$src\" -DPKGLIBDIR=\"$out/build\" \
-		$(ls "$src"/src/*.c "$src"/src/*/*.c | grep -v -e memlock-shim -e calibrate-helper) \
-		-o build/perun $(pkg-config --libs $pkgs) -lstdc++ -lm
-	PERUN="$out/build/perun"
+	. "$src/bench/build.sh"
+	bench_build "$src" "$out" || exit 1
 fi
 export PERUN_DATADIR="$src" PERUN_LIBDIR="$out/build"
 REPS=${REPS:-3}

@@ -18,22 +18,8 @@ cd "$out"
 say() { printf 'bench: %s\n' "$*" >&2; }
 
 say "building an optimized perun (-O2, no sanitizers) in $out/build"
-mkdir -p build
-cat > build/config.h <<H
-#define _GNU_SOURCE 1
-#define PACKAGE_VERSION "bench"
-#define STAP_PATH "/usr/bin/stap"
-#define STAPBPF_PATH "/usr/bin/stapbpf"
-#define STAPRUN_PATH "/usr/bin/staprun"
-H
-pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone"
-# shellcheck disable=SC2046
-cc -O2 -g -std=c11 -Ibuild -I"$src/src" $(pkg-config --cflags $pkgs) \
-	-DPKGDATADIR=\"$src\" -DPKGLIBDIR=\"$out/build\" \
-	$(ls "$src"/src/*.c "$src"/src/*/*.c | grep -v "memlock-shim\|calibrate-helper") \
-	-o build/perun $(pkg-config --libs $pkgs) -lstdc++ -lm
-cc -shared -fPIC -O2 -o build/perun-memlock-shim.so "$src/src/util/memlock-shim.c" -ldl
-PERUN="$out/build/perun"
+. "$src/bench/build.sh"
+bench_build "$src" "$out" || exit 1
 export PERUN_DATADIR="$src" PERUN_LIBDIR="$out/build"
 cc -O2 -o gen-raw "$src/bench/gen-raw.c"
 cc -O1 -g -o loop "$src/bench/loop.c"

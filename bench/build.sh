@@ -1,0 +1,23 @@
+# Sourced by the bench scripts: bench_build SRC OUT builds an optimized perun
+# (-O2, no sanitizers, what users run) from the tree SRC into OUT/build, with
+# its memlock shim and calibration helper, and sets PERUN to it.  The
+# configure-built ./perun of a CI tree has sanitizers, which would dominate
+# any timing.
+bench_build() {
+	_src=$1 _b=$2/build
+	mkdir -p "$_b" || return 1
+	printf '%s\n' '#define _GNU_SOURCE 1' '#define PACKAGE_VERSION "bench"' \
+		'#define STAP_PATH "/usr/bin/stap"' '#define STAPBPF_PATH "/usr/bin/stapbpf"' \
+		'#define STAPRUN_PATH "/usr/bin/staprun"' >"$_b/config.h"
+	_pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone"
+	# shellcheck disable=SC2046
+	cc -O2 -g -std=c11 -I"$_b" -I"$_src/src" $(pkg-config --cflags $_pkgs) \
+		-DPKGDATADIR=\"$_src\" -DPKGLIBDIR=\"$_b\" \
+		$(ls "$_src"/src/*.c "$_src"/src/*/*.c | grep -v -e memlock-shim -e calibrate-helper) \
+		-o "$_b/perun" $(pkg-config --libs $_pkgs) -lstdc++ -lm || return 1
+	cc -shared -fPIC -O2 -o "$_b/perun-memlock-shim.so" "$_src/src/util/memlock-shim.c" -ldl ||
+		return 1
+	cc -std=c11 -g -O2 -fno-ipa-icf -fno-omit-frame-pointer -o "$_b/perun-calib" \
+		"$_src/src/trace/calibrate-helper.c" || return 1
+	PERUN="$_b/perun"
+}
