@@ -57,16 +57,18 @@ require_live() {
 
 test_expect_success() {
 	test_count=$((test_count + 1))
+	: >"$TRASH/.start"
 	if (cd "$TRASH" && set -e && eval "$2") >"$TRASH/out.$test_count" 2>&1; then
 		echo "ok $test_count - $1"
 	else
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$TRASH/out.$test_count" | tail -40
-		# what the last command said, when the body had not shown it yet
-		if [ -s "$TRASH/err" ] && ! grep -qxF -- "$(tail -n 1 "$TRASH/err")" "$TRASH/out.$test_count"; then
-			echo "#   --- err:"
-			sed 's/^/#   /' "$TRASH/err" | tail -20
-		fi
+		# what the commands said into err files, when the body had not shown it
+		find "$TRASH" -name err -newer "$TRASH/.start" 2>/dev/null | while read -r e; do
+			[ -s "$e" ] && ! grep -qxF -- "$(tail -n 1 "$e")" "$TRASH/out.$test_count" || continue
+			echo "#   --- $e:"
+			sed 's/^/#   /' "$e" | tail -20
+		done
 		test_failed=$((test_failed + 1))
 	fi
 }
