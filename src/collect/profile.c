@@ -185,9 +185,17 @@ static void warn_unfinished(const struct session *s, const struct parse_stats *p
 {
 	size_t i, shown = 0;
 
+	if (ps->beyond_return_limit)
+		fprintf(stderr, "perun: %" PRIu64 " calls have no return: the kernel keeps at most "
+				"%d return probes pending per thread and these were entered deeper "
+				"(a deep recursion); their durations are unknown and they are not in "
+				"the summary\n",
+			ps->beyond_return_limit, PARSE_URETPROBE_DEPTH);
+	if (ps->unmatched_entries == ps->beyond_return_limit)
+		return;
 	fprintf(stderr, "perun: %" PRIu64 " calls never returned (a longjmp or exit past them, "
 			"or the trace ended first) and are not in the summary: ",
-		ps->unmatched_entries);
+		ps->unmatched_entries - ps->beyond_return_limit);
 	for (i = 0; i < s->plan.n && shown < 5; i++)
 		if (unfinished[i])
 			fprintf(stderr, "%s%s %" PRIu64, shown++ ? ", " : "", s->plan.probes[i].name,
@@ -297,6 +305,8 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		profile_writer_calibrate(w, &cost, s->stepped);
 	}
 	parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	/* both runtimes trace through the kernel's uprobes and uretprobes */
+	parser_set_return_limit(parser, PARSE_URETPROBE_DEPTH);
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
 	 * are held until parser_finish, and one read twice counts once */
 	if (parser_feed_file(parser, s->raw) < 0 ||
@@ -418,6 +428,8 @@ write_again:
 			json_object_object_add(extra, "timing", tm);
 		}
 		json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
+		json_object_object_add(an, "beyond_return_limit",
+				       json_object_new_int64((int64_t)ps->beyond_return_limit));
 		json_object_object_add(an, "unmatched_exits", json_object_new_int64((int64_t)ps->unmatched_exits));
 		json_object_object_add(an, "truncated_lines", json_object_new_int64((int64_t)ps->truncated_lines));
 		json_object_object_add(an, "malformed_lines", json_object_new_int64((int64_t)ps->malformed_lines));
