@@ -23,6 +23,9 @@
 #   PT    wall seconds of the whole perun collect (call graph, compile,
 #         attach, run, detach, parse, write): cold = empty module and
 #         analysis cache, warm = the same collect again on that cache
+#   start seconds from perun's start until the command runs (call graph,
+#         pre-optimize, script, module compile or cache hit, attach): the
+#         part of PT a warm cache saves
 #   PRT   the command's own run time under the probes
 #   FC    functions perun postprocessby regression-analysis models with a
 #         best R^2 > 0.5 (of the functions it models, those with >= 3 calls)
@@ -166,6 +169,7 @@ print("\t".join(str(x) for x in [
     "%.2f" % (tr.get("raw_bytes", 0) / 1e6),
     "%s / %.2f" % ("%.2f" % (int(obj) / 1e6) if obj != "-" else "-", os.path.getsize(prof) / 1e6),
     ptc, ptw,
+    "%.1f" % tr.get("timing", {}).get("startup_s", 0),
     "%.1f" % (tr.get("target", {}).get("run_time_ns", 0) / 1e9),
     fcs,
     an.get("lost_events", "?"),
@@ -177,7 +181,7 @@ EOF
 # refused NAME RC LOG: a row for a collect that wrote no profile
 refused() {
 	msg=$(grep -v '^perun: runtime' "$3" | tail -1 | cut -c1-160)
-	printf '%s\t%s\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t%s\n' "$1" "$2" "$pt" "$msg" >>"$BASE/rows.tsv"
+	printf '%s\t%s\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\t%s\n' "$1" "$2" "$pt" "$msg" >>"$BASE/rows.tsv"
 }
 
 # row NAME PIPELINE_RUNS [options]: runs (1 or 2) collects in a fresh
@@ -232,6 +236,6 @@ done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# #1: first collect, no dynamic stats; #2: the second collect, with the first's stats"
 echo
-echo "| row | exit | PL fn (points) | PLR fn | RDV MB | PS MB zlib / JSON | PT s cold | PT s warm | PRT s | FC R²>0.5 [c, l, lg, q, p, e] u | lost | plan fn before->after |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| row | exit | PL fn (points) | PLR fn | RDV MB | PS MB zlib / JSON | PT s cold | PT s warm | start s | PRT s | FC R²>0.5 [c, l, lg, q, p, e] u | lost | plan fn before->after |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }' "$BASE/rows.tsv"
