@@ -180,7 +180,7 @@ EOF
 
 # refused NAME RC LOG: a row for a collect that wrote no profile
 refused() {
-	msg=$(grep -v '^perun: runtime' "$3" | tail -1 | cut -c1-160)
+	msg=$(grep -v '^perun: runtime' "$3" | tail -1)
 	printf '%s\t%s\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\t%s\n' "$1" "$2" "$pt" "$msg" >>"$BASE/rows.tsv"
 }
 
