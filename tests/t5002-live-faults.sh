@@ -127,4 +127,18 @@ test_expect_success 'fake stapbpf that ignores SIGINT is killed after the grace 
 	test -z "$(ls "$TMPDIR")"
 '
 
+test_expect_success 'a runtime still detaching past stop_timeout is waited for, not killed' '
+	off=$(nm crash | awk "\$3 == \"ok\" { print \$1 }" | sed "s/^0*//") &&
+	test -n "$off" &&
+	start=$(date +%s) &&
+	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=slowdetach \
+		FAKE_STAPBPF_EVENTS=15 FAKE_STAPBPF_TARGET="$TRASH/crash:0x$off" \
+		"$PERUN" collect -c ./crash -o slow.perf trace -s custom -f ok 2>err || true
+	end=$(date +%s) &&
+	cat err &&
+	test $((end - start)) -ge 15 &&
+	! grep "stopped before its end marker" err &&
+	test -z "$(grep "stapprobe_" /sys/kernel/tracing/uprobe_events | grep "$TRASH/crash")"
+'
+
 test_done

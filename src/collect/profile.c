@@ -42,6 +42,56 @@ static struct json_object *jstrv(const struct strv *v)
 	return a;
 }
 
+/* obj[name] += v: probes that share a name are one function.  */
+static void add_count(struct json_object *obj, const char *name, uint64_t v)
+{
+	struct json_object *old;
+
+	if (json_object_object_get_ex(obj, name, &old))
+		v += (uint64_t)json_object_get_int64(old);
+	json_object_object_add(obj, name, json_object_new_int64((int64_t)v));
+}
+
+static int cmp_probe_name(const void *a, const void *b, void *ctx)
+{
+	const struct plan *plan = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(plan->probes[x].name, plan->probes[y].name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* The summary of each function name with calls, in plan order: probes that
+ * share a name (a static function in several files, the out-of-line copies
+ * of an inline one) are one uid in the profile's resources, so their
+ * summary holds the calls of them all, not the last one's alone.  */
+static void summary_by_name(const struct plan *plan, const struct probe_summary *sum,
+			    struct json_object *out)
+{
+	size_t *idx = xcalloc(plan->n + 1, sizeof(*idx)), *lead = xcalloc(plan->n + 1, sizeof(*lead));
+	struct probe_summary *m = xcalloc(plan->n + 1, sizeof(*m));
+	size_t i, j;
+
+	for (i = 0; i < plan->n; i++)
+		idx[i] = i;
+	qsort_r(idx, plan->n, sizeof(*idx), cmp_probe_name, (void *)plan);
+	for (i = 0; i < plan->n; i = j) {
+		m[idx[i]] = sum[idx[i]];
+		for (j = i; j < plan->n && !strcmp(plan->probes[idx[j]].name, plan->probes[idx[i]].name);
+		     j++) {
+			lead[idx[j]] = idx[i];
+			if (j > i)
+				probe_summary_merge(&m[idx[i]], &sum[idx[j]]);
+		}
+	}
+	for (i = 0; i < plan->n; i++)
+		if (lead[i] == i && m[i].count)
+			json_object_object_add(out, plan->probes[i].name, probe_summary_json(&m[i]));
+	free(idx);
+	free(lead);
+	free(m);
+}
+
 static struct json_object *make_header(struct session *s)
 {
 	struct json_object *h = json_object_new_object(), *u = json_object_new_object();
@@ -135,9 +185,17 @@ static void warn_unfinished(const struct session *s, const struct parse_stats *p
 {
 	size_t i, shown = 0;
 
+	if (ps->beyond_return_limit)
+		fprintf(stderr, "perun: %" PRIu64 " calls have no return: the kernel keeps at most "
+				"%d return probes pending per thread and these were entered deeper "
+				"(a deep recursion); their durations are unknown and they are not in "
+				"the summary\n",
+			ps->beyond_return_limit, PARSE_URETPROBE_DEPTH);
+	if (ps->unmatched_entries == ps->beyond_return_limit)
+		return;
 	fprintf(stderr, "perun: %" PRIu64 " calls never returned (a longjmp or exit past them, "
 			"or the trace ended first) and are not in the summary: ",
-		ps->unmatched_entries);
+		ps->unmatched_entries - ps->beyond_return_limit);
 	for (i = 0; i < s->plan.n && shown < 5; i++)
 		if (unfinished[i])
 			fprintf(stderr, "%s%s %" PRIu64, shown++ ? ", " : "", s->plan.probes[i].name,
@@ -247,6 +305,8 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		profile_writer_calibrate(w, &cost, s->stepped);
 	}
 	parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	/* both runtimes trace through the kernel's uprobes and uretprobes */
+	parser_set_return_limit(parser, PARSE_URETPROBE_DEPTH);
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
 	 * are held until parser_finish, and one read twice counts once */
 	if (parser_feed_file(parser, s->raw) < 0 ||
@@ -368,6 +428,8 @@ write_again:
 			json_object_object_add(extra, "timing", tm);
 		}
 		json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
+		json_object_object_add(an, "beyond_return_limit",
+				       json_object_new_int64((int64_t)ps->beyond_return_limit));
 		json_object_object_add(an, "unmatched_exits", json_object_new_int64((int64_t)ps->unmatched_exits));
 		json_object_object_add(an, "truncated_lines", json_object_new_int64((int64_t)ps->truncated_lines));
 		json_object_object_add(an, "malformed_lines", json_object_new_int64((int64_t)ps->malformed_lines));
@@ -385,15 +447,13 @@ write_again:
 			struct json_object *lf = json_object_new_object();
 			for (i = 0; i < s->plan.n; i++)
 				if (lost[i])
-					json_object_object_add(lf, s->plan.probes[i].name,
-							       json_object_new_int64((int64_t)lost[i]));
+					add_count(lf, s->plan.probes[i].name, lost[i]);
 			json_object_object_add(an, "lost_by_function", lf);
 			lost = parser_unfinished(parser);
 			lf = json_object_new_object();
 			for (i = 0; i < s->plan.n; i++)
 				if (lost[i])
-					json_object_object_add(lf, s->plan.probes[i].name,
-							       json_object_new_int64((int64_t)lost[i]));
+					add_count(lf, s->plan.probes[i].name, lost[i]);
 			json_object_object_add(an, "unfinished_by_function", lf);
 		}
 		json_object_object_add(an, "transport_errors",
@@ -408,12 +468,10 @@ write_again:
 		json_object_object_add(extra, "raw_bytes", json_object_new_int64((int64_t)ps->bytes));
 		json_object_object_add(extra, "bytes_per_event",
 				       json_object_new_double(ps->events ? (double)ps->bytes / (double)ps->events : 0));
-		for (i = 0; i < s->plan.n; i++) {
-			if (!w.sum[i].count)
-				continue;
-			reached += s->points[i] ? 1 : 2;
-			json_object_object_add(sum, s->plan.probes[i].name, probe_summary_json(&w.sum[i]));
-		}
+		for (i = 0; i < s->plan.n; i++)
+			if (w.sum[i].count)
+				reached += s->points[i] ? 1 : 2;
+		summary_by_name(&s->plan, w.sum, sum);
 		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
 				     plan_probe_points(&s->plan) - attached : 0;
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||

@@ -1071,12 +1071,20 @@ int profile_write_form(const struct profile *p, FILE *f, int form, const char *w
 		if (res && json_object_array_length(res))
 			return pr_error("%s: has both compact calls and resources: convert one form "
 					"at a time", what);
+		/* chunks.uids name one probe each: probes that share a name
+		 * (static functions of several files) are one uid here */
+		int *map = xmalloc((p->calls->nnames ? p->calls->nnames : 1) * sizeof(*map));
 		n = p->calls->n;
 		recs = xmalloc((n ? n : 1) * sizeof(*recs));
 		for (i = 0; i < p->calls->nnames; i++)
-			intern(&names, p->calls->names[i]);
-		for (i = 0; i < n; i++)
+			map[i] = intern(&names, p->calls->names[i]);
+		for (i = 0; i < n; i++) {
 			recs[i] = p->calls->v[i].r;
+			recs[i].probe = map[recs[i].probe];
+			if (recs[i].caller_probe >= 0)
+				recs[i].caller_probe = map[recs[i].caller_probe];
+		}
+		free(map);
 	} else {
 		n = res ? json_object_array_length(res) : 0;
 		recs = xmalloc((n ? n : 1) * sizeof(*recs));

@@ -268,6 +268,39 @@ int profile_writer_call(void *ctx, const struct call_record *r)
 	return w->error ? -1 : 0;
 }
 
+void probe_summary_merge(struct probe_summary *to, const struct probe_summary *from)
+{
+	int i;
+
+	if (!from->count)
+		return;
+	if (!to->count) {
+		unsigned sampled = to->sampled;
+		*to = *from;
+		if (sampled > to->sampled)
+			to->sampled = sampled;
+		return;
+	}
+	to->count += from->count;
+	to->total += from->total;
+	to->sum += from->sum;
+	to->exclusive += from->exclusive;
+	if (from->min < to->min)
+		to->min = from->min;
+	if (from->max > to->max)
+		to->max = from->max;
+	for (i = 0; i < 64; i++)
+		to->hist[i] += from->hist[i];
+	if (from->sampled > to->sampled)
+		to->sampled = from->sampled;
+	to->aggregate |= from->aggregate;
+	to->calibrated |= from->calibrated;
+	to->stepped |= from->stepped;
+	to->cal_total += from->cal_total;
+	to->cal_sum += from->cal_sum;
+	to->cal_exclusive += from->cal_exclusive;
+}
+
 struct json_object *probe_summary_json(const struct probe_summary *s)
 {
 	struct json_object *o = json_object_new_object(), *h = json_object_new_array();

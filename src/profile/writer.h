@@ -101,5 +101,11 @@ int profile_writer_close(struct profile_writer *w, const struct parse_stats *st,
 void profile_writer_abort(struct profile_writer *w);
 /* Summary of one probe as JSON (new object).  */
 struct json_object *probe_summary_json(const struct probe_summary *s);
+/* Adds from's calls to to (counts, amounts, min, max, histogram, calibrated
+ * amounts): probes that share a name are one function in the profile (a
+ * static function in several files, an inline function's out-of-line
+ * copies), and their summary is theirs together.  to keeps the larger
+ * sampling.  */
+void probe_summary_merge(struct probe_summary *to, const struct probe_summary *from);
 
 #endif

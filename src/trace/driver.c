@@ -106,6 +106,25 @@ int driver_remove_uprobes(pid_t pid)
 	return n;
 }
 
+/* How many uprobe events the runtime pid still has (stapbpf removes its
+ * own one by one as it detaches).  */
+static int count_uprobes(pid_t pid)
+{
+	const char *path = driver_uprobe_events_path();
+	struct strbuf sb = STRBUF_INIT;
+	char prefix[64];
+	const char *p;
+	int n = 0;
+
+	if (!path || strbuf_read_file(&sb, path) < 0)
+		return 0;
+	snprintf(prefix, sizeof(prefix), "/stapprobe_%d_", (int)pid);
+	for (p = sb.buf; (p = strstr(p, prefix)); p++)
+		n++;
+	strbuf_release(&sb);
+	return n;
+}
+
 int driver_save_uprobes(pid_t pid, const char *out)
 {
 	const char *path = driver_uprobe_events_path();
@@ -434,6 +453,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	int rt_died = 0;		/* the runtime failed while the target ran */
 	int before_stop = -1;		/* spec->before_stop's result */
 	double tg_kill_at = 0, next_size_check = 0;
+	int nuprobes = -1;	/* the runtime's uprobe events at the last check */
 	off_t out_size = -1;
 	pid_t kids[64];		/* children of the target seen so far */
 	size_t nkids = 0, forked = 0;
@@ -635,12 +655,20 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				/* a runtime still writing (the recorder's end probe
 				 * dumps its map) is given more time */
 				struct stat sb;
+				int nu = rt > 0 ? count_uprobes(rt) : 0;
 				next_size_check = t + 1;
 				if (stat(spec->ready_path, &sb) == 0 && sb.st_size != out_size) {
 					out_size = sb.st_size;
 					if (kill_at < t + GRACE_SECONDS * 5)
 						kill_at = t + GRACE_SECONDS * 5;
 				}
+				/* and so is one still detaching: on a busy host the
+				 * kernel takes far more than the 0.2 s per probe
+				 * point stop_timeout allows, and a runtime killed
+				 * before its end probe leaves the trace incomplete */
+				if (nuprobes >= 0 && nu < nuprobes && kill_at < t + GRACE_SECONDS * 5)
+					kill_at = t + GRACE_SECONDS * 5;
+				nuprobes = nu;
 			}
 			if (t >= kill_at) {
 				signal_tree(self, 0, SIGKILL);

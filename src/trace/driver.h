@@ -35,7 +35,8 @@ struct run_spec {
 	double ready_timeout;	/* seconds to wait for "r", 0 = 600 */
 	double stop_timeout;	/* seconds the runtime gets to detach and flush after
 				 * SIGINT before SIGKILL; 0 = 10; extended while it
-				 * still writes to ready_path */
+				 * still writes to ready_path or removes its uprobe
+				 * events (detaching) */
 	/* Substrings of a runtime's stderr line saying it can no longer deliver
 	 * events: the target is stopped (TERM, then KILL) and runtime_died set.
 	 * NULL-terminated, or NULL.  */

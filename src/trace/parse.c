@@ -86,6 +86,7 @@ struct parser {
 	char partial[128];	/* a line split across feeds */
 	size_t plen;
 	int skipping;		/* inside an over-long line */
+	unsigned ret_limit;	/* entries this deep get no return probe; 0: none */
 	int failed;
 };
 
@@ -107,6 +108,11 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
 	p->threads = xcalloc(p->nthreads_alloc, sizeof(*p->threads));
 	p->st.target_pid = 0;
 	return p;
+}
+
+void parser_set_return_limit(struct parser *p, unsigned depth)
+{
+	p->ret_limit = depth;
 }
 
 void parser_free(struct parser *p)
@@ -367,6 +373,16 @@ static void process(struct parser *p, const struct event *e)
 		return;
 	}
 	if (!exit) {
+		if (p->ret_limit && t->depth >= p->ret_limit) {
+			/* no return probe: stacked, it would take the exit of
+			 * an outer call of the same function */
+			p->unfinished[probe]++;
+			p->st.unmatched_entries++;
+			p->st.beyond_return_limit++;
+			p->next_call_id++;
+			p->orders[probe]++;
+			return;
+		}
 		push(t, probe, rel, p->next_call_id++, p->orders[probe]++);
 		if (t->depth > p->st.max_depth)
 			p->st.max_depth = t->depth;

@@ -40,6 +40,7 @@ struct call_record {
 struct parse_stats {
 	uint64_t bytes, lines, events, calls, points;
 	uint64_t unmatched_entries;	/* entry without exit (longjmp, exit, kill) */
+	uint64_t beyond_return_limit;	/* of those: past the kernel's pending returns */
 	uint64_t unmatched_exits;	/* exit without entry */
 	uint64_t truncated_lines;	/* last line without newline */
 	uint64_t malformed_lines;
@@ -71,6 +72,15 @@ struct parser;
 
 /* nprobes: size of the plan; points[i] true when probe i has no duration.  */
 struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sink sink, void *ctx);
+/* The kernel keeps at most this many return probes pending per thread
+ * (MAX_URETPROBE_DEPTH in kernel/events/uprobes.c, both runtimes): a call
+ * entered deeper gets no return probe, so its exit never comes.  */
+#define PARSE_URETPROBE_DEPTH 64
+/* Entries at a depth of depth or more (0: no limit, the default) are taken
+ * as calls without a return probe: counted as unfinished and in
+ * beyond_return_limit, and not stacked, so the exit of an outer call of the
+ * same function (a recursion) pairs with its own entry, not theirs.  */
+void parser_set_return_limit(struct parser *p, unsigned depth);
 /* Feeds raw bytes; lines may be split across calls.  -1 when the sink failed.  */
 int parser_feed(struct parser *p, const char *buf, size_t len);
 /* Flushes the window and ends the stream; unfinished frames are counted.  */

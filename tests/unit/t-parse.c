@@ -227,6 +227,47 @@ int main(void)
 	   "probe 6's events (codes c and d) are events, not dump lines");
 	parser_free(p);
 
+	/* main (0) and f (1) recursing 70 deep: the kernel gives return probes
+	 * to the first 64 pending calls only (main and 63 f), so the 7 deepest
+	 * f never exit; the first exit is the 63rd f's */
+	{
+		struct strbuf_lite { char b[4096]; size_t n; } sb = { { 0 }, 0 };
+		unsigned d, ts = 0x100;
+		int pass;
+		sb.n += (size_t)snprintf(sb.b + sb.n, sizeof(sb.b) - sb.n, "s 64 0 100\n0 0 %x\n", ts);
+		for (d = 1; d <= 70; d++)
+			sb.n += (size_t)snprintf(sb.b + sb.n, sizeof(sb.b) - sb.n, "2 0 %x\n", ts += 10);
+		for (d = 63; d >= 1; d--)
+			sb.n += (size_t)snprintf(sb.b + sb.n, sizeof(sb.b) - sb.n, "3 0 %x\n", ts += 10);
+		sb.n += (size_t)snprintf(sb.b + sb.n, sizeof(sb.b) - sb.n, "1 0 %x\n", ts += 10);
+		for (pass = 0; pass < 2; pass++) {
+			struct parser *q = parser_new(2, NULL, sink, NULL);
+			nrecs = 0;
+			memset(recs, 0, sizeof(recs));
+			if (pass)
+				parser_set_return_limit(q, PARSE_URETPROBE_DEPTH);
+			parser_feed(q, sb.b, sb.n);
+			parser_finish(q);
+			st = parser_stats(q);
+			r = find(1, 62);
+			if (!pass) {
+				ok(r && r->amount == 150,
+				   "without the limit the 63rd f takes the 8th exit: 150 ns, not 80");
+			} else {
+				ok(r && r->depth == 63 && r->amount == 80 && r->caller_probe == 1,
+				   "with it the 63rd f pairs with its own exit: 8 events later");
+				is_int((long)st->calls, 64, "64 calls: main and 63 f");
+				is_int((long)st->unmatched_entries, 7, "7 calls without a return");
+				is_int((long)st->beyond_return_limit, 7, "all of them past the limit");
+				is_int((long)parser_unfinished(q)[1], 7, "unfinished: f 7");
+				r = find(0, 0);
+				ok(r && r->amount == 10 * (70 + 63 + 1) && r->depth == 0,
+				   "main spans the whole run");
+			}
+			parser_free(q);
+		}
+	}
+
 	/* memory does not grow with the number of events */
 	{
 		struct parser *q = parser_new(1, NULL, NULL, NULL);

@@ -251,6 +251,41 @@ static void both_forms(void)
 	strbuf_release(&b);
 }
 
+/* Two probes of one name (python3.11d: PyUnicode_IS_READY in 60 files):
+ * their summary is both together, as their resources are.  */
+static void test_summary_merge(void)
+{
+	struct probe_summary a, b, none;
+	struct json_object *js;
+
+	memset(&a, 0, sizeof(a));
+	memset(&none, 0, sizeof(none));
+	none.min = UINT64_MAX;
+	none.sampled = 1;
+	a.count = 2; a.total = 300; a.sum = 300; a.exclusive = 200; a.min = 100; a.max = 200;
+	a.hist[7] = 2; a.sampled = 1;
+	b = a;
+	b.count = 1; b.total = b.sum = b.exclusive = 5000; b.min = b.max = 5000;
+	memset(b.hist, 0, sizeof(b.hist));
+	b.hist[12] = 1;
+	probe_summary_merge(&none, &a);
+	is_int((long)none.count, 2, "a copy with no calls takes the other's");
+	is_int((long)none.min, 100, "and its min, not UINT64_MAX");
+	probe_summary_merge(&a, &b);
+	is_int((long)a.count, 3, "merged count");
+	is_int((long)a.total, 5300, "merged total");
+	is_int((long)a.exclusive, 5200, "merged exclusive");
+	is_int((long)a.min, 100, "merged min");
+	is_int((long)a.max, 5000, "merged max");
+	is_int((long)(a.hist[7] + a.hist[12]), 3, "merged histogram");
+	js = probe_summary_json(&a);
+	is_int((long)json_object_get_double(jget(js, "mean")), 1766, "mean over all three calls");
+	json_object_put(js);
+	memset(&b, 0, sizeof(b));
+	probe_summary_merge(&a, &b);
+	is_int((long)a.count, 3, "a copy with no calls changes nothing");
+}
+
 int main(void)
 {
 	struct profile p;
@@ -365,6 +400,7 @@ int main(void)
 	}
 	test_quantiles();
 	test_writer();
+	test_summary_merge();
 	strbuf_release(&out);
 	both_forms();
 	return tap_done();

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Live: a recursion deeper than the kernel's 64 pending return probes per
+# thread (python3.11d's quicksort goes 340 calls deep).  The calls entered
+# past the limit get no return probe; perun must not pair an outer call's
+# exit with a deeper call's entry, and must say why those calls have no
+# return.
+. "$SRCDIR/tests/lib.sh"
+require_live
+
+test_expect_success 'build the fixture' '
+	cc -g -O0 -o deeprec "$FIXTURES/deeprec.c"
+'
+
+test_expect_success 'rec 101 calls deep: 63 paired, 38 past the limit' '
+	"$PERUN" collect -c ./deeprec -o d.perf trace -s userspace 2>err >out &&
+	cat err &&
+	grep "deeprec 100" out &&
+	profile_counts d.perf >actual &&
+	cat >expect <<-\EOF &&
+	main 1
+	rec 63
+	EOF
+	test_cmp expect actual &&
+	test "$(profile_field d.perf trace.anomalies.beyond_return_limit)" = 38 &&
+	test "$(profile_field d.perf trace.anomalies.unmatched_entries)" = 38 &&
+	grep "38 calls have no return: the kernel keeps at most 64 return probes" err &&
+	! grep "never returned" err
+'
+
+test_expect_success 'each paired rec holds the deeper ones: they nest' '
+	"$PERUN" show d.perf --format json --expand >d.json &&
+	python3 - d.json <<-\PY
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	recs = sorted((r for r in p["snapshots"][0]["resources"] if r["uid"] == "rec"),
+	              key=lambda r: r["depth"])
+	assert [r["depth"] for r in recs] == list(range(1, 64)), [r["depth"] for r in recs]
+	for outer, inner in zip(recs, recs[1:]):
+	    assert inner["caller-id"] == outer["call-id"], (outer, inner)
+	    assert outer["timestamp"] <= inner["timestamp"], (outer, inner)
+	    assert inner["timestamp"] + inner["amount"] <= outer["timestamp"] + outer["amount"], (outer, inner)
+	PY
+'
+
+test_done
