@@ -47,7 +47,8 @@ struct tmpl {
 
 enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_HEADER_AGG, T_PAIR_AGG,
        T_POINT_AGG, T_HEADER_REC, T_PAIR_GATED, T_POINT_GATED, T_OPT_TIMED, T_OPT_TIMED_END,
-       T_OPT_PROBING, T_OPT_PROBING_END, T_COUNT };
+       T_OPT_PROBING, T_OPT_PROBING_END, T_OPT_REATTACH, T_OPT_REATTACH_END, T_OPT_PROBING_COND,
+       T_OPT_REATTACH_WAKE, T_PAIR_COND, T_POINT_COND, T_COUNT };
 
 static int load_templates(struct tmpl *t, const char *dir)
 {
@@ -56,6 +57,8 @@ static int load_templates(struct tmpl *t, const char *dir)
 		"point_sampled", "header_agg",	"pair_agg",	 "point_agg",
 		"header_rec",	 "pair_gated",	"point_gated",	 "opt_timed",
 		"opt_timed_end", "opt_probing", "opt_probing_end",
+		"opt_reattach",	 "opt_reattach_end", "opt_probing_cond", "opt_reattach_wake",
+		"pair_cond",	 "point_cond",
 	};
 	int i;
 
@@ -213,12 +216,61 @@ static void gate_condition(struct strbuf *c, const struct probe *pr, const struc
 		strbuf_addstr(c, "1");
 }
 
+/* __perun_wake's body for probes [lo, hi) of p, ordered by id: a binary
+ * search, so a wake costs log2(n) statements of stap's MAXACTION.  */
+static void wake_tree(struct strbuf *out, const struct plan *p, size_t lo, size_t hi, int depth)
+{
+	size_t mid = lo + (hi - lo) / 2;
+
+	if (hi == lo)
+		return;
+	if (hi - lo == 1) {
+		strbuf_addf(out, "%*s__perun_live_%d = 1\n", depth, "", p->probes[lo].id);
+		return;
+	}
+	strbuf_addf(out, "%*sif (id < %d) {\n", depth, "", p->probes[mid].id);
+	wake_tree(out, p, lo, mid, depth + 1);
+	strbuf_addf(out, "%*s} else {\n", depth, "");
+	wake_tree(out, p, mid, hi, depth + 1);
+	strbuf_addf(out, "%*s}\n", depth, "");
+}
+
+/* Dynamic probing's globals, its gate __perun_armed and, on the kernel
+ * runtime (so->probing_cond), what re-registers a disarmed probe; *end gets
+ * its part of the end probe.  */
+static void probing_code(struct strbuf *out, struct strbuf *end, const struct tmpl *t,
+			 const struct plan *p, const struct script_opt *so)
+{
+	unsigned first = so->probing_reattach_ms, tick = first < 10 ? first : 10;
+	char thr[32], slots[32], tms[24], fticks[24];
+
+	snprintf(thr, sizeof(thr), "%llu", (unsigned long long)so->probing_threshold);
+	/* one slot per probe id; never the recorder's size nor 2048/65536 */
+	snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
+	snprintf(tms, sizeof(tms), "%u", tick);
+	snprintf(fticks, sizeof(fticks), "%u", tick ? (first + tick - 1) / tick : 0);
+	struct var v[] = { { "THRESHOLD", thr }, { "SLOTS", slots }, { "TICK_MS", tms },
+			   { "FIRST_TICKS", fticks } };
+	expand(out, t[first ? T_OPT_REATTACH : T_OPT_PROBING].text, v, 4);
+	expand(end, t[first ? T_OPT_REATTACH_END : T_OPT_PROBING_END].text, v, 4);
+	if (!so->probing_cond)
+		return;
+	expand(out, t[T_OPT_PROBING_COND].text, v, 4);
+	if (!first)
+		return;
+	expand(out, t[T_OPT_REATTACH_WAKE].text, v, 4);
+	strbuf_addstr(out, "function __perun_wake (id:long) {\n");
+	wake_tree(out, p, 0, p->n, 1);
+	strbuf_addstr(out, "}\n");
+}
+
 int script_generate_opt(const struct plan *p, const char *templates_dir, enum script_mode mode,
 			size_t buffer, const struct script_opt *so, struct strbuf *out)
 {
 	struct tmpl t[T_COUNT] = { { NULL, NULL } };
 	char nprobes[32], bufsize[32];
-	struct strbuf opt_end = STRBUF_INIT;
+	struct strbuf opt_end = STRBUF_INIT, probing = STRBUF_INIT;
+	int conditional = so && so->probing_threshold && so->probing_cond;
 	int gated = so && (so->timed_period_ms || so->probing_threshold || so->select_slots);
 	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : "__perun_ev";
 	int aggregate = mode == SCRIPT_AGGREGATE;
@@ -243,7 +295,7 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	if (so && so->timed_period_ms)
 		strbuf_addstr(&opt_end, t[T_OPT_TIMED_END].text);
 	if (so && so->probing_threshold)
-		strbuf_addstr(&opt_end, t[T_OPT_PROBING_END].text);
+		probing_code(&probing, &opt_end, t, p, so);
 	{
 		struct var v[] = { { "NPROBES", nprobes }, { "BUFFER", bufsize },
 				   { "OPT_END", strbuf_str(&opt_end) } };
@@ -267,14 +319,8 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 				 "global __perun_sel[%zu]\n"
 				 "probe begin { delete __perun_sel[-1] }\n",
 			    so->select_slots);
-	if (so && so->probing_threshold) {
-		char thr[32], slots[32];
-		snprintf(thr, sizeof(thr), "%llu", (unsigned long long)so->probing_threshold);
-		/* one slot per probe id; never the recorder's size nor 2048/65536 */
-		snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
-		struct var v[] = { { "THRESHOLD", thr }, { "SLOTS", slots } };
-		expand(out, t[T_OPT_PROBING].text, v, 2);
-	}
+	if (probing.len)
+		strbuf_add(out, probing.buf, probing.len);
 	for (i = 0; i < p->n; i++) {
 		const struct probe *pr = &p->probes[i];
 		struct strbuf entry = STRBUF_INIT, exit = STRBUF_INIT;
@@ -295,6 +341,8 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		gate_condition(&cond, pr, so);
 		if (aggregate)	/* every call is counted: sampling does not apply */
 			which = pair ? T_PAIR_AGG : T_POINT_AGG;
+		else if (conditional)	/* dynamic probing, kernel runtime: probe ... if () */
+			which = pair ? T_PAIR_COND : T_POINT_COND;
 		else if (gated)
 			which = pair ? T_PAIR_GATED : T_POINT_GATED;
 		else if (pair)
@@ -319,6 +367,7 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	ret = 0;
 out:
 	strbuf_release(&opt_end);
+	strbuf_release(&probing);
 	for (i = 0; i < T_COUNT; i++)
 		free(t[i].text);
 	return ret;

@@ -32,6 +32,8 @@ struct script_opt {
 	unsigned timed_period_ms;	/* timed sampling: flip gather/dormant every N ms, or 0 */
 	double timed_freq;		/* its timed-sample-freq, for the script's comment */
 	uint64_t probing_threshold;	/* dynamic probing: disarm a probe after N calls, or 0 */
+	unsigned probing_reattach_ms;	/* reattach: first re-arm after N ms, doubling; 0: never */
+	int probing_cond;		/* disarm with probe ... if (): the kernel runtime */
 	/* one module, many selections: every probe records only when
 	 * __perun_sel[id] is set, a map of select_slots entries filled from
 	 * outside at start (0: no selection gate) */
