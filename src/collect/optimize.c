@@ -486,8 +486,11 @@ int collect_pre_optimize(struct session *s)
 			s->sopt.probing_reattach_ms =
 				(unsigned)opt_value_int(os, "probing-reattach-ms");
 		/* stap unregisters a conditional uprobe on the kernel runtime
-		 * only; stapbpf runs the condition inside the handler */
-		s->sopt.probing_cond = s->runtime == RUNTIME_KERNEL;
+		 * only; stapbpf runs the condition inside the handler.
+		 * PERUN_PROBING_COND=0 keeps the in-handler gate (bench/disarm.sh) */
+		s->sopt.probing_cond = s->runtime == RUNTIME_KERNEL &&
+				       !(getenv("PERUN_PROBING_COND") &&
+					 !strcmp(getenv("PERUN_PROBING_COND"), "0"));
 	}
 	collect_wd(&s->wd, "pre-optimize: %s%s%s", os->pipeline ? "pipeline " : "",
 		   os->pipeline ? os->pipeline : "",
