@@ -39,6 +39,7 @@ test_expect_success 'dynamic probing: f disarmed after 1000 of 100000 calls, mar
 	test "$(profile_field dp.perf trace.optimization.dynamic_probing.disarmed)" = "{\"f\": 1000}" &&
 	test "$(profile_field dp.perf trace.complete)" = true &&
 	test "$(profile_field dp.perf trace.sampled)" = true &&
+	test "$(profile_field dp.perf trace.optimization.dynamic_probing.disarm_by)" = handler-condition &&
 	test "$(field dp.perf collector_info.params.optimization.methods.0.name)" = dynamic-probing &&
 	test "$(field dp.perf collector_info.params.optimization.methods.0.params.probing-threshold)" = 1000 &&
 	"$PERUN" show dp.perf --format summary >sum &&
@@ -80,13 +81,34 @@ test_expect_success 'reattach: f re-armed in doubling intervals; the profile hol
 	test "$(profile_field ra.perf trace.summary.f.recorded_in_bursts)" = "$rec" &&
 	test "$(profile_field ra.perf trace.summary.f.rearmed_times)" = "$re" &&
 	! profile_field ra.perf trace.summary.g.partial 2>/dev/null &&
-	test "$(profile_field ra.perf trace.optimization.dynamic_probing.conditional_probes)" = false &&
+	test "$(profile_field ra.perf trace.optimization.dynamic_probing.disarm_by)" = handler-condition &&
 	test "$(profile_field ra.perf trace.complete)" = true &&
 	test "$(profile_field ra.perf trace.sampled)" = true &&
 	test "$(profile_field ra.perf trace.anomalies.unmatched_entries)" = 0 &&
 	test "$(profile_field ra.perf trace.anomalies.unmatched_exits)" = 0 &&
 	"$PERUN" show ra.perf --format summary >sum &&
 	grep "^~ f: disarmed $dis times and re-armed $re times (dynamic probing, reattach): calls recorded in bursts only$" sum
+'
+
+test_expect_success 'recursion: a disarmed fib keeps every recorded call whole (the open-call rule)' '
+	cc -g -O1 -o fibn "$FIXTURES/fibn.c" &&
+	"$PERUN" collect -c ./fibn -a 20 -o fib.perf trace -s custom -f fib \
+		-on dynamic-probing -oa probing-threshold 1000 2>err >out &&
+	cat err &&
+	grep "fib(20) = 6765" out &&
+	test "$(profile_counts fib.perf)" = "fib 1000" &&
+	test "$(profile_field fib.perf trace.optimization.dynamic_probing.disarm_by)" = handler-condition &&
+	test "$(profile_field fib.perf trace.anomalies.unmatched_entries)" = 0 &&
+	test "$(profile_field fib.perf trace.anomalies.unmatched_exits)" = 0 &&
+	"$PERUN" collect -c ./fibn -a 22 -o fibr.perf trace -s custom -f fib \
+		-on dynamic-probing -oa probing-threshold 500 -oa probing-reattach true \
+		-oa probing-reattach-ms 1 2>err >out &&
+	cat err &&
+	rec=$(profile_field fibr.perf trace.optimization.dynamic_probing.reattach.fib.recorded) &&
+	test "$(profile_counts fibr.perf)" = "fib $rec" &&
+	test "$(profile_field fibr.perf trace.complete)" = true &&
+	test "$(profile_field fibr.perf trace.anomalies.unmatched_entries)" = 0 &&
+	test "$(profile_field fibr.perf trace.anomalies.unmatched_exits)" = 0
 '
 
 test_expect_success 'reattach without a threshold: Table A.4 predicts 0.2 x 100000' '

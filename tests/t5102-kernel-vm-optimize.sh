@@ -54,7 +54,7 @@ test_expect_success 'in the guest: fib disarmed after 1000 of 21891 calls, tiny 
 	test "$(profile_field dp.perf trace.summary.fib.disarmed_after)" = 1000 &&
 	test "$(profile_field dp.perf trace.complete)" = true &&
 	test "$(profile_field dp.perf trace.runtime)" = kernel &&
-	test "$(profile_field dp.perf trace.optimization.dynamic_probing.conditional_probes)" = true &&
+	test "$(profile_field dp.perf trace.optimization.dynamic_probing.disarm_by)" = unregister &&
 	test "$(profile_field dp.perf trace.anomalies.unmatched_entries)" = 0 &&
 	test "$(profile_field dp.perf trace.anomalies.unmatched_exits)" = 0 &&
 	grep "^ts_status=0" guest.status &&
@@ -76,7 +76,7 @@ test_expect_success 'in the guest: reattach re-registers the conditional probe o
 	test "$re" -ge 1 &&
 	test "$(profile_counts ra.perf)" = "fib $rec" &&
 	test "$rec" -ge $((1000 * dis)) && test "$rec" -le $((1000 * dis + 1000)) &&
-	test "$(profile_field ra.perf trace.optimization.dynamic_probing.conditional_probes)" = true &&
+	test "$(profile_field ra.perf trace.optimization.dynamic_probing.disarm_by)" = unregister &&
 	test "$(profile_field ra.perf trace.complete)" = true &&
 	test "$(profile_field ra.perf trace.anomalies.unmatched_entries)" = 0 &&
 	test "$(profile_field ra.perf trace.anomalies.unmatched_exits)" = 0

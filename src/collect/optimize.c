@@ -486,11 +486,13 @@ int collect_pre_optimize(struct session *s)
 			s->sopt.probing_reattach_ms =
 				(unsigned)opt_value_int(os, "probing-reattach-ms");
 		/* stap unregisters a conditional uprobe on the kernel runtime
-		 * only; stapbpf runs the condition inside the handler.
-		 * PERUN_PROBING_COND=0 keeps the in-handler gate (bench/disarm.sh) */
-		s->sopt.probing_cond = s->runtime == RUNTIME_KERNEL &&
-				       !(getenv("PERUN_PROBING_COND") &&
-					 !strcmp(getenv("PERUN_PROBING_COND"), "0"));
+		 * only; stapbpf runs the condition first in the handler.
+		 * PERUN_PROBING_COND=0 keeps the gate in the handler's body
+		 * (bench/disarm.sh measures what the condition saves) */
+		s->sopt.probing_cond = s->runtime == RUNTIME_KERNEL ? PROBING_COND_KERNEL
+								     : PROBING_COND_INLINE;
+		if (getenv("PERUN_PROBING_COND") && !strcmp(getenv("PERUN_PROBING_COND"), "0"))
+			s->sopt.probing_cond = 0;
 	}
 	collect_wd(&s->wd, "pre-optimize: %s%s%s", os->pipeline ? "pipeline " : "",
 		   os->pipeline ? os->pipeline : "",
@@ -583,8 +585,11 @@ static void collect_probing_records(const struct session *s, const struct parse_
 	json_object_object_add(dp, "threshold",
 			       json_object_new_int64((int64_t)s->sopt.probing_threshold));
 	json_object_object_add(dp, "disarmed", dis);
-	json_object_object_add(dp, "conditional_probes",
-			       json_object_new_boolean(s->sopt.probing_cond));
+	json_object_object_add(dp, "disarm_by",
+			       json_object_new_string(
+				       s->sopt.probing_cond == PROBING_COND_KERNEL ? "unregister"
+				       : s->sopt.probing_cond ? "handler-condition"
+							      : "handler-gate"));
 	if (ms) {
 		json_object_object_add(dp, "reattach_first_ms", json_object_new_int64(ms));
 		json_object_object_add(dp, "reattach", ra);

@@ -256,7 +256,7 @@ static void probing_code(struct strbuf *out, struct strbuf *end, const struct tm
 	if (!so->probing_cond)
 		return;
 	expand(out, t[T_OPT_PROBING_COND].text, v, 4);
-	if (!first)
+	if (!first || so->probing_cond != PROBING_COND_KERNEL)
 		return;
 	expand(out, t[T_OPT_REATTACH_WAKE].text, v, 4);
 	strbuf_addstr(out, "function __perun_wake (id:long) {\n");
@@ -325,7 +325,7 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		const struct probe *pr = &p->probes[i];
 		struct strbuf entry = STRBUF_INIT, exit = STRBUF_INIT;
 		char id[24], ce[24], cx[24], sampling[24];
-		struct strbuf cond = STRBUF_INIT;
+		struct strbuf cond = STRBUF_INIT, live = STRBUF_INIT;
 		int pair = !probe_is_point(pr);
 		int which;
 
@@ -339,6 +339,12 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		snprintf(cx, sizeof(cx), "%d", pr->id * 2 + 1);
 		snprintf(sampling, sizeof(sampling), "%u", pr->sampling);
 		gate_condition(&cond, pr, so);
+		if (conditional) {
+			strbuf_addf(&live, "__perun_live_%d", pr->id);
+			/* stapbpf has no timer to wake it: a due probe lets itself in */
+			if (so->probing_reattach_ms && so->probing_cond != PROBING_COND_KERNEL)
+				strbuf_addf(&live, " || __perun_wait[%d] <= __perun_tick", pr->id);
+		}
 		if (aggregate)	/* every call is counted: sampling does not apply */
 			which = pair ? T_PAIR_AGG : T_POINT_AGG;
 		else if (conditional)	/* dynamic probing, kernel runtime: probe ... if () */
@@ -357,12 +363,14 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 					   { "CODE_EXIT", cx },
 					   { "SAMPLING", sampling },
 					   { "EV", ev },
-					   { "COND", cond.buf } };
+					   { "COND", cond.buf },
+					   { "LIVE", strbuf_str(&live) } };
 			expand(out, t[which].text, v, sizeof(v) / sizeof(v[0]));
 		}
 		strbuf_release(&entry);
 		strbuf_release(&exit);
 		strbuf_release(&cond);
+		strbuf_release(&live);
 	}
 	ret = 0;
 out:

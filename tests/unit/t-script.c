@@ -144,7 +144,7 @@ int main(void)
 		ok(strstr(out.buf, "if (__perun_armed(1))") && !strstr(out.buf, " if (__perun_live_"),
 		   "bpf: the gate is in the handler, no conditional probe");
 		ok(!strstr(out.buf, "__perun_tick"), "no reattach clock without reattach");
-		so.probing_cond = 1;
+		so.probing_cond = PROBING_COND_KERNEL;
 		strbuf_reset(&out);
 		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
 		       "conditional probes generate");
@@ -171,7 +171,7 @@ int main(void)
 				   "__perun_live_0 = 1\n } else {\n  if (id < 2) {\n   "
 				   "__perun_live_1 = 1\n  } else {\n   __perun_live_2 = 1\n"),
 		   "the timer wakes a probe through a binary search over the ids");
-		so.probing_cond = 0;
+		so.probing_cond = PROBING_COND_INLINE;
 		so.probing_reattach_ms = 5;
 		strbuf_reset(&out);
 		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
@@ -179,7 +179,10 @@ int main(void)
 		ok(strstr(out.buf, "probe timer.ms(5) { __perun_tick++ }") &&
 			   strstr(out.buf, "__perun_ival[id] = 1\n") &&
 			   !strstr(out.buf, "function __perun_wake"),
-		   "bpf: a 5 ms clock for a 5 ms interval, no wake (the handler still runs)");
+		   "bpf: a 5 ms clock for a 5 ms interval, no wake (no foreach in a bpf timer)");
+		ok(strstr(out.buf, "function(0x1000).call? if (__perun_live_0 || __perun_wait[0] <= "
+				   "__perun_tick) {"),
+		   "bpf: a due probe's condition lets its next call in");
 		plan_release(&p);
 	}
 
