@@ -10,10 +10,11 @@
 #   disarm          perun -f f -on dynamic-probing -oa probing-threshold 1000:
 #                   f is disarmed after 1000 calls, N - 1000 calls run disarmed
 #   reattach        the same with -oa probing-reattach true (first re-arm after
-#                   10 ms, doubling)
-#   disarm-handler  (kernel only) disarm with the in-handler gate instead of
-#                   the conditional probe (PERUN_PROBING_COND=0): what the
-#                   probe ... if () saves
+#                   1 ms, doubling)
+#   disarm-handler  disarm with the gate in the handler's body instead of the
+#                   probe condition (PERUN_PROBING_COND=0): what probe ... if ()
+#                   saves (kernel: stap unregisters the probe; bpf: stapbpf
+#                   tests the condition first in the handler)
 # cost/call = (loop_ns - untraced) / N.  The machine is shared (other jobs,
 # CI), so each row is the best (lowest) of REPS runs.
 #   bpf:    on this host, with real stapbpf.
@@ -55,7 +56,7 @@ RUNTIMES=${RUNTIMES:-"bpf kernel"}
 ICOUNT=${ICOUNT:-1}
 export PERUN_CACHE_DIR="$out/cache"
 DP="-on dynamic-probing -oa probing-threshold 1000"
-RA="$DP -oa probing-reattach true -oa probing-reattach-ms 10"
+RA="$DP -oa probing-reattach true -oa probing-reattach-ms 1"
 
 cc -O1 -g -o loop "$src/bench/loop.c"
 cat > bare.stp <<STP
@@ -87,10 +88,10 @@ rows() {	# N
 		perun disarm "$1" $DP
 		# shellcheck disable=SC2086
 		perun reattach "$1" $RA
-		if [ "$RT" = kernel ]; then
-			# shellcheck disable=SC2086
-			PERUN_PROBING_COND=0 perun disarm-handler "$1" $DP
-		fi
+		export PERUN_PROBING_COND=0
+		# shellcheck disable=SC2086
+		perun disarm-handler "$1" $DP
+		unset PERUN_PROBING_COND
 	done
 }
 EOF
@@ -113,14 +114,18 @@ base = best["untraced"][0]
 cost = {k: (v[0] - base) / n for k, v in best.items()}
 print(f"# {title}")
 print(f"# clock: {clock}; f called {n} times; best of the runs")
-print(f"# cost/call = (loop time - untraced) / calls; every call counts, recorded or not")
-print(f"{'what':<16} {'cost/call':>10} {'recorded':>9} {'vs recorded':>12} {'vs bare':>8}")
+print(f"# cost/call = (loop time - untraced) / calls, every call, recorded or not;")
+print(f"# per disarmed = (cost/call x calls - recorded x recorded's cost/call) / unrecorded calls")
+print(f"{'what':<16} {'cost/call':>10} {'recorded':>9} {'vs recorded':>12} {'vs bare':>8} {'per disarmed':>13}")
 for k in ["untraced", "bare", "recorded", "disarm", "reattach", "disarm-handler"]:
     if k not in best:
         continue
     vr = f"{cost[k] / cost['recorded']:.2f}x" if k != "untraced" and cost.get("recorded", 0) > 0 else ""
     vb = f"{cost[k] / cost['bare']:.2f}x" if k != "untraced" and cost.get("bare", 0) > 0 else ""
-    print(f"{k:<16} {cost[k] if k != 'untraced' else 0:>10.0f} {best[k][1]:>9} {vr:>12} {vb:>8}")
+    dis = ""
+    if k != "untraced" and best[k][1] < n and "recorded" in cost:
+        dis = f"{(cost[k] * n - best[k][1] * cost['recorded']) / (n - best[k][1]):.0f}"
+    print(f"{k:<16} {cost[k] if k != 'untraced' else 0:>10.0f} {best[k][1]:>9} {vr:>12} {vb:>8} {dis:>13}")
 PY
 }
 
