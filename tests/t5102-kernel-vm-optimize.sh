@@ -79,7 +79,8 @@ test_expect_success 'in the guest: reattach re-registers the conditional probe o
 	test "$(profile_field ra.perf trace.optimization.dynamic_probing.disarm_by)" = unregister &&
 	test "$(profile_field ra.perf trace.complete)" = true &&
 	test "$(profile_field ra.perf trace.anomalies.unmatched_entries)" = 0 &&
-	test "$(profile_field ra.perf trace.anomalies.unmatched_exits)" = 0
+	test "$(profile_field ra.perf trace.anomalies.unmatched_exits)" = 0 &&
+	test "$(profile_field ra.perf trace.anomalies.malformed_lines)" = 0
 '
 
 test_done

@@ -225,7 +225,10 @@ static void wake_tree(struct strbuf *out, const struct plan *p, size_t lo, size_
 	if (hi == lo)
 		return;
 	if (hi - lo == 1) {
-		strbuf_addf(out, "%*s__perun_live_%d = 1\n", depth, "", p->probes[lo].id);
+		/* read too: stap prints a global only ever written at the end, as
+		 * this one would be when its probe point did not resolve */
+		strbuf_addf(out, "%*sif (!__perun_live_%d) __perun_live_%d = 1\n", depth, "",
+			    p->probes[lo].id, p->probes[lo].id);
 		return;
 	}
 	strbuf_addf(out, "%*sif (id < %d) {\n", depth, "", p->probes[mid].id);

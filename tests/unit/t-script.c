@@ -168,8 +168,9 @@ int main(void)
 			   strstr(out.buf, "printf(\"o 4 %x %x\\n\", id, __perun_nre[id])"),
 		   "the end probe reports disarms and re-arms");
 		ok(strstr(out.buf, "function __perun_wake (id:long) {\n if (id < 1) {\n  "
-				   "__perun_live_0 = 1\n } else {\n  if (id < 2) {\n   "
-				   "__perun_live_1 = 1\n  } else {\n   __perun_live_2 = 1\n"),
+				   "if (!__perun_live_0) __perun_live_0 = 1\n } else {\n  if (id < 2) {\n"
+				   "   if (!__perun_live_1) __perun_live_1 = 1\n  } else {\n"
+				   "   if (!__perun_live_2) __perun_live_2 = 1\n"),
 		   "the timer wakes a probe through a binary search over the ids");
 		so.probing_cond = PROBING_COND_INLINE;
 		so.probing_reattach_ms = 5;
