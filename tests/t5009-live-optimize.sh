@@ -39,6 +39,7 @@ test_expect_success 'dynamic probing: f disarmed after 1000 of 100000 calls, mar
 	test "$(profile_field dp.perf trace.optimization.dynamic_probing.disarmed)" = "{\"f\": 1000}" &&
 	test "$(profile_field dp.perf trace.complete)" = true &&
 	test "$(profile_field dp.perf trace.sampled)" = true &&
+	test "$(profile_field dp.perf trace.optimization.dynamic_probing.disarm_by)" = handler-condition &&
 	test "$(field dp.perf collector_info.params.optimization.methods.0.name)" = dynamic-probing &&
 	test "$(field dp.perf collector_info.params.optimization.methods.0.params.probing-threshold)" = 1000 &&
 	"$PERUN" show dp.perf --format summary >sum &&
@@ -56,6 +57,68 @@ test_expect_success 'dynamic probing under its threshold changes nothing: exact,
 	test_cmp expect actual &&
 	test "$(profile_field dp2.perf trace.sampled)" = false &&
 	test "$(profile_field dp2.perf trace.optimization.dynamic_probing.disarmed)" = "{}"
+'
+
+test_expect_success 'reattach: f re-armed in doubling intervals; the profile holds what the script recorded' '
+	"$PERUN" collect -c ./optimize -a 100000 -o ra.perf trace -s custom -f f -f g \
+		-on dynamic-probing -oa probing-threshold 1000 -oa probing-reattach true \
+		-oa probing-reattach-ms 10 2>err >out &&
+	cat err &&
+	grep "calls f=100000 g=10" out &&
+	grep "dynamic probing disarmed 1 probe after bursts of 1000 calls and re-armed them [0-9]* times\{0,1\} (first after 10 ms, doubling), so their counts are partial: f" err &&
+	dis=$(profile_field ra.perf trace.optimization.dynamic_probing.reattach.f.disarmed) &&
+	re=$(profile_field ra.perf trace.optimization.dynamic_probing.reattach.f.rearmed) &&
+	rec=$(profile_field ra.perf trace.optimization.dynamic_probing.reattach.f.recorded) &&
+	n=$(profile_counts ra.perf | sed -n "s/^f //p") &&
+	say "bpf reattach: f disarmed $dis times, re-armed $re times, $rec of 100000 calls recorded" &&
+	test "$re" -ge 1 &&
+	{ test "$dis" = "$re" || test "$dis" = $((re + 1)); } &&
+	test "$n" = "$rec" &&
+	test "$rec" -ge $((1000 * dis)) && test "$rec" -le $((1000 * dis + 1000)) &&
+	test "$rec" -lt 100000 &&
+	test "$(profile_counts ra.perf | sed -n "s/^g //p")" = 10 &&
+	test "$(profile_field ra.perf trace.summary.f.partial)" = true &&
+	test "$(profile_field ra.perf trace.summary.f.recorded_in_bursts)" = "$rec" &&
+	test "$(profile_field ra.perf trace.summary.f.rearmed_times)" = "$re" &&
+	! profile_field ra.perf trace.summary.g.partial 2>/dev/null &&
+	test "$(profile_field ra.perf trace.optimization.dynamic_probing.disarm_by)" = handler-condition &&
+	test "$(profile_field ra.perf trace.complete)" = true &&
+	test "$(profile_field ra.perf trace.sampled)" = true &&
+	test "$(profile_field ra.perf trace.anomalies.unmatched_entries)" = 0 &&
+	test "$(profile_field ra.perf trace.anomalies.unmatched_exits)" = 0 &&
+	"$PERUN" show ra.perf --format summary >sum &&
+	grep "^~ f: disarmed $dis times and re-armed $re times (dynamic probing, reattach): calls recorded in bursts only$" sum
+'
+
+test_expect_success 'recursion: a disarmed fib keeps every recorded call whole (the open-call rule)' '
+	cc -g -O1 -o fibn "$FIXTURES/fibn.c" &&
+	"$PERUN" collect -c ./fibn -a 20 -o fib.perf trace -s custom -f fib \
+		-on dynamic-probing -oa probing-threshold 1000 2>err >out &&
+	cat err &&
+	grep "fib(20) = 6765" out &&
+	test "$(profile_counts fib.perf)" = "fib 1000" &&
+	test "$(profile_field fib.perf trace.optimization.dynamic_probing.disarm_by)" = handler-condition &&
+	test "$(profile_field fib.perf trace.anomalies.unmatched_entries)" = 0 &&
+	test "$(profile_field fib.perf trace.anomalies.unmatched_exits)" = 0 &&
+	"$PERUN" collect -c ./fibn -a 22 -o fibr.perf trace -s custom -f fib \
+		-on dynamic-probing -oa probing-threshold 500 -oa probing-reattach true \
+		-oa probing-reattach-ms 1 2>err >out &&
+	cat err &&
+	rec=$(profile_field fibr.perf trace.optimization.dynamic_probing.reattach.fib.recorded) &&
+	test "$(profile_counts fibr.perf)" = "fib $rec" &&
+	test "$(profile_field fibr.perf trace.complete)" = true &&
+	test "$(profile_field fibr.perf trace.anomalies.unmatched_entries)" = 0 &&
+	test "$(profile_field fibr.perf trace.anomalies.unmatched_exits)" = 0
+'
+
+test_expect_success 'reattach without a threshold: Table A.4 predicts 0.2 x 100000' '
+	"$PERUN" collect -c ./optimize trace -s custom -f f -on dynamic-probing \
+		-oa probing-reattach true --script-only >ra.stp &&
+	grep "past probing-threshold (20000) in one armed burst" ra.stp &&
+	grep "re-armed after an interval that starts at 10 ticks of" ra.stp &&
+	"$PERUN" collect -c ./optimize trace -s custom -f f -on dynamic-probing \
+		-oa probing-reattach true -oa probing-threshold 500 --script-only >ra2.stp &&
+	grep "past probing-threshold (500) in one armed burst" ra2.stp
 '
 
 test_expect_success 'timed sampling: fewer calls than made, the trace says sampled, exit 0' '
@@ -141,7 +204,7 @@ test_expect_success '--optimization-reset-cache removes the cached analyses; -ca
 
 test_expect_success 'bad optimization options: exit 2 naming the fix' '
 	for a in "-on nosuch" "-off nosuch" "-op fastest" "-oa probing-threshold many" \
-		 "-oa nosuch 1" "-oa timed-sample-freq 0" "-oa probing-reattach true" "-oa probing-threshold"; do
+		 "-oa nosuch 1" "-oa timed-sample-freq 0" "-oa probing-reattach-ms 0" "-oa probing-threshold"; do
 		set +e
 		"$PERUN" collect -c ./optimize -o bad.perf trace -s custom -f f $a 2>err
 		rc=$?

@@ -480,8 +480,20 @@ int collect_pre_optimize(struct session *s)
 		s->sopt.timed_freq = f;
 		s->sopt.timed_period_ms = (unsigned)(ms < 1 ? 1 : ms);
 	}
-	if (os->active[OPT_DYNAMIC_PROBING])
+	if (os->active[OPT_DYNAMIC_PROBING]) {
 		s->sopt.probing_threshold = (uint64_t)opt_value_int(os, "probing-threshold");
+		if (opt_value_bool(os, "probing-reattach"))
+			s->sopt.probing_reattach_ms =
+				(unsigned)opt_value_int(os, "probing-reattach-ms");
+		/* stap unregisters a conditional uprobe on the kernel runtime
+		 * only; stapbpf runs the condition first in the handler.
+		 * PERUN_PROBING_COND=0 keeps the gate in the handler's body
+		 * (bench/disarm.sh measures what the condition saves) */
+		s->sopt.probing_cond = s->runtime == RUNTIME_KERNEL ? PROBING_COND_KERNEL
+								     : PROBING_COND_INLINE;
+		if (getenv("PERUN_PROBING_COND") && !strcmp(getenv("PERUN_PROBING_COND"), "0"))
+			s->sopt.probing_cond = 0;
+	}
 	collect_wd(&s->wd, "pre-optimize: %s%s%s", os->pipeline ? "pipeline " : "",
 		   os->pipeline ? os->pipeline : "",
 		   s->sopt.timed_period_ms || s->sopt.probing_threshold ? " (run-optimize code)" : "");
@@ -507,13 +519,105 @@ static void mark_partial(struct json_object *sum, const char *name, const char *
 	json_object_object_add(fs, key, val);
 }
 
+/* Per probe of dynamic probing's o lines: disarms (o 3), re-arms (o 4) and
+ * calls recorded (o 1), in plan order.  */
+struct probing_count {
+	uint64_t recorded, disarms, rearms;
+	int seen;
+};
+
+/* Dynamic probing in the profile: optimization.dynamic_probing under o,
+ * the disarmed functions marked partial in sum, a line on stderr.  */
+static void collect_probing_records(const struct session *s, const struct parse_opt_record *r,
+				    size_t n, struct json_object *sum, struct json_object *o)
+{
+	struct json_object *dp = json_object_new_object(), *dis = json_object_new_object();
+	struct json_object *ra = NULL;
+	unsigned ms = s->sopt.probing_reattach_ms;
+	struct probing_count *c = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*c));
+	struct strbuf names = STRBUF_INIT;
+	uint64_t rearms = 0;
+	size_t i, ndis = 0;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].id >= s->plan.n)
+			continue;
+		if (r[i].method == PARSE_OPT_DISARMED) {
+			c[r[i].id].recorded = r[i].value;
+			c[r[i].id].seen = 1;
+		} else if (r[i].method == PARSE_OPT_DISARMS) {
+			c[r[i].id].disarms = r[i].value;
+		} else if (r[i].method == PARSE_OPT_REARMS) {
+			c[r[i].id].rearms = r[i].value;
+		}
+	}
+	if (ms)
+		ra = json_object_new_object();
+	for (i = 0; i < s->plan.n; i++) {
+		const char *name = s->plan.probes[i].name;
+		if (!c[i].seen)
+			continue;
+		json_object_object_add(dis, name, json_object_new_int64((int64_t)c[i].recorded));
+		if (ms) {
+			struct json_object *e = json_object_new_object();
+			json_object_object_add(e, "disarmed", json_object_new_int64((int64_t)c[i].disarms));
+			json_object_object_add(e, "rearmed", json_object_new_int64((int64_t)c[i].rearms));
+			json_object_object_add(e, "recorded",
+					       json_object_new_int64((int64_t)c[i].recorded));
+			json_object_object_add(ra, name, e);
+			mark_partial(sum, name, "disarmed_times",
+				     json_object_new_int64((int64_t)c[i].disarms));
+			mark_partial(sum, name, "rearmed_times",
+				     json_object_new_int64((int64_t)c[i].rearms));
+			mark_partial(sum, name, "recorded_in_bursts",
+				     json_object_new_int64((int64_t)c[i].recorded));
+			rearms += c[i].rearms;
+		} else {
+			mark_partial(sum, name, "disarmed_after",
+				     json_object_new_int64((int64_t)c[i].recorded));
+		}
+		if (ndis < MAX_DISARMED_SHOWN)
+			strbuf_addf(&names, "%s%s", ndis ? ", " : "", name);
+		else if (ndis == MAX_DISARMED_SHOWN)
+			strbuf_addstr(&names, ", ...");
+		ndis++;
+	}
+	json_object_object_add(dp, "threshold",
+			       json_object_new_int64((int64_t)s->sopt.probing_threshold));
+	json_object_object_add(dp, "disarmed", dis);
+	json_object_object_add(dp, "disarm_by",
+			       json_object_new_string(
+				       s->sopt.probing_cond == PROBING_COND_KERNEL ? "unregister"
+				       : s->sopt.probing_cond ? "handler-condition"
+							      : "handler-gate"));
+	if (ms) {
+		json_object_object_add(dp, "reattach_first_ms", json_object_new_int64(ms));
+		json_object_object_add(dp, "reattach", ra);
+	}
+	json_object_object_add(o, "dynamic_probing", dp);
+	if (ndis && !ms)
+		fprintf(stderr, "perun: dynamic probing disarmed %zu probe%s after %llu "
+				"calls, so their counts are partial: %s\n",
+			ndis, ndis == 1 ? "" : "s",
+			(unsigned long long)s->sopt.probing_threshold, names.buf);
+	else if (ndis)
+		fprintf(stderr, "perun: dynamic probing disarmed %zu probe%s after bursts of %llu "
+				"calls and re-armed them %llu time%s (first after %u ms, doubling), "
+				"so their counts are partial: %s\n",
+			ndis, ndis == 1 ? "" : "s",
+			(unsigned long long)s->sopt.probing_threshold, (unsigned long long)rearms,
+			rearms == 1 ? "" : "s", ms, names.buf);
+	strbuf_release(&names);
+	free(c);
+}
+
 void collect_post_optimize(struct session *s, const struct parser *parser,
 			   struct json_object *extra, struct json_object *sum)
 {
 	const struct opt_selection *os = &s->o->opt;
 	const struct parse_opt_record *r;
 	struct json_object *o;
-	size_t n, i, ndis = 0;
+	size_t n, i;
 	int sampled = 0;
 
 	if (!collect_optimizing(s))
@@ -521,33 +625,10 @@ void collect_post_optimize(struct session *s, const struct parser *parser,
 	r = parser_opt_records(parser, &n);
 	o = json_object_new_object();
 	if (os->active[OPT_DYNAMIC_PROBING]) {
-		struct json_object *dp = json_object_new_object(), *dis = json_object_new_object();
-		struct strbuf names = STRBUF_INIT;
-		for (i = 0; i < n; i++) {
-			const char *name;
-			if (r[i].method != PARSE_OPT_DISARMED || r[i].id >= s->plan.n)
-				continue;
-			name = s->plan.probes[r[i].id].name;
-			json_object_object_add(dis, name, json_object_new_int64((int64_t)r[i].value));
-			mark_partial(sum, name, "disarmed_after",
-				     json_object_new_int64((int64_t)r[i].value));
-			if (ndis < MAX_DISARMED_SHOWN)
-				strbuf_addf(&names, "%s%s", ndis ? ", " : "", name);
-			else if (ndis == MAX_DISARMED_SHOWN)
-				strbuf_addstr(&names, ", ...");
-			ndis++;
-		}
-		json_object_object_add(dp, "threshold",
-				       json_object_new_int64((int64_t)s->sopt.probing_threshold));
-		json_object_object_add(dp, "disarmed", dis);
-		json_object_object_add(o, "dynamic_probing", dp);
-		if (ndis)
-			fprintf(stderr, "perun: dynamic probing disarmed %zu probe%s after %llu "
-					"calls, so their counts are partial: %s\n",
-				ndis, ndis == 1 ? "" : "s",
-				(unsigned long long)s->sopt.probing_threshold, names.buf);
-		strbuf_release(&names);
-		sampled |= ndis > 0;
+		collect_probing_records(s, r, n, sum, o);
+		sampled |= json_object_object_length(
+				   json_object_object_get(json_object_object_get(o, "dynamic_probing"),
+							  "disarmed")) > 0;
 	}
 	if (os->active[OPT_TIMED_SAMPLING]) {
 		struct json_object *ts = json_object_new_object();

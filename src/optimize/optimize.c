@@ -57,6 +57,8 @@ const struct opt_param opt_params[] = {
 	{ "probing-threshold", OPT_T_INT, "100000", NULL, 1, 4294967295.0,
 	  M(OPT_DYNAMIC_PROBING) },
 	{ "probing-reattach", OPT_T_BOOL, "false", NULL, 0, 0, M(OPT_DYNAMIC_PROBING) },
+	/* not in the thesis, which gives no interval: the first re-arm, doubling */
+	{ "probing-reattach-ms", OPT_T_INT, "100", NULL, 1, 3600000, M(OPT_DYNAMIC_PROBING) },
 	{ "timed-sample-freq", OPT_T_REAL, "1", NULL, 0.001, 1000, M(OPT_TIMED_SAMPLING) },
 	{ "dyn-base-soft-threshold", OPT_T_INT, "10000", NULL, 1, 1e12, M(OPT_BASELINE_DYNAMIC) },
 	{ "dyn-base-hard-threshold", OPT_T_INT, "1000000", NULL, 1, 1e15,
@@ -213,9 +215,6 @@ int opt_set(struct opt_selection *s, const char *name, const char *value)
 	case OPT_T_PATHS:
 		break;
 	}
-	if (!strcmp(name, "probing-reattach") && parse_bool(value, &b) == 0 && b)
-		return pr_error("-oa probing-reattach true: the reattach mode is not implemented "
-				"yet; dynamic probing disarms a probe for the rest of the run");
 	s->values[i] = value;
 	return 0;
 }
@@ -297,6 +296,9 @@ const char *opt_value(const struct opt_selection *s, const char *name)
 		BUG("unknown optimization parameter");
 	if (s->values && s->values[i])
 		return s->values[i];
+	/* Table A.4: probing_threshold * probing_reattach_coefficient (0.2) */
+	if (!strcmp(name, "probing-threshold") && opt_value_bool(s, "probing-reattach"))
+		return "20000";
 	for (k = 0; p && p->values[k]; k += 2)
 		if (!strcmp(p->values[k], name))
 			return p->values[k + 1];

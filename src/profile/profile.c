@@ -318,6 +318,7 @@ struct fstat {
 	unsigned has_hist : 1;
 	int64_t sampled;	/* trace.summary's 1 in N, 0 when every call */
 	int64_t disarmed;	/* trace.summary's disarmed_after (dynamic probing), or 0 */
+	int64_t disarms, rearms;	/* its disarmed_times, rearmed_times (reattach), or 0 */
 	unsigned timed : 1;	/* trace.summary's sampled_by timed-sampling */
 	unsigned budget : 1;	/* disarmed by the overhead budget (at disarmed_at), not
 				 * by dynamic probing */
@@ -506,13 +507,19 @@ static void sum_one(void *ctxp, const struct call_view *v)
 		f->disarmed = get(ts, "disarmed_after")
 				      ? json_object_get_int64(get(ts, "disarmed_after"))
 				      : 0;
+		f->disarms = get(ts, "disarmed_times")
+				     ? json_object_get_int64(get(ts, "disarmed_times"))
+				     : 0;
+		f->rearms = get(ts, "rearmed_times")
+				    ? json_object_get_int64(get(ts, "rearmed_times"))
+				    : 0;
 		f->timed = get(ts, "sampled_by") != NULL;
 		f->budget = get(ts, "disarmed_by") &&
 			    !strcmp(json_object_get_string(get(ts, "disarmed_by")), "max-overhead");
 		f->disarmed_at = get(ts, "disarmed_at_s")
 					 ? json_object_get_double(get(ts, "disarmed_at_s"))
 					 : 0;
-		c->any_sampled |= f->sampled > 1 || f->disarmed > 0 || f->timed;
+		c->any_sampled |= f->sampled > 1 || f->disarmed > 0 || f->disarms > 0 || f->timed;
 		c->any_cal |= f->cal_mean >= 0;
 	}
 	f = &c->fs[k];
@@ -609,7 +616,9 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			p95 = n ? a[(size_t)ceil_(0.95 * (double)n) - 1] : 0;
 		}
 		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls,
-			 fs[k].sampled > 1 || fs[k].disarmed > 0 || fs[k].timed ? "~" : "");
+			 fs[k].sampled > 1 || fs[k].disarmed > 0 || fs[k].disarms > 0 || fs[k].timed
+				 ? "~"
+				 : "");
 		if (any_cal && fs[k].cal_mean >= 0)
 			snprintf(cal, sizeof(cal), " %9.1f", fs[k].cal_mean);
 		strbuf_addf(out, "%-*s %10s %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%%s\n",
@@ -639,6 +648,12 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls (dynamic "
 						 "probing): the later ones were not recorded\n",
 					    fs[k].uid, fs[k].disarmed);
+		for (k = 0; k < nfs; k++)
+			if (fs[k].disarms > 0)
+				strbuf_addf(out, "~ %s: disarmed %" PRId64 " times and re-armed %" PRId64
+						 " times (dynamic probing, reattach): calls recorded "
+						 "in bursts only\n",
+					    fs[k].uid, fs[k].disarms, fs[k].rearms);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].timed)
 				strbuf_addf(out, "~ %s: timed sampling: calls recorded in its gather "

@@ -98,18 +98,23 @@ struct parse_opt_record {
 	uint64_t id;		/* probe id, or 0 */
 	uint64_t value;
 };
-/* Dynamic probing: probe ID was disarmed after VALUE recorded calls.  */
+/* Dynamic probing: probe ID was disarmed after VALUE recorded calls (reattach
+ * mode: VALUE calls recorded over all its bursts).  */
 #define PARSE_OPT_DISARMED 1
 /* Timed sampling: the gather/dormant flag flipped VALUE times.  */
 #define PARSE_OPT_FLIPS 2
+/* Dynamic probing, reattach mode: probe ID was disarmed VALUE times...  */
+#define PARSE_OPT_DISARMS 3
+/* ... and re-armed VALUE times.  */
+#define PARSE_OPT_REARMS 4
 /* --max-overhead: probe ID was disarmed after VALUE recorded calls ...  */
-#define PARSE_OPT_BUDGET_CALLS 3
+#define PARSE_OPT_BUDGET_CALLS 7
 /* ... VALUE - 1 ms after the start.  */
-#define PARSE_OPT_BUDGET_AT_MS 4
+#define PARSE_OPT_BUDGET_AT_MS 8
 /* --max-overhead: VALUE windows were over the budget.  */
-#define PARSE_OPT_BUDGET_OVER 5
+#define PARSE_OPT_BUDGET_OVER 9
 /* --max-overhead: VALUE later calls reached disarmed probe ID.  */
-#define PARSE_OPT_BUDGET_AFTER 6
+#define PARSE_OPT_BUDGET_AFTER 10
 /* The o lines of the stream, in their order.  */
 const struct parse_opt_record *parser_opt_records(const struct parser *p, size_t *n);
 /* Per plan id: entries whose return never came (a longjmp or exit past

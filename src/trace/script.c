@@ -47,7 +47,8 @@ struct tmpl {
 
 enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_HEADER_AGG, T_PAIR_AGG,
        T_POINT_AGG, T_HEADER_REC, T_PAIR_GATED, T_POINT_GATED, T_OPT_TIMED, T_OPT_TIMED_END,
-       T_OPT_PROBING, T_OPT_PROBING_END, T_OPT_BUDGET, T_OPT_BUDGET_END, T_COUNT };
+       T_OPT_PROBING, T_OPT_PROBING_END, T_OPT_REATTACH, T_OPT_REATTACH_END, T_OPT_PROBING_COND,
+       T_OPT_REATTACH_WAKE, T_PAIR_COND, T_POINT_COND, T_OPT_BUDGET, T_OPT_BUDGET_END, T_COUNT };
 
 static int load_templates(struct tmpl *t, const char *dir)
 {
@@ -55,8 +56,9 @@ static int load_templates(struct tmpl *t, const char *dir)
 		"header",	 "pair",	"pair_sampled",	 "point",
 		"point_sampled", "header_agg",	"pair_agg",	 "point_agg",
 		"header_rec",	 "pair_gated",	"point_gated",	 "opt_timed",
-		"opt_timed_end", "opt_probing", "opt_probing_end", "opt_budget",
-		"opt_budget_end",
+		"opt_timed_end", "opt_probing", "opt_probing_end",
+		"opt_reattach",	 "opt_reattach_end", "opt_probing_cond", "opt_reattach_wake",
+		"pair_cond",	 "point_cond",	"opt_budget",	 "opt_budget_end",
 	};
 	int i;
 
@@ -224,12 +226,64 @@ static void gate_condition(struct strbuf *c, const struct probe *pr, const struc
 		strbuf_addstr(c, "1");
 }
 
+/* __perun_wake's body for probes [lo, hi) of p, ordered by id: a binary
+ * search, so a wake costs log2(n) statements of stap's MAXACTION.  */
+static void wake_tree(struct strbuf *out, const struct plan *p, size_t lo, size_t hi, int depth)
+{
+	size_t mid = lo + (hi - lo) / 2;
+
+	if (hi == lo)
+		return;
+	if (hi - lo == 1) {
+		/* read too: stap prints a global only ever written at the end, as
+		 * this one would be when its probe point did not resolve */
+		strbuf_addf(out, "%*sif (!__perun_live_%d) __perun_live_%d = 1\n", depth, "",
+			    p->probes[lo].id, p->probes[lo].id);
+		return;
+	}
+	strbuf_addf(out, "%*sif (id < %d) {\n", depth, "", p->probes[mid].id);
+	wake_tree(out, p, lo, mid, depth + 1);
+	strbuf_addf(out, "%*s} else {\n", depth, "");
+	wake_tree(out, p, mid, hi, depth + 1);
+	strbuf_addf(out, "%*s}\n", depth, "");
+}
+
+/* Dynamic probing's globals, its gate __perun_armed and, on the kernel
+ * runtime (so->probing_cond), what re-registers a disarmed probe; *end gets
+ * its part of the end probe.  */
+static void probing_code(struct strbuf *out, struct strbuf *end, const struct tmpl *t,
+			 const struct plan *p, const struct script_opt *so)
+{
+	unsigned first = so->probing_reattach_ms, tick = first < 10 ? first : 10;
+	char thr[32], slots[32], tms[24], fticks[24];
+
+	snprintf(thr, sizeof(thr), "%llu", (unsigned long long)so->probing_threshold);
+	/* one slot per probe id; never the recorder's size nor 2048/65536 */
+	snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
+	snprintf(tms, sizeof(tms), "%u", tick);
+	snprintf(fticks, sizeof(fticks), "%u", tick ? (first + tick - 1) / tick : 0);
+	struct var v[] = { { "THRESHOLD", thr }, { "SLOTS", slots }, { "TICK_MS", tms },
+			   { "FIRST_TICKS", fticks } };
+	expand(out, t[first ? T_OPT_REATTACH : T_OPT_PROBING].text, v, 4);
+	expand(end, t[first ? T_OPT_REATTACH_END : T_OPT_PROBING_END].text, v, 4);
+	if (!so->probing_cond)
+		return;
+	expand(out, t[T_OPT_PROBING_COND].text, v, 4);
+	if (!first || so->probing_cond != PROBING_COND_KERNEL)
+		return;
+	expand(out, t[T_OPT_REATTACH_WAKE].text, v, 4);
+	strbuf_addstr(out, "function __perun_wake (id:long) {\n");
+	wake_tree(out, p, 0, p->n, 1);
+	strbuf_addstr(out, "}\n");
+}
+
 int script_generate_opt(const struct plan *p, const char *templates_dir, enum script_mode mode,
 			size_t buffer, const struct script_opt *so, struct strbuf *out)
 {
 	struct tmpl t[T_COUNT] = { { NULL, NULL } };
 	char nprobes[32], bufsize[32];
-	struct strbuf opt_end = STRBUF_INIT;
+	struct strbuf opt_end = STRBUF_INIT, probing = STRBUF_INIT;
+	int conditional = so && so->probing_threshold && so->probing_cond;
 	int gated = so && (so->timed_period_ms || so->probing_threshold || so->select_slots ||
 			   so->budget_allowed_ns);
 	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : "__perun_ev";
@@ -255,7 +309,7 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	if (so && so->timed_period_ms)
 		strbuf_addstr(&opt_end, t[T_OPT_TIMED_END].text);
 	if (so && so->probing_threshold)
-		strbuf_addstr(&opt_end, t[T_OPT_PROBING_END].text);
+		probing_code(&probing, &opt_end, t, p, so);
 	if (so && so->budget_allowed_ns)
 		strbuf_addstr(&opt_end, t[T_OPT_BUDGET_END].text);
 	{
@@ -286,14 +340,8 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 				   "probe procfs(\"perun_sel\").write {\n"
 				   "\t__perun_sel[strtol($value, 10)] = 1\n"
 				   "}\n");
-	if (so && so->probing_threshold) {
-		char thr[32], slots[32];
-		snprintf(thr, sizeof(thr), "%llu", (unsigned long long)so->probing_threshold);
-		/* one slot per probe id; never the recorder's size nor 2048/65536 */
-		snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
-		struct var v[] = { { "THRESHOLD", thr }, { "SLOTS", slots } };
-		expand(out, t[T_OPT_PROBING].text, v, 2);
-	}
+	if (probing.len)
+		strbuf_add(out, probing.buf, probing.len);
 	if (so && so->budget_allowed_ns) {
 		char pct[32], cost[32], window[32], allowed[32], slots[32];
 		snprintf(pct, sizeof(pct), "%g", so->budget_pct);
@@ -314,7 +362,7 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		const struct probe *pr = &p->probes[i];
 		struct strbuf entry = STRBUF_INIT, exit = STRBUF_INIT;
 		char id[24], ce[24], cx[24], sampling[24];
-		struct strbuf cond = STRBUF_INIT;
+		struct strbuf cond = STRBUF_INIT, live = STRBUF_INIT;
 		int pair = !probe_is_point(pr);
 		int which;
 
@@ -328,8 +376,16 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		snprintf(cx, sizeof(cx), "%d", pr->id * 2 + 1);
 		snprintf(sampling, sizeof(sampling), "%u", pr->sampling);
 		gate_condition(&cond, pr, so);
+		if (conditional) {
+			strbuf_addf(&live, "__perun_live_%d", pr->id);
+			/* stapbpf has no timer to wake it: a due probe lets itself in */
+			if (so->probing_reattach_ms && so->probing_cond != PROBING_COND_KERNEL)
+				strbuf_addf(&live, " || __perun_wait[%d] <= __perun_tick", pr->id);
+		}
 		if (aggregate)	/* every call is counted: sampling does not apply */
 			which = pair ? T_PAIR_AGG : T_POINT_AGG;
+		else if (conditional)	/* dynamic probing, kernel runtime: probe ... if () */
+			which = pair ? T_PAIR_COND : T_POINT_COND;
 		else if (gated)
 			which = pair ? T_PAIR_GATED : T_POINT_GATED;
 		else if (pair)
@@ -344,16 +400,19 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 					   { "CODE_EXIT", cx },
 					   { "SAMPLING", sampling },
 					   { "EV", ev },
-					   { "COND", cond.buf } };
+					   { "COND", cond.buf },
+					   { "LIVE", strbuf_str(&live) } };
 			expand(out, t[which].text, v, sizeof(v) / sizeof(v[0]));
 		}
 		strbuf_release(&entry);
 		strbuf_release(&exit);
 		strbuf_release(&cond);
+		strbuf_release(&live);
 	}
 	ret = 0;
 out:
 	strbuf_release(&opt_end);
+	strbuf_release(&probing);
 	for (i = 0; i < T_COUNT; i++)
 		free(t[i].text);
 	return ret;

@@ -32,6 +32,12 @@ struct script_opt {
 	unsigned timed_period_ms;	/* timed sampling: flip gather/dormant every N ms, or 0 */
 	double timed_freq;		/* its timed-sample-freq, for the script's comment */
 	uint64_t probing_threshold;	/* dynamic probing: disarm a probe after N calls, or 0 */
+	unsigned probing_reattach_ms;	/* reattach: first re-arm after N ms, doubling; 0: never */
+	/* how dynamic probing disarms: 0 the gate in the handler's body;
+	 * PROBING_COND_KERNEL probe POINT if (live), which the kernel runtime
+	 * unregisters; PROBING_COND_INLINE the same condition, which stapbpf
+	 * runs first in the handler (a cheaper gate, the uprobe stays) */
+	int probing_cond;
 	/* one module, many selections: every probe records only when
 	 * __perun_sel[id] is set, a map of select_slots entries filled from
 	 * outside at start (0: no selection gate) */
@@ -51,6 +57,8 @@ struct script_opt {
 	double budget_pct;
 	int budget_calibrated;
 };
+#define PROBING_COND_KERNEL 1
+#define PROBING_COND_INLINE 2
 /* script_generate_mode with the methods of so (NULL: none); a gated probe
  * records a call only when every method and its sampling let it.  */
 int script_generate_opt(const struct plan *p, const char *templates_dir, enum script_mode mode,

@@ -92,7 +92,20 @@ static void params(void)
 	ok(opt_set(&s, "cg-mode", "soft") == 0 && opt_set(&s, "cg-mode", "gentle") < 0,
 	   "an enum takes its choices only");
 	ok(opt_set(&s, "nosuch", "1") < 0, "an unknown parameter fails");
-	ok(opt_set(&s, "probing-reattach", "true") < 0, "the reattach mode is refused, not faked");
+	{
+		struct opt_selection r;
+		opt_selection_init(&r);
+		ok(opt_set(&r, "probing-reattach", "true") == 0, "-oa probing-reattach true");
+		is_str(opt_value(&r, "probing-threshold"), "20000",
+		       "Table A.4: reattach predicts probing-threshold 0.2 x 100000");
+		ok(opt_set(&r, "probing-threshold", "700") == 0 &&
+			   opt_value_int(&r, "probing-threshold") == 700,
+		   "an -oa probing-threshold wins over the prediction");
+		is_int(opt_value_int(&r, "probing-reattach-ms"), 100,
+		       "the first re-arm after 100 ms by default");
+		ok(opt_set(&r, "probing-reattach-ms", "0") < 0, "and never after 0 ms");
+		opt_selection_release(&r);
+	}
 	s.pipeline = "basic";
 	is_str(opt_value(&s, "cg-mode"), "soft", "-oa wins over the pipeline's prediction");
 	is_str(opt_value(&s, "threshold-mode"), "strict", "basic predicts threshold-mode strict");
@@ -102,7 +115,7 @@ static void params(void)
 	is_str(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
 	       "{\"pipeline\":\"basic\",\"methods\":[{\"name\":\"dynamic-probing\",\"phases\":"
 	       "[\"run-optimize\",\"post-optimize\"],\"params\":{\"probing-threshold\":1000,"
-	       "\"probing-reattach\":false}}],\"switched_off\":{\"cg-shaping\":\"no call graph\","
+	       "\"probing-reattach\":false,\"probing-reattach-ms\":100}}],\"switched_off\":{\"cg-shaping\":\"no call graph\","
 	       "\"baseline-dynamic\":\"no dynamic stats of an earlier collect\"},\"cache_off\":false}",
 	       "the profile records what ran with which parameters, and what was switched off");
 	json_object_put(j);

@@ -125,6 +125,68 @@ int main(void)
 	is_int(script_generate(&p, tdir, 0, &out), -1, "a symbol with '@' is refused");
 	plan_release(&p);
 
+	/* dynamic probing: the in-handler gate (bpf), conditional probes and
+	 * reattach (kernel) */
+	{
+		struct script_opt so;
+		int i;
+		plan_init(&p);
+		for (i = 0; i < 3; i++) {
+			pr = plan_add(&p, PROBE_FUNC, "/bin/x", i == 2 ? "h" : i ? "g" : "f");
+			pr->addr = 0x1000 + (uint64_t)i * 0x10;
+		}
+		p.probes[2].flags = PROBE_F_ENTRY_ONLY;
+		memset(&so, 0, sizeof(so));
+		so.probing_threshold = 1000;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "dynamic probing generates");
+		ok(strstr(out.buf, "if (__perun_armed(1))") && !strstr(out.buf, " if (__perun_live_"),
+		   "bpf: the gate is in the handler, no conditional probe");
+		ok(!strstr(out.buf, "__perun_tick"), "no reattach clock without reattach");
+		so.probing_cond = PROBING_COND_KERNEL;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "conditional probes generate");
+		ok(strstr(out.buf, "function(0x1010).call? if (__perun_live_1) {") &&
+			   strstr(out.buf, "function(0x1010).return? if (__perun_live_1) {") &&
+			   strstr(out.buf, "function(0x1020).call? if (__perun_live_2) {") &&
+			   strstr(out.buf, "global __perun_live_2 = 1"),
+		   "kernel: every probe point is conditional on its own live flag");
+		ok(strstr(out.buf, "__perun_live_1 = __perun_open[1] > 0 || !__perun_off[1]") &&
+			   strstr(out.buf, "__perun_live_2 = !__perun_off[2]"),
+		   "a pair stays live while a recorded call is open, a point while armed");
+		ok(!strstr(out.buf, "function __perun_wake"), "no wake without reattach");
+		so.probing_reattach_ms = 25;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "reattach generates");
+		ok(strstr(out.buf, "probe timer.ms(10) { __perun_tick++ }") &&
+			   strstr(out.buf, "__perun_ival[id] = 3\n"),
+		   "a 10 ms clock, the first re-arm after 3 ticks (25 ms rounded up)");
+		ok(strstr(out.buf, "printf(\"o 3 %x %x\\n\", id, __perun_ndis[id])") &&
+			   strstr(out.buf, "printf(\"o 4 %x %x\\n\", id, __perun_nre[id])"),
+		   "the end probe reports disarms and re-arms");
+		ok(strstr(out.buf, "function __perun_wake (id:long) {\n if (id < 1) {\n  "
+				   "if (!__perun_live_0) __perun_live_0 = 1\n } else {\n  if (id < 2) {\n"
+				   "   if (!__perun_live_1) __perun_live_1 = 1\n  } else {\n"
+				   "   if (!__perun_live_2) __perun_live_2 = 1\n"),
+		   "the timer wakes a probe through a binary search over the ids");
+		so.probing_cond = PROBING_COND_INLINE;
+		so.probing_reattach_ms = 5;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "reattach on bpf generates");
+		ok(strstr(out.buf, "probe timer.ms(5) { __perun_tick++ }") &&
+			   strstr(out.buf, "__perun_ival[id] = 1\n") &&
+			   !strstr(out.buf, "function __perun_wake"),
+		   "bpf: a 5 ms clock for a 5 ms interval, no wake (no foreach in a bpf timer)");
+		ok(strstr(out.buf, "function(0x1000).call? if (__perun_live_0 || __perun_wait[0] <= "
+				   "__perun_tick) {"),
+		   "bpf: a due probe's condition lets its next call in");
+		plan_release(&p);
+	}
+
 	strbuf_release(&out);
 	strbuf_release(&golden);
 	strbuf_release(&q);
