@@ -35,6 +35,7 @@ test_expect_success 'a 10% budget disarms the hot f only; g and h stay exact' '
 	at=$(profile_field b.perf trace.optimization.max_overhead.disarmed.f.at_s) &&
 	test "$(profile_field b.perf trace.summary.f.disarmed_at_s)" = "$at" &&
 	test "$(profile_field b.perf trace.optimization.max_overhead.calibrated)" = false &&
+	test "$(profile_field b.perf trace.optimization.max_overhead.disarm_by)" = handler-gate &&
 	test "$(profile_field b.perf trace.optimization.max_overhead.call_ns)" = 2000 &&
 	test "$(profile_field b.perf trace.optimization.max_overhead.window_ms)" = 20 &&
 	over=$(profile_field b.perf trace.optimization.max_overhead.windows_over) &&

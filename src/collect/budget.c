@@ -70,6 +70,12 @@ int collect_budget(struct session *s)
 	if (!s->sopt.budget_allowed_ns)
 		s->sopt.budget_allowed_ns = 1;
 	s->sopt.budget_calibrated = have;
+	/* the kernel runtime unregisters a probe whose condition turns false:
+	 * a disarmed probe then costs nothing (bench/disarm.sh); stapbpf would
+	 * only test it in the handler, like the budget's own gate */
+	if (s->runtime == RUNTIME_KERNEL &&
+	    !(getenv("PERUN_PROBING_COND") && !strcmp(getenv("PERUN_PROBING_COND"), "0")))
+		s->sopt.probing_cond = PROBING_COND_KERNEL;
 	collect_wd(&s->wd, "budget: %g %% of %u ms windows, %" PRIu64 " ns per call (%s)",
 		   o->max_overhead, BUDGET_WINDOW_MS, s->sopt.budget_call_ns,
 		   have ? "calibrated" : "default");
@@ -97,9 +103,11 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 	struct strbuf names = STRBUF_INIT;
 	uint64_t *calls, *at, *after, over = 0, nafter = 0;
 	size_t n, i, ndis = 0;
+	int unregister;
 
 	if (!s->sopt.budget_allowed_ns)
 		return 0;
+	unregister = s->sopt.probing_cond == PROBING_COND_KERNEL;
 	r = parser_opt_records(parser, &n);
 	calls = xcalloc(s->plan.n + 1, sizeof(*calls));
 	at = xcalloc(s->plan.n + 1, sizeof(*at));
@@ -128,9 +136,13 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 		d = json_object_new_object();
 		json_object_object_add(d, "recorded", json_object_new_int64((int64_t)calls[i]));
 		json_object_object_add(d, "at_s", json_object_new_double(at_s));
-		json_object_object_add(d, "calls_after", json_object_new_int64((int64_t)after[i]));
-		json_object_object_add(d, "calls", json_object_new_int64((int64_t)(calls[i] + after[i])));
-		nafter += after[i];
+		if (!unregister) {	/* every later call still reached it */
+			json_object_object_add(d, "calls_after",
+					       json_object_new_int64((int64_t)after[i]));
+			json_object_object_add(d, "calls",
+					       json_object_new_int64((int64_t)(calls[i] + after[i])));
+			nafter += after[i];
+		}
 		json_object_object_add(dis, name, d);
 		mark(sum, name, calls[i], at_s);
 		if (ndis < BUDGET_SHOWN)
@@ -147,6 +159,8 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 	json_object_object_add(b, "window_ms", json_object_new_int64(s->sopt.budget_window_ms));
 	json_object_object_add(b, "windows_over", json_object_new_int64((int64_t)over));
 	json_object_object_add(b, "disarmed", dis);
+	json_object_object_add(b, "disarm_by",
+			       json_object_new_string(unregister ? "unregister" : "handler-gate"));
 	if (!json_object_object_get_ex(extra, "optimization", &opt)) {
 		opt = json_object_new_object();
 		json_object_object_add(extra, "optimization", opt);

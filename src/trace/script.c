@@ -283,7 +283,11 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	struct tmpl t[T_COUNT] = { { NULL, NULL } };
 	char nprobes[32], bufsize[32];
 	struct strbuf opt_end = STRBUF_INIT, probing = STRBUF_INIT;
-	int conditional = so && so->probing_threshold && so->probing_cond;
+	/* dynamic probing's conditional probes; the budget's too where the
+	 * kernel runtime unregisters a disarmed probe */
+	int conditional = so && so->probing_cond &&
+			  (so->probing_threshold ||
+			   (so->budget_allowed_ns && so->probing_cond == PROBING_COND_KERNEL));
 	int gated = so && (so->timed_period_ms || so->probing_threshold || so->select_slots ||
 			   so->budget_allowed_ns);
 	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : "__perun_ev";
@@ -342,6 +346,10 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 				   "}\n");
 	if (probing.len)
 		strbuf_add(out, probing.buf, probing.len);
+	if (conditional && !so->probing_threshold)	/* the budget's alone */
+		strbuf_addf(out, "// conditional probes: a probe stays live while a call it "
+				 "recorded is open\nglobal __perun_open[%zu]\n",
+			    p->n < 16384 ? (size_t)16384 : p->n + 1);
 	if (so && so->budget_allowed_ns) {
 		char pct[32], cost[32], window[32], allowed[32], slots[32];
 		snprintf(pct, sizeof(pct), "%g", so->budget_pct);
@@ -362,7 +370,7 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		const struct probe *pr = &p->probes[i];
 		struct strbuf entry = STRBUF_INIT, exit = STRBUF_INIT;
 		char id[24], ce[24], cx[24], sampling[24];
-		struct strbuf cond = STRBUF_INIT, live = STRBUF_INIT;
+		struct strbuf cond = STRBUF_INIT, live = STRBUF_INIT, armed = STRBUF_INIT;
 		int pair = !probe_is_point(pr);
 		int which;
 
@@ -377,6 +385,11 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		snprintf(sampling, sizeof(sampling), "%u", pr->sampling);
 		gate_condition(&cond, pr, so);
 		if (conditional) {
+			if (so->probing_threshold)
+				strbuf_addf(&armed, "!__perun_off[%d]", pr->id);
+			if (so->budget_allowed_ns)
+				strbuf_addf(&armed, "%s!__perun_boff[%d]", armed.len ? " && " : "",
+					    pr->id);
 			strbuf_addf(&live, "__perun_live_%d", pr->id);
 			/* stapbpf has no timer to wake it: a due probe lets itself in */
 			if (so->probing_reattach_ms && so->probing_cond != PROBING_COND_KERNEL)
@@ -401,13 +414,15 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 					   { "SAMPLING", sampling },
 					   { "EV", ev },
 					   { "COND", cond.buf },
-					   { "LIVE", strbuf_str(&live) } };
+					   { "LIVE", strbuf_str(&live) },
+					   { "ARMED", strbuf_str(&armed) } };
 			expand(out, t[which].text, v, sizeof(v) / sizeof(v[0]));
 		}
 		strbuf_release(&entry);
 		strbuf_release(&exit);
 		strbuf_release(&cond);
 		strbuf_release(&live);
+		strbuf_release(&armed);
 	}
 	ret = 0;
 out:
