@@ -153,9 +153,32 @@ int main(void)
 			   strstr(out.buf, "function(0x1020).call? if (__perun_live_2) {") &&
 			   strstr(out.buf, "global __perun_live_2 = 1"),
 		   "kernel: every probe point is conditional on its own live flag");
-		ok(strstr(out.buf, "__perun_live_1 = __perun_open[1] > 0 || !__perun_off[1]") &&
-			   strstr(out.buf, "__perun_live_2 = !__perun_off[2]"),
+		ok(strstr(out.buf, "__perun_live_1 = __perun_open[1] > 0 || (!__perun_off[1])") &&
+			   strstr(out.buf, "__perun_live_2 = (!__perun_off[2])"),
 		   "a pair stays live while a recorded call is open, a point while armed");
+		so.budget_allowed_ns = 1000;
+		so.budget_call_ns = 100;
+		so.budget_window_ms = 20;
+		so.budget_pct = 5;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "conditional probes with the budget generate");
+		ok(strstr(out.buf, "__perun_live_1 = __perun_open[1] > 0 || (!__perun_off[1] && "
+				   "!__perun_boff[1])") != NULL,
+		   "with the budget too, either disarms a probe");
+		so.probing_threshold = 0;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "the budget alone, kernel runtime: conditional probes generate");
+		ok(strstr(out.buf, "__perun_live_2 = (!__perun_boff[2])") &&
+			   strstr(out.buf, "global __perun_open[") &&
+			   strstr(out.buf, "function(0x1020).call? if (__perun_live_2) {"),
+		   "the budget alone unregisters through its own flag");
+		so.probing_threshold = 1000;
+		so.budget_allowed_ns = 0;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "dynamic probing alone again");
 		ok(!strstr(out.buf, "function __perun_wake"), "no wake without reattach");
 		so.probing_reattach_ms = 25;
 		strbuf_reset(&out);
