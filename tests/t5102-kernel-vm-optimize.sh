@@ -4,21 +4,7 @@
 # The host builds the modules (--compile-only -r RELEASE); the guest runs them
 # from the cache without stap.
 . "$SRCDIR/tests/lib.sh"
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-command -v stap >/dev/null 2>&1 || skip_all "needs stap (apt-get install systemtap)"
-VM="bash $SRCDIR/tools/stap-vm.sh"
-REL=$($VM release 2>/dev/null) ||
-	skip_all "the QEMU guest is not prepared: run 'bash tools/stap-vm.sh prepare' (as .ci/run does)"
-RT_FIXED=$($VM runtime --txfix)
-export PERUN_KRUNTIME_DIR="$RT_FIXED"
-
-in_guest() {
-	$VM run --rw "$TRASH" --cwd "$TRASH" --timeout 240 \
-		--env PERUN="$PERUN" --env PERUN_DATADIR="$PERUN_DATADIR" \
-		--env PERUN_LIBDIR="$PERUN_LIBDIR" --env PERUN_CACHE_DIR="$PERUN_CACHE_DIR" \
-		--env PERUN_KRUNTIME_DIR="$RT_FIXED" --env PERUN_STAP=/nonexistent \
-		-- /bin/bash "$TRASH/$1"
-}
+. "$SRCDIR/tests/lib-vm.sh"
 
 DP="-s custom -f fib -on dynamic-probing -oa probing-threshold 1000"
 RA="$DP -oa probing-reattach true -oa probing-reattach-ms 10"
