@@ -268,8 +268,18 @@ int profile_writer_call(void *ctx, const struct call_record *r)
 	return w->error ? -1 : 0;
 }
 
+uint64_t probe_summary_estimate(const struct probe_summary *s)
+{
+	if (s->est_calls)
+		return s->est_calls;
+	if (!s->count)
+		return 0;
+	return s->sampled > 1 ? (s->count - 1) * s->sampled + 1 : s->count;
+}
+
 void probe_summary_merge(struct probe_summary *to, const struct probe_summary *from)
 {
+	uint64_t est = probe_summary_estimate(to) + probe_summary_estimate(from);
 	int i;
 
 	if (!from->count)
@@ -299,6 +309,7 @@ void probe_summary_merge(struct probe_summary *to, const struct probe_summary *f
 	to->cal_total += from->cal_total;
 	to->cal_sum += from->cal_sum;
 	to->cal_exclusive += from->cal_exclusive;
+	to->est_calls = est;
 }
 
 struct json_object *probe_summary_json(const struct probe_summary *s)
@@ -322,8 +333,11 @@ struct json_object *probe_summary_json(const struct probe_summary *s)
 								    (double)s->max)));
 	/* with --aggregate the script's sums hold nested calls of a recursion */
 	json_object_object_add(o, "total_outermost_only", json_object_new_boolean(!s->aggregate));
-	if (s->sampled > 1)
+	if (s->sampled > 1) {
 		json_object_object_add(o, "sampled", json_object_new_int64((int64_t)s->sampled));
+		json_object_object_add(o, "estimated_calls",
+				       json_object_new_int64((int64_t)probe_summary_estimate(s)));
+	}
 	if (s->calibrated) {
 		json_object_object_add(o, "calibrated_total", json_object_new_double(s->cal_total));
 		json_object_object_add(o, "calibrated_mean", json_object_new_double(

@@ -24,6 +24,7 @@ struct probe_summary {
 	unsigned calibrated : 1;	/* cal_* hold calibrated amounts */
 	unsigned stepped : 1;	/* its probe is stepped out of line: stepped_ns applied */
 	double cal_total, cal_sum, cal_exclusive;
+	uint64_t est_calls;	/* merged: the copies' estimated calls; 0: not merged */
 };
 
 /* The probe effect measured on this host (src/trace/calibrate.h): probe_ns
@@ -107,5 +108,9 @@ struct json_object *probe_summary_json(const struct probe_summary *s);
  * copies), and their summary is theirs together.  to keeps the larger
  * sampling.  */
 void probe_summary_merge(struct probe_summary *to, const struct probe_summary *from);
+/* Calls the probe (or merged probes) made at least: with 1 in N recorded
+ * and the first always recorded, k recorded calls are (k - 1) * N + 1 at
+ * least; summed per probe when merged.  */
+uint64_t probe_summary_estimate(const struct probe_summary *s);
 
 #endif

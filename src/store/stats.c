@@ -100,6 +100,19 @@ static int cmp_fn(const void *a, const void *b)
 	return strcmp(((const struct fn_stats *)a)->name, ((const struct fn_stats *)b)->name);
 }
 
+/* The calls a function made at least: the summary's estimated_calls, which
+ * sums them per probe when several probes share its name (each records its
+ * own first call), else from the calls recorded and the sampling.  */
+static uint64_t count_of(const struct fn_stats *f, struct json_object *ts)
+{
+	struct json_object *e = get(ts, "estimated_calls");
+
+	if (e && json_object_get_int64(e) > 0)
+		return (uint64_t)json_object_get_int64(e);
+	/* the first call is always recorded (seeds/003 7.1.2) */
+	return f->sampled_count ? f->sampled_count + (f->sampled_count - 1) * (f->sample - 1) : 0;
+}
+
 static void fill_from_summary(struct fn_stats *f, struct json_object *ts)
 {
 	struct json_object *h = get(ts, "log2_hist");
@@ -170,10 +183,7 @@ int stats_from_profile(const struct profile *p, struct stats *s)
 		}
 		f->iqr = f->q3 - f->q1;
 		f->partial = get(ts, "partial") && json_object_get_boolean(get(ts, "partial"));
-		/* the first call is always recorded (seeds/003 7.1.2) */
-		f->count = f->sampled_count
-				   ? f->sampled_count + (f->sampled_count - 1) * (f->sample - 1)
-				   : 0;
+		f->count = count_of(f, ts);
 		free(a->a);
 	}
 	free(c.acc);
@@ -204,9 +214,7 @@ int stats_from_summary(struct json_object *header, const char *collector,
 			fill_from_summary(f, ts);
 			f->iqr = f->q3 - f->q1;
 			f->partial = get(ts, "partial") && json_object_get_boolean(get(ts, "partial"));
-			f->count = f->sampled_count
-					   ? f->sampled_count + (f->sampled_count - 1) * (f->sample - 1)
-					   : 0;
+			f->count = count_of(f, ts);
 		}
 	}
 	if (s->n > 1)

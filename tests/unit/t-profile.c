@@ -9,6 +9,7 @@
 
 #include "profile/profile.h"
 #include "profile/writer.h"
+#include "store/stats.h"
 #include "trace/calibrate.h"
 #include "tap.h"
 
@@ -284,6 +285,37 @@ static void test_summary_merge(void)
 	memset(&b, 0, sizeof(b));
 	probe_summary_merge(&a, &b);
 	is_int((long)a.count, 3, "a copy with no calls changes nothing");
+	/* sampled 1 in 1e9, each copy recorded its first call only: 2 calls at
+	 * least, not (2 - 1) * 1e9 + 1 */
+	memset(&a, 0, sizeof(a));
+	a.count = 1; a.min = a.max = a.total = a.sum = 10; a.sampled = 1000000000;
+	b = a;
+	is_int((long)probe_summary_estimate(&a), 1, "one recorded call of 1 in 1e9: 1 at least");
+	probe_summary_merge(&a, &b);
+	is_int((long)probe_summary_estimate(&a), 2, "two copies, one recorded call each: 2");
+	js = probe_summary_json(&a);
+	is_int((long)json_object_get_int64(jget(js, "estimated_calls")), 2,
+	       "the summary says estimated_calls 2");
+	json_object_put(js);
+	b.count = 3;
+	probe_summary_merge(&a, &b);
+	is_int((long)probe_summary_estimate(&a), 2000000003, "plus (3 - 1) * 1e9 + 1");
+	{
+		static const char sum[] =
+			"{\"f\":{\"count\":2,\"total\":20,\"min\":10,\"max\":10,\"mean\":10,"
+			"\"sampled\":1000000000,\"estimated_calls\":2},"
+			"\"g\":{\"count\":2,\"total\":20,\"min\":10,\"max\":10,\"mean\":10,"
+			"\"sampled\":1000000000}}";
+		struct json_object *h = json_object_new_object(), *sj = json_tokener_parse(sum);
+		struct stats st;
+		ok(stats_from_summary(h, "trace", sj, &st) == 0, "stats from a sampled summary");
+		is_int((long)stats_find(&st, "f")->count, 2, "stats take estimated_calls");
+		is_int((long)stats_find(&st, "g")->count, 1000000001,
+		       "without it: (2 - 1) * 1e9 + 1, one probe");
+		stats_release(&st);
+		json_object_put(h);
+		json_object_put(sj);
+	}
 }
 
 int main(void)
