@@ -34,18 +34,8 @@ if [ $# -gt 0 ]; then
 	PERUN=$1
 else
 	say "building an optimized perun (-O2, no sanitizers) in $out/build"
-	mkdir -p build
-	printf '%s\n' '#define _GNU_SOURCE 1' '#define PACKAGE_VERSION "bench"' \
-		'#define STAP_PATH "/usr/bin/stap"' '#define STAPBPF_PATH "/usr/bin/stapbpf"' \
-		'#define STAPRUN_PATH "/usr/bin/staprun"' >build/config.h
-	pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone"
-	# shellcheck disable=SC2046
-	cc -O2 -g -std=c11 -Ibuild -I"$src/src" $(pkg-config --cflags $pkgs) \
-		-DPKGDATADIR=\"$src\" -DPKGLIBDIR=\"$out/build\" \
-		$(ls "$src"/src/*.c "$src"/src/*/*.c | grep -v -e memlock-shim -e calibrate-helper) \
-		-o build/perun $(pkg-config --libs $pkgs) -lstdc++ -lm
-	cc -O2 -shared -fPIC -o build/perun-memlock-shim.so "$src/src/util/memlock-shim.c" -ldl
-	PERUN="$out/build/perun"
+	. "$src/bench/build.sh"
+	bench_build "$src" "$out" || exit 1
 fi
 export PERUN_DATADIR="$src"
 [ -f "$out/build/perun-memlock-shim.so" ] && export PERUN_LIBDIR="$out/build"
