@@ -81,7 +81,7 @@ test_expect_success 'the script carries the budget and each probe its cost' '
 	"$PERUN" collect -c ./budget -o x.perf trace -s custom -f f -f g --max-overhead 2.5 --no-calibrate \
 		--script-only >s.stp 2>err &&
 	grep "^// overhead budget (--max-overhead 2.5)" s.stp &&
-	grep "__perun_bcost > 500000" s.stp &&
+	grep "__perun_bcost > 487805" s.stp &&
 	grep -c "__perun_budget(0, 2000)" s.stp &&
 	grep -c "__perun_budget(1, 2000)" s.stp
 '

@@ -68,7 +68,7 @@ void usage_collect(FILE *f)
 	      "                           as lost, per function\n"
 	      "      --strict             any lost event makes the collect fail (exit 1)\n"
 	      "      --max-overhead PCT   disarm the hottest probes while the recorded calls\n"
-	      "                           cost more than PCT % of the run (calibrated cost)\n"
+	      "                           slow the run by more than PCT % (calibrated cost)\n"
 	      "      --compile-only       build the module into the cache and stop\n"
 	      "  -r, --kernel-release R   build the kernel module for release R (a build host\n"
 	      "                           serving hosts that run R; implies --runtime kernel)\n"

@@ -65,8 +65,12 @@ int collect_budget(struct session *s)
 	s->sopt.budget_call_ns = ns < 100 ? 100 : (uint64_t)(ns / 100 + 0.5) * 100;
 	s->sopt.budget_stepped_ns = (s->sopt.budget_stepped_ns + 50) / 100 * 100;
 	s->sopt.budget_window_ms = BUDGET_WINDOW_MS;
-	s->sopt.budget_allowed_ns =
-		(uint64_t)(o->max_overhead / 100.0 * BUDGET_WINDOW_MS * 1e6 + 0.5);
+	/* PCT of the time the run would take untraced: probe time c in a
+	 * window w is an overhead of c / (w - c), at most PCT / 100 when c is
+	 * at most w * PCT / (100 + PCT) */
+	s->sopt.budget_allowed_ns = (uint64_t)(o->max_overhead / (100.0 + o->max_overhead) *
+						       BUDGET_WINDOW_MS * 1e6 +
+					       0.5);
 	if (!s->sopt.budget_allowed_ns)
 		s->sopt.budget_allowed_ns = 1;
 	s->sopt.budget_calibrated = have;
