@@ -91,7 +91,10 @@ int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char 
 
 	pidx_init(x);
 	if (len < 12 + SHA1_RAWSZ || memcmp(buf, "pidx", 4))
-		return pr_error("%s: not a perun index (bad signature or too short)", what);
+		return pr_error("%s: not a perun index (bad signature or too short): run 'perun "
+				"fsck --repair' to re-index its profiles (the damaged file is kept "
+				"aside)",
+				what);
 	if (get_u32(buf + 4) != PIDX_VERSION)
 		return pr_error("%s: index version %u is not supported (perun reads %d)", what,
 				get_u32(buf + 4), PIDX_VERSION);

@@ -326,7 +326,7 @@ int sync_push(struct repo *r, const char *remote, unsigned tries, struct sync_st
 		int r2;
 		st->attempts = attempt;
 		if (sync_fetch(r, remote, st) < 0 || list_local(r, &files, &n) < 0)
-			return -1;
+			return pr_error("nothing was pushed to %s", remote);
 		st->files = n;
 		r2 = vcs_sync_push(r->worktree, remote, check_local, r, files, n, st->tip);
 		for (i = 0; i < n; i++)
