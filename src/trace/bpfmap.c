@@ -365,33 +365,25 @@ int bpfmap_drain_u64(int fd, bpfmap_batch_fn fn, void *ctx, size_t *count, const
 	return bpfmap_drain_u64_from(fd, 0, fn, ctx, count, how, err);
 }
 
-int bpfmap_fill_selection(pid_t pid, const char *path, struct bpfmap_err *err)
+int bpfmap_fill_selection(pid_t pid, unsigned long long slots, const uint64_t *ids, size_t nids,
+			  struct bpfmap_err *err)
 {
-	FILE *f = fopen(path, "r");
 	struct bpfmap_info *maps = NULL;
 	const struct bpfmap_info *m;
-	unsigned long long slots, id;
-	size_t n = 0;
+	size_t n = 0, i;
 	int fd = -1, ret = -1;
 
-	if (!f)
-		return fail(err, errno, "%s", path);
-	if (fscanf(f, "slots %llu", &slots) != 1) {
-		fclose(f);
-		return fail(err, EINVAL, "%s: no slots line", path);
-	}
 	if (bpfmap_list(pid, &maps, &n, err) < 0 ||
 	    !(m = bpfmap_find_u64_hash(maps, n, (unsigned)slots, err)) ||
 	    (fd = bpfmap_open_id(m->id, err)) < 0)
 		goto out;
-	while (fscanf(f, "%llu", &id) == 1)
-		if (bpfmap_update_u64(fd, id, 1, err) < 0)
+	for (i = 0; i < nids; i++)
+		if (bpfmap_update_u64(fd, ids[i], 1, err) < 0)
 			goto out;
 	ret = 0;
 out:
 	if (fd >= 0)
 		close(fd);
 	free(maps);
-	fclose(f);
 	return ret;
 }

@@ -44,10 +44,10 @@ int bpfmap_open_id(unsigned id, struct bpfmap_err *err);
 /* Sets key to val in a map with 8-byte keys and values; 0, or -1.  */
 int bpfmap_update_u64(int fd, uint64_t key, uint64_t val, struct bpfmap_err *err);
 
-/* A selection file (--one-module): "slots N" then one probe id per line.
- * Sets each id to 1 in the one map of pid that is a hash of N 8-byte keys
- * and values; 0, or -1 (why in err).  */
-int bpfmap_fill_selection(pid_t pid, const char *path, struct bpfmap_err *err);
+/* A selection (--one-module): sets each of ids to 1 in the one map of pid
+ * that is a hash of slots 8-byte keys and values; 0, or -1 (why in err).  */
+int bpfmap_fill_selection(pid_t pid, unsigned long long slots, const uint64_t *ids, size_t nids,
+			  struct bpfmap_err *err);
 
 /* Receives one batch of entries; returns 0, or -1 to stop.  */
 typedef int (*bpfmap_batch_fn)(void *ctx, const uint64_t *keys, const uint64_t *vals, size_t n);

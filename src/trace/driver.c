@@ -106,46 +106,41 @@ int driver_remove_uprobes(pid_t pid)
 	return n;
 }
 
-/* How many uprobe events the runtime pid still has (stapbpf removes its
- * own one by one as it detaches).  */
-static int count_uprobes(pid_t pid)
+/* The uprobe events of the runtime pid (their event name holds
+ * /stapprobe_PID_): how many, and their lines appended to keep (or NULL).
+ * stapbpf removes its own one by one as it detaches.  */
+static int own_uprobes(pid_t pid, struct strbuf *keep)
 {
 	const char *path = driver_uprobe_events_path();
 	struct strbuf sb = STRBUF_INIT;
 	char prefix[64];
-	const char *p;
+	char *line, *save = NULL;
 	int n = 0;
 
-	if (!path || strbuf_read_file(&sb, path) < 0)
+	if (!path || strbuf_read_file(&sb, path) < 0) {
+		strbuf_release(&sb);
 		return 0;
+	}
 	snprintf(prefix, sizeof(prefix), "/stapprobe_%d_", (int)pid);
-	for (p = sb.buf; (p = strstr(p, prefix)); p++)
+	for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' '), *hit = strstr(line, prefix);
+		if (!hit || !sp || hit > sp)
+			continue;
+		if (keep)
+			strbuf_addf(keep, "%s\n", line);
 		n++;
+	}
 	strbuf_release(&sb);
 	return n;
 }
 
 int driver_save_uprobes(pid_t pid, const char *out)
 {
-	const char *path = driver_uprobe_events_path();
-	struct strbuf sb = STRBUF_INIT, keep = STRBUF_INIT;
-	char prefix[64];
-	char *line, *save = NULL;
-	int n = 0;
+	struct strbuf keep = STRBUF_INIT;
+	int n = own_uprobes(pid, &keep);
 
-	if (path && strbuf_read_file(&sb, path) == 0) {
-		snprintf(prefix, sizeof(prefix), "/stapprobe_%d_", (int)pid);
-		for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char *sp = strchr(line, ' '), *hit = strstr(line, prefix);
-			if (!hit || !sp || hit > sp)
-				continue;
-			strbuf_addf(&keep, "%s\n", line);
-			n++;
-		}
-	}
 	if (fs_write_atomic(out, strbuf_str(&keep), keep.len, 0600) < 0)
 		n = -1;
-	strbuf_release(&sb);
 	strbuf_release(&keep);
 	return n;
 }
@@ -264,14 +259,43 @@ static size_t note_children(pid_t pid, pid_t *seen, size_t n, size_t max, size_t
 	return n;
 }
 
-/* The kernel runtime: each id of the selection file (after its slots line)
- * written to the module's /proc/systemtap/NAME/perun_sel, one per write.  */
-static int fill_selection_procfs(const struct run_spec *spec, pid_t rt, struct bpfmap_err *err)
+/* A selection file (--one-module): "slots N", then one probe id per line;
+ * *ids (caller frees) gets the ids.  */
+static int read_selection(const char *path, unsigned long long *slots, uint64_t **ids, size_t *n,
+			  struct bpfmap_err *err)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long id;
+	size_t alloc = 0;
+
+	*ids = NULL;
+	*n = 0;
+	if (!f || fscanf(f, "slots %llu", slots) != 1) {
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", path,
+			 f ? "no slots line" : strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	while (fscanf(f, "%llu", &id) == 1) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			*ids = xrealloc(*ids, alloc * sizeof(**ids));
+		}
+		(*ids)[(*n)++] = id;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The kernel runtime: each id written to the module's
+ * /proc/systemtap/NAME/perun_sel, one per write.  */
+static int fill_selection_procfs(const struct run_spec *spec, pid_t rt, const uint64_t *ids,
+				 size_t n, struct bpfmap_err *err)
 {
 	char *name = kruntime_find_module(spec->module_prefix, (long)rt), *proc;
-	unsigned long long slots, id;
-	FILE *f = NULL;
-	int fd = -1, ret = -1;
+	size_t i;
+	int fd, ret = -1;
 
 	if (!name) {
 		snprintf(err->msg, sizeof(err->msg), "the loaded module %s_%ld was not found",
@@ -284,14 +308,9 @@ static int fill_selection_procfs(const struct run_spec *spec, pid_t rt, struct b
 		snprintf(err->msg, sizeof(err->msg), "%s: %s", proc, strerror(errno));
 		goto out;
 	}
-	f = fopen(spec->selection_path, "r");
-	if (!f || fscanf(f, "slots %llu", &slots) != 1) {
-		snprintf(err->msg, sizeof(err->msg), "%s: no slots line", spec->selection_path);
-		goto out;
-	}
-	while (fscanf(f, "%llu", &id) == 1) {
+	for (i = 0; i < n; i++) {
 		char buf[32];
-		int len = snprintf(buf, sizeof(buf), "%llu", id);
+		int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ids[i]);
 		if (write(fd, buf, (size_t)len) != len) {
 			snprintf(err->msg, sizeof(err->msg), "%s: %s", proc, strerror(errno));
 			goto out;
@@ -299,8 +318,6 @@ static int fill_selection_procfs(const struct run_spec *spec, pid_t rt, struct b
 	}
 	ret = 0;
 out:
-	if (f)
-		fclose(f);
 	if (fd >= 0)
 		close(fd);
 	free(proc);
@@ -313,14 +330,20 @@ out:
 static int fill_selection(const struct run_spec *spec, pid_t rt)
 {
 	struct bpfmap_err err = { "" };
-	const char *path = spec->selection_path;
+	unsigned long long slots;
+	uint64_t *ids;
+	size_t n;
+	int r = read_selection(spec->selection_path, &slots, &ids, &n, &err);
 
-	if (spec->module_prefix ? fill_selection_procfs(spec, rt, &err) == 0
-				: bpfmap_fill_selection(rt, path, &err) == 0)
+	if (r == 0)
+		r = spec->module_prefix ? fill_selection_procfs(spec, rt, ids, n, &err)
+					: bpfmap_fill_selection(rt, slots, ids, n, &err);
+	free(ids);
+	if (r == 0)
 		return 0;
 	fprintf(stderr, "perun: cannot fill the probe selection of the module (%s): %s; "
 			"collect without --one-module\n",
-		path, err.msg);
+		spec->selection_path, err.msg);
 	return -1;
 }
 
@@ -655,7 +678,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				/* a runtime still writing (the recorder's end probe
 				 * dumps its map) is given more time */
 				struct stat sb;
-				int nu = rt > 0 ? count_uprobes(rt) : 0;
+				int nu = rt > 0 ? own_uprobes(rt, NULL) : 0;
 				next_size_check = t + 1;
 				if (stat(spec->ready_path, &sb) == 0 && sb.st_size != out_size) {
 					out_size = sb.st_size;

@@ -25,9 +25,9 @@ struct run_spec {
 	 * when it ends the runtime is stopped with SIGINT.  */
 	char **target_argv;	/* or NULL: argv is the only process */
 	const char *ready_path;
-	/* --one-module: once ready, the runtime's selection map is filled from
-	 * this file (bpfmap_fill_selection) before the target is released; a
-	 * failure stops the run (never_ready).  Or NULL.  */
+	/* --one-module: once ready, the runtime's selection (a bpf map, or the
+	 * kernel module's procfs file) is filled from this file before the
+	 * target is released; a failure stops the run (never_ready).  Or NULL.  */
 	const char *selection_path;
 	const char *output_mode;	/* default, capture (tee to capture_path), suppress */
 	const char *capture_path;
