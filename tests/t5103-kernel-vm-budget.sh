@@ -9,7 +9,9 @@
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/lib-vm.sh"
 
-B="-s custom -f f -f g -f h --max-overhead 10 --no-calibrate"
+# 1 %: a TCG guest runs few calls per 20 ms window, and a 10 % budget was
+# sometimes never passed there (f then recorded every call)
+B="-s custom -f f -f g -f h --max-overhead 1 --no-calibrate"
 
 test_expect_success 'the build host compiles the budgeted module for the guest release' '
 	cc -g -O1 -o budget "$FIXTURES/optimize.c" &&
@@ -29,7 +31,7 @@ test_expect_success 'in the guest: f disarmed by the budget, g and h exact' '
 	grep "^b_status=0" guest.status &&
 	grep "module cache: hit" b.err &&
 	grep "calls f=50000 g=10 h=500" b.out &&
-	grep "the overhead budget (10 %) disarmed 1 probe, so their counts are partial: f after" b.err &&
+	grep "the overhead budget (1 %) disarmed 1 probe, so their counts are partial: f after" b.err &&
 	n=$(profile_counts b.perf | sed -n "s/^f //p") &&
 	say "kernel runtime: f recorded $n of 50000 calls before the budget disarmed it" &&
 	test "$n" -gt 0 && test "$n" -lt 50000 &&

@@ -77,8 +77,7 @@ int collect_budget(struct session *s)
 	/* the kernel runtime unregisters a probe whose condition turns false:
 	 * a disarmed probe then costs nothing (bench/disarm.sh); stapbpf would
 	 * only test it in the handler, like the budget's own gate */
-	if (s->runtime == RUNTIME_KERNEL &&
-	    !(getenv("PERUN_PROBING_COND") && !strcmp(getenv("PERUN_PROBING_COND"), "0")))
+	if (collect_probing_cond(s) == PROBING_COND_KERNEL)
 		s->sopt.probing_cond = PROBING_COND_KERNEL;
 	collect_wd(&s->wd, "budget: %g %% of %u ms windows, %" PRIu64 " ns per call (%s)",
 		   o->max_overhead, BUDGET_WINDOW_MS, s->sopt.budget_call_ns,
@@ -89,14 +88,9 @@ int collect_budget(struct session *s)
 /* Marks a function's summary: the budget disarmed it.  */
 static void mark(struct json_object *sum, const char *name, uint64_t calls, double at_s)
 {
-	struct json_object *fs;
-
-	if (!json_object_object_get_ex(sum, name, &fs))
-		return;
-	json_object_object_add(fs, "partial", json_object_new_boolean(1));
-	json_object_object_add(fs, "disarmed_after", json_object_new_int64((int64_t)calls));
-	json_object_object_add(fs, "disarmed_by", json_object_new_string("max-overhead"));
-	json_object_object_add(fs, "disarmed_at_s", json_object_new_double(at_s));
+	collect_mark_partial(sum, name, "disarmed_after", json_object_new_int64((int64_t)calls));
+	collect_mark_partial(sum, name, "disarmed_by", json_object_new_string("max-overhead"));
+	collect_mark_partial(sum, name, "disarmed_at_s", json_object_new_double(at_s));
 }
 
 int collect_budget_report(struct session *s, const struct parser *parser,

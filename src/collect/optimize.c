@@ -485,14 +485,7 @@ int collect_pre_optimize(struct session *s)
 		if (opt_value_bool(os, "probing-reattach"))
 			s->sopt.probing_reattach_ms =
 				(unsigned)opt_value_int(os, "probing-reattach-ms");
-		/* stap unregisters a conditional uprobe on the kernel runtime
-		 * only; stapbpf runs the condition first in the handler.
-		 * PERUN_PROBING_COND=0 keeps the gate in the handler's body
-		 * (bench/disarm.sh measures what the condition saves) */
-		s->sopt.probing_cond = s->runtime == RUNTIME_KERNEL ? PROBING_COND_KERNEL
-								     : PROBING_COND_INLINE;
-		if (getenv("PERUN_PROBING_COND") && !strcmp(getenv("PERUN_PROBING_COND"), "0"))
-			s->sopt.probing_cond = 0;
+		s->sopt.probing_cond = collect_probing_cond(s);
 	}
 	collect_wd(&s->wd, "pre-optimize: %s%s%s", os->pipeline ? "pipeline " : "",
 		   os->pipeline ? os->pipeline : "",
@@ -500,14 +493,26 @@ int collect_pre_optimize(struct session *s)
 	return 0;
 }
 
+int collect_probing_cond(const struct session *s)
+{
+	const char *e = getenv("PERUN_PROBING_COND");
+
+	/* stap unregisters a conditional uprobe on the kernel runtime only;
+	 * stapbpf runs the condition first in the handler.  PERUN_PROBING_COND=0
+	 * keeps the gate in the handler's body (bench/disarm.sh measures what
+	 * the condition saves) */
+	if (e && !strcmp(e, "0"))
+		return 0;
+	return s->runtime == RUNTIME_KERNEL ? PROBING_COND_KERNEL : PROBING_COND_INLINE;
+}
+
 int collect_optimizing(const struct session *s)
 {
 	return s->o->opt.pipeline || s->o->opt.ntoggles;
 }
 
-/* Marks a function's summary: its count is not every call.  */
-static void mark_partial(struct json_object *sum, const char *name, const char *key,
-			 struct json_object *val)
+void collect_mark_partial(struct json_object *sum, const char *name, const char *key,
+			  struct json_object *val)
 {
 	struct json_object *fs;
 
@@ -565,15 +570,15 @@ static void collect_probing_records(const struct session *s, const struct parse_
 			json_object_object_add(e, "recorded",
 					       json_object_new_int64((int64_t)c[i].recorded));
 			json_object_object_add(ra, name, e);
-			mark_partial(sum, name, "disarmed_times",
+			collect_mark_partial(sum, name, "disarmed_times",
 				     json_object_new_int64((int64_t)c[i].disarms));
-			mark_partial(sum, name, "rearmed_times",
+			collect_mark_partial(sum, name, "rearmed_times",
 				     json_object_new_int64((int64_t)c[i].rearms));
-			mark_partial(sum, name, "recorded_in_bursts",
+			collect_mark_partial(sum, name, "recorded_in_bursts",
 				     json_object_new_int64((int64_t)c[i].recorded));
 			rearms += c[i].rearms;
 		} else {
-			mark_partial(sum, name, "disarmed_after",
+			collect_mark_partial(sum, name, "disarmed_after",
 				     json_object_new_int64((int64_t)c[i].recorded));
 		}
 		if (ndis < MAX_DISARMED_SHOWN)
@@ -644,7 +649,7 @@ void collect_post_optimize(struct session *s, const struct parser *parser,
 		json_object_object_foreach(sum, name, val)
 		{
 			(void)val;
-			mark_partial(sum, name, "sampled_by", json_object_new_string("timed-sampling"));
+			collect_mark_partial(sum, name, "sampled_by", json_object_new_string("timed-sampling"));
 		}
 		fprintf(stderr, "perun: the trace is sampled: timed sampling recorded calls only in "
 				"its gather windows (%u ms on, %u ms off)\n",

@@ -220,6 +220,14 @@ struct parser;
 int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		  const char *shown, const char *origin, struct json_object *header,
 		  struct json_object *ci, struct parser **parser);
+/* How dynamic probing and the budget disarm a probe on this runtime
+ * (script_opt.probing_cond): PROBING_COND_KERNEL, PROBING_COND_INLINE, or 0
+ * when PERUN_PROBING_COND=0 keeps the gate in the handler's body.  */
+int collect_probing_cond(const struct session *s);
+/* Marks name's summary in sum partial (its count is not every call) and
+ * adds key: val (taken; dropped when sum has no such function).  */
+void collect_mark_partial(struct json_object *sum, const char *name, const char *key,
+			  struct json_object *val);
 /* True when the command line asked for optimization methods.  */
 int collect_optimizing(const struct session *s);
 /* post-optimize: what the methods did, from the run (parser's o lines), into

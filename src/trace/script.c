@@ -226,6 +226,13 @@ static void gate_condition(struct strbuf *c, const struct probe *pr, const struc
 		strbuf_addstr(c, "1");
 }
 
+/* Slots of a map with one entry per probe id: never the recorder's size
+ * nor 2048/65536.  */
+static size_t id_slots(const struct plan *p)
+{
+	return p->n < 16384 ? (size_t)16384 : p->n + 1;
+}
+
 /* __perun_wake's body for probes [lo, hi) of p, ordered by id: a binary
  * search, so a wake costs log2(n) statements of stap's MAXACTION.  */
 static void wake_tree(struct strbuf *out, const struct plan *p, size_t lo, size_t hi, int depth)
@@ -258,8 +265,7 @@ static void probing_code(struct strbuf *out, struct strbuf *end, const struct tm
 	char thr[32], slots[32], tms[24], fticks[24];
 
 	snprintf(thr, sizeof(thr), "%llu", (unsigned long long)so->probing_threshold);
-	/* one slot per probe id; never the recorder's size nor 2048/65536 */
-	snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
+	snprintf(slots, sizeof(slots), "%zu", id_slots(p));
 	snprintf(tms, sizeof(tms), "%u", tick);
 	snprintf(fticks, sizeof(fticks), "%u", tick ? (first + tick - 1) / tick : 0);
 	struct var v[] = { { "THRESHOLD", thr }, { "SLOTS", slots }, { "TICK_MS", tms },
@@ -349,14 +355,14 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 	if (conditional && !so->probing_threshold)	/* the budget's alone */
 		strbuf_addf(out, "// conditional probes: a probe stays live while a call it "
 				 "recorded is open\nglobal __perun_open[%zu]\n",
-			    p->n < 16384 ? (size_t)16384 : p->n + 1);
+			    id_slots(p));
 	if (so && so->budget_allowed_ns) {
 		char pct[32], cost[32], window[32], allowed[32], slots[32];
 		snprintf(pct, sizeof(pct), "%g", so->budget_pct);
 		snprintf(cost, sizeof(cost), "%llu", (unsigned long long)so->budget_call_ns);
 		snprintf(window, sizeof(window), "%u", so->budget_window_ms);
 		snprintf(allowed, sizeof(allowed), "%llu", (unsigned long long)so->budget_allowed_ns);
-		snprintf(slots, sizeof(slots), "%zu", p->n < 16384 ? (size_t)16384 : p->n + 1);
+		snprintf(slots, sizeof(slots), "%zu", id_slots(p));
 		struct var v[] = { { "PCT", pct },
 				   { "COST_NS", cost },
 				   { "COST_WHY", so->budget_calibrated ? "calibrated on this host"
@@ -397,7 +403,7 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		}
 		if (aggregate)	/* every call is counted: sampling does not apply */
 			which = pair ? T_PAIR_AGG : T_POINT_AGG;
-		else if (conditional)	/* dynamic probing, kernel runtime: probe ... if () */
+		else if (conditional)	/* probe ... if (live): see probing_cond */
 			which = pair ? T_PAIR_COND : T_POINT_COND;
 		else if (gated)
 			which = pair ? T_PAIR_GATED : T_POINT_GATED;

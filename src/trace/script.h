@@ -33,7 +33,8 @@ struct script_opt {
 	double timed_freq;		/* its timed-sample-freq, for the script's comment */
 	uint64_t probing_threshold;	/* dynamic probing: disarm a probe after N calls, or 0 */
 	unsigned probing_reattach_ms;	/* reattach: first re-arm after N ms, doubling; 0: never */
-	/* how dynamic probing disarms: 0 the gate in the handler's body;
+	/* how dynamic probing (and, on the kernel runtime, the budget) disarms:
+	 * 0 the gate in the handler's body;
 	 * PROBING_COND_KERNEL probe POINT if (live), which the kernel runtime
 	 * unregisters; PROBING_COND_INLINE the same condition, which stapbpf
 	 * runs first in the handler (a cheaper gate, the uprobe stays) */
@@ -45,8 +46,8 @@ struct script_opt {
 	int select_procfs;	/* the kernel runtime: ids come through procfs */
 	/* --max-overhead: a recorded call costs budget_call_ns; every
 	 * budget_window_ms the hottest probes are disarmed while the window's
-	 * calls cost more than budget_allowed_ns (budget_pct of the window; 0:
-	 * no budget) */
+	 * calls cost more than budget_allowed_ns (the part of the window that is
+	 * a budget_pct slowdown; 0: no budget) */
 	uint64_t budget_allowed_ns, budget_call_ns;
 	/* per probe id (budget_nstepped of them, or NULL): its first
 	 * instruction is stepped out of line, which costs budget_stepped_ns more */
