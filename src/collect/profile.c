@@ -99,7 +99,22 @@ static struct json_object *make_header(struct session *s)
 	json_object_object_add(h, "type", json_object_new_string("mixed"));
 	json_object_object_add(u, "mixed(time delta)", json_object_new_string("ns"));
 	json_object_object_add(h, "units", u);
-	json_object_object_add(h, "cmd", json_object_new_string(s->o->cmd ? s->o->cmd : ""));
+	json_object_object_add(h, "cmd", json_object_new_string(s->o->cmd ? s->o->cmd
+								: s->cmdv.n ? s->cmdv.v[0] : ""));
+	if (s->o->pid > 0) {
+		/* --pid: a process perun attached to, and for how long */
+		struct json_object *a = json_object_new_object();
+		const struct run_result *r = &s->res;
+		json_object_object_add(a, "pid", json_object_new_int64(s->o->pid));
+		json_object_object_add(a, "duration_s",
+				       json_object_new_double((double)r->target_ns / 1e9));
+		json_object_object_add(a, "ended_by",
+				       json_object_new_string(r->target_gone ? "process-exit"
+							      : r->detached_at_timeout ? "timeout"
+							      : r->interrupted ? "interrupt"
+										: "runtime-end"));
+		json_object_object_add(h, "attach", a);
+	}
 	json_object_object_add(h, "args", json_object_new_string(s->o->args ? s->o->args : ""));
 	json_object_object_add(h, "workload",
 			       json_object_new_string(s->o->workload ? s->o->workload : ""));
@@ -624,7 +639,13 @@ write_again:
 				s->target.path);
 		ret = EXIT_SIGNAL_BASE + res.target_status;
 	}
-	if (res.interrupted)
+	if (o->pid > 0 && !o->quiet)
+		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)\n", o->pid,
+			(double)res.target_ns / 1e9,
+			res.target_gone ? "it exited" : res.detached_at_timeout ? "-t reached"
+			: res.interrupted ? "interrupted" : "the runtime ended");
+	/* Ctrl-C is how an attached trace ends: not a failure */
+	if (res.interrupted && o->pid <= 0)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
 	if ((ret == EXIT_OK || ret == EXIT_INCOMPLETE) && attached_path && !attached) {
 		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "

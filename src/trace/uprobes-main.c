@@ -1,0 +1,305 @@
+/* perun-uprobes: the bpf runtime's loader that perun runs in place of
+ * stapbpf when the kernel has uprobe_multi links (trace/uprobes.h).
+ *
+ *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] PLAN
+ *
+ * Attaches the function probes of PLAN to process PID only, writes the raw
+ * stream (tapsets/perun.stp: s, r, CODE TID TS events with 64-bit times, l
+ * lines for events lost to a full ring, q) to RAW while the process runs,
+ * and detaches on SIGINT/SIGTERM or when PID exits (-w: do not wait for
+ * that, the driver signals).  ATTACHED gets one uprobe_events-style line
+ * per probe point attached.  -A: once armed, say so on stderr in a line
+ * beginning "perun: attached" (attach mode).  Nothing outlives it: the links, the ring and
+ * the program are file descriptors, which the kernel releases when this
+ * process ends, however it ends.  */
+#include "config.h"
+
+#define PR_FMT "perun-uprobes"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace/plan.h"
+#include "trace/uprobes.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct out {
+	FILE *f;
+	uint32_t target;
+	uint64_t *written;	/* per code */
+	size_t ncodes;
+	uint64_t unknown;
+	char buf[1 << 16];
+	size_t len;
+};
+
+static char *put_hex(char *p, uint64_t v, char c)
+{
+	static const char digits[] = "0123456789abcdef";
+	int shift = 60;
+
+	while (shift > 0 && !(v >> shift))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*p++ = digits[(v >> shift) & 0xf];
+	*p++ = c;
+	return p;
+}
+
+static void flush_out(struct out *o)
+{
+	if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len) {
+		fprintf(stderr, "perun-uprobes: writing the raw stream: %s\n", strerror(errno));
+		stop_signal = SIGTERM;
+	}
+	o->len = 0;
+}
+
+/* CODE TID TS, as tapsets/perun.stp describes it, with all 64 bits of TS.  */
+static void on_event(void *ctx, const struct uprobes_event *ev)
+{
+	struct out *o = ctx;
+	char *p;
+
+	if (o->len > sizeof(o->buf) - 64)
+		flush_out(o);
+	p = o->buf + o->len;
+	p = put_hex(p, ev->code, ' ');
+	p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
+	p = put_hex(p, ev->ts, '\n');
+	o->len = (size_t)(p - o->buf);
+	if (ev->code < o->ncodes)
+		o->written[ev->code]++;
+	else
+		o->unknown++;
+}
+
+/* The ring's size in MiB, as uprobes_new rounds it.  */
+static size_t ring_mib(unsigned long long bytes)
+{
+	unsigned long long size = 4096;
+
+	while (size < bytes && size < (1ull << 30))
+		size <<= 1;
+	return (size_t)((size + (1 << 20) - 1) >> 20);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] PLAN\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *raw = NULL, *attached_path = NULL, *plan_path;
+	unsigned long long ring = 64ull << 20;
+	long pid = 0;
+	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0;
+	struct plan plan;
+	struct uprobes_point *pts = NULL;
+	struct uprobes *u = NULL;
+	struct uprobes_err err = { "" };
+	struct out *o = NULL;
+	size_t npts = 0, i, ncodes;
+	long nattached;
+	double t0, t1;
+	struct timespec ts0;
+	struct sigaction sa;
+	uint64_t lost_total = 0, missing_total = 0;
+
+	setlinebuf(stderr);
+	while ((opt = getopt(argc, argv, "x:o:a:b:wA")) != -1) {
+		switch (opt) {
+		case 'x': pid = strtol(optarg, NULL, 10); break;
+		case 'o': raw = optarg; break;
+		case 'a': attached_path = optarg; break;
+		case 'b': ring = strtoull(optarg, NULL, 10); break;
+		case 'w': wait_exit = 0; break;
+		case 'A': announce = 1; break;
+		default: return usage();
+		}
+	}
+	if (optind + 1 != argc || !raw || pid <= 0)
+		return usage();
+	plan_path = argv[optind];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	plan_init(&plan);
+	if (plan_load(&plan, plan_path) < 0) {
+		fprintf(stderr, "perun-uprobes: cannot read the probe plan %s\n", plan_path);
+		return 1;
+	}
+	ncodes = plan.n * 2 + 2;
+	pts = calloc(plan.n * 2 + 1, sizeof(*pts));
+	o = calloc(1, sizeof(*o));
+	if (!pts || !o || !(o->written = calloc(ncodes, sizeof(*o->written)))) {
+		fprintf(stderr, "perun-uprobes: out of memory\n");
+		return 1;
+	}
+	o->ncodes = ncodes;
+	o->target = (uint32_t)pid;
+	for (i = 0; i < plan.n; i++) {
+		const struct probe *pr = &plan.probes[i];
+		if (pr->kind != PROBE_FUNC || !pr->binary)
+			continue;	/* marks and lines: stapbpf's (run.c never sends them here) */
+		if (plan_insn_refused(pr->binary, pr->foff))
+			continue;	/* accepted by the kernel, never fired: not attached */
+		pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, (uint32_t)pr->id * 2, 0, 0 };
+		if (!(pr->flags & PROBE_F_ENTRY_ONLY))
+			pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff,
+							      (uint32_t)pr->id * 2 + 1, 1, 0 };
+	}
+
+	{
+		int fd = open(raw, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+			fprintf(stderr, "perun-uprobes: cannot create %s: %s\n", raw, strerror(errno));
+			return 1;
+		}
+		setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	}
+	if (wait_exit) {
+		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		if (pidfd < 0) {
+			fprintf(stderr, "perun-uprobes: process %ld: %s\n", pid, strerror(errno));
+			return 1;
+		}
+	}
+	u = uprobes_new(ncodes, (size_t)ring, &err);
+	if (!u) {
+		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	{
+		uint64_t base = (uint64_t)ts0.tv_sec * 1000000000ull + (uint64_t)ts0.tv_nsec;
+		fprintf(o->f, "s %lx %" PRIx64 " %" PRIx64 "\n", pid, base >> 32, (uint64_t)(base & 0xffffffffu));
+	}
+	t0 = now_s();
+	nattached = uprobes_attach(u, pts, npts, (pid_t)pid, &err);
+	t1 = now_s();
+	if (nattached < 0) {
+		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+		goto out;
+	}
+	if (attached_path) {
+		FILE *a = NULL;
+		int fd = open(attached_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			a = fdopen(fd, "w");
+		if (!a) {
+			fprintf(stderr, "perun-uprobes: cannot create %s: %s\n", attached_path,
+				strerror(errno));
+			goto out;
+		}
+		/* the form of tracefs uprobe_events, which plan.c matches */
+		for (i = 0; i < npts; i++)
+			if (pts[i].attached)
+				fprintf(a, "%c:uprobes/stapprobe_0_%zu %s:0x%" PRIx64 "\n",
+					pts[i].ret ? 'r' : 'p', i, pts[i].path, pts[i].offset);
+		fclose(a);
+	}
+	/* what an attach costs, said when it is done, so a script waiting for
+	 * "perun: attached" knows the probes are armed */
+	if (announce)
+		fprintf(stderr, "perun: attached %ld of %zu probe points to process %ld in %.0f ms "
+				"(%zu uprobe_multi links, a %zu MiB ring buffer); detaching will take "
+				"about %.0f ms; Ctrl-C detaches and writes the profile, and the process "
+				"runs on\n",
+			nattached, npts, pid, (t1 - t0) * 1e3, uprobes_links(u), ring_mib(ring),
+			(t1 - t0) * 2e3 + 5);
+	else
+		fprintf(stderr, "perun-uprobes: attached %ld of %zu probe points to process %ld "
+				"with %zu links in %.3f s\n",
+			nattached, npts, pid, uprobes_links(u), t1 - t0);
+	fputs("r\n", o->f);
+	fflush(o->f);
+
+	/* drain while the process runs: the ring is read every millisecond or
+	 * at once while it has more */
+	while (!stop_signal) {
+		size_t n = uprobes_drain(u, on_event, o);
+		if (pidfd >= 0) {
+			struct pollfd pfd = { pidfd, POLLIN, 0 };
+			if (poll(&pfd, 1, n ? 0 : 1) > 0)
+				break;	/* it exited */
+		} else if (!n) {
+			struct timespec d = { 0, 1000000 };
+			nanosleep(&d, NULL);
+		}
+		if (!n)
+			flush_out(o);
+	}
+	t0 = now_s();
+	uprobes_detach(u);
+	t1 = now_s();
+	uprobes_drain(u, on_event, o);
+	flush_out(o);
+	/* the kernel counted what it saw: lost events by code, and any event
+	 * that reached neither the ring nor the lost count (none should) */
+	for (i = 0; i < ncodes; i++) {
+		uint64_t seen, lost, miss = 0;
+		if (uprobes_counts(u, (uint32_t)i, &seen, &lost, &err) < 0) {
+			fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+			goto out;
+		}
+		if (seen > lost + o->written[i])
+			miss = seen - lost - o->written[i];
+		if (lost + miss)
+			fprintf(o->f, "l 0 %zx %" PRIx64 "\n", i, lost + miss);
+		lost_total += lost;
+		missing_total += miss;
+	}
+	fputs("q\n", o->f);
+	if (fflush(o->f) != 0) {
+		fprintf(stderr, "perun-uprobes: writing %s: %s\n", raw, strerror(errno));
+		goto out;
+	}
+	fprintf(stderr, "perun-uprobes: detached %zu probe points in %.3f s\n", npts, t1 - t0);
+	if (lost_total)
+		fprintf(stderr, "perun-uprobes: %" PRIu64 " events found the ring buffer full "
+				"(counted per function; a larger --buffer-size keeps them)\n", lost_total);
+	if (missing_total)
+		fprintf(stderr, "perun-uprobes: %" PRIu64 " events seen by the probes never "
+				"reached the ring (counted as lost)\n", missing_total);
+	ret = 0;
+out:
+	uprobes_free(u);
+	if (o && o->f)
+		fclose(o->f);
+	if (o)
+		free(o->written);
+	free(o);
+	free(pts);
+	plan_release(&plan);
+	return ret;
+}
