@@ -191,8 +191,8 @@ static const char *loader_refusal(struct session *s)
 		       "overhead budget) lives in the stap script";
 	for (i = 0; i < s->plan.n; i++) {
 		const struct probe *pr = &s->plan.probes[i];
-		if (pr->kind != PROBE_FUNC)
-			return "USDT marks and source lines are probed through stap";
+		if (pr->kind == PROBE_LINE)
+			return "source lines are probed through stap";
 		if (pr->sampling > 1)
 			return "per-function sampling lives in the stap script";
 	}

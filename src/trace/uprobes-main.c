@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target/target.h"
 #include "trace/plan.h"
 #include "trace/uprobes.h"
 
@@ -97,6 +98,63 @@ static void on_event(void *ctx, const struct uprobes_event *ev)
 		o->unknown++;
 }
 
+static void grow(struct uprobes_point **pts, size_t want, size_t *alloc)
+{
+	if (want <= *alloc)
+		return;
+	*alloc = want * 2 + 16;
+	*pts = realloc(*pts, *alloc * sizeof(**pts));
+	if (!*pts) {
+		fprintf(stderr, "perun-uprobes: out of memory\n");
+		exit(1);
+	}
+}
+
+/* A USDT probe's points: every site of its mark (code id * 2) and, for a
+ * begin/end pair, of its end mark (id * 2 + 1), each with its semaphore,
+ * read from the binary's .note.stapsdt.  The targets stay loaded: the
+ * points name their paths.  */
+static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_t *npts,
+		       size_t *alloc)
+{
+	static struct target *loaded;
+	static size_t nloaded;
+	const char *colon = strchr(pr->name, ':');
+	size_t plen = colon ? (size_t)(colon - pr->name) : 0, i;
+	struct target *t = NULL;
+
+	for (i = 0; i < nloaded; i++)
+		if (!strcmp(loaded[i].path, pr->binary))
+			t = &loaded[i];
+	if (!t) {
+		loaded = realloc(loaded, (nloaded + 1) * sizeof(*loaded));
+		if (!loaded || target_load(&loaded[nloaded], pr->binary, NULL) < 0) {
+			fprintf(stderr, "perun-uprobes: cannot read the USDT notes of %s\n",
+				pr->binary);
+			return -1;
+		}
+		t = &loaded[nloaded++];
+	}
+	for (i = 0; i < t->nusdts; i++) {
+		const struct usdt *u = &t->usdts[i];
+		int end;
+		if (colon && (strlen(u->provider) != plen || strncmp(u->provider, pr->name, plen)))
+			continue;
+		if (pr->mark && !strcmp(u->name, pr->mark))
+			end = 0;
+		else if (pr->mark_end && !strcmp(u->name, pr->mark_end))
+			end = 1;
+		else
+			continue;
+		grow(pts, *npts + 1, alloc);
+		(*pts)[(*npts)++] = (struct uprobes_point){
+			t->path, target_file_offset(t, u->pc),
+			u->sema ? target_file_offset(t, u->sema) : 0,
+			(uint32_t)pr->id * 2 + (uint32_t)end, 0, 0 };
+	}
+	return 0;
+}
+
 /* The ring's size in MiB, as uprobes_new rounds it.  */
 static size_t ring_mib(unsigned long long bytes)
 {
@@ -124,7 +182,7 @@ int main(int argc, char **argv)
 	struct uprobes *u = NULL;
 	struct uprobes_err err = { "" };
 	struct out *o = NULL;
-	size_t npts = 0, i, ncodes;
+	size_t npts = 0, alloc = 0, i, ncodes;
 	long nattached;
 	double t0, t1;
 	struct timespec ts0;
@@ -159,9 +217,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ncodes = plan.n * 2 + 2;
-	pts = calloc(plan.n * 2 + 1, sizeof(*pts));
 	o = calloc(1, sizeof(*o));
-	if (!pts || !o || !(o->written = calloc(ncodes, sizeof(*o->written)))) {
+	if (!o || !(o->written = calloc(ncodes, sizeof(*o->written)))) {
 		fprintf(stderr, "perun-uprobes: out of memory\n");
 		return 1;
 	}
@@ -169,13 +226,20 @@ int main(int argc, char **argv)
 	o->target = (uint32_t)pid;
 	for (i = 0; i < plan.n; i++) {
 		const struct probe *pr = &plan.probes[i];
+		if ((pr->kind == PROBE_USDT_PAIR || pr->kind == PROBE_USDT_POINT) && pr->binary) {
+			if (usdt_points(pr, &pts, &npts, &alloc) < 0)
+				return 1;
+			continue;
+		}
 		if (pr->kind != PROBE_FUNC || !pr->binary)
-			continue;	/* marks and lines: stapbpf's (run.c never sends them here) */
+			continue;	/* source lines: stapbpf's (run.c never sends them here) */
+		grow(&pts, npts + 2, &alloc);
 		if (plan_insn_refused(pr->binary, pr->foff))
 			continue;	/* accepted by the kernel, never fired: not attached */
-		pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, (uint32_t)pr->id * 2, 0, 0 };
+		pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, 0, (uint32_t)pr->id * 2,
+						      0, 0 };
 		if (!(pr->flags & PROBE_F_ENTRY_ONLY))
-			pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff,
+			pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, 0,
 							      (uint32_t)pr->id * 2 + 1, 1, 0 };
 	}
 

@@ -276,7 +276,7 @@ bad:
 /* --- links ----------------------------------------------------------------- */
 
 static int link_create(struct uprobes *u, const char *path, const uint64_t *offs,
-		       const uint64_t *cookies, size_t n, int ret, pid_t pid)
+		       const uint64_t *refs, const uint64_t *cookies, size_t n, int ret, pid_t pid)
 {
 	union {
 		union bpf_attr a;
@@ -288,6 +288,7 @@ static int link_create(struct uprobes *u, const char *path, const uint64_t *offs
 	attr.l.attach_type = ATTACH_UPROBE_MULTI;
 	attr.l.path = (uint64_t)(uintptr_t)path;
 	attr.l.offsets = (uint64_t)(uintptr_t)offs;
+	attr.l.ref_ctr_offsets = (uint64_t)(uintptr_t)refs;
 	attr.l.cookies = (uint64_t)(uintptr_t)cookies;
 	attr.l.cnt = (uint32_t)n;
 	attr.l.multi_flags = ret ? UPROBE_MULTI_RETURN : 0;
@@ -316,27 +317,33 @@ static void keep_link(struct uprobes *u, int fd)
 static size_t attach_group(struct uprobes *u, struct uprobes_point *pts, const size_t *idx,
 			   size_t n, pid_t pid, int *errnum)
 {
-	uint64_t *offs, *cookies;
-	size_t i, done = 0;
+	uint64_t *offs, *cookies, *refs;
+	size_t i, done = 0, nrefs = 0;
 	int fd;
 
 	if (!n)
 		return 0;
 	offs = malloc(n * sizeof(*offs));
 	cookies = malloc(n * sizeof(*cookies));
-	if (!offs || !cookies) {
+	refs = malloc(n * sizeof(*refs));
+	if (!offs || !cookies || !refs) {
 		free(offs);
 		free(cookies);
+		free(refs);
 		*errnum = ENOMEM;
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
 		offs[i] = pts[idx[i]].offset;
 		cookies[i] = pts[idx[i]].code;
+		refs[i] = pts[idx[i]].ref_ctr;
+		nrefs += refs[i] != 0;
 	}
-	fd = link_create(u, pts[idx[0]].path, offs, cookies, n, pts[idx[0]].ret, pid);
+	fd = link_create(u, pts[idx[0]].path, offs, nrefs ? refs : NULL, cookies, n,
+			 pts[idx[0]].ret, pid);
 	free(offs);
 	free(cookies);
+	free(refs);
 	if (fd >= 0) {
 		keep_link(u, fd);
 		for (i = 0; i < n; i++)

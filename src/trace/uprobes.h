@@ -29,6 +29,8 @@ struct uprobes_err {
 struct uprobes_point {
 	const char *path;
 	uint64_t offset;
+	uint64_t ref_ctr;	/* a USDT semaphore's file offset, which the kernel
+				 * counts up while the point is attached; or 0 */
 	uint32_t code;
 	unsigned ret : 1;
 	unsigned attached : 1;	/* set by uprobes_attach */
