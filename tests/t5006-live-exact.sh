@@ -137,7 +137,7 @@ test_expect_success 'fake stapbpf whose reader dies: target stopped, exit 1, no 
 	start=$(date +%s) &&
 	set +e
 	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=readerdies \
-		"$PERUN" collect -c ./forever -o rd.perf trace -q -s custom -f tick 2>err
+		"$PERUN" collect -c ./forever -o rd.perf trace -q -s custom -f tick --loader stapbpf 2>err
 	rc=$?
 	set -e
 	cat err &&

@@ -29,6 +29,7 @@ test_expect_success 'attach: exact counts of the requests made while attached, C
 	wait_line out ready &&
 	pid=$(cat service.pid) &&
 	echo 50 >&3 && wait_line out "served 50 total 50" &&
+	rm -f err &&
 	{ "$PERUN" collect --pid "$pid" -o a.perf trace -s custom -f handle -f parse -f reply \
 		2>err & echo $! >perun.pid; } &&
 	wait_line err "^perun: attached" &&
@@ -72,6 +73,7 @@ test_expect_success 'the threads are the service process'"'"'s own' '
 
 test_expect_success 'an untraced twin of the same binary keeps its speed while one is traced' '
 	./service --bench 2000000 >before &&
+	rm -f err &&
 	{ "$PERUN" collect --pid "$(cat service.pid)" -o b.perf trace -s custom -f handle \
 		-f parse -f reply 2>err & echo $! >perun.pid; } &&
 	wait_line err "^perun: attached" &&
@@ -95,6 +97,7 @@ test_expect_success '-t detaches after SECONDS and the service runs on' '
 '
 
 test_expect_success 'SIGKILL of perun while attached: the service runs on, nothing is left' '
+	rm -f err &&
 	{ "$PERUN" collect --pid "$(cat service.pid)" -o d.perf trace -s custom -f handle \
 		2>err & echo $! >perun.pid; } &&
 	wait_line err "^perun: attached" &&
@@ -110,6 +113,7 @@ test_expect_success 'SIGKILL of perun while attached: the service runs on, nothi
 '
 
 test_expect_success 'the process exiting ends the trace, with exit 0' '
+	rm -f err &&
 	{ "$PERUN" collect --pid "$(cat service.pid)" -o e.perf trace -s custom -f handle \
 		2>err & echo $! >perun.pid; } &&
 	wait_line err "^perun: attached" &&

@@ -33,6 +33,8 @@ void usage_collect(FILE *f)
 	      "  -p, --pid PID            attach to a running process and all its threads;\n"
 	      "                           the trace ends on Ctrl-C, after -t SECONDS, or when\n"
 	      "                           the process exits; perun never signals it\n"
+	      "      --follow             trace the processes the command (or PID) starts,\n"
+	      "                           and theirs, each from when its fork is seen\n"
 	      "\n"
 	      "trace options (thesis Table A.1, and perun's own):\n"
 	      "  -e, --engine stap        the collection engine (only stap; see --runtime)\n"
@@ -108,7 +110,7 @@ void usage_collect(FILE *f)
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
-	OPT_LOADER, OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
+	OPT_LOADER, OPT_FOLLOW, OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
 	OPT_NO_CALIBRATE, OPT_PER_CALL, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
 	OPT_OPT_RESET_CACHE, OPT_ONE_MODULE, OPT_MAX_OVERHEAD,
 };
@@ -232,6 +234,7 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		{ "kernel-release", required_argument, NULL, 'r' },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
 		{ "loader", required_argument, NULL, OPT_LOADER },
+		{ "follow", no_argument, NULL, OPT_FOLLOW },
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
 		{ "optimization-pipeline", required_argument, NULL, OPT_OPT_PIPELINE },
 		{ "optimization-on", required_argument, NULL, OPT_OPT_ON },
@@ -360,6 +363,7 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 			o->kernel_release = optarg;
 			break;
 		case OPT_CALIBRATE: o->calibrate = 1; break;
+		case OPT_FOLLOW: o->follow = 1; break;
 		case OPT_LOADER:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "perun") && strcmp(optarg, "stapbpf"))
 				return usage_error("--loader is auto, perun or stapbpf, not '%s'", optarg);
@@ -410,6 +414,7 @@ static int parse_opts(int argc, char **argv, struct collect_opts *o)
 		{ "workload", required_argument, NULL, 'w' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "follow", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -426,6 +431,7 @@ static int parse_opts(int argc, char **argv, struct collect_opts *o)
 				return usage_error("--pid wants a process id, not '%s'", optarg);
 			break;
 		case 'c': o->cmd = optarg; break;
+		case 'F': o->follow = 1; break;
 		case 'a': o->args = optarg; break;
 		case 'w': o->workload = optarg; break;
 		case 'o': o->output = optarg; break;

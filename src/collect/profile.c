@@ -355,6 +355,9 @@ int collect_profile(struct session *s)
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	char origin[41], desc[64];
 	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0;
+	size_t untraced_kids = 0;
+	/* perun's loader counts the children itself (j lines), also --follow's */
+	size_t forked = s->uprobes ? 0 : res.forked;
 	size_t i;
 	double t_parse0;
 	struct stat st;
@@ -432,7 +435,43 @@ write_again:
 			json_object_object_add(tg, "pid", json_object_new_int64(res.target_pid));
 		}
 		json_object_object_add(extra, "target", tg);
-		json_object_object_add(extra, "untraced_children", json_object_new_int64((int64_t)res.forked));
+		{
+			/* perun's loader: each thread's process, and the processes
+			 * the traced ones started (followed, or not) */
+			size_t np, nc, k;
+			const struct parse_proc *pp = parser_processes(parser, &np);
+			const struct parse_child *pc = parser_children(parser, &nc);
+			struct json_object *procs = json_object_new_object(), *kids = json_object_new_array();
+			for (k = 0; k < np; k++) {
+				char key[32];
+				struct json_object *arr;
+				snprintf(key, sizeof(key), "%" PRId64, pp[k].pid);
+				if (!json_object_object_get_ex(procs, key, &arr)) {
+					arr = json_object_new_array();
+					json_object_object_add(procs, key, arr);
+				}
+				json_object_array_add(arr, json_object_new_int64(pp[k].thread));
+			}
+			for (k = 0; k < nc; k++) {
+				struct json_object *c = json_object_new_object();
+				json_object_object_add(c, "pid", json_object_new_int64(pc[k].pid));
+				json_object_object_add(c, "parent", json_object_new_int64(pc[k].parent));
+				json_object_object_add(c, "followed", json_object_new_boolean(pc[k].followed));
+				if (pc[k].followed)
+					json_object_object_add(c, "traced_after_ns",
+							       json_object_new_int64((int64_t)pc[k].attach_ns));
+				json_object_array_add(kids, c);
+				if (!pc[k].followed)
+					untraced_kids++;
+			}
+			if (np)
+				json_object_object_add(extra, "threads_by_process", procs);
+			else
+				json_object_put(procs);
+			json_object_object_add(extra, "children", kids);
+		}
+		json_object_object_add(extra, "untraced_children",
+				       json_object_new_int64((int64_t)(forked + untraced_kids)));
 		{
 			struct json_object *tm = json_object_new_object();
 			double before = s->t_collect0 - s->t_start;
@@ -470,6 +509,12 @@ write_again:
 				if (lost[i])
 					add_count(lf, s->plan.probes[i].name, lost[i]);
 			json_object_object_add(an, "unfinished_by_function", lf);
+			lost = parser_unstarted(parser);
+			lf = json_object_new_object();
+			for (i = 0; i < s->plan.n; i++)
+				if (lost[i])
+					add_count(lf, s->plan.probes[i].name, lost[i]);
+			json_object_object_add(an, "unstarted_by_function", lf);
 		}
 		json_object_object_add(an, "transport_errors",
 				       json_object_new_int64((int64_t)s->log.transport_errors));
@@ -487,6 +532,19 @@ write_again:
 			if (w.sum[i].count)
 				reached += s->points[i] ? 1 : 2;
 		summary_by_name(&s->plan, w.sum, sum);
+		if (o->pid > 0) {
+			/* an attach cuts calls in flight at both ends: their functions'
+			 * counts are partial, which is no loss */
+			const uint64_t *a = parser_unstarted(parser), *d = parser_unfinished(parser);
+			for (i = 0; i < s->plan.n; i++) {
+				if (a[i])
+					collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_attach",
+							     json_object_new_int64((int64_t)a[i]));
+				if (d[i])
+					collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_detach",
+							     json_object_new_int64((int64_t)d[i]));
+			}
+		}
 		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
 				     plan_probe_points(&s->plan) - attached : 0;
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
@@ -614,10 +672,10 @@ write_again:
 		free(keep);
 	}
 	ret = !incomplete ? EXIT_OK : o->strict ? EXIT_FAIL : EXIT_INCOMPLETE;
-	if (res.forked && !o->quiet)
-		fprintf(stderr, "perun: the command started %zu child process%s; only its own process "
-				"was traced (collect a child with -c on its own)\n",
-			res.forked, res.forked == 1 ? "" : "es");
+	if ((forked || untraced_kids) && !o->quiet)
+		fprintf(stderr, "perun: the %s started %zu child process%s; only its own process "
+				"was traced (--follow traces them too)\n", o->pid > 0 ? "process" : "command",
+			forked + untraced_kids, forked + untraced_kids == 1 ? "" : "es");
 	if (res.timed_out && !o->quiet)
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);

@@ -209,9 +209,13 @@ int collect_loader(struct session *s)
 	const char *want = s->o->loader ? s->o->loader : "auto";
 	const char *why;
 
-	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto"))
+	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto") && !s->o->follow)
 		return 0;
 	if (!strcmp(want, "stapbpf")) {
+		if (s->o->follow) {
+			s->status = EXIT_USAGE;
+			return pr_error("--follow needs perun's own loader: not with --loader stapbpf");
+		}
 		s->loader_why = "--loader stapbpf";
 		return 0;
 	}
@@ -222,9 +226,11 @@ int collect_loader(struct session *s)
 			why = "perun-uprobes is not installed beside perun (reinstall perun or "
 			      "set PERUN_LIBDIR)";
 	}
-	if (why && !strcmp(want, "perun")) {
+	if (why && (!strcmp(want, "perun") || s->o->follow)) {
 		s->status = EXIT_USAGE;
-		return pr_error("--loader perun cannot run this trace: %s", why);
+		return pr_error("%s cannot run this trace: %s",
+				s->o->follow ? "--follow needs perun's own loader, which" : "--loader perun",
+				why);
 	}
 	s->loader_why = why;
 	if (why)
@@ -270,6 +276,8 @@ int collect_run(struct session *s)
 		strv_push(&argv, ring);
 		if (o->pid > 0 && !o->quiet)
 			strv_push(&argv, "-A");
+		if (o->follow)
+			strv_push(&argv, "-F");
 	} else if (s->runtime == RUNTIME_BPF) {
 		strv_push(&argv, s->stapbpf);
 		if (runtime_needs_memlock_shim()) {

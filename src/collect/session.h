@@ -47,6 +47,7 @@ struct collect_opts {
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 	double max_overhead;	/* --max-overhead PCT, or 0 */
 	long pid;		/* --pid: trace this running process, not -c */
+	int follow;		/* --follow: the processes it starts too */
 	const char *loader;	/* --loader auto | perun | stapbpf (the bpf runtime) */
 };
 

@@ -1,7 +1,7 @@
 /* perun-uprobes: the bpf runtime's loader that perun runs in place of
  * stapbpf when the kernel has uprobe_multi links (trace/uprobes.h).
  *
- *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] PLAN
+ *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN
  *
  * Attaches the function probes of PLAN to process PID only, writes the raw
  * stream (tapsets/perun.stp: s, r, CODE TID TS events with 64-bit times, l
@@ -9,7 +9,9 @@
  * and detaches on SIGINT/SIGTERM or when PID exits (-w: do not wait for
  * that, the driver signals).  ATTACHED gets one uprobe_events-style line
  * per probe point attached.  -A: once armed, say so on stderr in a line
- * beginning "perun: attached" (attach mode).  Nothing outlives it: the links, the ring and
+ * beginning "perun: attached" (attach mode).  -F: processes PID starts
+ * (and they start) are traced too, each through links bound to it, from
+ * the moment the fork is seen; without it they are counted (j lines).  Nothing outlives it: the links, the ring and
  * the program are file descriptors, which the kernel releases when this
  * process ends, however it ends.  */
 #include "config.h"
@@ -47,9 +49,48 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The tids seen so far (an open-addressing set), for the p lines.  */
+struct tids {
+	uint32_t *slot;
+	size_t n, cap;
+};
+
+static int tids_add(struct tids *t, uint32_t tid)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct tids old = *t;
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->slot = calloc(t->cap, sizeof(*t->slot));
+		t->n = 0;
+		if (!t->slot) {
+			fprintf(stderr, "perun-uprobes: out of memory\n");
+			exit(1);
+		}
+		for (i = 0; i < old.cap; i++)
+			if (old.slot[i])
+				tids_add(t, old.slot[i]);
+		free(old.slot);
+	}
+	for (i = (tid * 2654435761u) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i] == tid)
+			return 0;
+	t->slot[i] = tid;
+	t->n++;
+	return 1;
+}
+
 struct out {
 	FILE *f;
 	uint32_t target;
+	struct tids tids;
+	/* forks of traced processes: followed (-F) or counted */
+	struct uprobes *u;
+	struct uprobes_point *pts;
+	size_t npts;
+	int follow;
+	uint64_t followed, untraced, gone, follow_failed;
 	uint64_t *written;	/* per code */
 	size_t ncodes;
 	uint64_t unknown;
@@ -79,15 +120,133 @@ static void flush_out(struct out *o)
 	o->len = 0;
 }
 
-/* CODE TID TS, as tapsets/perun.stp describes it, with all 64 bits of TS.  */
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The Tgid of task tid, from /proc; -1 when it is gone.  */
+static long task_tgid(uint32_t tid)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* Attaches every point to process child, again for the points it refuses
+ * while it is in the middle of an exec (ESRCH), for up to ~100 ms while it
+ * lives; 1 when all are attached.  */
+static int attach_child(struct out *o, uint32_t child)
+{
+	struct uprobes_err err = { "" };
+	size_t i, k, got = 0;
+	int tries;
+
+	for (i = 0; i < o->npts; i++)
+		o->pts[i].attached = 0;
+	for (tries = 0; tries < 20 && got < o->npts && (!tries || task_tgid(child) >= 0); tries++) {
+		struct uprobes_point *miss = malloc(o->npts * sizeof(*miss));
+		if (!miss)
+			break;
+		if (tries)
+			usleep(tries < 5 ? 1000 : 8000);
+		for (i = k = 0; i < o->npts; i++)
+			if (!o->pts[i].attached)
+				miss[k++] = o->pts[i];
+		if (uprobes_attach(o->u, miss, k, (pid_t)child, &err) > 0)
+			for (i = k = 0; i < o->npts; i++)
+				if (!o->pts[i].attached && miss[k++].attached) {
+					o->pts[i].attached = 1;
+					got++;
+				}
+		free(miss);
+	}
+	if (got == o->npts)
+		return 1;
+	o->follow_failed++;
+	fprintf(stderr, "perun: warning: --follow: process %u: %zu of %zu probe points attached%s%s\n",
+		child, got, o->npts, err.msg[0] ? ": " : "", err.msg);
+	return 0;
+}
+
+/* A followed process ran exec: links made while it was in the middle of it
+ * may miss the new program's returns, so its links are made afresh.  */
+static void on_exec(struct out *o, const struct uprobes_event *ev)
+{
+	uint32_t pid = (uint32_t)(ev->pid_tgid >> 32);
+
+	if (!o->follow || pid == o->target)
+		return;	/* the root's links were made before its exec, or it is not ours */
+	uprobes_detach_pid(o->u, (pid_t)pid);
+	attach_child(o, pid);
+}
+
+/* A traced process started task child: a thread of its own (nothing to
+ * do), or a process, which -F traces too (its own links, bound to it) and
+ * which is otherwise counted as untraced.  "j CHILD PARENT NS FOLLOWED"
+ * goes into the stream: NS from the fork to its links.  */
+static void on_fork(struct out *o, const struct uprobes_event *ev)
+{
+	uint32_t child = ev->pad, parent = (uint32_t)(ev->pid_tgid >> 32);
+	long tgid = task_tgid(child);
+	int followed = 0;
+	double delay = 0;
+
+	if (tgid >= 0 && tgid != (long)child)
+		return;	/* a new thread */
+	if (tgid < 0) {
+		o->gone++;	/* it ended before it could be looked at */
+	} else if (o->follow) {
+		if (attach_child(o, child)) {
+			followed = 1;
+			o->followed++;
+		}
+		delay = now_ns() - (double)ev->ts;
+	} else {
+		o->untraced++;
+	}
+	if (o->len > sizeof(o->buf) - 128)
+		flush_out(o);
+	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "j %x %x %lx %x\n",
+				   child, parent, (unsigned long)(delay > 0 ? delay : 0), followed);
+}
+
+/* CODE TID TS, as tapsets/perun.stp describes it, with all 64 bits of TS;
+ * before a thread's first event, "p TID PID" names its process.  */
 static void on_event(void *ctx, const struct uprobes_event *ev)
 {
 	struct out *o = ctx;
 	char *p;
 
-	if (o->len > sizeof(o->buf) - 64)
+	if (ev->code == UPROBES_FORK_CODE) {
+		on_fork(o, ev);
+		return;
+	}
+	if (ev->code == UPROBES_EXEC_CODE) {
+		on_exec(o, ev);
+		return;
+	}
+	if (o->len > sizeof(o->buf) - 128)
 		flush_out(o);
 	p = o->buf + o->len;
+	if (tids_add(&o->tids, (uint32_t)ev->pid_tgid)) {
+		*p++ = 'p';
+		*p++ = ' ';
+		p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
+		p = put_hex(p, ev->pid_tgid >> 32, '\n');
+	}
 	p = put_hex(p, ev->code, ' ');
 	p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
 	p = put_hex(p, ev->ts, '\n');
@@ -167,7 +326,7 @@ static size_t ring_mib(unsigned long long bytes)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] PLAN\n");
+	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN\n");
 	return 2;
 }
 
@@ -176,7 +335,7 @@ int main(int argc, char **argv)
 	const char *raw = NULL, *attached_path = NULL, *plan_path;
 	unsigned long long ring = 64ull << 20;
 	long pid = 0;
-	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0;
+	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0, follow = 0;
 	struct plan plan;
 	struct uprobes_point *pts = NULL;
 	struct uprobes *u = NULL;
@@ -190,7 +349,7 @@ int main(int argc, char **argv)
 	uint64_t lost_total = 0, missing_total = 0;
 
 	setlinebuf(stderr);
-	while ((opt = getopt(argc, argv, "x:o:a:b:wA")) != -1) {
+	while ((opt = getopt(argc, argv, "x:o:a:b:wAF")) != -1) {
 		switch (opt) {
 		case 'x': pid = strtol(optarg, NULL, 10); break;
 		case 'o': raw = optarg; break;
@@ -198,6 +357,7 @@ int main(int argc, char **argv)
 		case 'b': ring = strtoull(optarg, NULL, 10); break;
 		case 'w': wait_exit = 0; break;
 		case 'A': announce = 1; break;
+		case 'F': follow = 1; break;
 		default: return usage();
 		}
 	}
@@ -263,6 +423,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		return 1;
 	}
+	o->u = u;
+	o->follow = follow;
+	if (uprobes_watch_forks(u, (pid_t)pid, &err) < 0) {
+		if (follow) {
+			fprintf(stderr, "perun-uprobes: --follow: %s\n", err.msg);
+			goto out;
+		}
+		fprintf(stderr, "perun-uprobes: children will not be counted: %s\n", err.msg);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts0);
 	{
 		uint64_t base = (uint64_t)ts0.tv_sec * 1000000000ull + (uint64_t)ts0.tv_nsec;
@@ -271,6 +440,8 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	nattached = uprobes_attach(u, pts, npts, (pid_t)pid, &err);
 	t1 = now_s();
+	o->pts = pts;
+	o->npts = npts;
 	if (nattached < 0) {
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		goto out;
@@ -349,6 +520,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "perun-uprobes: detached %zu probe points in %.3f s\n", npts, t1 - t0);
+	if (o->followed || o->follow_failed)
+		fprintf(stderr, "perun: followed %" PRIu64 " child process%s%s\n", o->followed,
+			o->followed == 1 ? "" : "es",
+			o->follow_failed ? " (some could not be attached: see above)" : "");
 	if (lost_total)
 		fprintf(stderr, "perun-uprobes: %" PRIu64 " events found the ring buffer full "
 				"(counted per function; a larger --buffer-size keeps them)\n", lost_total);
@@ -360,8 +535,10 @@ out:
 	uprobes_free(u);
 	if (o && o->f)
 		fclose(o->f);
-	if (o)
+	if (o) {
 		free(o->written);
+		free(o->tids.slot);
+	}
 	free(o);
 	free(pts);
 	plan_release(&plan);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,10 +38,13 @@ struct link_uprobe_multi {
 
 struct link {
 	int fd;
+	pid_t pid;
 };
 
 struct uprobes {
 	int ring_fd, counts_fd, prog_fd;
+	int procs_fd, fork_prog_fd, fork_event_fd;	/* uprobes_watch_forks, or -1 */
+	int exec_prog_fd, exec_event_fd;
 	size_t ring_size, ncodes, ncpus;
 	unsigned long *consumer;	/* mapped read-write */
 	const unsigned long *producer;	/* mapped read-only, the data after it */
@@ -83,6 +88,10 @@ static long sys_bpf(int cmd, void *attr, size_t size)
 #define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 #define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
 #define LDX_DW(d, s, o) INSN(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define LDX_W(d, s, o) INSN(BPF_LDX | BPF_MEM | BPF_W, d, s, o, 0)
+#define LSH64_IMM(d, i) INSN(BPF_ALU64 | BPF_LSH | BPF_K, d, 0, 0, i)
+#define RSH64_IMM(d, i) INSN(BPF_ALU64 | BPF_RSH | BPF_K, d, 0, 0, i)
+#define OR64_REG(d, s) INSN(BPF_ALU64 | BPF_OR | BPF_X, d, s, 0, 0)
 #define STX_DW(d, s, o) INSN(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
 #define STX_W(d, s, o) INSN(BPF_STX | BPF_MEM | BPF_W, d, s, o, 0)
 #define ST_W(d, o, i) INSN(BPF_ST | BPF_MEM | BPF_W, d, 0, o, i)
@@ -233,6 +242,8 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err
 		return NULL;
 	}
 	u->ring_fd = u->counts_fd = u->prog_fd = -1;
+	u->procs_fd = u->fork_prog_fd = u->fork_event_fd = -1;
+	u->exec_prog_fd = u->exec_event_fd = -1;
 	u->page = (size_t)sysconf(_SC_PAGESIZE);
 	u->ncpus = possible_cpus();
 	u->ncodes = ncodes ? ncodes : 1;
@@ -273,6 +284,215 @@ bad:
 	return NULL;
 }
 
+/* --- forks ----------------------------------------------------------------- */
+
+/* The offset of "field:TYPE NAME;\toffset:N;" in a tracepoint's format
+ * file, or -1.  */
+static int tp_field_offset(const char *format, const char *name)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), " %s;", name);
+	p = strstr(format, want);
+	if (!p || !(p = strstr(p, "offset:")))
+		return -1;
+	return atoi(p + 7);
+}
+
+/* Reads a tracefs file of a sched tracepoint (events/sched/EVENT/NAME)
+ * into buf; 0, or -1.  */
+static int tp_read(const char *event, const char *name, char *buf, size_t n)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char path[128];
+		FILE *f;
+		size_t got;
+		snprintf(path, sizeof(path), "%s/events/sched/%s/%s", roots[i], event, name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		got = fread(buf, 1, n - 1, f);
+		fclose(f);
+		buf[got] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
+/* A perf event on tracepoint id running prog; its fd, or -1.  */
+static int tp_attach(int id, int prog, const char *what, struct uprobes_err *err)
+{
+	struct perf_event_attr pa;
+	int fd;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.type = PERF_TYPE_TRACEPOINT;
+	pa.size = sizeof(pa);
+	pa.config = (uint64_t)id;
+	pa.sample_period = 1;
+	pa.wakeup_events = 1;
+	fd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errno, "perf_event_open of %s", what);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		int e = errno;
+		close(fd);
+		return fail(err, e, "ioctl(PERF_EVENT_IOC_SET_BPF) on %s", what);
+	}
+	return fd;
+}
+
+/* sched_process_exec in a traced process: {ts, pid_tgid, EXEC} into the
+ * ring, waking the reader.  */
+static int watch_execs(struct uprobes *u, struct uprobes_err *err)
+{
+	char idtext[32];
+	union bpf_attr a;
+	int id;
+	struct bpf_insn prog[] = {
+		CALL(BPF_FUNC_get_current_pid_tgid),
+		MOV64_REG(BPF_REG_8, BPF_REG_0),	/* r8 = pid_tgid */
+		MOV64_REG(BPF_REG_7, BPF_REG_0),
+		RSH64_IMM(BPF_REG_7, 32),
+		STX_W(BPF_REG_10, BPF_REG_7, -4),
+		LD_MAP(BPF_REG_1, u->procs_fd),
+		MOV64_REG(BPF_REG_2, BPF_REG_10),
+		ADD64_IMM(BPF_REG_2, -4),
+		CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(BPF_REG_0, 0, 15),
+		CALL(BPF_FUNC_ktime_get_ns),
+		MOV64_REG(BPF_REG_9, BPF_REG_0),
+		LD_MAP(BPF_REG_1, u->ring_fd),
+		MOV64_IMM(BPF_REG_2, (int)sizeof(struct uprobes_event)),
+		MOV64_IMM(BPF_REG_3, 0),
+		CALL(HELPER_RINGBUF_RESERVE),
+		JEQ_IMM(BPF_REG_0, 0, 7),
+		STX_DW(BPF_REG_0, BPF_REG_9, 0),
+		STX_DW(BPF_REG_0, BPF_REG_8, 8),
+		ST_W(BPF_REG_0, 16, (int)UPROBES_EXEC_CODE),
+		STX_W(BPF_REG_0, BPF_REG_7, 20),
+		MOV64_REG(BPF_REG_1, BPF_REG_0),
+		MOV64_IMM(BPF_REG_2, 0),
+		CALL(HELPER_RINGBUF_SUBMIT),
+		MOV64_IMM(BPF_REG_0, 0),
+		EXIT(),
+	};
+
+	if (tp_read("sched_process_exec", "id", idtext, sizeof(idtext)) < 0 || (id = atoi(idtext)) <= 0)
+		return fail(err, errno, "tracefs sched/sched_process_exec");
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+	a.insns = (uint64_t)(uintptr_t)prog;
+	a.insn_cnt = (uint32_t)(sizeof(prog) / sizeof(prog[0]));
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	snprintf(a.prog_name, sizeof(a.prog_name), "perun_exec");
+	a.log_buf = (uint64_t)(uintptr_t)verifier_log;
+	a.log_size = sizeof(verifier_log);
+	a.log_level = 1;
+	verifier_log[0] = '\0';
+	u->exec_prog_fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	if (u->exec_prog_fd < 0)
+		return fail(err, errno, "bpf(BPF_PROG_LOAD) of the exec watcher %.180s", verifier_log);
+	if ((u->exec_event_fd = tp_attach(id, u->exec_prog_fd, "sched_process_exec", err)) < 0)
+		return -1;
+	return 0;
+}
+
+int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
+{
+	char format[4096], idtext[32];
+	int child_off, id, key = (int)root, val = (int)root;
+	union bpf_attr a;
+	struct bpf_insn *insns;
+	size_t n;
+
+	if (tp_read("sched_process_fork", "format", format, sizeof(format)) < 0 ||
+	    tp_read("sched_process_fork", "id", idtext, sizeof(idtext)) < 0)
+		return fail(err, errno, "tracefs sched/sched_process_fork (is tracefs mounted?)");
+	child_off = tp_field_offset(format, "child_pid");
+	id = atoi(idtext);
+	if (child_off < 8 || id <= 0)
+		return fail(err, 0, "sched_process_fork: no child_pid field in its format");
+	u->procs_fd = map_create(BPF_MAP_TYPE_HASH, 4, 4, 65536, "perun_procs");
+	if (u->procs_fd < 0)
+		return fail(err, errno, "bpf(BPF_MAP_CREATE) of the traced processes");
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)u->procs_fd;
+	a.key = (uint64_t)(uintptr_t)&key;
+	a.value = (uint64_t)(uintptr_t)&val;
+	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
+		return fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of process %d", (int)root);
+	{
+		/* in the parent: if (procs[tgid]) { procs[child] = tgid; ring <- {ts,
+		 * tgid << 32 | child, FORK} }; a thread's id goes in as well, and
+		 * the reader tells threads from processes */
+		struct bpf_insn prog[] = {
+			MOV64_REG(BPF_REG_6, BPF_REG_1),
+			CALL(BPF_FUNC_get_current_pid_tgid),
+			MOV64_REG(BPF_REG_7, BPF_REG_0),
+			RSH64_IMM(BPF_REG_7, 32),		/* r7 = tgid */
+			STX_W(BPF_REG_10, BPF_REG_7, -4),
+			LD_MAP(BPF_REG_1, u->procs_fd),
+			MOV64_REG(BPF_REG_2, BPF_REG_10),
+			ADD64_IMM(BPF_REG_2, -4),
+			CALL(BPF_FUNC_map_lookup_elem),
+			JEQ_IMM(BPF_REG_0, 0, 27),
+			LDX_W(BPF_REG_8, BPF_REG_6, (short)child_off),	/* r8 = child */
+			STX_W(BPF_REG_10, BPF_REG_8, -8),
+			LD_MAP(BPF_REG_1, u->procs_fd),
+			MOV64_REG(BPF_REG_2, BPF_REG_10),
+			ADD64_IMM(BPF_REG_2, -8),
+			MOV64_REG(BPF_REG_3, BPF_REG_10),
+			ADD64_IMM(BPF_REG_3, -4),
+			MOV64_IMM(BPF_REG_4, BPF_ANY),
+			CALL(BPF_FUNC_map_update_elem),
+			CALL(BPF_FUNC_ktime_get_ns),
+			MOV64_REG(BPF_REG_9, BPF_REG_0),
+			LD_MAP(BPF_REG_1, u->ring_fd),
+			MOV64_IMM(BPF_REG_2, (int)sizeof(struct uprobes_event)),
+			MOV64_IMM(BPF_REG_3, 0),
+			CALL(HELPER_RINGBUF_RESERVE),
+			JEQ_IMM(BPF_REG_0, 0, 9),
+			STX_DW(BPF_REG_0, BPF_REG_9, 0),
+			LSH64_IMM(BPF_REG_7, 32),
+			OR64_REG(BPF_REG_7, BPF_REG_8),
+			STX_DW(BPF_REG_0, BPF_REG_7, 8),
+			ST_W(BPF_REG_0, 16, (int)UPROBES_FORK_CODE),
+			STX_W(BPF_REG_0, BPF_REG_8, 20),
+			MOV64_REG(BPF_REG_1, BPF_REG_0),
+			MOV64_IMM(BPF_REG_2, 0),	/* wake the reader: attach soon */
+			CALL(HELPER_RINGBUF_SUBMIT),
+			MOV64_IMM(BPF_REG_0, 0),
+			EXIT(),
+		};
+		n = sizeof(prog) / sizeof(prog[0]);
+		insns = malloc(sizeof(prog));
+		if (!insns)
+			return fail(err, ENOMEM, "malloc");
+		memcpy(insns, prog, sizeof(prog));
+	}
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+	a.insns = (uint64_t)(uintptr_t)insns;
+	a.insn_cnt = (uint32_t)n;
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	snprintf(a.prog_name, sizeof(a.prog_name), "perun_fork");
+	a.log_buf = (uint64_t)(uintptr_t)verifier_log;
+	a.log_size = sizeof(verifier_log);
+	a.log_level = 1;
+	verifier_log[0] = '\0';
+	u->fork_prog_fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	free(insns);
+	if (u->fork_prog_fd < 0)
+		return fail(err, errno, "bpf(BPF_PROG_LOAD) of the fork watcher %.180s", verifier_log);
+	if ((u->fork_event_fd = tp_attach(id, u->fork_prog_fd, "sched_process_fork", err)) < 0)
+		return -1;
+	return watch_execs(u, err);
+}
+
 /* --- links ----------------------------------------------------------------- */
 
 static int link_create(struct uprobes *u, const char *path, const uint64_t *offs,
@@ -296,7 +516,7 @@ static int link_create(struct uprobes *u, const char *path, const uint64_t *offs
 	return (int)sys_bpf(BPF_LINK_CREATE, &attr, sizeof(attr));
 }
 
-static void keep_link(struct uprobes *u, int fd)
+static void keep_link(struct uprobes *u, int fd, pid_t pid)
 {
 	if (u->nlinks == u->alloc) {
 		size_t na = u->alloc ? 2 * u->alloc : 16;
@@ -308,7 +528,21 @@ static void keep_link(struct uprobes *u, int fd)
 		u->links = nl;
 		u->alloc = na;
 	}
+	u->links[u->nlinks].pid = pid;
 	u->links[u->nlinks++].fd = fd;
+}
+
+void uprobes_detach_pid(struct uprobes *u, pid_t pid)
+{
+	size_t i, k;
+
+	for (i = k = 0; i < u->nlinks; i++) {
+		if (u->links[i].pid == pid)
+			close(u->links[i].fd);
+		else
+			u->links[k++] = u->links[i];
+	}
+	u->nlinks = k;
 }
 
 /* Attaches idx[0..n) of pts (one path and direction) as one link, or
@@ -345,7 +579,7 @@ static size_t attach_group(struct uprobes *u, struct uprobes_point *pts, const s
 	free(cookies);
 	free(refs);
 	if (fd >= 0) {
-		keep_link(u, fd);
+		keep_link(u, fd, pid);
 		for (i = 0; i < n; i++)
 			pts[idx[i]].attached = 1;
 		return n;
@@ -470,6 +704,16 @@ void uprobes_free(struct uprobes *u)
 		munmap((void *)u->producer, u->page + 2 * u->ring_size);
 	if (u->consumer)
 		munmap(u->consumer, u->page);
+	if (u->exec_event_fd >= 0)
+		close(u->exec_event_fd);
+	if (u->exec_prog_fd >= 0)
+		close(u->exec_prog_fd);
+	if (u->fork_event_fd >= 0)
+		close(u->fork_event_fd);
+	if (u->fork_prog_fd >= 0)
+		close(u->fork_prog_fd);
+	if (u->procs_fd >= 0)
+		close(u->procs_fd);
 	if (u->prog_fd >= 0)
 		close(u->prog_fd);
 	if (u->counts_fd >= 0)

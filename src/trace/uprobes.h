@@ -63,6 +63,23 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err
 long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_t pid,
 		    struct uprobes_err *err);
 
+/* The code of a fork record: a process the ring's tgid (pid_tgid >> 32)
+ * runs started a task whose id is the record's pad field; new threads of a
+ * traced process come this way too.  */
+#define UPROBES_FORK_CODE 0xffffffffu
+/* The code of an exec record: a traced process (pid_tgid >> 32) replaced
+ * its program; its links must be made again for the new one.  */
+#define UPROBES_EXEC_CODE 0xfffffffeu
+
+/* Reports forks of root and of every task it or they start into the ring
+ * (a sched_process_fork tracepoint program and a map of the traced
+ * processes), and their execs (sched_process_exec).  0, or -1 (why in
+ * err).  */
+int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err);
+
+/* Releases the links bound to pid.  */
+void uprobes_detach_pid(struct uprobes *u, pid_t pid);
+
 /* Releases every link: the breakpoints go at once.  */
 void uprobes_detach(struct uprobes *u);
 
