@@ -81,6 +81,7 @@ void session_release(struct session *s)
 	free(s->attached_path);
 	free(s->runtime_prog);
 	free(s->uprobes);
+	free(s->below_min);
 	free(s->points);
 	free(s->stepped);
 	json_object_put(s->probes_j);

@@ -296,6 +296,24 @@ static int to_rescue(char **output, char **staged, int *rescued)
 	return 0;
 }
 
+/* --min-duration: a call faster than the threshold is counted, not kept.  */
+struct min_filter {
+	struct profile_writer *w;
+	uint64_t min_ns;
+	uint64_t *below;
+};
+
+static int min_filter_call(void *ctx, const struct call_record *r)
+{
+	struct min_filter *m = ctx;
+
+	if (!r->point && r->amount < m->min_ns) {
+		m->below[r->probe]++;
+		return 0;
+	}
+	return profile_writer_call(m->w, r);
+}
+
 int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		  const char *shown, const char *origin, struct json_object *header,
 		  struct json_object *ci, struct parser **parserp)
@@ -319,7 +337,15 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 			s->stepped = calibrate_plan_stepped(&s->plan);
 		profile_writer_calibrate(w, &cost, s->stepped);
 	}
-	parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	static struct min_filter mf;
+	if (o->min_duration_ns && !o->aggregate) {
+		free(s->below_min);
+		s->below_min = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*s->below_min));
+		mf = (struct min_filter){ w, o->min_duration_ns, s->below_min };
+		parser = *parserp = parser_new(s->plan.n, s->points, min_filter_call, &mf);
+	} else {
+		parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	}
 	/* both runtimes trace through the kernel's uprobes and uretprobes */
 	parser_set_return_limit(parser, PARSE_URETPROBE_DEPTH);
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
@@ -532,6 +558,25 @@ write_again:
 			if (w.sum[i].count)
 				reached += s->points[i] ? 1 : 2;
 		summary_by_name(&s->plan, w.sum, sum);
+		if (s->below_min) {
+			uint64_t dropped = 0;
+			for (i = 0; i < s->plan.n; i++) {
+				if (!s->below_min[i])
+					continue;
+				collect_mark_partial(sum, s->plan.probes[i].name, "below_min_duration",
+						     json_object_new_int64((int64_t)s->below_min[i]));
+				dropped += s->below_min[i];
+			}
+			json_object_object_add(extra, "min_duration_ns",
+					       json_object_new_int64((int64_t)o->min_duration_ns));
+			json_object_object_add(extra, "below_min_duration",
+					       json_object_new_int64((int64_t)dropped));
+			if (!o->quiet)
+				fprintf(stderr, "perun: --min-duration: kept the calls of %" PRIu64
+						" ns or more; %" PRIu64 " faster calls counted per function "
+						"(below_min_duration), not kept\n",
+					o->min_duration_ns, dropped);
+		}
 		if (o->pid > 0) {
 			/* an attach cuts calls in flight at both ends: their functions'
 			 * counts are partial, which is no loss */
@@ -573,6 +618,7 @@ write_again:
 			const struct probe *pr = &s->plan.probes[i];
 			size_t j, k;
 			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
+			    (s->below_min && s->below_min[i]) ||
 			    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
 				continue;
 			if (pr->flags & PROBE_F_ALTERNATIVE) {

@@ -48,7 +48,7 @@ static struct json_object *report_attached(struct session *s, const char *path,
 
 	strbuf_read_file(&sb, path);
 	*attached = plan_match_uprobe_events(&s->plan, strbuf_str(&sb), -1, att);
-	nfail = plan_attach_failures(&s->plan, att, &lines);
+	nfail = plan_attach_failures(&s->plan, att, s->uprobes != NULL, &lines);
 	/* an attach said it when the probes were armed */
 	if ((!s->o->quiet && s->o->pid <= 0) || *attached < planned)
 		fprintf(stderr, "perun: attached %zu of %zu probes%s\n", *attached, planned,

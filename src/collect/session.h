@@ -49,6 +49,7 @@ struct collect_opts {
 	long pid;		/* --pid: trace this running process, not -c */
 	int follow;		/* --follow: the processes it starts too */
 	const char *loader;	/* --loader auto | perun | stapbpf (the bpf runtime) */
+	uint64_t min_duration_ns;	/* --min-duration: keep only slower calls, or 0 */
 };
 
 /* -w: every step of the collection, timed, in the temp dir.  */
@@ -129,6 +130,7 @@ struct session {
 	struct calibration cal;
 	unsigned char *stepped;	/* per probe: its cost is calibrated stepwise */
 	unsigned char *points;	/* per probe: a point (no duration) */
+	uint64_t *below_min;	/* --min-duration: per probe, the faster calls dropped */
 };
 
 /* Seconds on the monotonic clock.  */

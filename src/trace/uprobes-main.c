@@ -341,7 +341,8 @@ int main(int argc, char **argv)
 	struct uprobes *u = NULL;
 	struct uprobes_err err = { "" };
 	struct out *o = NULL;
-	size_t npts = 0, alloc = 0, i, ncodes;
+	size_t npts = 0, alloc = 0, i, ncodes, nrefused = 0;
+	struct uprobes_point *refused = NULL;
 	long nattached;
 	double t0, t1;
 	struct timespec ts0;
@@ -394,8 +395,17 @@ int main(int argc, char **argv)
 		if (pr->kind != PROBE_FUNC || !pr->binary)
 			continue;	/* source lines: stapbpf's (run.c never sends them here) */
 		grow(&pts, npts + 2, &alloc);
-		if (plan_insn_refused(pr->binary, pr->foff))
-			continue;	/* accepted by the kernel, never fired: not attached */
+		if (plan_insn_refused(pr->binary, pr->foff)) {
+			/* the kernel would take it and never fire it: not attached */
+			refused = realloc(refused, (nrefused + 2) * sizeof(*refused));
+			if (!refused)
+				return 1;
+			refused[nrefused++] = (struct uprobes_point){ pr->binary, pr->foff, 0, 0, 0, 0 };
+			if (!(pr->flags & PROBE_F_ENTRY_ONLY))
+				refused[nrefused++] = (struct uprobes_point){ pr->binary, pr->foff, 0, 0,
+									      1, 0 };
+			continue;
+		}
 		pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, 0, (uint32_t)pr->id * 2,
 						      0, 0 };
 		if (!(pr->flags & PROBE_F_ENTRY_ONLY))
@@ -456,11 +466,16 @@ int main(int argc, char **argv)
 				strerror(errno));
 			goto out;
 		}
-		/* the form of tracefs uprobe_events, which plan.c matches */
+		/* the form of tracefs uprobe_events, which plan.c matches; the
+		 * points left out for a LOCK or segment prefix go in too, so that
+		 * the match names that reason */
 		for (i = 0; i < npts; i++)
 			if (pts[i].attached)
 				fprintf(a, "%c:uprobes/stapprobe_0_%zu %s:0x%" PRIx64 "\n",
 					pts[i].ret ? 'r' : 'p', i, pts[i].path, pts[i].offset);
+		for (i = 0; i < nrefused; i++)
+			fprintf(a, "%c:uprobes/stapprobe_0_r%zu %s:0x%" PRIx64 "\n",
+				refused[i].ret ? 'r' : 'p', i, refused[i].path, refused[i].offset);
 		fclose(a);
 	}
 	/* what an attach costs, said when it is done, so a script waiting for
@@ -541,6 +556,7 @@ out:
 	}
 	free(o);
 	free(pts);
+	free(refused);
 	plan_release(&plan);
 	return ret;
 }
