@@ -270,8 +270,8 @@ static void grow(struct uprobes_point **pts, size_t want, size_t *alloc)
 }
 
 /* A USDT probe's points: every site of its mark (code id * 2) and, for a
- * begin/end pair, of its end mark (id * 2 + 1), each with its semaphore,
- * read from the binary's .note.stapsdt.  The targets stay loaded: the
+ * begin/end pair, of its end mark (id * 2 + 1), each with its semaphore
+ * when the mark was named, read from the binary's .note.stapsdt.  The targets stay loaded: the
  * points name their paths.  */
 static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_t *npts,
 		       size_t *alloc)
@@ -306,9 +306,12 @@ static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_
 		else
 			continue;
 		grow(pts, *npts + 1, alloc);
+		/* a semaphore makes the program compute the mark's arguments: it
+		 * changes what runs (python3.11d asserts), so it is raised only for
+		 * marks named with -u; others fire where something else raised it */
 		(*pts)[(*npts)++] = (struct uprobes_point){
 			t->path, target_file_offset(t, u->pc),
-			u->sema ? target_file_offset(t, u->sema) : 0,
+			u->sema && (pr->flags & PROBE_F_NAMED) ? target_file_offset(t, u->sema) : 0,
 			(uint32_t)pr->id * 2 + (uint32_t)end, 0, 0 };
 	}
 	return 0;
@@ -534,7 +537,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perun-uprobes: writing %s: %s\n", raw, strerror(errno));
 		goto out;
 	}
-	fprintf(stderr, "perun-uprobes: detached %zu probe points in %.3f s\n", npts, t1 - t0);
+	if (announce)
+		fprintf(stderr, "perun: detached %zu probe points in %.0f ms\n", npts, (t1 - t0) * 1e3);
+	else
+		fprintf(stderr, "perun-uprobes: detached %zu probe points in %.3f s\n", npts, t1 - t0);
 	if (o->followed || o->follow_failed)
 		fprintf(stderr, "perun: followed %" PRIu64 " child process%s%s\n", o->followed,
 			o->followed == 1 ? "" : "es",
