@@ -273,11 +273,13 @@ static void grow(struct uprobes_point **pts, size_t want, size_t *alloc)
  * begin/end pair, of its end mark (id * 2 + 1), each with its semaphore
  * when the mark was named, read from the binary's .note.stapsdt.  The targets stay loaded: the
  * points name their paths.  */
+/* The binaries whose USDT notes were read; the points name their paths.  */
+static struct target *loaded;
+static size_t nloaded;
+
 static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_t *npts,
 		       size_t *alloc)
 {
-	static struct target *loaded;
-	static size_t nloaded;
 	const char *colon = strchr(pr->name, ':');
 	size_t plen = colon ? (size_t)(colon - pr->name) : 0, i;
 	struct target *t = NULL;
@@ -563,6 +565,9 @@ out:
 	free(o);
 	free(pts);
 	free(refused);
+	for (i = 0; i < nloaded; i++)
+		target_release(&loaded[i]);
+	free(loaded);
 	plan_release(&plan);
 	return ret;
 }
