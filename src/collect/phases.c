@@ -250,18 +250,6 @@ int collect_strategy(struct session *s)
 	return strategy_build(&s->plan, &s->target, &so);
 }
 
-int collect_plan(struct session *s)
-{
-	if (s->runtime == RUNTIME_BPF && plan_probe_points(&s->plan) > runtime_bpf_probe_limit() &&
-	    !s->o->script_only)
-		return pr_error("%zu probe points exceed what stapbpf can open here (about %zu with "
-				"an open-file limit of %lu): narrow them with --include/--exclude or "
-				"-s custom",
-				plan_probe_points(&s->plan), runtime_bpf_probe_limit(),
-				runtime_nofile_limit());
-	return 0;
-}
-
 int collect_script(struct session *s)
 {
 	char *tp = xstrfmt("%s/templates", runtime_datadir());
@@ -293,7 +281,7 @@ int collect_pipeline(struct session *s, enum collect_until until)
 {
 	s->status = EXIT_FAIL;
 	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
-	    collect_pre_optimize(s) < 0 || collect_budget(s) < 0 || collect_select(s) < 0 || collect_plan(s) < 0 ||
+	    collect_pre_optimize(s) < 0 || collect_budget(s) < 0 || collect_select(s) < 0 ||
 	    collect_script(s) < 0)
 		return s->status;
 	if (until == COLLECT_UNTIL_SCRIPT)

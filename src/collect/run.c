@@ -217,6 +217,13 @@ int collect_loader(struct session *s)
 			return pr_error("--follow needs perun's own loader: not with --loader stapbpf");
 		}
 		s->loader_why = "--loader stapbpf";
+		if (plan_probe_points(&s->plan) > runtime_bpf_probe_limit())
+			return pr_error("%zu probe points exceed what stapbpf can open here (about %zu "
+					"with an open-file limit of %lu): narrow them with "
+					"--include/--exclude or -s custom, or let perun's own loader "
+					"run them (--loader auto)",
+					plan_probe_points(&s->plan), runtime_bpf_probe_limit(),
+					runtime_nofile_limit());
 		return 0;
 	}
 	why = loader_refusal(s);
@@ -233,6 +240,13 @@ int collect_loader(struct session *s)
 				why);
 	}
 	s->loader_why = why;
+	if (why && plan_probe_points(&s->plan) > runtime_bpf_probe_limit())
+		return pr_error("%zu probe points exceed what stapbpf can open here (about %zu with "
+				"an open-file limit of %lu), and perun's own loader, which has no such "
+				"limit, cannot run this trace: %s; narrow the probes with "
+				"--include/--exclude or -s custom",
+				plan_probe_points(&s->plan), runtime_bpf_probe_limit(),
+				runtime_nofile_limit(), why);
 	if (why)
 		collect_wd(&s->wd, "loader: stapbpf (%s)", why);
 	else

@@ -204,8 +204,6 @@ int collect_budget_report(struct session *s, const struct parser *parser,
  * function of the binary and writes the ids of the old plan's probes to
  * s->selection_path; s->sopt.select_slots gates the script on them.  */
 int collect_select(struct session *s);
-/* plan: checks s->plan against what the runtime can open.  */
-int collect_plan(struct session *s);
 /* script: s->plan -> s->script (templates/) and s->tapset_text.  */
 int collect_script(struct session *s);
 
@@ -216,8 +214,9 @@ int collect_module(struct session *s);
 
 /* loader: on the bpf runtime, perun's own loader (s->uprobes) when the
  * kernel has uprobe_multi links and the trace needs nothing of a stap
- * script (no run-time optimization code, --aggregate, marks or lines);
- * then no module is built.  --loader perun makes a reason not to an error.  */
+ * script (no run-time optimization code, --aggregate, source lines); then
+ * no module is built.  --loader perun makes a reason not to an error; with
+ * stapbpf, a plan past the probe points it can open is refused.  */
 int collect_loader(struct session *s);
 
 /* run: s->module around s->cmdv -> s->res, s->raw (and s->rec), the attach
