@@ -187,7 +187,7 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	    xstrdup("reinstall perun (make install puts perun-memlock-shim.so in its libdir)"));
 	{
 		/* perun's own loader: uprobe_multi links bound to the traced process */
-		struct uprobes_err uerr = { "" };
+		struct bpfmap_err uerr = { "" };
 		char *up = runtime_lib_path("perun-uprobes", X_OK);
 		int multi = uprobes_supported(&uerr);
 		add("bpf loader", multi && up, 0,

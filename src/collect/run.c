@@ -174,7 +174,7 @@ out:
 static const char *loader_refusal(struct session *s)
 {
 	static char why[300];
-	struct uprobes_err err = { "" };
+	struct bpfmap_err err = { "" };
 	size_t i;
 
 	if (s->runtime != RUNTIME_BPF)

@@ -150,7 +150,7 @@ static long task_tgid(uint32_t tid)
  * lives; 1 when all are attached.  */
 static int attach_child(struct out *o, uint32_t child)
 {
-	struct uprobes_err err = { "" };
+	struct bpfmap_err err = { "" };
 	size_t i, k, got = 0;
 	int tries;
 
@@ -344,7 +344,7 @@ int main(int argc, char **argv)
 	struct plan plan;
 	struct uprobes_point *pts = NULL;
 	struct uprobes *u = NULL;
-	struct uprobes_err err = { "" };
+	struct bpfmap_err err = { "" };
 	struct out *o = NULL;
 	size_t npts = 0, alloc = 0, i, ncodes, nrefused = 0;
 	struct uprobes_point *refused = NULL;

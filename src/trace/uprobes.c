@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "trace/bpfmap.h"
 #include "trace/uprobes.h"
 
 /* What Debian 12's 6.1 UAPI header does not define yet (Linux 6.6).  */
@@ -53,29 +53,6 @@ struct uprobes {
 	struct link *links;
 	size_t nlinks, alloc;
 };
-
-static int fail(struct uprobes_err *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct uprobes_err *err, int errnum, const char *fmt, ...)
-{
-	va_list ap;
-	size_t len;
-
-	if (!err)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	len = strlen(err->msg);
-	if (errnum && len < sizeof(err->msg))
-		snprintf(err->msg + len, sizeof(err->msg) - len, ": %s", strerror(errnum));
-	return -1;
-}
-
-static long sys_bpf(int cmd, void *attr, size_t size)
-{
-	return syscall(__NR_bpf, cmd, attr, size);
-}
 
 /* --- the program ----------------------------------------------------------- */
 
@@ -165,12 +142,12 @@ static int map_create(unsigned type, unsigned key, unsigned value, unsigned entr
 	a.value_size = value;
 	a.max_entries = entries;
 	snprintf(a.map_name, sizeof(a.map_name), "%s", name);
-	return (int)sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	return (int)bpfmap_sys(BPF_MAP_CREATE, &a, sizeof(a));
 }
 
 static char verifier_log[8192];
 
-static int prog_load(int ring_fd, int counts_fd, struct uprobes_err *err)
+static int prog_load(int ring_fd, int counts_fd, struct bpfmap_err *err)
 {
 	struct bpf_insn insns[64];
 	union bpf_attr a;
@@ -183,7 +160,7 @@ static int prog_load(int ring_fd, int counts_fd, struct uprobes_err *err)
 	a.insn_cnt = (uint32_t)program(insns, ring_fd, counts_fd);
 	a.license = (uint64_t)(uintptr_t)"GPL";
 	snprintf(a.prog_name, sizeof(a.prog_name), "perun_uprobe");
-	fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 	if (fd >= 0)
 		return fd;
 	{
@@ -192,11 +169,11 @@ static int prog_load(int ring_fd, int counts_fd, struct uprobes_err *err)
 		a.log_size = sizeof(verifier_log);
 		a.log_level = 1;
 		verifier_log[0] = '\0';
-		fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+		fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 		if (fd >= 0)
 			return fd;
 		errno = e;
-		return fail(err, e, "bpf(BPF_PROG_LOAD)%s%.180s", verifier_log[0] ? " " : "",
+		return bpfmap_fail(err, e, "bpf(BPF_PROG_LOAD)%s%.180s", verifier_log[0] ? " " : "",
 			    verifier_log);
 	}
 }
@@ -221,7 +198,7 @@ static size_t possible_cpus(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
-int uprobes_supported(struct uprobes_err *err)
+int uprobes_supported(struct bpfmap_err *err)
 {
 	struct uprobes *u = uprobes_new(2, 4096, err);
 
@@ -231,14 +208,14 @@ int uprobes_supported(struct uprobes_err *err)
 	return 1;
 }
 
-struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err *err)
+struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct bpfmap_err *err)
 {
 	struct uprobes *u = calloc(1, sizeof(*u));
 	size_t size;
 	void *m;
 
 	if (!u) {
-		fail(err, ENOMEM, "calloc");
+		bpfmap_fail(err, ENOMEM, "calloc");
 		return NULL;
 	}
 	u->ring_fd = u->counts_fd = u->prog_fd = -1;
@@ -252,13 +229,13 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err
 	u->ring_size = size;
 	u->ring_fd = map_create(MAP_RINGBUF, 0, 0, (unsigned)size, "perun_ring");
 	if (u->ring_fd < 0) {
-		fail(err, errno, "bpf(BPF_MAP_CREATE) of a %zu-byte ring buffer", size);
+		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of a %zu-byte ring buffer", size);
 		goto bad;
 	}
 	u->counts_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 16, (unsigned)u->ncodes,
 				  "perun_counts");
 	if (u->counts_fd < 0) {
-		fail(err, errno, "bpf(BPF_MAP_CREATE) of %zu per-CPU counters", u->ncodes);
+		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of %zu per-CPU counters", u->ncodes);
 		goto bad;
 	}
 	u->prog_fd = prog_load(u->ring_fd, u->counts_fd, err);
@@ -266,14 +243,14 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err
 		goto bad;
 	m = mmap(NULL, u->page, PROT_READ | PROT_WRITE, MAP_SHARED, u->ring_fd, 0);
 	if (m == MAP_FAILED) {
-		fail(err, errno, "mmap of the ring's consumer page");
+		bpfmap_fail(err, errno, "mmap of the ring's consumer page");
 		goto bad;
 	}
 	u->consumer = m;
 	/* the data is mapped twice in a row, so a record never wraps */
 	m = mmap(NULL, u->page + 2 * size, PROT_READ, MAP_SHARED, u->ring_fd, (off_t)u->page);
 	if (m == MAP_FAILED) {
-		fail(err, errno, "mmap of the ring's data");
+		bpfmap_fail(err, errno, "mmap of the ring's data");
 		goto bad;
 	}
 	u->producer = m;
@@ -323,7 +300,7 @@ static int tp_read(const char *event, const char *name, char *buf, size_t n)
 }
 
 /* A perf event on tracepoint id running prog; its fd, or -1.  */
-static int tp_attach(int id, int prog, const char *what, struct uprobes_err *err)
+static int tp_attach(int id, int prog, const char *what, struct bpfmap_err *err)
 {
 	struct perf_event_attr pa;
 	int fd;
@@ -336,18 +313,18 @@ static int tp_attach(int id, int prog, const char *what, struct uprobes_err *err
 	pa.wakeup_events = 1;
 	fd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errno, "perf_event_open of %s", what);
+		return bpfmap_fail(err, errno, "perf_event_open of %s", what);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		int e = errno;
 		close(fd);
-		return fail(err, e, "ioctl(PERF_EVENT_IOC_SET_BPF) on %s", what);
+		return bpfmap_fail(err, e, "ioctl(PERF_EVENT_IOC_SET_BPF) on %s", what);
 	}
 	return fd;
 }
 
 /* sched_process_exec in a traced process: {ts, pid_tgid, EXEC} into the
  * ring, waking the reader.  */
-static int watch_execs(struct uprobes *u, struct uprobes_err *err)
+static int watch_execs(struct uprobes *u, struct bpfmap_err *err)
 {
 	char idtext[32];
 	union bpf_attr a;
@@ -382,7 +359,7 @@ static int watch_execs(struct uprobes *u, struct uprobes_err *err)
 	};
 
 	if (tp_read("sched_process_exec", "id", idtext, sizeof(idtext)) < 0 || (id = atoi(idtext)) <= 0)
-		return fail(err, errno, "tracefs sched/sched_process_exec");
+		return bpfmap_fail(err, errno, "tracefs sched/sched_process_exec");
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
 	a.insns = (uint64_t)(uintptr_t)prog;
@@ -393,15 +370,15 @@ static int watch_execs(struct uprobes *u, struct uprobes_err *err)
 	a.log_size = sizeof(verifier_log);
 	a.log_level = 1;
 	verifier_log[0] = '\0';
-	u->exec_prog_fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	u->exec_prog_fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 	if (u->exec_prog_fd < 0)
-		return fail(err, errno, "bpf(BPF_PROG_LOAD) of the exec watcher %.180s", verifier_log);
+		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) of the exec watcher %.180s", verifier_log);
 	if ((u->exec_event_fd = tp_attach(id, u->exec_prog_fd, "sched_process_exec", err)) < 0)
 		return -1;
 	return 0;
 }
 
-int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
+int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err)
 {
 	char format[4096], idtext[32];
 	int child_off, id, key = (int)root, val = (int)root;
@@ -411,20 +388,20 @@ int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
 
 	if (tp_read("sched_process_fork", "format", format, sizeof(format)) < 0 ||
 	    tp_read("sched_process_fork", "id", idtext, sizeof(idtext)) < 0)
-		return fail(err, errno, "tracefs sched/sched_process_fork (is tracefs mounted?)");
+		return bpfmap_fail(err, errno, "tracefs sched/sched_process_fork (is tracefs mounted?)");
 	child_off = tp_field_offset(format, "child_pid");
 	id = atoi(idtext);
 	if (child_off < 8 || id <= 0)
-		return fail(err, 0, "sched_process_fork: no child_pid field in its format");
+		return bpfmap_fail(err, 0, "sched_process_fork: no child_pid field in its format");
 	u->procs_fd = map_create(BPF_MAP_TYPE_HASH, 4, 4, 65536, "perun_procs");
 	if (u->procs_fd < 0)
-		return fail(err, errno, "bpf(BPF_MAP_CREATE) of the traced processes");
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of the traced processes");
 	memset(&a, 0, sizeof(a));
 	a.map_fd = (uint32_t)u->procs_fd;
 	a.key = (uint64_t)(uintptr_t)&key;
 	a.value = (uint64_t)(uintptr_t)&val;
-	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
-		return fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of process %d", (int)root);
+	if (bpfmap_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of process %d", (int)root);
 	{
 		/* in the parent: if (procs[tgid]) { procs[child] = tgid; ring <- {ts,
 		 * tgid << 32 | child, FORK} }; a thread's id goes in as well, and
@@ -471,7 +448,7 @@ int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
 		n = sizeof(prog) / sizeof(prog[0]);
 		insns = malloc(sizeof(prog));
 		if (!insns)
-			return fail(err, ENOMEM, "malloc");
+			return bpfmap_fail(err, ENOMEM, "malloc");
 		memcpy(insns, prog, sizeof(prog));
 	}
 	memset(&a, 0, sizeof(a));
@@ -484,10 +461,10 @@ int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
 	a.log_size = sizeof(verifier_log);
 	a.log_level = 1;
 	verifier_log[0] = '\0';
-	u->fork_prog_fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	u->fork_prog_fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 	free(insns);
 	if (u->fork_prog_fd < 0)
-		return fail(err, errno, "bpf(BPF_PROG_LOAD) of the fork watcher %.180s", verifier_log);
+		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) of the fork watcher %.180s", verifier_log);
 	if ((u->fork_event_fd = tp_attach(id, u->fork_prog_fd, "sched_process_fork", err)) < 0)
 		return -1;
 	return watch_execs(u, err);
@@ -513,7 +490,7 @@ static int link_create(struct uprobes *u, const char *path, const uint64_t *offs
 	attr.l.cnt = (uint32_t)n;
 	attr.l.multi_flags = ret ? UPROBE_MULTI_RETURN : 0;
 	attr.l.pid = (uint32_t)pid;
-	return (int)sys_bpf(BPF_LINK_CREATE, &attr, sizeof(attr));
+	return (int)bpfmap_sys(BPF_LINK_CREATE, &attr, sizeof(attr));
 }
 
 static void keep_link(struct uprobes *u, int fd, pid_t pid)
@@ -593,7 +570,7 @@ static size_t attach_group(struct uprobes *u, struct uprobes_point *pts, const s
 }
 
 long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_t pid,
-		    struct uprobes_err *err)
+		    struct bpfmap_err *err)
 {
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), i, j, k, total = 0;
 	unsigned char *used = calloc(n ? n : 1, 1);
@@ -602,7 +579,7 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
 	if (!idx || !used) {
 		free(idx);
 		free(used);
-		return fail(err, ENOMEM, "malloc");
+		return bpfmap_fail(err, ENOMEM, "malloc");
 	}
 	for (i = 0; i < n; i++) {
 		if (used[i])
@@ -620,7 +597,7 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
 	free(used);
 	if (!total && n) {
 		errno = errnum;
-		return fail(err, errnum, "bpf(BPF_LINK_CREATE) of a uprobe_multi link%s",
+		return bpfmap_fail(err, errnum, "bpf(BPF_LINK_CREATE) of a uprobe_multi link%s",
 			    errnum == ESRCH ? " (no such process)" : "");
 	}
 	return (long)total;
@@ -669,7 +646,7 @@ size_t uprobes_drain(struct uprobes *u, uprobes_event_fn fn, void *ctx)
 }
 
 int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *lost,
-		   struct uprobes_err *err)
+		   struct bpfmap_err *err)
 {
 	uint64_t *v = calloc(u->ncpus * 2, sizeof(*v));
 	union bpf_attr a;
@@ -677,14 +654,14 @@ int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *l
 
 	*seen = *lost = 0;
 	if (!v)
-		return fail(err, ENOMEM, "calloc");
+		return bpfmap_fail(err, ENOMEM, "calloc");
 	memset(&a, 0, sizeof(a));
 	a.map_fd = (uint32_t)u->counts_fd;
 	a.key = (uint64_t)(uintptr_t)&code;
 	a.value = (uint64_t)(uintptr_t)v;
-	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)) < 0) {
+	if (bpfmap_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)) < 0) {
 		free(v);
-		return fail(err, errno, "bpf(BPF_MAP_LOOKUP_ELEM) of code %u's counters", code);
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_LOOKUP_ELEM) of code %u's counters", code);
 	}
 	for (i = 0; i < u->ncpus; i++) {
 		*seen += v[2 * i];
@@ -704,21 +681,13 @@ void uprobes_free(struct uprobes *u)
 		munmap((void *)u->producer, u->page + 2 * u->ring_size);
 	if (u->consumer)
 		munmap(u->consumer, u->page);
-	if (u->exec_event_fd >= 0)
-		close(u->exec_event_fd);
-	if (u->exec_prog_fd >= 0)
-		close(u->exec_prog_fd);
-	if (u->fork_event_fd >= 0)
-		close(u->fork_event_fd);
-	if (u->fork_prog_fd >= 0)
-		close(u->fork_prog_fd);
-	if (u->procs_fd >= 0)
-		close(u->procs_fd);
-	if (u->prog_fd >= 0)
-		close(u->prog_fd);
-	if (u->counts_fd >= 0)
-		close(u->counts_fd);
-	if (u->ring_fd >= 0)
-		close(u->ring_fd);
+	{
+		int fds[] = { u->exec_event_fd, u->exec_prog_fd, u->fork_event_fd, u->fork_prog_fd,
+			      u->procs_fd, u->prog_fd, u->counts_fd, u->ring_fd };
+		size_t i;
+		for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+	}
 	free(u);
 }
