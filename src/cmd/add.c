@@ -35,7 +35,7 @@ static int add_one(struct repo *r, const char *minor, int explicit_rev, const ch
 	int ret = -1;
 
 	pidx_init(&index);
-	if (profile_load(&p, path) < 0 || profile_validate(&p, path) < 0)
+	if (profile_load(&p, path) < 0 || profile_validate_for_store(&p, path) < 0)
 		goto out;
 	origin = profile_take_origin(&p);
 	if (!origin && !explicit_rev) {

@@ -99,8 +99,6 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		if (repo_lookup(&r, minor, &index, spec, &l) < 0 || repo_load(&r, &index, &l, &p) < 0)
 			goto out;
 	}
-	if (profile_check_calls(&p, spec) < 0)
-		goto out;
 	if (form) {
 		fflush(stdout);
 		if (profile_write_form(&p, stdout, form, spec) < 0)

@@ -135,7 +135,7 @@ static int write_flames(const struct history *h, const struct repo *r, const cha
 		if (!h->c[i].first[0])
 			continue;
 		if (store_read_object(r->dir, h->c[i].first, &json, NULL) < 0 ||
-		    profile_parse(&p, json.buf, json.len, h->c[i].first) < 0) {
+		    profile_read(&p, json.buf, json.len, h->c[i].first) < 0) {
 			strbuf_release(&json);
 			return -1;
 		}

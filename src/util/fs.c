@@ -409,6 +409,40 @@ int fs_read_fd(int fd, struct strbuf *sb)
 	return 0;
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+int fs_read_regular(struct strbuf *sb, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), ret, err;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		pr_error("%s is %s, not a file: give the path of a regular file", path,
+			 file_kind(st.st_mode));
+		errno = EINVAL;
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	ret = fs_read_fd(fd, sb);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
+}
+
 int fs_read_trusted(struct strbuf *sb, const char *path)
 {
 	int fd = fs_open_trusted(path, 0), ret, err;

@@ -46,6 +46,12 @@ int fs_open_trusted(const char *path, int flags);
 /* fs_open_trusted and read it all.  */
 int fs_read_trusted(struct strbuf *sb, const char *path);
 int fs_read_fd(int fd, struct strbuf *sb);
+/* Reads a file a user named (a profile, a file to import): opened without
+ * blocking (a FIFO or a device never hangs the reader) and checked on the
+ * open descriptor to be a regular file.  -1 with errno set and nothing
+ * reported when it cannot be opened; -1 with errno EINVAL and a message
+ * naming path when it is not a regular file.  */
+int fs_read_regular(struct strbuf *sb, const char *path);
 /* Creates path (mode) or opens the existing one, without following a link,
  * and checks it is a directory of ours writable by no one else; returns its
  * descriptor for openat(), or -1 (reported).  */
