@@ -35,6 +35,10 @@ char *fs_realpath(const char *path);
  * ours and writable by no one else.  Refusals name the path, the reason and
  * end with fix.  0 trusted, -1 refused.  */
 int fs_trust_dir(const char *path, int create, const char *fix);
+/* fs_trust_dir creating what is missing, each directory made with mkdirat
+ * beside the verified descriptor of its parent (never through a link) and
+ * given mode: for directories others read (a report, aggregates).  */
+int fs_make_trusted_dir(const char *path, mode_t mode, const char *fix);
 /* path made absolute (against the working directory) without '.' or '..',
  * as fs_trust_dir takes it; a '..' may undo only a real directory, never a
  * symbolic link.  Caller frees; NULL when refused (reported).  */
@@ -56,6 +60,9 @@ int fs_read_regular(struct strbuf *sb, const char *path);
  * and checks it is a directory of ours writable by no one else; returns its
  * descriptor for openat(), or -1 (reported).  */
 int fs_open_private_dir(const char *path, mode_t mode);
+/* Whether perun may write path over what is there: nothing, or a regular
+ * file of ours writable by no one else (never a file of someone else's).  */
+int fs_replaceable(const char *path);
 /* nhex random hex digits (at most 64) and a NUL into out.  */
 int fs_random_hex(char *out, size_t nhex);
 
