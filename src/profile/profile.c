@@ -615,6 +615,7 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 	size_t nfs = 0, k, width = 40;
 	double all_excl = 0;
 	const char *unit = "";
+	char **shown, *shown_unit;
 	struct json_object *units = get(get(p->root, "header"), "units");
 	int any_sampled = 0, any_cal = 0;
 
@@ -642,9 +643,13 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 	}
 	if (nfs > 1)
 		qsort(fs, nfs, sizeof(*fs), cmp_total);
+	/* names as a terminal may show them */
+	shown = xcalloc(nfs ? nfs : 1, sizeof(*shown));
 	for (k = 0; k < nfs; k++)
-		if (strlen(fs[k].uid) > width)
-			width = strlen(fs[k].uid);
+		shown[k] = xstrdup_printable(fs[k].uid);
+	for (k = 0; k < nfs; k++)
+		if (strlen(shown[k]) > width)
+			width = strlen(shown[k]);
 	if (width > NAME_COLUMN_MAX)
 		width = NAME_COLUMN_MAX;
 	strbuf_addf(out, "%-*s %10s %14s %12s %12s %12s %14s %7s%s\n", (int)width, "function",
@@ -654,14 +659,14 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		double *a = fs[k].amounts, med, p95;
 		size_t n = fs[k].n;
 		char calls[32], cal[32] = "", name[NAME_COLUMN_MAX + 1];
-		size_t len = strlen(fs[k].uid);
+		size_t len = strlen(shown[k]);
 		if (len > width) {
 			/* C++ names differ at both ends (scope, parameters): keep both */
 			size_t tail = (width - 3) / 2, head = width - 3 - tail;
-			snprintf(name, sizeof(name), "%.*s...%s", (int)head, fs[k].uid,
-				 fs[k].uid + len - tail);
+			snprintf(name, sizeof(name), "%.*s...%s", (int)head, shown[k],
+				 shown[k] + len - tail);
 		} else {
-			snprintf(name, sizeof(name), "%s", fs[k].uid);
+			snprintf(name, sizeof(name), "%s", shown[k]);
 		}
 		if (fs[k].has_hist) {
 			med = log2_hist_quantile(fs[k].hist, 64, 0.5, fs[k].min, fs[k].max);
@@ -685,8 +690,10 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0, cal);
 		free(a);
 	}
+	shown_unit = xstrdup_printable(*unit ? unit : "the profile's units");
 	strbuf_addf(out, "%zu function%s; amounts in %s\n", nfs, nfs == 1 ? "" : "s",
-		    *unit ? unit : "the profile's units");
+		    shown_unit);
+	free(shown_unit);
 	strbuf_addstr(out, "total: outermost calls of a recursion only");
 	if (any_cal)
 		strbuf_addstr(out, "; cal.mean: the mean minus the measured probe cost");
@@ -695,29 +702,32 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		for (k = 0; k < nfs; k++)
 			if (fs[k].sampled > 1)
 				strbuf_addf(out, "~ %s: sampled, 1 call in %" PRId64 " recorded\n",
-					    fs[k].uid, fs[k].sampled);
+					    shown[k], fs[k].sampled);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].disarmed > 0 && fs[k].budget)
 				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls, %.2f s into "
 						 "the trace (the overhead budget): the later ones were "
 						 "not recorded\n",
-					    fs[k].uid, fs[k].disarmed, fs[k].disarmed_at);
+					    shown[k], fs[k].disarmed, fs[k].disarmed_at);
 			else if (fs[k].disarmed > 0)
 				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls (dynamic "
 						 "probing): the later ones were not recorded\n",
-					    fs[k].uid, fs[k].disarmed);
+					    shown[k], fs[k].disarmed);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].disarms > 0)
 				strbuf_addf(out, "~ %s: disarmed %" PRId64 " times and re-armed %" PRId64
 						 " times (dynamic probing, reattach): calls recorded "
 						 "in bursts only\n",
-					    fs[k].uid, fs[k].disarms, fs[k].rearms);
+					    shown[k], fs[k].disarms, fs[k].rearms);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].timed)
 				strbuf_addf(out, "~ %s: timed sampling: calls recorded in its gather "
 						 "windows only\n",
-					    fs[k].uid);
+					    shown[k]);
 	}
+	for (k = 0; k < nfs; k++)
+		free(shown[k]);
+	free(shown);
 	free(fs);
 }
 

@@ -62,6 +62,31 @@ static uint32_t get_u32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+const char *pidx_name_problem(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+
+	if (!*p || !strcmp(name, ".") || !strcmp(name, ".."))
+		return "not a file name";
+	if (strchr(name, '/'))
+		return "it holds a '/': an entry names a file, not a path";
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+			   (*p & 0xf8) == 0xf0 ? 4 : 0, k;
+		if (*p < 0x20 || *p == 0x7f)
+			return "it holds a control character";
+		if (!n || (n == 2 && *p < 0xc2))
+			return "it is not valid UTF-8";
+		for (k = 1; k < n; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				return "it is not valid UTF-8";
+		if (n == 2 && *p == 0xc2 && p[1] < 0xa0)
+			return "it holds a control character";
+		p += n;
+	}
+	return NULL;
+}
+
 void pidx_serialize(const struct pidx *x, struct strbuf *out)
 {
 	unsigned char sum[SHA1_RAWSZ];

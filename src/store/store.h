@@ -41,6 +41,11 @@ void pidx_serialize(const struct pidx *x, struct strbuf *out);
 /* Parses and verifies; what names the file in messages.  */
 int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char *what);
 
+/* Whether name can be an index entry's name (a profile file's base name):
+ * not empty, not . or .., no '/', no control character, valid UTF-8.
+ * NULL when it can, else why not.  */
+const char *pidx_name_problem(const char *name);
+
 /* Reads what it can of a possibly damaged index, for perun fsck: 0 when it
  * is intact, 1 when damaged (why says how; x holds the entries that could
  * still be read, in order).  Prints nothing.  */

@@ -142,9 +142,19 @@ static int check_entries(const struct repo *r, const struct fetch_set *s)
 		for (j = 0; f->is_index && j < f->index.n; j++) {
 			struct fetched key;
 			const struct fetched *hit;
+			const char *why = pidx_name_problem(f->index.entries[j].path);
 			memset(&key, 0, sizeof(key));
 			char *path;
 			int here;
+			if (why) {
+				char *shown = xstrdup_printable(f->index.entries[j].path);
+				pr_error("index %s fetched from %s: entry %zu is named '%s': %s "
+					 "(refused, nothing was stored): is %s's %s written by "
+					 "perun push?",
+					 f->hex, s->remote, j, shown, why, s->remote, VCS_SYNC_REF);
+				free(shown);
+				return -1;
+			}
 			repo_entry_hex(&f->index, j, key.hex);
 			hit = s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_hex) : NULL;
 			if (hit && !hit->is_index)
