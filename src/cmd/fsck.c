@@ -209,6 +209,43 @@ static int scan(struct fsck *f)
 	return 0;
 }
 
+/* The tombstones of perun rm, per minor version (store.h): listed, since
+ * they remove entries on every host that fetches them.  */
+static void report_tombstones(struct fsck *f)
+{
+	char *dir = xstrfmt("%s/removed", f->r.dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		struct tombstones t;
+		size_t k;
+		if (de->d_name[0] == '.')
+			continue;
+		if (strlen(de->d_name) != SHA1_HEXSZ || !is_hex(de->d_name, SHA1_HEXSZ)) {
+			char *shown = xstrdup_printable(de->d_name);
+			printf("unknown file %s/%s left alone (not named by a SHA-1)\n", dir, shown);
+			free(shown);
+			continue;
+		}
+		if (store_read_tombstones(f->r.dir, de->d_name, &t) < 0) {
+			printf("damaged tombstones of %.7s (%s/%s)\n", de->d_name, dir, de->d_name);
+			f->problems++;
+			continue;
+		}
+		printf("tombstones of %.7s: %zu entr%s removed with perun rm (push and fetch remove "
+		       "%s on other hosts too):",
+		       de->d_name, t.n, t.n == 1 ? "y" : "ies", t.n == 1 ? "it" : "them");
+		for (k = 0; k < t.n; k++)
+			printf(" %.12s", t.hex[k]);
+		printf("\n");
+		tombstones_release(&t);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 static void report(struct fsck *f)
 {
 	size_t i, j, nobj = 0, nidx = 0;
@@ -281,6 +318,7 @@ static void report(struct fsck *f)
 			       it->origin),
 				f->problems++;
 	}
+	report_tombstones(f);
 	printf("checked %zu object%s and %zu index%s in %s\n", nobj, nobj == 1 ? "" : "s", nidx,
 	       nidx == 1 ? "" : "es", f->r.dir);
 }

@@ -77,4 +77,27 @@ int store_put_file(const char *perun_dir, const char *hex, const void *data, siz
 int store_read_index(const char *perun_dir, const char *minor, struct pidx *x);
 int store_write_index(const char *perun_dir, const char *minor, const struct pidx *x);
 
+/* Tombstones: the ids of the entries 'perun rm' removed from the index of
+ * a minor version, in .perun/removed/<minor>, so a push and a fetch (which
+ * merge stores as a union) remove them on other hosts too instead of
+ * bringing them back.  The file: "perun-removed 1\n", then one object id
+ * in hex a line, sorted, each once.  */
+#define TOMBSTONE_MAGIC "perun-removed 1\n"
+struct tombstones {
+	char (*hex)[SHA1_HEXSZ + 1];
+	size_t n;
+};
+void tombstones_release(struct tombstones *t);
+/* Parses a tombstone file's bytes; -1 with why set when damaged.  */
+int tombstones_parse(struct tombstones *t, const char *buf, size_t len, const char **why);
+/* Reads the tombstones of minor (none when the file is missing).  */
+int store_read_tombstones(const char *perun_dir, const char *minor, struct tombstones *t);
+/* Adds ids (hex) to the tombstones of minor and writes them atomically.  */
+int store_add_tombstones(const char *perun_dir, const char *minor,
+			 const struct tombstones *add);
+/* Whether hex is among t's ids.  */
+int tombstones_has(const struct tombstones *t, const char *hex);
+/* The path of minor's tombstone file; caller frees.  */
+char *store_tombstone_path(const char *perun_dir, const char *minor);
+
 #endif
