@@ -47,7 +47,7 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 			       "or part of a name in .perun/jobs.  summary: a table per function;\n"
 			       "folded: stacks with exclusive amounts, for flame graph tools;\n"
 			       "flamegraph: a self-contained interactive SVG (click to zoom).\n"
-			       "json --expand: one object per call (the form before issue 8, and\n"
+			       "json --expand: one object per call (the per-call form of perun 0.1, and\n"
 			       "of collect --per-call); json --compact: columns per function and\n"
 			       "thread (what collect writes).  Either reads both forms.\n");
 			return EXIT_OK;
