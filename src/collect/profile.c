@@ -374,6 +374,7 @@ int collect_profile(struct session *s)
 	const char *raw = s->raw;
 	const struct run_result res = s->res;
 	size_t attached = s->attached, named_zero = 0, unattached = 0;
+	uint64_t traced = 0;	/* calls and points in the profile written */
 	const char *attached_path = s->attached_path;
 	char *output = NULL, *origin_dir = NULL, *staged = NULL;
 	struct profile_writer w;
@@ -682,9 +683,24 @@ write_again:
 				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
 				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
 		}
-		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2) */
-		stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
-				    have_origin ? origin : NULL, o->quiet);
+		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2), only
+		 * from a run that ended as it should: the counts of an interrupted,
+		 * killed or incomplete one would steer the next run wrong */
+		if (res.interrupted || res.runtime_died || incomplete ||
+		    (res.target_known && !res.target_exited)) {
+			if (!o->quiet && have_origin)
+				fprintf(stderr, "perun: stats: none stored: the run was %s, so its "
+						"counts are not the command's\n",
+					res.interrupted	    ? "interrupted"
+					: res.runtime_died ? "cut short by the runtime's end"
+					: incomplete	    ? "incomplete"
+					: res.timed_out	    ? "stopped at its timeout"
+							    : "ended by a signal");
+		} else {
+			stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
+					    have_origin ? origin : NULL, o->quiet);
+		}
+		traced = ps->calls + ps->points;
 		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
 						  ps->lost_events || ps->missing_records || !ps->saw_end))
 			fprintf(stderr, "perun: warning: the trace is incomplete: %zu of %zu probe points "
@@ -726,9 +742,19 @@ write_again:
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);
 	if (res.runtime_died) {
-		fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun stopped the "
-				"command; the profile holds what was traced before\n",
-			s->runtime_prog, collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
+		if (traced)
+			fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun "
+					"stopped the command; the profile holds the %" PRIu64 " call%s "
+					"traced before\n",
+				s->runtime_prog,
+				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)), traced,
+				traced == 1 ? "" : "s");
+		else
+			fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun "
+					"stopped the command; the profile holds no call: what was "
+					"traced was lost with the runtime\n",
+				s->runtime_prog,
+				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
 		ret = EXIT_FAIL;
 	} else if (res.target_known && res.target_exited && res.target_status != 0) {
 		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);

@@ -479,7 +479,8 @@ static void cache_store(const struct target *t, const char *cache_dir)
 		put_field(&sb, u->name);
 		strbuf_addch(&sb, '\n');
 	}
-	if (fs_mkdir_p(dir, 0700) == 0)
+	/* a file there that perun did not write is left as it is */
+	if (fs_mkdir_p(dir, 0700) == 0 && fs_replaceable(path))
 		fs_write_atomic(path, sb.buf, sb.len, 0600);
 	strbuf_release(&sb);
 	free(dir);
@@ -509,8 +510,9 @@ static int cache_load(struct target *t, const char *cache_dir)
 	size_t fcap = 0, ucap = 0;
 	int ret = -1, first = 1;
 
-	/* O_NOFOLLOW, ours, writable by no one else */
-	if (fs_read_trusted(&sb, path) < 0)
+	/* O_NOFOLLOW, ours, writable by no one else; a file there that is not
+	 * (the cache check named it) is not read */
+	if (!fs_replaceable(path) || fs_read_trusted(&sb, path) < 0)
 		goto out;
 	for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *p = line;
