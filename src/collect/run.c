@@ -183,6 +183,9 @@ static const char *loader_refusal(struct session *s)
 		return "--compile-only builds a stap module";
 	if (s->o->one_module)
 		return "--one-module needs stap's module";
+	if (s->target.go)
+		return "a Go function restarts from its first instruction when its stack grows, "
+		       "so its entry probe goes after the prologue, where stap places it";
 	if (collect_script_mode(s) != SCRIPT_RECORD)
 		return s->o->aggregate ? "--aggregate keeps its summaries in a stap script"
 				       : "--transport print is stapbpf's";
