@@ -225,6 +225,24 @@ char *profile_take_origin(struct profile *p)
 	return out;
 }
 
+double quantile_sorted(const double *v, size_t n, double q)
+{
+	double h;
+	size_t lo;
+
+	if (!n)
+		return 0;
+	if (q <= 0)
+		return v[0];
+	if (q >= 1)
+		return v[n - 1];
+	h = q * (double)(n - 1);
+	lo = (size_t)h;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
 double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, double min,
 			  double max)
 {
