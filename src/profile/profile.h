@@ -80,6 +80,14 @@ int profile_is_compact(const struct profile *p);
  * bad field.  The readers above show nothing of calls that do not decode.  */
 int profile_check_calls(const struct profile *p, const char *what);
 
+/* When p's trace region says the trace was incomplete (trace.complete
+ * false: events lost, probes not attached, the trace cut short), appends
+ * what every view of it shows first: a line "incomplete profile: WHAT" and
+ * one line per function with a loss ("  NAME: N events lost, M calls
+ * unfinished", "  NAME: not attached"), each line after prefix; returns
+ * 1.  Appends nothing and returns 0 for a complete profile, or one that
+ * does not say.  */
+int profile_incomplete(const struct profile *p, const char *prefix, struct strbuf *out);
 /* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);
 /* Folded stacks (caller;callee exclusive-amount), the input of flame graphs.  */
