@@ -196,9 +196,11 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 		       h.nc == 1 ? "" : "s", h.cmd, *h.args ? " " : "", h.args,
 		       *h.workload ? " " : "", h.workload, h.collector);
 		/* incomplete profiles say so before the numbers made of them */
-		for (i = h.nc; i-- > 0;)
-			if (h.c[i].incomplete)
-				printf("! %.7s %s", h.c[i].sha, h.c[i].incomplete);
+		for (i = h.nc; i-- > 0;) {
+			const char *line = h.c[i].incomplete, *nl;
+			for (; line && (nl = strchr(line, '\n')); line = nl + 1)
+				printf("! %.7s %.*s\n", h.c[i].sha, (int)(nl - line), line);
+		}
 		if (func)
 			print_series(&h, history_find(&h, func), 1);
 		else
