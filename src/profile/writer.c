@@ -372,7 +372,7 @@ static void hist_quantiles(const struct probe_summary *s, struct summary_quantil
 {
 	double min = s->count ? (double)s->min : 0;
 	uint64_t cmin = 0, cmax = 0;
-	int i;
+	int i, seen = 0;
 
 	q->exact = 0;
 	q->median = log2_hist_quantile(s->hist, 64, 0.5, min, (double)s->max);
@@ -381,7 +381,7 @@ static void hist_quantiles(const struct probe_summary *s, struct summary_quantil
 	for (i = 0; i < 64; i++)
 		if (s->cal_hist[i]) {
 			cmax = i ? (uint64_t)1 << (i < 63 ? i + 1 : 63) : 2;
-			if (!cmin)
+			if (!seen++)
 				cmin = i ? (uint64_t)1 << i : 0;
 		}
 	q->cal_median = log2_hist_quantile(s->cal_hist, 64, 0.5, (double)cmin, (double)cmax);
