@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "analysis/robust.h"
+#include "profile/profile.h"
 #include "util/log.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -18,20 +19,7 @@ static int cmp_double(const void *a, const void *b)
 
 double stats_quantile_sorted(const double *v, size_t n, double q)
 {
-	double h;
-	size_t lo;
-
-	if (!n)
-		return 0;
-	if (q <= 0)
-		return v[0];
-	if (q >= 1)
-		return v[n - 1];
-	h = q * (double)(n - 1);
-	lo = (size_t)h;
-	if (lo + 1 >= n)
-		return v[n - 1];
-	return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+	return quantile_sorted(v, n, q);
 }
 
 double stats_median(double *v, size_t n)

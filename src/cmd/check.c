@@ -185,6 +185,10 @@ static void dist_of(const struct func_samples *s, int inclusive, struct dist *d)
 	d->median = stats_median(tmp, d->n);
 	d->p95 = stats_quantile_sorted(tmp, d->n, 0.95);
 	free(tmp);
+	if (!d->exclusive) {	/* the samples' own: from the histogram with --aggregate */
+		d->median = s->median;
+		d->p95 = s->p95;
+	}
 }
 
 struct finding {
@@ -455,6 +459,21 @@ static int check_pair(const struct profile *pb, const char *lb, const struct pro
 			    hstr(pt, "collector_info.name"), hstr(pt, "header.cmd"),
 			    *hstr(pt, "header.args") ? " " : "", hstr(pt, "header.args"),
 			    *hstr(pt, "header.workload") ? " " : "", hstr(pt, "header.workload"));
+	}
+	{	/* an incomplete profile says so before its findings */
+		struct strbuf ib = STRBUF_INIT, it = STRBUF_INIT;
+		profile_incomplete(pb, "  baseline: ", &ib);
+		profile_incomplete(pt, "  target: ", &it);
+		if (jp && ib.len)
+			json_object_object_add(jp, "baseline_incomplete", json_object_new_string(ib.buf));
+		if (jp && it.len)
+			json_object_object_add(jp, "target_incomplete", json_object_new_string(it.buf));
+		if (!jp) {
+			strbuf_add(out, ib.len ? ib.buf : "", ib.len);
+			strbuf_add(out, it.len ? it.buf : "", it.len);
+		}
+		strbuf_release(&ib);
+		strbuf_release(&it);
 	}
 	if (tb.binned || tt.binned)
 		pr_warn("%s or %s holds --aggregate summaries: call times are read from "

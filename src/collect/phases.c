@@ -257,6 +257,8 @@ int collect_script(struct session *s)
 	struct strbuf tb = STRBUF_INIT;
 	int r;
 
+	/* what each entry probe's breakpoint costs (module.c places them) */
+	calibrate_plan_entries(&s->plan, !s->target.go);
 	if (s->sopt.budget_stepped_ns) {	/* --max-overhead: which probes cost a step more */
 		free(s->stepped);
 		s->stepped = calibrate_plan_stepped(&s->plan);

@@ -65,31 +65,26 @@ static int cmp_probe_name(const void *a, const void *b, void *ctx)
  * share a name (a static function in several files, the out-of-line copies
  * of an inline one) are one uid in the profile's resources, so their
  * summary holds the calls of them all, not the last one's alone.  */
-static void summary_by_name(const struct plan *plan, const struct probe_summary *sum,
+static void summary_by_name(const struct plan *plan, const struct profile_writer *w,
 			    struct json_object *out)
 {
-	size_t *idx = xcalloc(plan->n + 1, sizeof(*idx)), *lead = xcalloc(plan->n + 1, sizeof(*lead));
-	struct probe_summary *m = xcalloc(plan->n + 1, sizeof(*m));
+	size_t *idx = xcalloc(plan->n + 1, sizeof(*idx));
 	size_t i, j;
 
 	for (i = 0; i < plan->n; i++)
 		idx[i] = i;
 	qsort_r(idx, plan->n, sizeof(*idx), cmp_probe_name, (void *)plan);
 	for (i = 0; i < plan->n; i = j) {
-		m[idx[i]] = sum[idx[i]];
+		struct json_object *js;
 		for (j = i; j < plan->n && !strcmp(plan->probes[idx[j]].name, plan->probes[idx[i]].name);
-		     j++) {
-			lead[idx[j]] = idx[i];
-			if (j > i)
-				probe_summary_merge(&m[idx[i]], &sum[idx[j]]);
-		}
+		     j++)
+			;
+		/* idx[i] is the lowest id of the name (the sort's tie-break) */
+		js = profile_writer_summary_json(w, idx + i, j - i);
+		if (js)
+			json_object_object_add(out, plan->probes[idx[i]].name, js);
 	}
-	for (i = 0; i < plan->n; i++)
-		if (lead[i] == i && m[i].count)
-			json_object_object_add(out, plan->probes[i].name, probe_summary_json(&m[i]));
 	free(idx);
-	free(lead);
-	free(m);
 }
 
 static struct json_object *make_header(struct session *s)
@@ -558,7 +553,7 @@ write_again:
 		for (i = 0; i < s->plan.n; i++)
 			if (w.sum[i].count)
 				reached += s->points[i] ? 1 : 2;
-		summary_by_name(&s->plan, w.sum, sum);
+		summary_by_name(&s->plan, &w, sum);
 		if (s->below_min) {
 			uint64_t dropped = 0;
 			for (i = 0; i < s->plan.n; i++) {

@@ -283,6 +283,24 @@ char *profile_take_origin(struct profile *p)
 	return out;
 }
 
+double quantile_sorted(const double *v, size_t n, double q)
+{
+	double h;
+	size_t lo;
+
+	if (!n)
+		return 0;
+	if (q <= 0)
+		return v[0];
+	if (q >= 1)
+		return v[n - 1];
+	h = q * (double)(n - 1);
+	lo = (size_t)h;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
 double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, double min,
 			  double max)
 {
@@ -382,6 +400,8 @@ struct fstat {
 				 * by dynamic probing */
 	double disarmed_at;	/* trace.summary's disarmed_at_s */
 	double cal_mean;	/* trace.summary's calibrated_mean, -1 without */
+	double cal_median;	/* trace.summary's calibrated_median, -1 without */
+	const char *entry;	/* trace.summary's probe_entry, or NULL */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -403,12 +423,6 @@ static const char *uid_of(struct json_object *r)
 	if (u && json_object_is_type(u, json_type_object) && get(u, "function"))
 		return json_object_get_string(get(u, "function"));
 	return u ? json_object_get_string(u) : "?";
-}
-
-static double ceil_(double v)
-{
-	double t = (double)(uint64_t)v;
-	return t < v ? t + 1 : t;
 }
 
 struct frame_ref {
@@ -562,6 +576,11 @@ static void sum_one(void *ctxp, const struct call_view *v)
 		f->cal_mean = get(ts, "calibrated_mean")
 				      ? json_object_get_double(get(ts, "calibrated_mean"))
 				      : -1;
+		f->cal_median = get(ts, "calibrated_median")
+					? json_object_get_double(get(ts, "calibrated_median"))
+					: -1;
+		f->entry = get(ts, "probe_entry") ? json_object_get_string(get(ts, "probe_entry"))
+						  : NULL;
 		f->disarmed = get(ts, "disarmed_after")
 				      ? json_object_get_int64(get(ts, "disarmed_after"))
 				      : 0;
@@ -609,6 +628,122 @@ static void sum_one(void *ctxp, const struct call_view *v)
 	c->all_excl += v->exclusive;
 }
 
+/* Functions with a loss that profile_incomplete names, at most.  */
+#define INCOMPLETE_SHOWN 20
+
+struct loss {
+	const char *name;
+	int64_t lost, unfinished;
+};
+
+static int cmp_loss(const void *a, const void *b)
+{
+	const struct loss *x = a, *y = b;
+	int64_t u = x->lost + x->unfinished, v = y->lost + y->unfinished;
+
+	return u != v ? (u < v) - (u > v) : strcmp(x->name, y->name);
+}
+
+static int64_t int_at(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+		       ? json_object_get_int64(v)
+		       : 0;
+}
+
+static struct loss *loss_of(struct loss **l, size_t *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*l)[i].name, name))
+			return &(*l)[i];
+	*l = xrealloc(*l, (*n + 1) * sizeof(**l));
+	memset(&(*l)[*n], 0, sizeof(**l));
+	(*l)[*n].name = name;
+	return &(*l)[(*n)++];
+}
+
+int profile_incomplete(const struct profile *p, const char *prefix, struct strbuf *out)
+{
+	struct json_object *tr = get(p->root, "trace"), *an = get(tr, "anomalies");
+	struct json_object *pr = get(get(p->root, "collector_info"), "probes"), *c = get(tr, "complete");
+	struct json_object *failed = get(pr, "failed");
+	struct strbuf what = STRBUF_INIT;
+	struct loss *l = NULL;
+	size_t nl = 0, i, nfailed = 0;
+	int64_t lost = int_at(an, "lost_events"), buf = int_at(an, "lost_in_buffer");
+	int64_t tx = int_at(an, "lost_in_transport"), miss = int_at(an, "missing_records");
+	int64_t unatt = int_at(pr, "planned") - int_at(pr, "attached");
+
+	if (!c || !json_object_is_type(c, json_type_boolean) || json_object_get_boolean(c))
+		return 0;
+	if (lost > 0) {
+		strbuf_addf(&what, "%" PRId64 " events lost (", lost);
+		if (buf)
+			strbuf_addf(&what, "%" PRId64 " in the recorder's full buffer, ", buf);
+		if (tx)
+			strbuf_addf(&what, "%" PRId64 " in the runtime's transport, ", tx);
+		if (miss)
+			strbuf_addf(&what, "%" PRId64 " records missing, ", miss);
+		what.len -= 2;
+		what.buf[what.len] = '\0';
+		strbuf_addstr(&what, ")");
+	}
+	if (unatt > 0)
+		strbuf_addf(&what, "%s%" PRId64 " of %" PRId64 " probes not attached",
+			    what.len ? ", " : "", unatt, int_at(pr, "planned"));
+	if (int_at(an, "transport_errors") > 0)
+		strbuf_addf(&what, "%s%" PRId64 " transport errors", what.len ? ", " : "",
+			    int_at(an, "transport_errors"));
+	if (get(an, "missing_end") && json_object_get_boolean(get(an, "missing_end")))
+		strbuf_addf(&what, "%sthe trace's end is missing (cut short)", what.len ? ", " : "");
+	if (!what.len)
+		strbuf_addstr(&what, "the trace says so");
+	strbuf_addf(out, "%sincomplete profile: %s; the calls and times shown miss what was lost\n",
+		    prefix, what.buf);
+	strbuf_release(&what);
+	if (get(an, "lost_by_function") && json_object_is_type(get(an, "lost_by_function"),
+							      json_type_object)) {
+		json_object_object_foreach(get(an, "lost_by_function"), k, v)
+			loss_of(&l, &nl, k)->lost += json_object_get_int64(v);
+	}
+	if (get(an, "unfinished_by_function") &&
+	    json_object_is_type(get(an, "unfinished_by_function"), json_type_object)) {
+		json_object_object_foreach(get(an, "unfinished_by_function"), k, v)
+			loss_of(&l, &nl, k)->unfinished += json_object_get_int64(v);
+	}
+	if (nl > 1)
+		qsort(l, nl, sizeof(*l), cmp_loss);
+	for (i = 0; i < nl && i < INCOMPLETE_SHOWN; i++) {
+		strbuf_addf(out, "%s  ", prefix);
+		strbuf_add_printable(out, l[i].name);
+		strbuf_addch(out, ':');
+		if (l[i].lost)
+			strbuf_addf(out, " %" PRId64 " events lost%s", l[i].lost,
+				    l[i].unfinished ? "," : "");
+		if (l[i].unfinished)
+			strbuf_addf(out, " %" PRId64 " calls unfinished", l[i].unfinished);
+		strbuf_addch(out, '\n');
+	}
+	if (failed && json_object_is_type(failed, json_type_array))
+		nfailed = json_object_array_length(failed);
+	for (i = 0; i < nfailed && nl + i < INCOMPLETE_SHOWN; i++) {
+		const char *f = json_object_get_string(json_object_array_get_idx(failed, i));
+		strbuf_addf(out, "%s  not attached: ", prefix);
+		strbuf_add_printable(out, f ? f : "");
+		strbuf_addch(out, '\n');
+	}
+	if (nl + nfailed > INCOMPLETE_SHOWN)
+		strbuf_addf(out, "%s  ... and %zu more (trace.anomalies and "
+				 "collector_info.probes.failed of the JSON)\n",
+			    prefix, nl + nfailed - INCOMPLETE_SHOWN);
+	free(l);
+	return 1;
+}
+
 void profile_summary(const struct profile *p, struct strbuf *out)
 {
 	struct fstat *fs = NULL;
@@ -654,11 +789,11 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		width = NAME_COLUMN_MAX;
 	strbuf_addf(out, "%-*s %10s %14s %12s %12s %12s %14s %7s%s\n", (int)width, "function",
 		    "calls", "total", "mean", "median", "p95", "max", "excl%",
-		    any_cal ? "  cal.mean" : "");
+		    any_cal ? "  cal.mean cal.median probe" : "");
 	for (k = 0; k < nfs; k++) {
 		double *a = fs[k].amounts, med, p95;
 		size_t n = fs[k].n;
-		char calls[32], cal[32] = "", name[NAME_COLUMN_MAX + 1];
+		char calls[32], cal[80] = "", name[NAME_COLUMN_MAX + 1];
 		size_t len = strlen(shown[k]);
 		if (len > width) {
 			/* C++ names differ at both ends (scope, parameters): keep both */
@@ -674,16 +809,17 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		} else {
 			if (n > 1)
 				qsort(a, n, sizeof(double), cmp_double);
-			med = n ? a[n / 2] : 0;
-			/* nearest rank: never below the median */
-			p95 = n ? a[(size_t)ceil_(0.95 * (double)n) - 1] : 0;
+			med = quantile_sorted(a, n, 0.5);
+			p95 = quantile_sorted(a, n, 0.95);
 		}
 		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls,
 			 fs[k].sampled > 1 || fs[k].disarmed > 0 || fs[k].disarms > 0 || fs[k].timed
 				 ? "~"
 				 : "");
 		if (any_cal && fs[k].cal_mean >= 0)
-			snprintf(cal, sizeof(cal), " %9.1f", fs[k].cal_mean);
+			snprintf(cal, sizeof(cal), " %9.1f %10.1f %s", fs[k].cal_mean,
+				 fs[k].cal_median >= 0 ? fs[k].cal_median : fs[k].cal_mean,
+				 fs[k].entry ? fs[k].entry : "-");
 		strbuf_addf(out, "%-*s %10s %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%%s\n",
 			    (int)width, name, calls, fs[k].total,
 			    fs[k].calls ? fs[k].sum / (double)fs[k].calls : 0, med, p95, fs[k].max,
@@ -696,7 +832,8 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 	free(shown_unit);
 	strbuf_addstr(out, "total: outermost calls of a recursion only");
 	if (any_cal)
-		strbuf_addstr(out, "; cal.mean: the mean minus the measured probe cost");
+		strbuf_addstr(out, "; cal.*: minus the measured cost of the function's probe, whose "
+				   "instruction the kernel emulates or steps out of line (probe)");
 	strbuf_addch(out, '\n');
 	if (any_sampled) {
 		for (k = 0; k < nfs; k++)

@@ -63,6 +63,13 @@ size_t profile_unique_values(const struct profile *p, const char *key, char ***o
 size_t profile_numeric_keys(const struct profile *p, char ***out);
 void strings_free(char **v, size_t n);
 
+/* The q-quantile (0..1) of n sorted values: linear interpolation between
+ * the closest ranks (Hyndman and Fan's type 7), so the median of an even
+ * count is the mean of the middle two; 0 when n is 0.  The one definition
+ * of median and p95 wherever the calls are in the profile (collect's
+ * summaries, show, diff, check, history); log2_hist_quantile only where
+ * they are not (--aggregate).  */
+double quantile_sorted(const double *v, size_t n, double q);
 /* The q-quantile (0..1) of a log2 histogram (bucket b holds [2^b, 2^(b+1)),
  * bucket 0 holds 0 and 1), interpolated linearly within its bucket and
  * clamped to [min, max]; 0 when empty.  */
@@ -84,6 +91,14 @@ int profile_is_compact(const struct profile *p);
  * bad field.  The readers above show nothing of calls that do not decode.  */
 int profile_check_calls(const struct profile *p, const char *what);
 
+/* When p's trace region says the trace was incomplete (trace.complete
+ * false: events lost, probes not attached, the trace cut short), appends
+ * what every view of it shows first: a line "incomplete profile: WHAT" and
+ * one line per function with a loss ("  NAME: N events lost, M calls
+ * unfinished", "  NAME: not attached"), each line after prefix; returns
+ * 1.  Appends nothing and returns 0 for a complete profile, or one that
+ * does not say.  */
+int profile_incomplete(const struct profile *p, const char *prefix, struct strbuf *out);
 /* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);
 /* Folded stacks (caller;callee exclusive-amount), the input of flame graphs.  */

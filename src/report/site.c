@@ -199,7 +199,7 @@ static const char page_head[] =
     "body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}\n"
     "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
     "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\n"
-    "td.num{text-align:right}\n.up{color:#b00}.down{color:#070}\n"
+    "td.num{text-align:right}\n.incomplete{color:#b00;margin:0}\n.up{color:#b00}.down{color:#070}\n"
     "section.fn{margin:0 0 1.2em}\nsection.fn h2{font-size:15px;margin:.2em 0}\n"
     "svg.graph{border:1px solid #ddd;background:#fff}\n"
     ".legend span{margin-right:1.5em}\n"
@@ -381,6 +381,17 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 	} else {
 		strbuf_addstr(out, "<p id=\"regressions\">No step made a function slower.</p>\n");
 	}
+	{
+		size_t ninc = 0;
+		for (i = 0; i < h->nc; i++)
+			ninc += h->c[i].incomplete != NULL;
+		if (ninc)
+			strbuf_addf(out, "<p class=\"incomplete\">%zu commit%s with incomplete "
+					 "profiles (events lost or probes not attached): their "
+					 "numbers miss those calls; what each lost is under "
+					 "Commits.</p>\n",
+				    ninc, ninc == 1 ? "" : "s");
+	}
 	strbuf_addstr(out, "<p class=\"legend\"><span style=\"color:#1f5fbf\">&#9473; median"
 			   "</span><span style=\"color:#8fa8c8\">&#9476; p95</span><span "
 			   "style=\"color:#d22\">&#9476; step (the commit where the new level "
@@ -393,6 +404,11 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 			    "class=\"num\">%zu</td><td>",
 			    h->c[i].sha, h->c[i].sha, h->c[i].profiles);
 		html_escape(out, h->c[i].subject);
+		if (h->c[i].incomplete) {
+			strbuf_addstr(out, "<pre class=\"incomplete\">");
+			html_escape(out, h->c[i].incomplete);
+			strbuf_addstr(out, "</pre>");
+		}
 		strbuf_addstr(out, "</td></tr>\n");
 	}
 	strbuf_addstr(out, "</table>\n");

@@ -274,16 +274,17 @@ static int read_at_vaddr(int fd, uint64_t addr, unsigned char *out, size_t n)
 	return -1;
 }
 
-unsigned char *calibrate_plan_stepped(const struct plan *plan)
+void calibrate_plan_entries(struct plan *plan, int at_entry)
 {
-	unsigned char *st = xcalloc(plan->n ? plan->n : 1, 1), b[4];
 	const char *open_bin = NULL;
+	unsigned char b[4];
 	size_t i;
 	int fd = -1;
 
 	for (i = 0; i < plan->n; i++) {
-		const struct probe *pr = &plan->probes[i];
-		if (pr->kind != PROBE_FUNC)
+		struct probe *pr = &plan->probes[i];
+		pr->flags &= ~PROBE_F_ENTRY_MASK;
+		if (pr->kind != PROBE_FUNC || !at_entry)
 			continue;
 		if (!open_bin || strcmp(open_bin, pr->binary)) {
 			if (fd >= 0)
@@ -292,9 +293,19 @@ unsigned char *calibrate_plan_stepped(const struct plan *plan)
 			open_bin = pr->binary;
 		}
 		if (fd >= 0 && read_at_vaddr(fd, pr->addr, b, sizeof(b)) == 0)
-			st[i] = (unsigned char)calibrate_insn_stepped(b, sizeof(b));
+			pr->flags |= calibrate_insn_stepped(b, sizeof(b)) ? PROBE_F_ENTRY_STEPPED
+									   : PROBE_F_ENTRY_EMULATED;
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+unsigned char *calibrate_plan_stepped(const struct plan *plan)
+{
+	unsigned char *st = xcalloc(plan->n ? plan->n : 1, 1);
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		st[i] = !!(plan->probes[i].flags & PROBE_F_ENTRY_STEPPED);
 	return st;
 }

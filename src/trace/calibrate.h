@@ -46,9 +46,13 @@ int calibrate_compute(const struct profile *p, const char *report, struct calibr
 /* 1 when x86's uprobes step the instruction b[0..n) out of line (a trap
  * more per hit), 0 when they emulate it: push, call, jmp, jcc, nop.  */
 int calibrate_insn_stepped(const unsigned char *b, size_t n);
-/* Per probe of the plan: 1 when its function's first instruction is stepped
- * (read from the binary's file at the function's address), else 0 (also when
- * it cannot be read: the cheaper cost is the safer one to subtract); caller
+/* Sets the entry flags (PROBE_F_ENTRY_*) of the plan's function probes
+ * from the instruction at the function's address, read from the binary's
+ * file, where the entry probe sits; clears them where it cannot be read or
+ * where at_entry is 0 (stap placed the probe after the prologue).  */
+void calibrate_plan_entries(struct plan *plan, int at_entry);
+/* Per probe of the plan: 1 when its entry flags say stepped, else 0 (also
+ * when not known: the cheaper cost is the safer one to subtract); caller
  * frees.  */
 unsigned char *calibrate_plan_stepped(const struct plan *plan);
 /* A new object {"probe_ns", "pair_ns", "untraced_ns", "calls", "runtime",
