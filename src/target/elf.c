@@ -5,6 +5,8 @@
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
 #include <link.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,10 +27,12 @@
 /* libstdc++'s demangler has C linkage; we use it for C++ display names.  */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* Version of the per-build-id analysis cache format (5: longjmp and Go marks;
+/* Version of the per-build-id analysis cache format (6: where the symbols
+ * came from, the debuginfo file; a static program's longjmp counts only when
+ * called; 5: longjmp and Go marks;
  * 4: unaddressable USDT names are no longer listed; entries keyed by file
  * identity too).  */
-#define TARGET_CACHE_VERSION "perun-target 5"
+#define TARGET_CACHE_VERSION "perun-target 6"
 
 /* Compiler and C runtime helpers that the userspace strategy leaves out.  */
 static const char *const helper_names[] = {
@@ -168,17 +172,67 @@ static int is_jmp_import(const char *name)
 }
 
 /* True for the longjmp a static program links in when it calls one (libc's
- * own __longjmp and _setjmp are there in every static program).  */
+ * own __longjmp and _setjmp are there in every static program, and a
+ * threaded one links longjmp itself without calling it).  */
 static int is_jmp_defined(const char *name)
 {
 	return is_sym(name, "longjmp") || is_sym(name, "_longjmp") ||
 	       is_sym(name, "siglongjmp") || is_sym(name, "__longjmp_chk");
 }
 
-static int read_symbols(struct target *t, Elf *elf, int want_type)
+/* Addresses of the longjmp functions a file defines (static programs).  */
+struct jmp_defs {
+	uint64_t addr[8];
+	size_t n;
+};
+
+static void add_jmp_def(struct jmp_defs *j, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < j->n; i++)
+		if (j->addr[i] == addr)
+			return;
+	if (j->n < sizeof(j->addr) / sizeof(j->addr[0]))
+		j->addr[j->n++] = addr;
+}
+
+/* True when code in elf calls or jumps to one of the addresses directly
+ * (call/jmp rel32, as a static program calls its longjmp).  */
+static int calls_any(Elf *elf, const struct jmp_defs *j)
 {
 	Elf_Scn *scn = NULL;
-	size_t cap = 0;
+
+	while (j->n && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const unsigned char *b;
+		size_t i, k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !(data = elf_getdata(scn, NULL)) ||
+		    !data->d_buf || data->d_size < 5)
+			continue;
+		b = data->d_buf;
+		for (i = 0; i + 5 <= data->d_size; i++) {
+			int32_t rel;
+			uint64_t to;
+			if (b[i] != 0xe8 && b[i] != 0xe9)
+				continue;
+			memcpy(&rel, b + i + 1, 4);
+			to = sh.sh_addr + i + 5 + (uint64_t)(int64_t)rel;
+			for (k = 0; k < j->n; k++)
+				if (to == j->addr[k])
+					return 1;
+		}
+	}
+	return 0;
+}
+
+static int read_symbols(struct target *t, Elf *elf, int want_type, struct jmp_defs *jd)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = t->nfuncs;
 	int found = 0;
 
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -208,8 +262,10 @@ static int read_symbols(struct target *t, Elf *elf, int want_type)
 				continue;
 			if (is_cxa_throw(name))
 				t->exceptions = 1;
-			if (sym.st_shndx == SHN_UNDEF ? is_jmp_import(name) : is_jmp_defined(name))
+			if (sym.st_shndx == SHN_UNDEF && is_jmp_import(name))
 				t->longjmp = 1;
+			else if (sym.st_shndx != SHN_UNDEF && sym.st_value && is_jmp_defined(name))
+				add_jmp_def(jd, sym.st_value);
 			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
 			    sym.st_value == 0)
 				continue;
@@ -399,26 +455,88 @@ static int has_section(Elf *elf, const char *want)
 	return 0;
 }
 
-/* Separate debug info installed by -dbgsym packages, found by build-id.  */
-static void read_separate_dwarf(struct target *t)
+int target_open_debuginfo(const char *path, char **found)
 {
-	char *path;
-	int fd;
-	Elf *elf;
+	const char *env = getenv("SYSTEMTAP_DEBUGINFO_PATH");
+	char *dpath = env && *env ? xstrdup(env) : NULL;
+	Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &dpath,
+	};
+	Dwfl *dwfl;
+	Dwfl_Module *m;
+	int fd = -1;
 
-	if (strlen(t->build_id) < 4)
-		return;
-	path = xstrfmt("/usr/lib/debug/.build-id/%.2s/%s.debug", t->build_id, t->build_id + 2);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf) {
-		t->has_dwarf = read_dwarf(t, elf) && has_section(elf, ".debug_info");
-		elf_end(elf);
+	*found = NULL;
+	dwfl = dwfl_begin(&cb);
+	if (!dwfl) {
+		free(dpath);
+		return -1;
 	}
-	close(fd);
+	m = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (m) {
+		Dwarf_Addr bias;
+		const char *mainfile = NULL, *debugfile = NULL;
+
+		/* elfutils searches for what the file lacks: DWARF first, else a
+		 * symbol table (a debuginfo file made without -g has only that) */
+		if (!dwfl_module_getdwarf(m, &bias))
+			dwfl_module_getsymtab(m);
+		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+		if (debugfile && (!mainfile || strcmp(debugfile, mainfile))) {
+			*found = fs_realpath(debugfile);
+			if (*found)
+				fd = open(*found, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				free(*found);
+				*found = NULL;
+			}
+		}
+	}
+	dwfl_end(dwfl);
+	free(dpath);
+	return fd;
+}
+
+/* Opens t's separate debuginfo as an ELF file, or returns NULL.  */
+static Elf *open_separate(struct target *t, int *fdp)
+{
+	char *found;
+	Elf *elf;
+	int fd = target_open_debuginfo(t->path, &found);
+
+	*fdp = -1;
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		free(found);
+		return NULL;
+	}
+	*fdp = fd;
+	t->debug_path = found;
+	return elf;
+}
+
+const char *target_syms_name(const struct target *t)
+{
+	switch (t->syms) {
+	case TARGET_SYMS_SYMTAB:
+		return ".symtab";
+	case TARGET_SYMS_DEBUGINFO:
+		return "debuginfo";
+	case TARGET_SYMS_DYNSYM:
+		return ".dynsym (exports only)";
+	case TARGET_SYMS_NONE:
+		break;
+	}
+	return "nothing";
 }
 
 /* --- per-binary cache: one line per function, tab separated ---------------
@@ -449,8 +567,10 @@ static void cache_store(const struct target *t, const char *cache_dir)
 	char *dir = xstrfmt("%s/targets", cache_dir), *path = cache_path(t, cache_dir);
 	size_t i, j;
 
-	strbuf_addf(&sb, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", TARGET_CACHE_VERSION, t->has_symtab,
-		    t->has_dwarf, t->shared, t->exceptions, t->longjmp, t->go);
+	strbuf_addf(&sb, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t", TARGET_CACHE_VERSION, t->has_symtab,
+		    t->has_dwarf, t->shared, t->exceptions, t->longjmp, t->go, (int)t->syms);
+	put_field(&sb, t->debug_path);
+	strbuf_addch(&sb, '\n');
 	for (i = 0; i < t->nfuncs; i++) {
 		const struct func *f = &t->funcs[i];
 		strbuf_addf(&sb, "F\t%llx\t%llx\t%d\t%d\t%d\t%d\t%d\t", (unsigned long long)f->addr,
@@ -500,6 +620,20 @@ static char *next_field(char **p)
 	return s;
 }
 
+/* True when the separate debuginfo of path is still the file was (or
+ * still none).  */
+static int same_debuginfo(const char *path, const char *was)
+{
+	char *found;
+	int fd = target_open_debuginfo(path, &found), same;
+
+	if (fd >= 0)
+		close(fd);
+	same = found ? !strcmp(found, was) : !*was;
+	free(found);
+	return same;
+}
+
 static int cache_load(struct target *t, const char *cache_dir)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -514,11 +648,22 @@ static int cache_load(struct target *t, const char *cache_dir)
 		char *p = line;
 		char *kind = next_field(&p);
 		if (first) {
-			int a, b, c, d, e, g;
+			int a, b, c, d, e, g, sy;
+			char *dp;
 			first = 0;
 			if (strcmp(kind, TARGET_CACHE_VERSION) || !p ||
-			    sscanf(p, "%d\t%d\t%d\t%d\t%d\t%d", &a, &b, &c, &d, &e, &g) != 6)
+			    sscanf(p, "%d\t%d\t%d\t%d\t%d\t%d\t%d", &a, &b, &c, &d, &e, &g, &sy) != 7)
 				goto out;
+			dp = strrchr(p, '\t');
+			if (!dp)
+				goto out;
+			dp++;
+			/* the debuginfo found now must be the one read then (a
+			 * package removed or installed since, another search path) */
+			if ((sy == TARGET_SYMS_DEBUGINFO || *dp) && !same_debuginfo(t->path, dp))
+				goto out;
+			t->syms = (enum target_syms)sy;
+			t->debug_path = *dp ? xstrdup(dp) : NULL;
 			t->has_symtab = a;
 			t->has_dwarf = b;
 			t->shared = c;
@@ -669,9 +814,10 @@ static void clear_lists(struct target *t)
 int target_load(struct target *t, const char *path, const char *cache_dir)
 {
 	struct stat st;
-	Elf *elf = NULL;
+	Elf *elf = NULL, *dbg = NULL;
 	GElf_Ehdr eh;
-	int fd = -1, ret = -1;
+	struct jmp_defs jd = { .n = 0 };
+	int fd = -1, dbg_fd = -1, ret = -1;
 
 	memset(t, 0, sizeof(*t));
 	t->path = fs_realpath(path);
@@ -715,28 +861,46 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 			goto out;
 		}
 		clear_lists(t);
+		free(t->debug_path);
+		t->debug_path = NULL;
+		t->syms = TARGET_SYMS_NONE;
 		read_notes(t, elf, 1);
 	}
-	t->has_symtab = read_symbols(t, elf, SHT_SYMTAB);
-	if (!t->has_symtab)
-		read_symbols(t, elf, SHT_DYNSYM);
+	if (read_symbols(t, elf, SHT_SYMTAB, &jd) && t->nfuncs)
+		t->syms = TARGET_SYMS_SYMTAB;
+	/* separate debuginfo: the symbols of a stripped file, the DWARF of one
+	 * built without -g in place */
+	if (!t->nfuncs || !has_section(elf, ".debug_info"))
+		dbg = open_separate(t, &dbg_fd);
+	if (!t->nfuncs && dbg && read_symbols(t, dbg, SHT_SYMTAB, &jd) && t->nfuncs)
+		t->syms = TARGET_SYMS_DEBUGINFO;
+	if (!t->nfuncs && read_symbols(t, elf, SHT_DYNSYM, &jd) && t->nfuncs)
+		t->syms = TARGET_SYMS_DYNSYM;
+	t->has_symtab = t->syms == TARGET_SYMS_SYMTAB || t->syms == TARGET_SYMS_DEBUGINFO;
+	/* a static program links longjmp in for libc's own use too: it uses it
+	 * when its code calls it */
+	if (!t->longjmp && jd.n)
+		t->longjmp = calls_any(elf, &jd);
 	dedup_funcs(t);
 	mark_dup_names(t);
 	t->go = has_section(elf, ".go.buildinfo") || has_section(elf, ".gopclntab");
 	if (has_section(elf, ".debug_info"))
 		t->has_dwarf = read_dwarf(t, elf);
-	else
-		read_separate_dwarf(t);
-	if (!t->nfuncs) {
-		pr_error("%s: no function symbols (stripped binary): rebuild without -s, or "
-			 "install its -dbg/-dbgsym package",
-			 path);
-		goto out;
+	else if (dbg && has_section(dbg, ".debug_info"))
+		t->has_dwarf = read_dwarf(t, dbg);
+	if (!t->has_dwarf && t->debug_path && t->syms != TARGET_SYMS_DEBUGINFO) {
+		/* found, but of no use: not named as the source */
+		free(t->debug_path);
+		t->debug_path = NULL;
 	}
-	if (cache_dir && t->build_id[0])
+	if (cache_dir && t->build_id[0] && t->nfuncs && t->syms != TARGET_SYMS_DYNSYM)
 		cache_store(t, cache_dir);
 	ret = 0;
 out:
+	if (dbg)
+		elf_end(dbg);
+	if (dbg_fd >= 0)
+		close(dbg_fd);
 	if (elf)
 		elf_end(elf);
 	if (fd >= 0)
@@ -754,6 +918,8 @@ void target_release(struct target *t)
 	t->nsegs = 0;
 	free(t->path);
 	t->path = NULL;
+	free(t->debug_path);
+	t->debug_path = NULL;
 }
 
 static int has_alias(const struct func *f, const char *name)
