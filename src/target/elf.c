@@ -2,6 +2,7 @@
 
 #define PR_FMT "target"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -932,12 +933,85 @@ static int has_alias(const struct func *f, const char *name)
 	return 0;
 }
 
+/* The qualified name in a demangled display name, without the return type
+ * a template function's display starts with and without the parameter list
+ * and qualifiers after it: "long accum<long>(long const*, int)" gives
+ * "accum<long>", "ns::C::f(int) const" gives "ns::C::f".  Written to out
+ * (size n), where it starts in d to *startp; returns 0, or -1 when it does
+ * not fit.  */
+static int display_key(const char *d, char *out, size_t n, size_t *startp)
+{
+	size_t i = 0, start = 0, end;
+	int angle = 0;
+
+	for (;;) {
+		if (!d[i]) {
+			end = i;
+			break;
+		}
+		if (!strncmp(d + i, "(anonymous namespace)", 21)) {
+			i += 21;
+			continue;
+		}
+		/* operator names hold (), <, > and spaces of their own */
+		if (angle == 0 && !strncmp(d + i, "operator", 8) &&
+		    (i == 0 || !(isalnum((unsigned char)d[i - 1]) || d[i - 1] == '_')) &&
+		    !(isalnum((unsigned char)d[i + 8]) || d[i + 8] == '_')) {
+			i += 8;
+			if (d[i] == '(' && d[i + 1] == ')')
+				i += 2;
+			while (d[i] && d[i] != '(')
+				i++;
+			continue;
+		}
+		if (d[i] == '<')
+			angle++;
+		else if (d[i] == '>' && angle > 0)
+			angle--;
+		else if (d[i] == '(' && angle == 0) {
+			end = i;
+			break;
+		} else if (d[i] == ' ' && angle == 0)
+			start = i + 1;
+		i++;
+	}
+	if (end <= start || end - start >= n)
+		return -1;
+	*startp = start;
+	memcpy(out, d + start, end - start);
+	out[end - start] = '\0';
+	return 0;
+}
+
+/* key without its template arguments: "ns::C<int>::f<long>" gives "ns::C::f".  */
+static void strip_templates(char *key)
+{
+	char *o = key;
+	int angle = 0;
+
+	for (const char *p = key; *p; p++) {
+		if (*p == '<' && !(p - key >= 8 && !strncmp(p - 8, "operator", 8)))
+			angle++;
+		else if (*p == '>' && angle > 0)
+			angle--;
+		else if (angle == 0)
+			*o++ = *p;
+	}
+	*o = '\0';
+}
+
 /* Demangled names of the aliases are not kept: an alias matches by its
- * symbol name only.  */
+ * symbol name only.  A name matches, in this order: a function's symbol
+ * (mangled) name, display name or alias exactly; its display name without
+ * return type and parameter list (every overload of a C++ name, a template
+ * instance as "accum<long>"); that without template arguments (every
+ * instance of a template, "accum").  */
 size_t target_find_funcs(const struct target *t, const char *name, const struct func **out,
 			 size_t max)
 {
 	size_t i, k = 0, n = strlen(name);
+	char key[1024];
+	int pass;
 
 	for (i = 0; i < t->nfuncs; i++) {
 		const struct func *f = &t->funcs[i];
@@ -947,15 +1021,28 @@ size_t target_find_funcs(const struct target *t, const char *name, const struct 
 			k++;
 		}
 	}
-	if (k)
+	if (k || n >= sizeof(key))
 		return k;
-	/* a C++ name without its parameter list means every overload */
-	for (i = 0; i < t->nfuncs; i++) {
-		const struct func *f = &t->funcs[i];
-		if (!strncmp(f->display, name, n) && f->display[n] == '(') {
-			if (k < max)
-				out[k] = f;
-			k++;
+	for (pass = 0; pass < 2 && !k; pass++) {
+		/* a name with template arguments names one instance */
+		if (pass == 1 && strchr(name, '<'))
+			break;
+		for (i = 0; i < t->nfuncs; i++) {
+			const struct func *f = &t->funcs[i];
+			size_t start;
+			if (!strchr(f->display, '(') ||
+			    display_key(f->display, key, sizeof(key), &start) < 0)
+				continue;
+			if (pass == 1)
+				strip_templates(key);
+			/* also: the display without its return type, or up to the
+			 * parameter list with it */
+			if (!strcmp(key, name) || (pass == 0 && !strcmp(f->display + start, name)) ||
+			    (pass == 0 && !strncmp(f->display, name, n) && f->display[n] == '(')) {
+				if (k < max)
+					out[k] = f;
+				k++;
+			}
 		}
 	}
 	return k;

@@ -101,9 +101,12 @@ char *target_cache_path(const struct target *t, const char *cache_dir, const cha
 /* Finds a function by linkage or display name (or display up to '('), or
  * one of its aliases.  */
 const struct func *target_find_func(const struct target *t, const char *name);
-/* Every function the name could mean: all overloads of a C++ name given
- * without its parameter list, all local functions sharing a name.  Fills
- * out (up to max) and returns how many there are.  */
+/* Every function the name could mean: the symbol (mangled) or demangled
+ * name, or an alias; else every overload of a C++ name given without its
+ * return type and parameter list ("Counter::bump", "accum<long>"); else
+ * every instance of a template given without its arguments ("accum").  All
+ * local functions sharing a name.  Fills out (up to max) and returns how
+ * many there are.  */
 size_t target_find_funcs(const struct target *t, const char *name, const struct func **out,
 			 size_t max);
 /* The function at exactly addr, or NULL.  */
