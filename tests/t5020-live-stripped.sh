@@ -3,10 +3,11 @@
 # and /usr/bin/gzip traced in their libraries (-f LIB#NAME), counted as
 # bpftrace counts the same process; a program stripped with its debuginfo
 # under a .build-id directory (a test directory through
-# SYSTEMTAP_DEBUGINFO_PATH, then the default /usr/lib/debug) or beside it
-# through .gnu_debuglink (elfutils also takes NAME.debug beside it), with
-# exact counts (the program counts its own
-# calls); one stripped of everything but its exports, traced by them.
+# SYSTEMTAP_DEBUGINFO_PATH, then the default /usr/lib/debug), served by a
+# debuginfod of the test's own (DEBUGINFOD_URLS), or beside it through
+# .gnu_debuglink (elfutils also takes NAME.debug beside it), with exact
+# counts (the program counts its own calls); one stripped of everything but
+# its exports, traced by them.
 . "$SRCDIR/tests/lib.sh"
 require_live
 command -v bpftrace >/dev/null 2>&1 || skip_all "needs bpftrace (apt-get install bpftrace)"
@@ -157,6 +158,45 @@ test_expect_success 'debuginfo by .gnu_debuglink beside it (no build-id): exact 
 	cat err &&
 	grep "its functions come from its debuginfo $TRASH/linked.debug" err &&
 	profile_counts link.perf >actual &&
+	test_cmp expect actual
+'
+
+# A debuginfod server of our own, serving the debuginfo of ./app only, on
+# a free port; its client cache in $TRASH.
+DPID=
+stop_debuginfod() {
+	[ -z "$DPID" ] || { kill $DPID 2>/dev/null; wait $DPID 2>/dev/null || true; }
+	DPID=
+}
+
+test_expect_success 'debuginfo from debuginfod (DEBUGINFOD_URLS): exact counts' '
+	if ! command -v debuginfod >/dev/null || ! command -v curl >/dev/null; then
+		test -z "${PERUN_REQUIRE_LIVE:-}" || { echo "needs debuginfod and curl"; exit 1; }
+		say "no debuginfod or curl (apt-get install debuginfod curl): not tried"; exit 0
+	fi &&
+	mkdir served &&
+	cp keep/app.debug served/ &&
+	id=$(build_id app) &&
+	trap stop_debuginfod EXIT &&
+	for try in 1 2 3 4 5; do
+		port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000 ))
+		debuginfod -F -p $port -d "$TRASH/dfd.sqlite" served >dfd.log 2>&1 &
+		DPID=$!
+		for i in $(seq 100); do
+			curl -sf -o /dev/null http://127.0.0.1:$port/buildid/$id/debuginfo && break
+			kill -0 $DPID 2>/dev/null || break
+			sleep 0.1
+		done
+		curl -sf -o /dev/null http://127.0.0.1:$port/buildid/$id/debuginfo && break
+		stop_debuginfod
+	done &&
+	test -n "$DPID" &&
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH="$TRASH/dcache" \
+		"$PERUN" collect -c ./app -a $N -o dfd.perf trace -s userspace >out 2>err &&
+	stop_debuginfod &&
+	cat err &&
+	grep "its functions come from its debuginfo $TRASH/dcache/$id/debuginfo" err &&
+	profile_counts dfd.perf >actual &&
 	test_cmp expect actual
 '
 

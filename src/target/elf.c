@@ -456,6 +456,40 @@ static int has_section(Elf *elf, const char *want)
 	return 0;
 }
 
+/* Where elfutils' debuginfod client keeps what it fetched for m (it does
+ * not tell libdwfl's callers the name): CACHE/BUILDID/debuginfo, CACHE being
+ * $DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client, else
+ * ~/.cache/debuginfod_client.  NULL when it is not there.  */
+static char *debuginfod_cached(Dwfl_Module *m)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	struct strbuf sb = STRBUF_INIT;
+	int n = dwfl_module_build_id(m, &bits, &vaddr), i;
+
+	if (n <= 0)
+		return NULL;
+	if (env && *env)
+		strbuf_addstr(&sb, env);
+	else if (xdg && *xdg)
+		strbuf_addf(&sb, "%s/debuginfod_client", xdg);
+	else if (home && *home)
+		strbuf_addf(&sb, "%s/.cache/debuginfod_client", home);
+	else
+		return NULL;
+	strbuf_addch(&sb, '/');
+	for (i = 0; i < n; i++)
+		strbuf_addf(&sb, "%02x", bits[i]);
+	strbuf_addstr(&sb, "/debuginfo");
+	if (access(sb.buf, R_OK) < 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
 int target_open_debuginfo(const char *path, char **found)
 {
 	const char *env = getenv("SYSTEMTAP_DEBUGINFO_PATH");
@@ -468,6 +502,7 @@ int target_open_debuginfo(const char *path, char **found)
 	};
 	Dwfl *dwfl;
 	Dwfl_Module *m;
+	char *from_debuginfod = NULL;
 	int fd = -1;
 
 	*found = NULL;
@@ -487,6 +522,8 @@ int target_open_debuginfo(const char *path, char **found)
 		if (!dwfl_module_getdwarf(m, &bias))
 			dwfl_module_getsymtab(m);
 		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+		if (!debugfile && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))
+			debugfile = from_debuginfod = debuginfod_cached(m);
 		if (debugfile && (!mainfile || strcmp(debugfile, mainfile))) {
 			*found = fs_realpath(debugfile);
 			if (*found)
@@ -498,6 +535,7 @@ int target_open_debuginfo(const char *path, char **found)
 		}
 	}
 	dwfl_end(dwfl);
+	free(from_debuginfod);
 	free(dpath);
 	return fd;
 }
