@@ -1209,6 +1209,24 @@ static void dynamic_info(const char *binary, struct strbuf *needed, struct strbu
 	close(fd);
 }
 
+char *target_needed(const char *binary)
+{
+	struct strbuf needed = STRBUF_INIT, dirs = STRBUF_INIT;
+	char *p;
+
+	dynamic_info(binary, &needed, &dirs);
+	strbuf_release(&dirs);
+	if (!needed.len) {
+		strbuf_release(&needed);
+		return NULL;
+	}
+	needed.buf[--needed.len] = '\0';	/* the last ':' */
+	for (p = needed.buf; *p; p++)
+		if (*p == ':')
+			*p = ' ';
+	return strbuf_detach(&needed);
+}
+
 char *target_find_library(const char *binary, const char *name)
 {
 	struct strbuf needed = STRBUF_INIT, dirs = STRBUF_INIT;

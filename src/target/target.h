@@ -123,6 +123,9 @@ size_t target_ifunc_targets(const struct target *t, const struct func *ifunc, ui
 			    size_t max);
 /* True when name is a compiler or C runtime helper.  */
 int target_is_helper(const char *name);
+/* The shared libraries binary names (DT_NEEDED), space separated, or NULL
+ * when it names none.  Caller frees.  */
+char *target_needed(const char *binary);
 /* Finds a shared library the binary could load: name may be a path, a file
  * name (libm.so.6) or a prefix (libm).  Caller frees.  */
 char *target_find_library(const char *binary, const char *name);

@@ -233,8 +233,12 @@ static const struct target *rule_target(const struct target *t, const char *lib,
 		return t;
 	path = target_find_library(t->path, lib);
 	if (!path) {
-		pr_error("library '%s' not found for %s: give its path as PATH#%s", lib, t->path,
-			 rule_name);
+		char *needed = target_needed(t->path);
+		pr_error("library '%s' not found for %s (%s%s): give its path as PATH#%s, or, "
+			 "when the program has the library built in, name the function alone",
+			 lib, t->path, needed ? "it loads " : "it loads no shared library",
+			 needed ? needed : "", rule_name);
+		free(needed);
 		return NULL;
 	}
 	r = target_load(libt, path, cache_dir);
