@@ -540,12 +540,25 @@ int target_open_debuginfo(const char *path, char **found)
 	return fd;
 }
 
-/* Opens t's separate debuginfo as an ELF file, or returns NULL.  */
-static Elf *open_separate(struct target *t, int *fdp)
+/* Opens t's separate debuginfo as an ELF file, or returns NULL.  A file with
+ * a symbol table of its own wants only the DWARF: it is looked for on disk,
+ * not asked of debuginfod (a program of one's own is on no server, and
+ * every collect would wait for the answer).  */
+static Elf *open_separate(struct target *t, int *fdp, int local_only)
 {
-	char *found;
+	char *found, *urls = NULL;
 	Elf *elf;
-	int fd = target_open_debuginfo(t->path, &found);
+	int fd;
+
+	if (local_only && getenv("DEBUGINFOD_URLS")) {
+		urls = xstrdup(getenv("DEBUGINFOD_URLS"));
+		unsetenv("DEBUGINFOD_URLS");
+	}
+	fd = target_open_debuginfo(t->path, &found);
+	if (urls) {
+		setenv("DEBUGINFOD_URLS", urls, 1);
+		free(urls);
+	}
 
 	*fdp = -1;
 	if (fd < 0)
@@ -910,7 +923,7 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 	/* separate debuginfo: the symbols of a stripped file, the DWARF of one
 	 * built without -g in place */
 	if (!t->nfuncs || !has_section(elf, ".debug_info"))
-		dbg = open_separate(t, &dbg_fd);
+		dbg = open_separate(t, &dbg_fd, t->nfuncs != 0);
 	if (!t->nfuncs && dbg && read_symbols(t, dbg, SHT_SYMTAB, &jd) && t->nfuncs)
 		t->syms = TARGET_SYMS_DEBUGINFO;
 	if (!t->nfuncs && read_symbols(t, elf, SHT_DYNSYM, &jd) && t->nfuncs)
