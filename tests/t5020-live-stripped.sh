@@ -6,7 +6,8 @@
 # SYSTEMTAP_DEBUGINFO_PATH, then the default /usr/lib/debug), served by a
 # debuginfod of the test's own (DEBUGINFOD_URLS), or beside it through
 # .gnu_debuglink (elfutils also takes NAME.debug beside it), with exact
-# counts (the program counts its own calls); one stripped of everything but
+# counts (the program counts its own calls); one with a MiniDebugInfo
+# (.gnu_debugdata, as Fedora ships binaries); one stripped of everything but
 # its exports, traced by them.
 . "$SRCDIR/tests/lib.sh"
 require_live
@@ -28,11 +29,13 @@ sys_cleanup() {
 N=1234
 
 # bpftrace counting calls of $2 in $1 per pid, in the background: $bt.
+# Its BEGIN probe runs once every uprobe is attached.
 bt_start() {
-	bpftrace -e "uprobe:$1:$2 { @[pid] = count(); }" >bt.out 2>&1 &
+	bpftrace -e "BEGIN { printf(\"ready\\n\"); } uprobe:$1:$2 { @[pid] = count(); }" \
+		>bt.out 2>&1 &
 	bt=$!
-	for i in $(seq 100); do grep -q Attaching bt.out && break; sleep 0.1; done
-	sleep 1
+	for i in $(seq 300); do grep -q "^ready" bt.out && break; sleep 0.1; done
+	grep -q "^ready" bt.out
 }
 
 # bpftrace's count for the pid of profile $1's target.
@@ -197,6 +200,25 @@ test_expect_success 'debuginfo from debuginfod (DEBUGINFOD_URLS): exact counts' 
 	cat err &&
 	grep "its functions come from its debuginfo $TRASH/dcache/$id/debuginfo" err &&
 	profile_counts dfd.perf >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'MiniDebugInfo (.gnu_debugdata, as Fedora ships): exact counts' '
+	command -v xz >/dev/null || { say "no xz: not tried"; exit 0; } &&
+	cc -g -O1 -o mini "$FIXTURES/stripped.c" &&
+	nm mini --format=posix --defined-only | awk "\$2 == \"T\" || \$2 == \"t\" { print \$1 }" |
+		sort >mini.funcs &&
+	nm -D mini --format=posix --defined-only | awk "{ print \$1 }" | sort >mini.dyn &&
+	comm -13 mini.dyn mini.funcs >mini.keep &&
+	objcopy --only-keep-debug mini mini.full &&
+	objcopy -S --remove-section .comment --keep-symbols=mini.keep mini.full mini.mini &&
+	xz -f mini.mini && strip --strip-all mini &&
+	objcopy --add-section .gnu_debugdata=mini.mini.xz mini &&
+	rm mini.full &&
+	"$PERUN" collect -c ./mini -a $N -o mini.perf trace -s userspace >out 2>err &&
+	cat err &&
+	grep "its functions come from its MiniDebugInfo (.gnu_debugdata)" err &&
+	profile_counts mini.perf >actual &&
 	test_cmp expect actual
 '
 

@@ -92,13 +92,14 @@ static void binary_check(const char *path)
 		    xstrdup("give the path of an executable or shared library"));
 		return;
 	}
-	if (t.syms == TARGET_SYMS_SYMTAB || t.syms == TARGET_SYMS_DEBUGINFO)
+	if (t.syms == TARGET_SYMS_SYMTAB || t.syms == TARGET_SYMS_DEBUGINFO ||
+	    t.syms == TARGET_SYMS_MINIDEBUGINFO)
 		add(name, 1, 0,
-		    t.syms == TARGET_SYMS_SYMTAB
-			    ? xstrfmt("%s: %zu functions from its .symtab%s", t.path, t.nfuncs,
-				      t.has_dwarf ? ", DWARF" : "")
-			    : xstrfmt("%s: %zu functions from its debuginfo %s%s", t.path, t.nfuncs,
-				      t.debug_path, t.has_dwarf ? ", DWARF" : ""),
+		    t.syms == TARGET_SYMS_DEBUGINFO
+			    ? xstrfmt("%s: %zu functions from its debuginfo %s%s", t.path, t.nfuncs,
+				      t.debug_path, t.has_dwarf ? ", DWARF" : "")
+			    : xstrfmt("%s: %zu functions from its %s%s", t.path, t.nfuncs,
+				      target_syms_name(&t), t.has_dwarf ? ", DWARF" : ""),
 		    NULL);
 	else
 		add(name, 0, 0,

@@ -230,6 +230,40 @@ static int calls_any(Elf *elf, const struct jmp_defs *j)
 	return 0;
 }
 
+/* Takes one symbol: a function, or a mark (C++ exceptions, longjmp).  */
+static void add_sym(struct target *t, const char *name, const GElf_Sym *sym, struct jmp_defs *jd,
+		    size_t *cap)
+{
+	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
+	struct func *f;
+
+	if (!name || !*name)
+		return;
+	if (is_cxa_throw(name))
+		t->exceptions = 1;
+	if (sym->st_shndx == SHN_UNDEF && is_jmp_import(name))
+		t->longjmp = 1;
+	else if (sym->st_shndx != SHN_UNDEF && sym->st_value && is_jmp_defined(name))
+		add_jmp_def(jd, sym->st_value);
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym->st_shndx == SHN_UNDEF ||
+	    sym->st_value == 0)
+		return;
+	if (t->nfuncs == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		t->funcs = xrealloc(t->funcs, *cap * sizeof(*t->funcs));
+	}
+	f = &t->funcs[t->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->name = xstrdup(name);
+	f->display = demangle(name);
+	f->addr = sym->st_value;
+	f->size = sym->st_size;
+	f->global = bind == STB_GLOBAL || bind == STB_WEAK;
+	f->weak = bind == STB_WEAK;
+	f->ifunc = type == STT_GNU_IFUNC;
+	f->helper = target_is_helper(name);
+}
+
 static int read_symbols(struct target *t, Elf *elf, int want_type, struct jmp_defs *jd)
 {
 	Elf_Scn *scn = NULL;
@@ -250,43 +284,58 @@ static int read_symbols(struct target *t, Elf *elf, int want_type, struct jmp_de
 		n = sh.sh_size / sh.sh_entsize;
 		for (i = 0; i < n; i++) {
 			GElf_Sym sym;
-			const char *name;
-			struct func *f;
-			int type, bind;
 
-			if (!gelf_getsym(data, (int)i, &sym))
-				continue;
-			type = GELF_ST_TYPE(sym.st_info);
-			bind = GELF_ST_BIND(sym.st_info);
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (is_cxa_throw(name))
-				t->exceptions = 1;
-			if (sym.st_shndx == SHN_UNDEF && is_jmp_import(name))
-				t->longjmp = 1;
-			else if (sym.st_shndx != SHN_UNDEF && sym.st_value && is_jmp_defined(name))
-				add_jmp_def(jd, sym.st_value);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_value == 0)
-				continue;
-			if (t->nfuncs == cap) {
-				cap = cap ? cap * 2 : 256;
-				t->funcs = xrealloc(t->funcs, cap * sizeof(*t->funcs));
-			}
-			f = &t->funcs[t->nfuncs++];
-			memset(f, 0, sizeof(*f));
-			f->name = xstrdup(name);
-			f->display = demangle(name);
-			f->addr = sym.st_value;
-			f->size = sym.st_size;
-			f->global = bind == STB_GLOBAL || bind == STB_WEAK;
-			f->weak = bind == STB_WEAK;
-			f->ifunc = type == STT_GNU_IFUNC;
-			f->helper = target_is_helper(name);
+			if (gelf_getsym(data, (int)i, &sym))
+				add_sym(t, elf_strptr(elf, sh.sh_link, sym.st_name), &sym, jd, &cap);
 		}
 	}
 	return found;
+}
+
+/* The symbols elfutils finds for path when it has no .symtab: its
+ * MiniDebugInfo (.gnu_debugdata, an xz-compressed symbol table of its local
+ * functions, as Fedora ships binaries) with its .dynsym.  Returns how many
+ * functions were added.  */
+static int no_debuginfo(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr base,
+			const char *file, const char *link, GElf_Word crc, char **found)
+{
+	(void)m, (void)ud, (void)name, (void)base, (void)file, (void)link, (void)crc;
+	*found = NULL;
+	return -1;
+}
+
+static size_t read_minidebuginfo(struct target *t, struct jmp_defs *jd)
+{
+	Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		/* only what the file holds: separate debuginfo was looked for */
+		.find_debuginfo = no_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *m;
+	size_t cap = t->nfuncs, before = t->nfuncs;
+	int i, n;
+
+	if (!dwfl)
+		return 0;
+	m = dwfl_report_offline(dwfl, t->path, t->path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	n = m ? dwfl_module_getsymtab(m) : -1;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, &elf, &bias);
+
+		/* st_value stays the file's address; shndx is where it is */
+		sym.st_shndx = (Elf64_Half)(shndx == SHN_XINDEX ? 1 : shndx);
+		add_sym(t, name, &sym, jd, &cap);
+	}
+	dwfl_end(dwfl);
+	return t->nfuncs - before;
 }
 
 /* One function per address: aliases (weak + strong, local copies) collapse
@@ -583,6 +632,8 @@ const char *target_syms_name(const struct target *t)
 		return ".symtab";
 	case TARGET_SYMS_DEBUGINFO:
 		return "debuginfo";
+	case TARGET_SYMS_MINIDEBUGINFO:
+		return "MiniDebugInfo (.gnu_debugdata)";
 	case TARGET_SYMS_DYNSYM:
 		return ".dynsym (exports only)";
 	case TARGET_SYMS_NONE:
@@ -926,9 +977,12 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 		dbg = open_separate(t, &dbg_fd, t->nfuncs != 0);
 	if (!t->nfuncs && dbg && read_symbols(t, dbg, SHT_SYMTAB, &jd) && t->nfuncs)
 		t->syms = TARGET_SYMS_DEBUGINFO;
+	if (!t->nfuncs && has_section(elf, ".gnu_debugdata") && read_minidebuginfo(t, &jd))
+		t->syms = TARGET_SYMS_MINIDEBUGINFO;
 	if (!t->nfuncs && read_symbols(t, elf, SHT_DYNSYM, &jd) && t->nfuncs)
 		t->syms = TARGET_SYMS_DYNSYM;
-	t->has_symtab = t->syms == TARGET_SYMS_SYMTAB || t->syms == TARGET_SYMS_DEBUGINFO;
+	t->has_symtab = t->syms == TARGET_SYMS_SYMTAB || t->syms == TARGET_SYMS_DEBUGINFO ||
+			t->syms == TARGET_SYMS_MINIDEBUGINFO;
 	/* a static program links longjmp in for libc's own use too: it uses it
 	 * when its code calls it */
 	if (!t->longjmp && jd.n)

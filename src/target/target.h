@@ -40,6 +40,7 @@ enum target_syms {
 	TARGET_SYMS_NONE,	/* nowhere: no symbol table, no exports, no debuginfo */
 	TARGET_SYMS_SYMTAB,	/* the file's own .symtab */
 	TARGET_SYMS_DEBUGINFO,	/* the .symtab of its separate debuginfo (debug_path) */
+	TARGET_SYMS_MINIDEBUGINFO,	/* its .gnu_debugdata (Fedora) and .dynsym */
 	TARGET_SYMS_DYNSYM,	/* only what it exports (.dynsym) */
 };
 
@@ -67,7 +68,8 @@ struct target {
 };
 
 /* Reads path.  Functions come from its .symtab, else from the .symtab of its
- * separate debuginfo (target_open_debuginfo), else from its .dynsym; DWARF
+ * separate debuginfo (target_open_debuginfo), else from its MiniDebugInfo
+ * (.gnu_debugdata) with its .dynsym, else from its .dynsym; DWARF
  * from the file, else from the debuginfo.  A file none of them names a
  * function in loads with nfuncs 0 and syms TARGET_SYMS_NONE: its libraries
  * can still be traced (target_no_functions_error says what to install).

@@ -132,6 +132,40 @@ static void test_sources(void)
 	free(cache);
 }
 
+/* The commands Fedora's find-debuginfo runs to give a stripped binary a
+ * MiniDebugInfo: the local function symbols, xz-compressed, in
+ * .gnu_debugdata.  */
+#define MINIDEBUGINFO(bin)                                                                       \
+	"nm " bin " --format=posix --defined-only | awk '$2 == \"T\" || $2 == \"t\" "          \
+	"{ print $1 }' | sort >" bin ".funcs && "                                                \
+	"nm -D " bin " --format=posix --defined-only | awk '{ print $1 }' | sort >" bin ".dyn && " \
+	"comm -13 " bin ".dyn " bin ".funcs >" bin ".keep && "                                   \
+	"objcopy --only-keep-debug " bin " " bin ".full && "                                     \
+	"objcopy -S --remove-section .comment --keep-symbols=" bin ".keep " bin ".full " bin     \
+	".mini && xz -f " bin ".mini && strip --strip-all " bin " && "                           \
+	"objcopy --add-section .gnu_debugdata=" bin ".mini.xz " bin
+
+static void test_minidebuginfo(void)
+{
+	struct target t;
+	char *p = at("mini");
+
+	if (sh("cc -g -O1 -o mini p.c && " MINIDEBUGINFO("mini")) != 0) {
+		printf("# no xz: MiniDebugInfo not checked\n");
+		free(p);
+		return;
+	}
+	ok(target_load(&t, p, NULL) == 0 && t.syms == TARGET_SYMS_MINIDEBUGINFO && t.has_symtab,
+	   "a stripped binary with MiniDebugInfo: functions from .gnu_debugdata");
+	ok(has(&t, "step") && has(&t, "work") && has(&t, "main") && !t.has_dwarf,
+	   "its local functions too, placed by symbol (no DWARF)");
+	ok(target_find_func(&t, "step") && !target_find_func(&t, "step")->global &&
+		   target_find_func(&t, "work")->global,
+	   "local and global as they were");
+	target_release(&t);
+	free(p);
+}
+
 static void test_longjmp(void)
 {
 	struct target t;
@@ -246,6 +280,7 @@ int main(void)
 	unsetenv("SYSTEMTAP_DEBUGINFO_PATH");
 	unsetenv("DEBUGINFOD_URLS");
 	test_sources();
+	test_minidebuginfo();
 	test_cxx_names();
 	if (sh("cc -O1 -static -pthread -o static-threads th.c && "
 	       "cc -O1 -static -o static-jumps j.c") == 0)
