@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "store/repo.h"
+#include "trace/runtime.h"
 #include "util/log.h"
 #include "util/owner.h"
 #include "util/strbuf.h"
@@ -46,14 +47,25 @@ static const struct command commands[] = {
 static void usage(FILE *f)
 {
 	size_t i;
+	char *man;
 
 	fprintf(f, "usage: perun [--version] [--help] <command> [<args>]\n\n"
 		   "A performance version system built on SystemTap.\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'perun <command> --help' describes one command; 'man perun-<command>' too.\n"
-		   "Exit status: 0 success, 1 failure, 2 usage error, 128+N killed by signal N.\n");
+	man = xstrfmt("%s/man/perun-collect.1", runtime_datadir());
+	/* run from its source tree, perun's man pages are not where man looks */
+	if (access(man, R_OK) == 0)
+		fprintf(f, "\n'perun <command> --help' describes one command; 'man -l "
+			   "%s/man/perun-<command>.1' too\n(from this source tree; 'man "
+			   "perun-<command>' after make install).\n",
+			runtime_datadir());
+	else
+		fprintf(f, "\n'perun <command> --help' describes one command; 'man "
+			   "perun-<command>' too.\n");
+	fprintf(f, "Exit status: 0 success, 1 failure, 2 usage error, 128+N killed by signal N.\n");
+	free(man);
 }
 
 static char *self_path(const char *argv0)

@@ -222,6 +222,13 @@ int collect_analyse(struct session *s)
 	if (target_load(&s->target, o->binary ? o->binary : s->cmdv.v[0],
 			o->cache_off || o->opt.cache_off ? NULL : s->cache_dir) < 0)
 		return -1;
+	if (s->target.syms == TARGET_SYMS_DEBUGINFO)
+		pr_info("perun: %s is stripped: its functions come from its debuginfo %s",
+			s->target.path, s->target.debug_path);
+	else if (s->target.syms == TARGET_SYMS_MINIDEBUGINFO)
+		pr_info("perun: %s is stripped: its functions come from its MiniDebugInfo "
+			"(.gnu_debugdata), placed by symbol",
+			s->target.path);
 	collect_wd(&s->wd, "target: %s, %zu functions, %zu USDT notes, build-id %s",
 		   s->target.path, s->target.nfuncs, s->target.nusdts,
 		   s->target.build_id[0] ? s->target.build_id : "none");

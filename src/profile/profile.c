@@ -456,8 +456,51 @@ static int nested_call(const struct frame_ref *refs, size_t nrefs, int64_t calle
 }
 
 /* The function column grows to the longest name up to this; longer names lose
- * their middle.  */
+ * their middle, unless two rows would then look alike: the column then grows
+ * until every row reads differently (C++ names of one class template, say,
+ * differ only in a template argument in the middle).  */
 #define NAME_COLUMN_MAX 80
+
+/* uid cut to width characters, its middle replaced by "...": C++ names
+ * differ at both ends (scope, parameters), so both are kept.  Caller frees.  */
+static char *short_name(const char *uid, size_t width)
+{
+	size_t len = strlen(uid), tail, head;
+
+	if (len <= width)
+		return xstrdup(uid);
+	tail = (width - 3) / 2;
+	head = width - 3 - tail;
+	return xstrfmt("%.*s...%s", (int)head, uid, uid + len - tail);
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The narrowest width from width up at which the n names, cut by
+ * short_name, are all different (at most the longest name's length).  */
+static size_t distinct_width(char *const *names, size_t n, size_t width, size_t longest)
+{
+	char **v = xmalloc((n ? n : 1) * sizeof(*v));
+	size_t i;
+
+	for (; width < longest; width += 8) {
+		int dup = 0;
+		for (i = 0; i < n; i++)
+			v[i] = short_name(names[i], width);
+		qsort(v, n, sizeof(*v), cmp_str_ptr);
+		for (i = 1; i < n && !dup; i++)
+			dup = !strcmp(v[i - 1], v[i]);
+		for (i = 0; i < n; i++)
+			free(v[i]);
+		if (!dup)
+			break;
+	}
+	free(v);
+	return width < longest ? width : longest;
+}
 
 /* One call or resource as summary and folded stacks need it, from either form.  */
 struct call_view {
@@ -786,23 +829,14 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		if (strlen(shown[k]) > width)
 			width = strlen(shown[k]);
 	if (width > NAME_COLUMN_MAX)
-		width = NAME_COLUMN_MAX;
+		width = distinct_width(shown, nfs, NAME_COLUMN_MAX, width);
 	strbuf_addf(out, "%-*s %10s %14s %12s %12s %12s %14s %7s%s\n", (int)width, "function",
 		    "calls", "total", "mean", "median", "p95", "max", "excl%",
 		    any_cal ? "  cal.mean cal.median probe" : "");
 	for (k = 0; k < nfs; k++) {
 		double *a = fs[k].amounts, med, p95;
 		size_t n = fs[k].n;
-		char calls[32], cal[80] = "", name[NAME_COLUMN_MAX + 1];
-		size_t len = strlen(shown[k]);
-		if (len > width) {
-			/* C++ names differ at both ends (scope, parameters): keep both */
-			size_t tail = (width - 3) / 2, head = width - 3 - tail;
-			snprintf(name, sizeof(name), "%.*s...%s", (int)head, shown[k],
-				 shown[k] + len - tail);
-		} else {
-			snprintf(name, sizeof(name), "%s", shown[k]);
-		}
+		char calls[32], cal[80] = "", *name = short_name(shown[k], width);
 		if (fs[k].has_hist) {
 			med = log2_hist_quantile(fs[k].hist, 64, 0.5, fs[k].min, fs[k].max);
 			p95 = log2_hist_quantile(fs[k].hist, 64, 0.95, fs[k].min, fs[k].max);
@@ -824,6 +858,7 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			    (int)width, name, calls, fs[k].total,
 			    fs[k].calls ? fs[k].sum / (double)fs[k].calls : 0, med, p95, fs[k].max,
 			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0, cal);
+		free(name);
 		free(a);
 	}
 	shown_unit = xstrdup_printable(*unit ? unit : "the profile's units");

@@ -386,6 +386,49 @@ static void test_summary_merge(void)
 	}
 }
 
+/* Two C++ names of one class template, 150 characters long, that differ
+ * only in a template argument in their middle: the summary's rows read
+ * differently, and a short name is never cut.  */
+static void test_long_names(void)
+{
+	struct profile p;
+	struct strbuf js = STRBUF_INIT, out = STRBUF_INIT;
+	char pad[61], a[200], b[200], *la, *lb, *nl;
+
+	memset(pad, 'x', 60);
+	pad[60] = '\0';
+	snprintf(a, sizeof(a), "ns::Table<%s, int, %s>::lookup(std::string const&)", pad, pad);
+	snprintf(b, sizeof(b), "ns::Table<%s, long, %s>::lookup(std::string const&)", pad, pad);
+	strbuf_addf(&js,
+		    "{\"header\":{\"type\":\"mixed\",\"units\":{\"mixed(time delta)\":\"ns\"},"
+		    "\"cmd\":\"x\"},\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],"
+		    "\"snapshots\":[{\"resources\":["
+		    "{\"amount\":10,\"exclusive\":10,\"uid\":\"%s\",\"type\":\"mixed\","
+		    "\"call-id\":0,\"caller-id\":-1},"
+		    "{\"amount\":20,\"exclusive\":20,\"uid\":\"%s\",\"type\":\"mixed\","
+		    "\"call-id\":1,\"caller-id\":-1},"
+		    "{\"amount\":5,\"exclusive\":5,\"uid\":\"short\",\"type\":\"mixed\","
+		    "\"call-id\":2,\"caller-id\":-1}]}]}",
+		    a, b);
+	ok(profile_parse(&p, js.buf, js.len, "long") == 0, "a profile with two long names");
+	profile_summary(&p, &out);
+	/* rows by total: b (20), a (10), short (5), after the header */
+	la = strchr(out.buf, '\n') + 1;
+	lb = strchr(la, '\n') + 1;
+	nl = strchr(lb, '\n');
+	ok(nl && strstr(la, "...") && strstr(lb, "..."), "both long names are cut");
+	/* the name column is as wide in both rows: compare it */
+	ok(nl && strstr(la, " 1 ") && strstr(lb, " 1 ") &&
+		   strncmp(la, lb, (size_t)(strstr(la, " 1 ") - la)) != 0,
+	   "into names that differ");
+	ok(strstr(la, ", lon") && strstr(lb, ", int") && strstr(la, ">::lookup(std::string const&)"),
+	   "each shows its own template argument, and its end");
+	ok(strstr(out.buf, "\nshort "), "a short name is whole");
+	profile_release(&p);
+	strbuf_release(&js);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	struct profile p;
@@ -500,6 +543,7 @@ int main(void)
 			   calibrate_insn_stepped(ret, 4) && calibrate_insn_stepped(ret, 0),
 		   "sub, endbr64 and ret are stepped out of line");
 	}
+	test_long_names();
 	test_quantiles();
 	test_incomplete();
 	test_writer();
