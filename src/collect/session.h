@@ -48,6 +48,19 @@ struct collect_opts {
 	double max_overhead;	/* --max-overhead PCT, or 0 */
 };
 
+/* Default events the recorder keeps, and the most it may be asked for.  */
+#define DEFAULT_BUFFER_SIZE 1000000
+#define MAX_BUFFER_SIZE 100000000
+
+/* o holds collect's defaults.  */
+void collect_opts_init(struct collect_opts *o);
+/* Frees the lists o holds (not the strings: they are the caller's).  */
+void collect_opts_release(struct collect_opts *o);
+/* Parses the trace options argv[1..argc) (argv[0] is 'trace') into o, which
+ * keeps pointers into argv (and may rewrite argv's two-letter options): 0,
+ * EXIT_USAGE after saying why on stderr, or 1 when --help was asked.  */
+int collect_parse_trace(int argc, char **argv, struct collect_opts *o);
+
 /* -w: every step of the collection, timed, in the temp dir.  */
 struct watchdog {
 	FILE *f;
