@@ -62,7 +62,8 @@ static const char usage_bisect[] =
 	"  --repeat N       collect each revision N times (default: local.yml's repeat,\n"
 	"                   else 1); a revision's time is the median of its runs' medians\n"
 	"  --job N          the job of local.yml's matrix to run (default 1)\n"
-	"  --threshold PCT  the smallest step up that counts (default 10)\n"
+	"  --threshold PCT  the smallest step up that counts (default 20; one run per\n"
+	"                   revision on a busy machine moves a time by up to ~15 %)\n"
 	"  -q, --quiet      no progress lines\n"
 	"  -v, --verbose    collect's own messages too\n"
 	"\n"
@@ -298,7 +299,7 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	char good[41], bad[41];
 	size_t njobs = 0;
 	unsigned job = 1;
-	double threshold = 0.10;
+	double threshold = 0.20;
 	int i, err, have, runner_ok = 0, ret = EXIT_FAIL, b;
 
 	(void)ctx;
