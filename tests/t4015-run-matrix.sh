@@ -167,6 +167,22 @@ assert p[\"trace\"][\"summary\"][\"work\"][\"count\"] == 7
 " && test "$(cat "$COUNTS")" = 7
 '
 
+test_expect_success 'on a terminal: progress lines name the revision, the build and each run' '
+	command -v script >/dev/null || { echo "no script(1): skipped"; exit 0; }
+	cd repo &&
+	script -qec "\"$PERUN\" run matrix --repeat 2 HEAD~1" /dev/null </dev/null | tr -d "\r" >../tty &&
+	cat ../tty &&
+	r=$(rev HEAD~1) &&
+	cat >../expect <<-EOF &&
+	perun run: [1/1] $r
+	perun run: [1/1] $r: make
+	perun run: [1/1] $r: job 1/1 ./app, run 1/2
+	perun run: [1/1] $r: job 1/1 ./app, run 2/2
+	$r ./app: registered 3@i 4@i
+	EOF
+	test_cmp ../expect ../tty
+'
+
 assert_nothing_left
 
 test_done

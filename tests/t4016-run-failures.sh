@@ -73,6 +73,24 @@ test_expect_success 'nothing is left behind: work tree, logs, pending profiles' 
 	test -z "$(git -C repo status --porcelain | grep -v "^?? .perun/")"
 '
 
+test_expect_success 'a signal during the build stops it, the run, and removes the work tree' '
+	cd repo
+	printf "vcs: {type: git, url: .}\ncmds: [./app]\ncollectors: [{name: trace}]\nexecute: {pre_run: [\"sleep 60.123\"]}\n" >.perun/local.yml
+	"$PERUN" run matrix HEAD >../out 2>../err &
+	pid=$! &&
+	for i in $(seq 100); do
+		ls "$PERUN_CACHE_DIR/worktrees" | grep -qv "\.lock$" && break; sleep 0.1
+	done &&
+	ls "$PERUN_CACHE_DIR/worktrees" | grep -v "\.lock$" &&
+	sleep 0.5 && kill -TERM $pid &&
+	rc=0 && { wait $pid || rc=$?; } &&
+	cat ../err && test $rc = 143 &&
+	grep "interrupted at revision 1 of 1" ../err &&
+	test "$(ls "$PERUN_CACHE_DIR/worktrees" | grep -vc "\.lock$")" = 0 &&
+	# the build was stopped too, not left running
+	sleep 0.2 && ! ps -eo args | grep -x "sleep 60.123"
+'
+
 test_expect_success 'usage errors exit 2 before anything runs' '
 	cd repo &&
 	for args in "" "frob" "matrix --repeat 0" "matrix --repeat x" "matrix --bogus" "job HEAD"; do

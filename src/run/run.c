@@ -331,11 +331,12 @@ out:
 }
 
 /* Runs cmd with /bin/sh in dir, its output into log; the exit status as
- * waitpid gives it, or -1 (reported).  */
+ * waitpid gives it, or -1 (reported).  A signal perun receives meanwhile
+ * is passed on as SIGTERM to the command's process group.  */
 static int run_shell(const char *dir, const char *cmd, const char *log)
 {
 	pid_t pid;
-	int status, fd;
+	int status, fd, sent = 0;
 
 	fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -347,6 +348,7 @@ static int run_shell(const char *dir, const char *cmd, const char *log)
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
 		signal(SIGPIPE, SIG_DFL);
 		if (chdir(dir) < 0)
 			_exit(126);
@@ -358,9 +360,18 @@ static int run_shell(const char *dir, const char *cmd, const char *log)
 		_exit(127);
 	}
 	close(fd);
-	while (waitpid(pid, &status, 0) < 0)
+	/* its own process group, so that a signal to perun stops the whole build */
+	setpgid(pid, pid);
+	for (;;) {
+		if (driver_signal_received() && !sent) {
+			kill(-pid, SIGTERM);
+			sent = 1;
+		}
+		if (waitpid(pid, &status, 0) >= 0)
+			break;
 		if (errno != EINTR)
 			return pr_error_errno("waitpid");
+	}
 	return status;
 }
 
