@@ -186,6 +186,7 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 		char **del = xcalloc((size_t)n, sizeof(*del));
 		char *jobs = xstrfmt("%s/jobs/", r.dir);
 		int nd = 0, ndel = 0, j;
+		struct tombstones tomb = { NULL, 0 };
 		/* resolve every argument before removing anything: numbers stay valid */
 		for (i = 0; i < n; i++) {
 			struct lookup l;
@@ -215,18 +216,23 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 			else
 				del[ndel++] = abs;
 		}
-		/* remove from the highest index down so numbers stay valid */
+		/* remove from the highest index down so numbers stay valid; each
+		 * removal leaves a tombstone that push and fetch carry */
 		for (k = index.n; k-- > 0;) {
 			int hit = 0;
 			for (j = 0; j < nd; j++)
 				hit |= drop[j] == k;
 			if (hit) {
 				printf("removed %s from %.7s\n", index.entries[k].path, minor);
+				tomb.hex = xrealloc(tomb.hex, (tomb.n + 1) * sizeof(*tomb.hex));
+				repo_entry_hex(&index, k, tomb.hex[tomb.n++]);
 				pidx_remove(&index, k);
 			}
 		}
-		if (nd && store_write_index(r.dir, minor, &index) < 0)
+		if (nd && (store_add_tombstones(r.dir, minor, &tomb) < 0 ||
+			   store_write_index(r.dir, minor, &index) < 0))
 			ret = EXIT_FAIL;
+		tombstones_release(&tomb);
 		for (j = 0; j < ndel; j++) {
 			if (unlink(del[j]) < 0)
 				ret = EXIT_FAIL, pr_error_errno("cannot remove %s", del[j]);

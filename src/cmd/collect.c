@@ -23,12 +23,20 @@
 void usage_collect(FILE *f)
 {
 	fputs("usage: perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]\n"
+	      "   or: perun collect --pid PID [-o FILE] trace [options]\n"
 	      "\n"
 	      "collect options:\n"
 	      "  -c, --cmd CMD            the command to profile\n"
 	      "  -a, --args ARGS          its arguments (split like a shell, no expansion)\n"
 	      "  -w, --workload WORKLOAD  its input, appended after ARGS\n"
 	      "  -o, --output FILE        write the profile to FILE (default: .perun/jobs/)\n"
+	      "  -p, --pid PID            attach to a running process and all its threads;\n"
+	      "                           the trace ends on Ctrl-C, after -t SECONDS, or when\n"
+	      "                           the process exits; perun never signals it\n"
+	      "      --follow             trace the processes the command (or PID) starts,\n"
+	      "                           and theirs, each from when its fork is seen\n"
+	      "      --min-duration TIME  keep only calls of TIME or longer (10us, 2ms); the\n"
+	      "                           faster ones are counted per function\n"
 	      "\n"
 	      "trace options (thesis Table A.1, and perun's own):\n"
 	      "  -e, --engine stap        the collection engine (only stap; see --runtime)\n"
@@ -39,7 +47,8 @@ void usage_collect(FILE *f)
 	      "  -g, --global-sampling N  record one call in N unless a rule says otherwise\n"
 	      "      --with-usdt, --no-usdt  also probe the target's USDT probes (default on)\n"
 	      "  -b, --binary PATH        the binary to probe (default: the command)\n"
-	      "  -t, --timeout SECONDS    terminate the command after SECONDS\n"
+	      "  -t, --timeout SECONDS    terminate the command after SECONDS (with --pid:\n"
+	      "                           detach after SECONDS)\n"
 	      "  -z, --zip-temps          keep gzipped temp files in the log directory\n"
 	      "  -k, --keep-temps         do not delete the temp files\n"
 	      "  -vt, --verbose-trace     keep the raw stream beside the profile (FILE.raw)\n"
@@ -50,6 +59,10 @@ void usage_collect(FILE *f)
 	      "  -sc, --stap-cache-off    compile afresh and do not use the module cache\n"
 	      "      --runtime R          auto | kernel | bpf (auto: kernel when a build tree\n"
 	      "                           for the running kernel exists, else bpf)\n"
+	      "      --loader L           the bpf runtime's loader: auto (perun's own, with\n"
+	      "                           uprobe_multi links bound to the traced process and a\n"
+	      "                           ring buffer drained while it runs, where the kernel\n"
+	      "                           and the trace allow; else stapbpf) | perun | stapbpf\n"
 	      "      --include REGEX      probe only functions whose name matches (PCRE2)\n"
 	      "      --exclude REGEX      never probe functions whose name matches\n"
 	      "      --aggregate          per-function summaries instead of one record per call\n"
@@ -116,15 +129,25 @@ static int parse_opts(int argc, char **argv, struct collect_opts *o)
 		{ "args", required_argument, NULL, 'a' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "follow", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+c:a:w:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+c:a:w:o:p:h", longopts, NULL)) != -1) {
+		char *end;
 		switch (c) {
+		case 'p':
+			errno = 0;
+			o->pid = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->pid <= 0 || o->pid > 0x3fffffff)
+				return usage_error("--pid wants a process id, not '%s'", optarg);
+			break;
 		case 'c': o->cmd = optarg; break;
+		case 'F': o->follow = 1; break;
 		case 'a': o->args = optarg; break;
 		case 'w': o->workload = optarg; break;
 		case 'o': o->output = optarg; break;
@@ -163,9 +186,14 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	driver_install_signals();
 	if (o.quiet)
 		log_level = 0;
-	if (!o.cmd) {
-		ret = usage_error("%s", "nothing to run: give the command with -c (-b names the "
-					"binary to probe when it differs)");
+	if (o.pid && (o.cmd || o.args || o.workload)) {
+		ret = usage_error("%s", "--pid traces a process that runs: not with -c, -a or -w");
+		goto out;
+	}
+	if (!o.cmd && !o.pid) {
+		ret = usage_error("%s", "nothing to run: give the command with -c, or a running "
+					"process with --pid (-b names the binary to probe when it "
+					"differs)");
 		goto out;
 	}
 	/* -o is checked now, not after the target ran: a bad one lost the trace */

@@ -187,13 +187,17 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 		ret = EXIT_OK;
 		goto out;
 	}
-	strbuf_addf(&out, "A: %s\nB: %s\n", label[0], label[1]);
+	strbuf_addstr(&out, "A: ");
+	strbuf_add_printable(&out, label[0]);
+	strbuf_addstr(&out, "\nB: ");
+	strbuf_add_printable(&out, label[1]);
+	strbuf_addch(&out, '\n');
 	strbuf_addf(&out, "%-*s %8s %8s %9s %9s %9s %9s %7s %7s %7s\n", (int)w, "function",
 		    "calls A", "calls B", "median A", "median B", "p95 A", "p95 B", "excl A",
 		    "excl B", "ratio");
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
-		char ca[24] = "-", cb[24] = "-", ea[16] = "-", eb[16] = "-", ra[16] = "-";
+		char ca[24] = "-", cb[24] = "-", ea[16] = "-", eb[16] = "-", ra[16] = "-", *name;
 		if (r->a) {
 			snprintf(ca, sizeof(ca), "%zu", r->a->n);
 			snprintf(ea, sizeof(ea), "%.1f%%",
@@ -212,7 +216,9 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 			snprintf(ra, sizeof(ra), "%.2fx", r->ratio);
 		else if (r->a && r->b)
 			snprintf(ra, sizeof(ra), "inf");
-		strbuf_addf(&out, "%-*s %8s %8s", (int)w, r->uid, ca, cb);
+		name = xstrdup_printable(r->uid);
+		strbuf_addf(&out, "%-*s %8s %8s", (int)w, name, ca, cb);
+		free(name);
 		cell_ns(&out, r->a, r->a ? r->a->median : 0);
 		cell_ns(&out, r->b, r->b ? r->b->median : 0);
 		cell_ns(&out, r->a, r->a ? r->a->p95 : 0);

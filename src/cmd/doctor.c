@@ -14,6 +14,7 @@
 #include "trace/driver.h"
 #include "trace/kruntime.h"
 #include "trace/runtime.h"
+#include "trace/uprobes.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -184,8 +185,23 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	    : shim ? "cannot raise RLIMIT_MEMLOCK; perun preloads its shim into stapbpf"
 		   : "cannot raise RLIMIT_MEMLOCK and perun-memlock-shim.so is missing"),
 	    xstrdup("reinstall perun (make install puts perun-memlock-shim.so in its libdir)"));
+	{
+		/* perun's own loader: uprobe_multi links bound to the traced process */
+		struct bpfmap_err uerr = { "" };
+		char *up = runtime_lib_path("perun-uprobes", X_OK);
+		int multi = uprobes_supported(&uerr);
+		add("bpf loader", multi && up, 0,
+		    multi && up ? xstrdup("perun's own (uprobe_multi links bound to the traced "
+					  "process, a ring buffer; no probe limit, --pid isolates)")
+		    : !up ? xstrdup("perun-uprobes is missing: stapbpf attaches every probe")
+			  : xstrfmt("stapbpf: the kernel has no uprobe_multi links (%s)", uerr.msg),
+		    !up ? xstrdup("reinstall perun (make install puts perun-uprobes in its libdir)")
+			: xstrdup("Linux 6.6 or later attaches and detaches thousands of probes in "
+				  "milliseconds, in the traced process only"));
+		free(up);
+	}
 	add("open files", runtime_nofile_limit() >= 4096, 0,
-	    xstrfmt("hard limit %lu: about %zu bpf probe points", runtime_nofile_limit(),
+	    xstrfmt("hard limit %lu: about %zu probe points for stapbpf", runtime_nofile_limit(),
 		    runtime_bpf_probe_limit()),
 	    xstrdup("raise it: ulimit -Hn 65536 (or LimitNOFILE= in a unit)"));
 	p = xstrfmt("%s/templates/header.stp.in", runtime_datadir());

@@ -47,7 +47,7 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 			       "or part of a name in .perun/jobs.  summary: a table per function;\n"
 			       "folded: stacks with exclusive amounts, for flame graph tools;\n"
 			       "flamegraph: a self-contained interactive SVG (click to zoom).\n"
-			       "json --expand: one object per call (the form before issue 8, and\n"
+			       "json --expand: one object per call (the per-call form of perun 0.1, and\n"
 			       "of collect --per-call); json --compact: columns per function and\n"
 			       "thread (what collect writes).  Either reads both forms.\n");
 			return EXIT_OK;
@@ -99,8 +99,6 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		if (repo_lookup(&r, minor, &index, spec, &l) < 0 || repo_load(&r, &index, &l, &p) < 0)
 			goto out;
 	}
-	if (profile_check_calls(&p, spec) < 0)
-		goto out;
 	if (form) {
 		fflush(stdout);
 		if (profile_write_form(&p, stdout, form, spec) < 0)

@@ -41,7 +41,7 @@ void collect_opts_release(struct collect_opts *o)
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
-	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
+	OPT_LOADER, OPT_FOLLOW, OPT_MIN_DURATION, OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
 	OPT_NO_CALIBRATE, OPT_PER_CALL, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
 	OPT_OPT_RESET_CACHE, OPT_ONE_MODULE, OPT_MAX_OVERHEAD,
 };
@@ -123,6 +123,32 @@ static int check_rule_sampling(const char *rule)
 	return parse_sampling(hash + 1, &v);
 }
 
+/* "10us", "2ms", "1.5s", "500ns" (or a bare number of ns) into *ns.  */
+static int parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double scale;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || *s == '-')
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			if (v * units[i].scale > 1e18)
+				return -1;
+			*ns = (uint64_t)(v * units[i].scale + 0.5);
+			return *ns ? 0 : -1;
+		}
+	}
+	return -1;
+}
+
 int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 {
 	static const struct option longopts[] = {
@@ -160,6 +186,9 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		{ "compile-only", no_argument, NULL, OPT_COMPILE_ONLY },
 		{ "kernel-release", required_argument, NULL, 'r' },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
+		{ "loader", required_argument, NULL, OPT_LOADER },
+		{ "follow", no_argument, NULL, OPT_FOLLOW },
+		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
 		{ "optimization-pipeline", required_argument, NULL, OPT_OPT_PIPELINE },
 		{ "optimization-on", required_argument, NULL, OPT_OPT_ON },
@@ -288,6 +317,17 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 			o->kernel_release = optarg;
 			break;
 		case OPT_CALIBRATE: o->calibrate = 1; break;
+		case OPT_FOLLOW: o->follow = 1; break;
+		case OPT_MIN_DURATION:
+			if (parse_duration_ns(optarg, &o->min_duration_ns) < 0)
+				return usage_error("--min-duration wants a time like 10us, 2ms or 500ns, "
+						   "not '%s'", optarg);
+			break;
+		case OPT_LOADER:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perun") && strcmp(optarg, "stapbpf"))
+				return usage_error("--loader is auto, perun or stapbpf, not '%s'", optarg);
+			o->loader = optarg;
+			break;
 		case OPT_NO_CALIBRATE: o->calibrate = 0; break;
 		case OPT_OPT_PIPELINE:
 			if (!opt_pipeline_valid(optarg))

@@ -99,7 +99,22 @@ static struct json_object *make_header(struct session *s)
 	json_object_object_add(h, "type", json_object_new_string("mixed"));
 	json_object_object_add(u, "mixed(time delta)", json_object_new_string("ns"));
 	json_object_object_add(h, "units", u);
-	json_object_object_add(h, "cmd", json_object_new_string(s->o->cmd ? s->o->cmd : ""));
+	json_object_object_add(h, "cmd", json_object_new_string(s->o->cmd ? s->o->cmd
+								: s->cmdv.n ? s->cmdv.v[0] : ""));
+	if (s->o->pid > 0) {
+		/* --pid: a process perun attached to, and for how long */
+		struct json_object *a = json_object_new_object();
+		const struct run_result *r = &s->res;
+		json_object_object_add(a, "pid", json_object_new_int64(s->o->pid));
+		json_object_object_add(a, "duration_s",
+				       json_object_new_double((double)r->target_ns / 1e9));
+		json_object_object_add(a, "ended_by",
+				       json_object_new_string(r->target_gone ? "process-exit"
+							      : r->detached_at_timeout ? "timeout"
+							      : r->interrupted ? "interrupt"
+										: "runtime-end"));
+		json_object_object_add(h, "attach", a);
+	}
 	json_object_object_add(h, "args", json_object_new_string(s->o->args ? s->o->args : ""));
 	json_object_object_add(h, "workload",
 			       json_object_new_string(s->o->workload ? s->o->workload : ""));
@@ -281,6 +296,24 @@ static int to_rescue(char **output, char **staged, int *rescued)
 	return 0;
 }
 
+/* --min-duration: a call faster than the threshold is counted, not kept.  */
+struct min_filter {
+	struct profile_writer *w;
+	uint64_t min_ns;
+	uint64_t *below;
+};
+
+static int min_filter_call(void *ctx, const struct call_record *r)
+{
+	struct min_filter *m = ctx;
+
+	if (!r->point && r->amount < m->min_ns) {
+		m->below[r->probe]++;
+		return 0;
+	}
+	return profile_writer_call(m->w, r);
+}
+
 int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		  const char *shown, const char *origin, struct json_object *header,
 		  struct json_object *ci, struct parser **parserp)
@@ -304,7 +337,15 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 			s->stepped = calibrate_plan_stepped(&s->plan);
 		profile_writer_calibrate(w, &cost, s->stepped);
 	}
-	parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	static struct min_filter mf;
+	if (o->min_duration_ns && !o->aggregate) {
+		free(s->below_min);
+		s->below_min = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*s->below_min));
+		mf = (struct min_filter){ w, o->min_duration_ns, s->below_min };
+		parser = *parserp = parser_new(s->plan.n, s->points, min_filter_call, &mf);
+	} else {
+		parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	}
 	/* both runtimes trace through the kernel's uprobes and uretprobes */
 	parser_set_return_limit(parser, PARSE_URETPROBE_DEPTH);
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
@@ -333,6 +374,7 @@ int collect_profile(struct session *s)
 	const char *raw = s->raw;
 	const struct run_result res = s->res;
 	size_t attached = s->attached, named_zero = 0, unattached = 0;
+	uint64_t traced = 0;	/* calls and points in the profile written */
 	const char *attached_path = s->attached_path;
 	char *output = NULL, *origin_dir = NULL, *staged = NULL;
 	struct profile_writer w;
@@ -340,6 +382,9 @@ int collect_profile(struct session *s)
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	char origin[41], desc[64];
 	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0;
+	size_t untraced_kids = 0;
+	/* perun's loader counts the children itself (j lines), also --follow's */
+	size_t forked = s->uprobes ? 0 : res.forked;
 	size_t i;
 	double t_parse0;
 	struct stat st;
@@ -422,7 +467,43 @@ write_again:
 			json_object_object_add(tg, "pid", json_object_new_int64(res.target_pid));
 		}
 		json_object_object_add(extra, "target", tg);
-		json_object_object_add(extra, "untraced_children", json_object_new_int64((int64_t)res.forked));
+		{
+			/* perun's loader: each thread's process, and the processes
+			 * the traced ones started (followed, or not) */
+			size_t np, nc, k;
+			const struct parse_proc *pp = parser_processes(parser, &np);
+			const struct parse_child *pc = parser_children(parser, &nc);
+			struct json_object *procs = json_object_new_object(), *kids = json_object_new_array();
+			for (k = 0; k < np; k++) {
+				char key[32];
+				struct json_object *arr;
+				snprintf(key, sizeof(key), "%" PRId64, pp[k].pid);
+				if (!json_object_object_get_ex(procs, key, &arr)) {
+					arr = json_object_new_array();
+					json_object_object_add(procs, key, arr);
+				}
+				json_object_array_add(arr, json_object_new_int64(pp[k].thread));
+			}
+			for (k = 0; k < nc; k++) {
+				struct json_object *c = json_object_new_object();
+				json_object_object_add(c, "pid", json_object_new_int64(pc[k].pid));
+				json_object_object_add(c, "parent", json_object_new_int64(pc[k].parent));
+				json_object_object_add(c, "followed", json_object_new_boolean(pc[k].followed));
+				if (pc[k].followed)
+					json_object_object_add(c, "traced_after_ns",
+							       json_object_new_int64((int64_t)pc[k].attach_ns));
+				json_object_array_add(kids, c);
+				if (!pc[k].followed)
+					untraced_kids++;
+			}
+			if (np)
+				json_object_object_add(extra, "threads_by_process", procs);
+			else
+				json_object_put(procs);
+			json_object_object_add(extra, "children", kids);
+		}
+		json_object_object_add(extra, "untraced_children",
+				       json_object_new_int64((int64_t)(forked + untraced_kids)));
 		{
 			struct json_object *tm = json_object_new_object();
 			double before = s->t_collect0 - s->t_start;
@@ -460,6 +541,12 @@ write_again:
 				if (lost[i])
 					add_count(lf, s->plan.probes[i].name, lost[i]);
 			json_object_object_add(an, "unfinished_by_function", lf);
+			lost = parser_unstarted(parser);
+			lf = json_object_new_object();
+			for (i = 0; i < s->plan.n; i++)
+				if (lost[i])
+					add_count(lf, s->plan.probes[i].name, lost[i]);
+			json_object_object_add(an, "unstarted_by_function", lf);
 		}
 		json_object_object_add(an, "transport_errors",
 				       json_object_new_int64((int64_t)s->log.transport_errors));
@@ -477,6 +564,38 @@ write_again:
 			if (w.sum[i].count)
 				reached += s->points[i] ? 1 : 2;
 		summary_by_name(&s->plan, w.sum, sum);
+		if (s->below_min) {
+			uint64_t dropped = 0;
+			for (i = 0; i < s->plan.n; i++) {
+				if (!s->below_min[i])
+					continue;
+				collect_mark_partial(sum, s->plan.probes[i].name, "below_min_duration",
+						     json_object_new_int64((int64_t)s->below_min[i]));
+				dropped += s->below_min[i];
+			}
+			json_object_object_add(extra, "min_duration_ns",
+					       json_object_new_int64((int64_t)o->min_duration_ns));
+			json_object_object_add(extra, "below_min_duration",
+					       json_object_new_int64((int64_t)dropped));
+			if (!o->quiet)
+				fprintf(stderr, "perun: --min-duration: kept the calls of %" PRIu64
+						" ns or more; %" PRIu64 " faster calls counted per function "
+						"(below_min_duration), not kept\n",
+					o->min_duration_ns, dropped);
+		}
+		if (o->pid > 0) {
+			/* an attach cuts calls in flight at both ends: their functions'
+			 * counts are partial, which is no loss */
+			const uint64_t *a = parser_unstarted(parser), *d = parser_unfinished(parser);
+			for (i = 0; i < s->plan.n; i++) {
+				if (a[i])
+					collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_attach",
+							     json_object_new_int64((int64_t)a[i]));
+				if (d[i])
+					collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_detach",
+							     json_object_new_int64((int64_t)d[i]));
+			}
+		}
 		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
 				     plan_probe_points(&s->plan) - attached : 0;
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
@@ -505,6 +624,7 @@ write_again:
 			const struct probe *pr = &s->plan.probes[i];
 			size_t j, k;
 			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
+			    (s->below_min && s->below_min[i]) ||
 			    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
 				continue;
 			if (pr->flags & PROBE_F_ALTERNATIVE) {
@@ -568,9 +688,24 @@ write_again:
 				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
 				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
 		}
-		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2) */
-		stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
-				    have_origin ? origin : NULL, o->quiet);
+		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2), only
+		 * from a run that ended as it should: the counts of an interrupted,
+		 * killed or incomplete one would steer the next run wrong */
+		if (res.interrupted || res.runtime_died || incomplete ||
+		    (res.target_known && !res.target_exited)) {
+			if (!o->quiet && have_origin)
+				fprintf(stderr, "perun: stats: none stored: the run was %s, so its "
+						"counts are not the command's\n",
+					res.interrupted	    ? "interrupted"
+					: res.runtime_died ? "cut short by the runtime's end"
+					: incomplete	    ? "incomplete"
+					: res.timed_out	    ? "stopped at its timeout"
+							    : "ended by a signal");
+		} else {
+			stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
+					    have_origin ? origin : NULL, o->quiet);
+		}
+		traced = ps->calls + ps->points;
 		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
 						  ps->lost_events || ps->missing_records || !ps->saw_end))
 			fprintf(stderr, "perun: warning: the trace is incomplete: %zu of %zu probe points "
@@ -604,17 +739,27 @@ write_again:
 		free(keep);
 	}
 	ret = !incomplete ? EXIT_OK : o->strict ? EXIT_FAIL : EXIT_INCOMPLETE;
-	if (res.forked && !o->quiet)
-		fprintf(stderr, "perun: the command started %zu child process%s; only its own process "
-				"was traced (collect a child with -c on its own)\n",
-			res.forked, res.forked == 1 ? "" : "es");
+	if ((forked || untraced_kids) && !o->quiet)
+		fprintf(stderr, "perun: the %s started %zu child process%s; only its own process "
+				"was traced (--follow traces them too)\n", o->pid > 0 ? "process" : "command",
+			forked + untraced_kids, forked + untraced_kids == 1 ? "" : "es");
 	if (res.timed_out && !o->quiet)
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);
 	if (res.runtime_died) {
-		fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun stopped the "
-				"command; the profile holds what was traced before\n",
-			s->runtime_prog, collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
+		if (traced)
+			fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun "
+					"stopped the command; the profile holds the %" PRIu64 " call%s "
+					"traced before\n",
+				s->runtime_prog,
+				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)), traced,
+				traced == 1 ? "" : "s");
+		else
+			fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun "
+					"stopped the command; the profile holds no call: what was "
+					"traced was lost with the runtime\n",
+				s->runtime_prog,
+				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
 		ret = EXIT_FAIL;
 	} else if (res.target_known && res.target_exited && res.target_status != 0) {
 		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);
@@ -629,7 +774,13 @@ write_again:
 				s->target.path);
 		ret = EXIT_SIGNAL_BASE + res.target_status;
 	}
-	if (res.interrupted)
+	if (o->pid > 0 && !o->quiet)
+		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)\n", o->pid,
+			(double)res.target_ns / 1e9,
+			res.target_gone ? "it exited" : res.detached_at_timeout ? "-t reached"
+			: res.interrupted ? "interrupted" : "the runtime ended");
+	/* Ctrl-C is how an attached trace ends: not a failure */
+	if (res.interrupted && o->pid <= 0)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
 	if ((ret == EXIT_OK || ret == EXIT_INCOMPLETE) && attached_path && !attached) {
 		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "

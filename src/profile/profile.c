@@ -2,7 +2,9 @@
 
 #define PR_FMT "profile"
 
+#include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "profile/compact.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
+#include "util/fs.h"
 #include "util/log.h"
 
 struct profile_calls {
@@ -55,11 +58,24 @@ int profile_load(struct profile *p, const char *path)
 
 	p->root = NULL;
 	p->calls = NULL;
-	if (strbuf_read_file(&sb, path) < 0)
-		return pr_error_errno("%s", path);
-	ret = profile_parse(p, sb.buf, sb.len, path);
+	if (fs_read_regular(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return errno == EINVAL ? -1 : pr_error_errno("%s", path);
+	}
+	ret = profile_read(p, sb.buf, sb.len, path);
 	strbuf_release(&sb);
 	return ret;
+}
+
+int profile_read(struct profile *p, const char *text, size_t len, const char *what)
+{
+	if (profile_parse(p, text, len, what) < 0)
+		return -1;
+	if (profile_validate(p, what) < 0) {
+		profile_release(p);
+		return -1;
+	}
+	return 0;
 }
 
 void profile_release(struct profile *p)
@@ -143,21 +159,43 @@ static int want(struct json_object *o, const char *key, json_type t, const char 
 	return 0;
 }
 
+/* A number that is not negative (and finite) at o.key, when o has key.  */
+static int want_amount(struct json_object *o, const char *key, const char *what,
+		       const char *where)
+{
+	struct json_object *v = get(o, key);
+	double d;
+
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+		return pr_error("%s: %s.%s must be a number, not %s", what, where, key,
+				json_type_to_name(json_object_get_type(v)));
+	if (json_object_is_type(v, json_type_int) ? json_object_get_int64(v) < 0 :
+	    (d = json_object_get_double(v)) < 0 || !isfinite(d))
+		return pr_error("%s: %s.%s is %s: amounts and counts are never negative", what,
+				where, key, json_object_to_json_string(v));
+	return 0;
+}
+
 int profile_validate(const struct profile *p, const char *what)
 {
+	static const char *const amounts[] = { "amount", "exclusive", "count", "min", "max" };
 	struct json_object *snaps, *h = get(p->root, "header");
-	size_t i, j;
+	size_t i, j, k;
 
 	if (want(p->root, "header", json_type_object, what, "") < 0 ||
 	    want(h, "type", json_type_string, what, "header") < 0 ||
-	    want(h, "units", json_type_object, what, "header") < 0 ||
-	    want(h, "cmd", json_type_string, what, "header") < 0 ||
 	    want(p->root, "collector_info", json_type_object, what, "") < 0 ||
 	    want(get(p->root, "collector_info"), "name", json_type_string, what,
 		 "collector_info") < 0 ||
 	    want(p->root, "postprocessors", json_type_array, what, "") < 0 ||
 	    want(p->root, "snapshots", json_type_array, what, "") < 0)
 		return -1;
+	if (get(h, "units") && !json_object_is_type(get(h, "units"), json_type_object))
+		return pr_error("%s: header.units must be an object", what);
+	if (get(h, "cmd") && !json_object_is_type(get(h, "cmd"), json_type_string))
+		return pr_error("%s: header.cmd must be a string", what);
 	if (get(h, "args") && !json_object_is_type(get(h, "args"), json_type_string))
 		return pr_error("%s: header.args must be a string", what);
 	if (get(h, "workload") && !json_object_is_type(get(h, "workload"), json_type_string))
@@ -165,11 +203,18 @@ int profile_validate(const struct profile *p, const char *what)
 	if (get(p->root, "origin") && !json_object_is_type(get(p->root, "origin"), json_type_string))
 		return pr_error("%s: origin must be a string", what);
 	snaps = get(p->root, "snapshots");
+	if (!json_object_array_length(snaps))
+		return pr_error("%s: snapshots is empty: a profile holds at least one snapshot",
+				what);
 	for (i = 0; i < json_object_array_length(snaps); i++) {
 		struct json_object *s = json_object_array_get_idx(snaps, i), *res;
 		char where[64];
 		snprintf(where, sizeof(where), "snapshots[%zu]", i);
+		if (!json_object_is_type(s, json_type_object))
+			return pr_error("%s: %s must be an object", what, where);
 		if (want(s, "resources", json_type_array, what, where) < 0)
+			return -1;
+		if (get(s, "calls") && want(s, "calls", json_type_array, what, where) < 0)
 			return -1;
 		res = get(s, "resources");
 		for (j = 0; j < json_object_array_length(res); j++) {
@@ -180,11 +225,24 @@ int profile_validate(const struct profile *p, const char *what)
 			if (want(r, "amount", json_type_double, what, where) < 0 ||
 			    want(r, "type", json_type_string, what, where) < 0)
 				return -1;
+			for (k = 0; k < sizeof(amounts) / sizeof(*amounts); k++)
+				if (want_amount(r, amounts[k], what, where) < 0)
+					return -1;
 			if (!get(r, "uid"))
 				return pr_error("%s: %s.uid is missing", what, where);
 		}
 	}
 	return decode_calls(p, what) < 0 ? -1 : 0;
+}
+
+int profile_validate_for_store(const struct profile *p, const char *what)
+{
+	struct json_object *h = get(p->root, "header");
+
+	if (profile_validate(p, what) < 0 || want(h, "units", json_type_object, what, "header") < 0 ||
+	    want(h, "cmd", json_type_string, what, "header") < 0)
+		return -1;
+	return 0;
 }
 
 const char *profile_str(const struct profile *p, const char *path)
@@ -557,6 +615,7 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 	size_t nfs = 0, k, width = 40;
 	double all_excl = 0;
 	const char *unit = "";
+	char **shown, *shown_unit;
 	struct json_object *units = get(get(p->root, "header"), "units");
 	int any_sampled = 0, any_cal = 0;
 
@@ -584,9 +643,13 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 	}
 	if (nfs > 1)
 		qsort(fs, nfs, sizeof(*fs), cmp_total);
+	/* names as a terminal may show them */
+	shown = xcalloc(nfs ? nfs : 1, sizeof(*shown));
 	for (k = 0; k < nfs; k++)
-		if (strlen(fs[k].uid) > width)
-			width = strlen(fs[k].uid);
+		shown[k] = xstrdup_printable(fs[k].uid);
+	for (k = 0; k < nfs; k++)
+		if (strlen(shown[k]) > width)
+			width = strlen(shown[k]);
 	if (width > NAME_COLUMN_MAX)
 		width = NAME_COLUMN_MAX;
 	strbuf_addf(out, "%-*s %10s %14s %12s %12s %12s %14s %7s%s\n", (int)width, "function",
@@ -596,14 +659,14 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		double *a = fs[k].amounts, med, p95;
 		size_t n = fs[k].n;
 		char calls[32], cal[32] = "", name[NAME_COLUMN_MAX + 1];
-		size_t len = strlen(fs[k].uid);
+		size_t len = strlen(shown[k]);
 		if (len > width) {
 			/* C++ names differ at both ends (scope, parameters): keep both */
 			size_t tail = (width - 3) / 2, head = width - 3 - tail;
-			snprintf(name, sizeof(name), "%.*s...%s", (int)head, fs[k].uid,
-				 fs[k].uid + len - tail);
+			snprintf(name, sizeof(name), "%.*s...%s", (int)head, shown[k],
+				 shown[k] + len - tail);
 		} else {
-			snprintf(name, sizeof(name), "%s", fs[k].uid);
+			snprintf(name, sizeof(name), "%s", shown[k]);
 		}
 		if (fs[k].has_hist) {
 			med = log2_hist_quantile(fs[k].hist, 64, 0.5, fs[k].min, fs[k].max);
@@ -627,8 +690,10 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0, cal);
 		free(a);
 	}
+	shown_unit = xstrdup_printable(*unit ? unit : "the profile's units");
 	strbuf_addf(out, "%zu function%s; amounts in %s\n", nfs, nfs == 1 ? "" : "s",
-		    *unit ? unit : "the profile's units");
+		    shown_unit);
+	free(shown_unit);
 	strbuf_addstr(out, "total: outermost calls of a recursion only");
 	if (any_cal)
 		strbuf_addstr(out, "; cal.mean: the mean minus the measured probe cost");
@@ -637,29 +702,32 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		for (k = 0; k < nfs; k++)
 			if (fs[k].sampled > 1)
 				strbuf_addf(out, "~ %s: sampled, 1 call in %" PRId64 " recorded\n",
-					    fs[k].uid, fs[k].sampled);
+					    shown[k], fs[k].sampled);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].disarmed > 0 && fs[k].budget)
 				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls, %.2f s into "
 						 "the trace (the overhead budget): the later ones were "
 						 "not recorded\n",
-					    fs[k].uid, fs[k].disarmed, fs[k].disarmed_at);
+					    shown[k], fs[k].disarmed, fs[k].disarmed_at);
 			else if (fs[k].disarmed > 0)
 				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls (dynamic "
 						 "probing): the later ones were not recorded\n",
-					    fs[k].uid, fs[k].disarmed);
+					    shown[k], fs[k].disarmed);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].disarms > 0)
 				strbuf_addf(out, "~ %s: disarmed %" PRId64 " times and re-armed %" PRId64
 						 " times (dynamic probing, reattach): calls recorded "
 						 "in bursts only\n",
-					    fs[k].uid, fs[k].disarms, fs[k].rearms);
+					    shown[k], fs[k].disarms, fs[k].rearms);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].timed)
 				strbuf_addf(out, "~ %s: timed sampling: calls recorded in its gather "
 						 "windows only\n",
-					    fs[k].uid);
+					    shown[k]);
 	}
+	for (k = 0; k < nfs; k++)
+		free(shown[k]);
+	free(shown);
 	free(fs);
 }
 

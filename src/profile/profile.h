@@ -19,13 +19,24 @@ struct profile {
 	struct profile_calls *calls;	/* owned; the compact form decoded */
 };
 
-/* Parses path; -1 with a message naming the file when it is not JSON.  */
+/* Reads and validates (profile_validate) the profile file path; -1 with a
+ * message naming the file when it is not a regular file, not JSON, or not a
+ * valid profile.  Every reader of a profile file goes through it.  */
 int profile_load(struct profile *p, const char *path);
+/* profile_parse and profile_validate: how a reader takes a stored profile.  */
+int profile_read(struct profile *p, const char *text, size_t len, const char *what);
+/* Parses JSON text into p without validating it (fsck's look at damage).  */
 int profile_parse(struct profile *p, const char *text, size_t len, const char *what);
 void profile_release(struct profile *p);
-/* Checks the regions and resource fields of seeds/001; the message names the
- * first bad field as a path (snapshots[0].resources[3].amount).  */
+/* The one check of a profile every reader makes (profile_load and the
+ * store's loads call it): the regions and resource fields of seeds/001, at
+ * least one snapshot, amounts and counts that are numbers and never
+ * negative, compact calls that decode.  The message names the first bad
+ * field as a path (snapshots[0].resources[3].amount).  */
 int profile_validate(const struct profile *p, const char *what);
+/* profile_validate, and the header fields a registered profile is listed
+ * by (header.cmd, header.units): what 'perun add' stores.  */
+int profile_validate_for_store(const struct profile *p, const char *what);
 /* header.type, or "" */
 const char *profile_type(const struct profile *p);
 /* The string at a dotted path (header.cmd), or NULL.  */

@@ -101,7 +101,7 @@ static int pool_commit(struct repo *r, struct history *h, const char *sha, struc
 		char hex[SHA1_HEXSZ + 1];
 		repo_entry_hex(&index, i, hex);
 		if (store_read_object(r->dir, hex, &json, NULL) < 0 ||
-		    profile_parse(&p, json.buf, json.len, hex) < 0) {
+		    profile_read(&p, json.buf, json.len, hex) < 0) {
 			ret = -1;
 		} else if (matches(h, &p)) {
 			if (!cp->profiles)

@@ -216,6 +216,23 @@ void pending_free(struct pending *p, size_t n)
 	free(p);
 }
 
+/* Whether spec names the pending profile name: a whole file name (ending in
+ * .perf) only itself; part of a name only where a part of the name starts
+ * (at its beginning or after a '-'), so app-trace never names
+ * killapp-trace-....perf.  */
+static int pending_matches(const char *name, const char *spec)
+{
+	size_t n = strlen(spec);
+	const char *at;
+
+	if (n > 5 && !strcmp(spec + n - 5, ".perf"))
+		return !strcmp(name, spec);
+	for (at = name; (at = strstr(at, spec)); at++)
+		if (at == name || at[-1] == '-')
+			return 1;
+	return 0;
+}
+
 int repo_lookup(const struct repo *r, const char *minor, const struct pidx *index,
 		const char *spec, struct lookup *out)
 {
@@ -282,7 +299,7 @@ int repo_lookup(const struct repo *r, const char *minor, const struct pidx *inde
 	}
 	repo_pending(r, &pend, &npend);
 	for (i = 0; i < npend; i++)
-		if (strstr(fs_basename(pend[i].path), spec)) {
+		if (pending_matches(fs_basename(pend[i].path), spec)) {
 			strbuf_addf(&cand, "%s%zu@p (%s)", found ? ", " : "", i,
 				    fs_basename(pend[i].path));
 			if (!found++)
@@ -328,7 +345,7 @@ int repo_load(const struct repo *r, const struct pidx *index, const struct looku
 				"unregister it with 'perun rm %zu@i'",
 				l->entry, index->entries[l->entry].path, hex, l->entry);
 	}
-	ret = profile_parse(p, json.buf, json.len, hex);
+	ret = profile_read(p, json.buf, json.len, hex);
 	strbuf_release(&json);
 	return ret;
 }
@@ -348,7 +365,7 @@ int repo_register(struct repo *r, const char *minor, int explicit_rev, const cha
 	int ret = -1;
 
 	pidx_init(&index);
-	if (profile_load(&p, path) < 0 || profile_validate(&p, path) < 0)
+	if (profile_load(&p, path) < 0 || profile_validate_for_store(&p, path) < 0)
 		goto out;
 	origin = profile_take_origin(&p);
 	if (!origin && !explicit_rev) {

@@ -28,7 +28,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 /* Version of the per-build-id analysis cache format (5: longjmp and Go marks;
  * 4: unaddressable USDT names are no longer listed; entries keyed by file
  * identity too).  */
-#define TARGET_CACHE_VERSION "perun-target 5"
+#define TARGET_CACHE_VERSION "perun-target 6"
 
 /* Compiler and C runtime helpers that the userspace strategy leaves out.  */
 static const char *const helper_names[] = {
@@ -374,6 +374,7 @@ static void read_notes(struct target *t, Elf *elf, int quiet)
 				u->provider = xstrdup(prov);
 				u->name = xstrdup(name);
 				u->pc = pc;
+				u->sema = sem;
 				u->semaphore = sem != 0;
 			}
 		}
@@ -471,13 +472,15 @@ static void cache_store(const struct target *t, const char *cache_dir)
 	}
 	for (i = 0; i < t->nusdts; i++) {
 		const struct usdt *u = &t->usdts[i];
-		strbuf_addf(&sb, "U\t%llx\t%d\t", (unsigned long long)u->pc, u->semaphore);
+		strbuf_addf(&sb, "U\t%llx\t%llx\t", (unsigned long long)u->pc,
+			    (unsigned long long)u->sema);
 		put_field(&sb, u->provider);
 		strbuf_addch(&sb, '\t');
 		put_field(&sb, u->name);
 		strbuf_addch(&sb, '\n');
 	}
-	if (fs_mkdir_p(dir, 0700) == 0)
+	/* a file there that perun did not write is left as it is */
+	if (fs_mkdir_p(dir, 0700) == 0 && fs_replaceable(path))
 		fs_write_atomic(path, sb.buf, sb.len, 0600);
 	strbuf_release(&sb);
 	free(dir);
@@ -507,8 +510,9 @@ static int cache_load(struct target *t, const char *cache_dir)
 	size_t fcap = 0, ucap = 0;
 	int ret = -1, first = 1;
 
-	/* O_NOFOLLOW, ours, writable by no one else */
-	if (fs_read_trusted(&sb, path) < 0)
+	/* O_NOFOLLOW, ours, writable by no one else; a file there that is not
+	 * (the cache check named it) is not read */
+	if (!fs_replaceable(path) || fs_read_trusted(&sb, path) < 0)
 		goto out;
 	for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *p = line;
@@ -565,7 +569,8 @@ static int cache_load(struct target *t, const char *cache_dir)
 			}
 			u = &t->usdts[t->nusdts++];
 			u->pc = strtoull(f[0], NULL, 16);
-			u->semaphore = atoi(f[1]);
+			u->sema = strtoull(f[1], NULL, 16);
+			u->semaphore = u->sema != 0;
 			u->provider = xstrdup(f[2]);
 			u->name = xstrdup(f[3]);
 		} else {

@@ -2,7 +2,10 @@
 
 #define PR_FMT "vcs"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
@@ -603,6 +606,52 @@ static int sync_push_update(const char *ref, const char *status, void *payload)
 	return 0;
 }
 
+/* Creates VCS_SYNC_REF in the repository at gitdir only while it is absent,
+ * as git itself does: its lock file taken with O_EXCL, the ref looked up
+ * under that lock, then the lock renamed into place.  libgit2 checks that a
+ * ref is absent before it takes the lock, so two first pushes at once could
+ * both create it and one would be lost.  0 created, 1 when another host
+ * holds the lock or created the ref first, -1 on error.  */
+static int create_ref_exclusive(git_repository *rrepo, const char *gitdir, const git_oid *commit)
+{
+	char *lock = xstrfmt("%s/%s.lock", gitdir, VCS_SYNC_REF);
+	char *final = xstrfmt("%s/%s", gitdir, VCS_SYNC_REF), line[GIT_OID_HEXSZ + 2];
+	git_reference *ref = NULL;
+	int fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), ret = -1, r;
+
+	if (fd < 0) {
+		ret = errno == EEXIST ? 1 : pr_error_errno("open %s", lock);
+		goto out;
+	}
+	r = git_reference_lookup(&ref, rrepo, VCS_SYNC_REF);
+	git_reference_free(ref);
+	if (r == 0) {
+		ret = 1;
+		goto drop;
+	}
+	snprintf(line, sizeof(line), "%s\n", git_oid_tostr_s(commit));
+	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) < 0) {
+		pr_error_errno("write %s", lock);
+		goto drop;
+	}
+	close(fd);
+	fd = -1;
+	if (rename(lock, final) < 0) {
+		pr_error_errno("rename %s", lock);
+		goto drop;
+	}
+	ret = 0;
+	goto out;
+drop:
+	if (fd >= 0)
+		close(fd);
+	unlink(lock);
+out:
+	free(lock);
+	free(final);
+	return ret;
+}
+
 /* Updates the ref of a remote on this machine by compare-and-swap: libgit2's
  * local transport overwrites a ref it has read, so two pushes at once could
  * lose one.  The commit travels under a private name first.  1 when the ref
@@ -631,16 +680,22 @@ static int sync_push_local(git_remote *remote, const char *path, const git_oid *
 		git_fail("git_repository_open", path);
 		goto out;
 	}
-	if (remote_tip[0] && git_oid_fromstr(&expect, remote_tip) < 0)
+	if (!remote_tip[0]) {
+		/* the first push: the ref is created only if still absent */
+		ret = create_ref_exclusive(rrepo, git_repository_path(rrepo), commit);
+		goto drop_tmp;
+	}
+	if (git_oid_fromstr(&expect, remote_tip) < 0)
 		goto out;
-	r = git_reference_create_matching(&ref, rrepo, VCS_SYNC_REF, commit, remote_tip[0] != 0,
-					  remote_tip[0] ? &expect : NULL, "perun push");
+	r = git_reference_create_matching(&ref, rrepo, VCS_SYNC_REF, commit, 1, &expect,
+					  "perun push");
 	if (r == GIT_EMODIFIED || r == GIT_EEXISTS || r == GIT_ELOCKED)
 		ret = 1;
 	else if (r < 0)
 		git_fail("git_reference_create_matching", path);
 	else
 		ret = 0;
+drop_tmp:
 	git_reference_free(ref);
 	ref = NULL;
 	if (git_reference_lookup(&ref, rrepo, tmp) == 0)
