@@ -5,7 +5,8 @@
 # profiles are registered for the revision, with the exact call counts the
 # program counts itself; the user's checkout (dirty on purpose) is not
 # touched and no temporary work tree is left; a revision whose binary did not
-# change hits the module cache.
+# change hits the module cache (stapbpf's loader, which runs a compiled
+# module; perun's own loader needs none).
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -79,6 +80,7 @@ test_expect_success 'a repository of three revisions: 5 calls, 7 calls, a README
 	    params:
 	      strategy: custom
 	      func: [work, main]
+	      loader: stapbpf
 	postprocessors: []
 	execute:
 	  pre_run:
