@@ -264,7 +264,7 @@ int collect_run(struct session *s)
 	struct fast_read fr = { NULL, collect_recorder_slots(o->buffer_size), &s->wd, NULL };
 	const char *no_fast = getenv("PERUN_NO_FAST_READ");
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
-	char *shim = NULL, *capture = NULL;
+	char *shim = NULL, *capture = NULL, *ready_msg = NULL;
 	struct strv argv = STRV_INIT, env = STRV_INIT, cleanup = STRV_INIT;
 	struct run_spec spec;
 	char desc[64];
@@ -344,6 +344,19 @@ int collect_run(struct session *s)
 	}
 	spec.timeout = o->timeout;
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
+	if (o->pid > 0 && !s->uprobes && !o->quiet) {
+		/* perun's loader says it itself, with its own numbers */
+		ready_msg = xstrfmt("perun: attached %zu probe points to process %ld (%s runtime, "
+				    "%s); Ctrl-C detaches and writes the profile, and the process "
+				    "runs on%s\n",
+				    plan_probe_points(&s->plan), o->pid, runtime_name(s->runtime),
+				    s->runtime == RUNTIME_BPF ? "stapbpf" : "staprun",
+				    s->runtime == RUNTIME_BPF
+					    ? "; stapbpf detaches about 0.1 s per probe point, and "
+					      "every process of the binary traps on its probes meanwhile"
+					    : "");
+		spec.ready_message = ready_msg;
+	}
 	if (o->pid > 0)
 		spec.attach_pid = (pid_t)o->pid;
 	else
@@ -416,5 +429,6 @@ out:
 	free(stap_log_path);
 	free(capture);
 	free(shim);
+	free(ready_msg);
 	return ret;
 }

@@ -39,10 +39,11 @@ struct link_uprobe_multi {
 struct link {
 	int fd;
 	pid_t pid;
+	int ret;	/* return probes */
 };
 
 struct uprobes {
-	int ring_fd, counts_fd, prog_fd;
+	int ring_fd, counts_fd, armed_fd, prog_fd;
 	int procs_fd, fork_prog_fd, fork_event_fd;	/* uprobes_watch_forks, or -1 */
 	int exec_prog_fd, exec_event_fd;
 	size_t ring_size, ncodes, ncpus;
@@ -86,10 +87,24 @@ struct uprobes {
  *
  * The clock is read before the reservation, as close to the trap as the
  * program can; the reader sorts what the CPUs interleave.  */
-static size_t program(struct bpf_insn *p, int ring_fd, int counts_fd)
+static size_t program(struct bpf_insn *p, int ring_fd, int counts_fd, int armed_fd)
 {
+	/* if (!armed[0]) return 0: the trace starts and ends at one instant, the
+	 * flag's flip, not over the time links take to attach or close */
+	struct bpf_insn gate[] = {
+		MOV64_REG(BPF_REG_6, BPF_REG_1),
+		ST_W(BPF_REG_10, -8, 0),
+		LD_MAP(BPF_REG_1, armed_fd),
+		MOV64_REG(BPF_REG_2, BPF_REG_10),
+		ADD64_IMM(BPF_REG_2, -8),
+		CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(BPF_REG_0, 0, 39),		/* to the final return 0 */
+		LDX_DW(BPF_REG_1, BPF_REG_0, 0),
+		JEQ_IMM(BPF_REG_1, 0, 37),
+		MOV64_REG(BPF_REG_1, BPF_REG_6),
+	};
 	struct bpf_insn prog[] = {
-		CALL(HELPER_ATTACH_COOKIE),		/* r1 = ctx already */
+		CALL(HELPER_ATTACH_COOKIE),		/* r1 = ctx */
 		MOV64_REG(BPF_REG_7, BPF_REG_0),	/* r7 = code */
 		STX_W(BPF_REG_10, BPF_REG_7, -4),
 		LD_MAP(BPF_REG_1, counts_fd),
@@ -127,8 +142,11 @@ static size_t program(struct bpf_insn *p, int ring_fd, int counts_fd)
 		MOV64_IMM(BPF_REG_0, 0),
 		EXIT(),
 	};
-	memcpy(p, prog, sizeof(prog));
-	return sizeof(prog) / sizeof(prog[0]);
+	_Static_assert(sizeof(gate) / sizeof(gate[0]) == 11 && sizeof(prog) / sizeof(prog[0]) == 38,
+		       "the gate's jumps land on the program's final return 0");
+	memcpy(p, gate, sizeof(gate));
+	memcpy(p + sizeof(gate) / sizeof(gate[0]), prog, sizeof(prog));
+	return sizeof(gate) / sizeof(gate[0]) + sizeof(prog) / sizeof(prog[0]);
 }
 
 static int map_create(unsigned type, unsigned key, unsigned value, unsigned entries,
@@ -147,7 +165,7 @@ static int map_create(unsigned type, unsigned key, unsigned value, unsigned entr
 
 static char verifier_log[8192];
 
-static int prog_load(int ring_fd, int counts_fd, struct bpfmap_err *err)
+static int prog_load(int ring_fd, int counts_fd, int armed_fd, struct bpfmap_err *err)
 {
 	struct bpf_insn insns[64];
 	union bpf_attr a;
@@ -157,7 +175,7 @@ static int prog_load(int ring_fd, int counts_fd, struct bpfmap_err *err)
 	a.prog_type = BPF_PROG_TYPE_KPROBE;
 	a.expected_attach_type = ATTACH_UPROBE_MULTI;
 	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = (uint32_t)program(insns, ring_fd, counts_fd);
+	a.insn_cnt = (uint32_t)program(insns, ring_fd, counts_fd, armed_fd);
 	a.license = (uint64_t)(uintptr_t)"GPL";
 	snprintf(a.prog_name, sizeof(a.prog_name), "perun_uprobe");
 	fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
@@ -218,7 +236,7 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct bpfmap_err 
 		bpfmap_fail(err, ENOMEM, "calloc");
 		return NULL;
 	}
-	u->ring_fd = u->counts_fd = u->prog_fd = -1;
+	u->ring_fd = u->counts_fd = u->armed_fd = u->prog_fd = -1;
 	u->procs_fd = u->fork_prog_fd = u->fork_event_fd = -1;
 	u->exec_prog_fd = u->exec_event_fd = -1;
 	u->page = (size_t)sysconf(_SC_PAGESIZE);
@@ -238,7 +256,12 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct bpfmap_err 
 		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of %zu per-CPU counters", u->ncodes);
 		goto bad;
 	}
-	u->prog_fd = prog_load(u->ring_fd, u->counts_fd, err);
+	u->armed_fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, "perun_armed");
+	if (u->armed_fd < 0) {
+		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of the armed flag");
+		goto bad;
+	}
+	u->prog_fd = prog_load(u->ring_fd, u->counts_fd, u->armed_fd, err);
 	if (u->prog_fd < 0)
 		goto bad;
 	m = mmap(NULL, u->page, PROT_READ | PROT_WRITE, MAP_SHARED, u->ring_fd, 0);
@@ -493,7 +516,7 @@ static int link_create(struct uprobes *u, const char *path, const uint64_t *offs
 	return (int)bpfmap_sys(BPF_LINK_CREATE, &attr, sizeof(attr));
 }
 
-static void keep_link(struct uprobes *u, int fd, pid_t pid)
+static void keep_link(struct uprobes *u, int fd, pid_t pid, int ret)
 {
 	if (u->nlinks == u->alloc) {
 		size_t na = u->alloc ? 2 * u->alloc : 16;
@@ -506,6 +529,7 @@ static void keep_link(struct uprobes *u, int fd, pid_t pid)
 		u->alloc = na;
 	}
 	u->links[u->nlinks].pid = pid;
+	u->links[u->nlinks].ret = ret;
 	u->links[u->nlinks++].fd = fd;
 }
 
@@ -513,12 +537,15 @@ void uprobes_detach_pid(struct uprobes *u, pid_t pid)
 {
 	size_t i, k;
 
-	for (i = k = 0; i < u->nlinks; i++) {
-		if (u->links[i].pid == pid)
-			close(u->links[i].fd);
-		else
+	int pass;
+
+	for (pass = 1; pass >= 0; pass--)	/* returns first, as uprobes_detach */
+		for (i = 0; i < u->nlinks; i++)
+			if (u->links[i].pid == pid && u->links[i].ret == pass)
+				close(u->links[i].fd);
+	for (i = k = 0; i < u->nlinks; i++)
+		if (u->links[i].pid != pid)
 			u->links[k++] = u->links[i];
-	}
 	u->nlinks = k;
 }
 
@@ -556,7 +583,7 @@ static size_t attach_group(struct uprobes *u, struct uprobes_point *pts, const s
 	free(cookies);
 	free(refs);
 	if (fd >= 0) {
-		keep_link(u, fd, pid);
+		keep_link(u, fd, pid, pts[idx[0]].ret);
 		for (i = 0; i < n; i++)
 			pts[idx[i]].attached = 1;
 		return n;
@@ -574,24 +601,29 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
 {
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), i, j, k, total = 0;
 	unsigned char *used = calloc(n ? n : 1, 1);
-	int errnum = 0;
+	int errnum = 0, pass;
 
 	if (!idx || !used) {
 		free(idx);
 		free(used);
 		return bpfmap_fail(err, ENOMEM, "malloc");
 	}
-	for (i = 0; i < n; i++) {
-		if (used[i])
-			continue;
-		/* every point of this path and direction */
-		for (k = 0, j = i; j < n; j++) {
-			if (!used[j] && pts[j].ret == pts[i].ret && !strcmp(pts[j].path, pts[i].path)) {
-				used[j] = 1;
-				idx[k++] = j;
+	/* return probes first, then entries: a call cut by the attach then has
+	 * a return and no entry (in flight at the attach), never the reverse */
+	for (pass = 1; pass >= 0; pass--) {
+		for (i = 0; i < n; i++) {
+			if (used[i] || (int)pts[i].ret != pass)
+				continue;
+			/* every point of this path and direction */
+			for (k = 0, j = i; j < n; j++) {
+				if (!used[j] && pts[j].ret == pts[i].ret &&
+				    !strcmp(pts[j].path, pts[i].path)) {
+					used[j] = 1;
+					idx[k++] = j;
+				}
 			}
+			total += attach_group(u, pts, idx, k, pid, &errnum);
 		}
-		total += attach_group(u, pts, idx, k, pid, &errnum);
 	}
 	free(idx);
 	free(used);
@@ -606,10 +638,30 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
 void uprobes_detach(struct uprobes *u)
 {
 	size_t i;
+	int pass;
 
-	for (i = 0; i < u->nlinks; i++)
-		close(u->links[i].fd);
+	/* return probes first: a call cut by the detach then has an entry and no
+	 * return (in flight at the detach), never the reverse */
+	for (pass = 1; pass >= 0; pass--)
+		for (i = 0; i < u->nlinks; i++)
+			if (u->links[i].ret == pass)
+				close(u->links[i].fd);
 	u->nlinks = 0;
+}
+
+int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err)
+{
+	uint32_t key = 0;
+	uint64_t val = on ? 1 : 0;
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)u->armed_fd;
+	a.key = (uint64_t)(uintptr_t)&key;
+	a.value = (uint64_t)(uintptr_t)&val;
+	if (bpfmap_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of the armed flag");
+	return 0;
 }
 
 size_t uprobes_links(const struct uprobes *u)
@@ -683,7 +735,7 @@ void uprobes_free(struct uprobes *u)
 		munmap(u->consumer, u->page);
 	{
 		int fds[] = { u->exec_event_fd, u->exec_prog_fd, u->fork_event_fd, u->fork_prog_fd,
-			      u->procs_fd, u->prog_fd, u->counts_fd, u->ring_fd };
+			      u->procs_fd, u->prog_fd, u->counts_fd, u->armed_fd, u->ring_fd };
 		size_t i;
 		for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)

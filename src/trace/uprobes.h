@@ -74,6 +74,10 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
  * err).  */
 int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err);
 
+/* Starts (on) or stops recording, at once, on every link: the probes
+ * record nothing until armed.  0, or -1 (why in err).  */
+int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err);
+
 /* Releases the links bound to pid.  */
 void uprobes_detach_pid(struct uprobes *u, pid_t pid);
 
