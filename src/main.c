@@ -33,6 +33,8 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "write a static HTML site of the history: graphs, steps, regressions" },
 	{ "aggregate", cmd_aggregate, "merge profiles into per-release, per-host, time-boxed aggregates" },
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
+	{ "run", cmd_run, "run the jobs of local.yml (matrix) or one job over revisions, and register" },
+	{ "bisect", cmd_bisect, "find the first commit where a function's time steps up" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
 	{ "calibrate", cmd_calibrate, "measure the probe cost on this host for calibrated amounts" },
 	{ "postprocessby", cmd_postprocessby, "fit models of call time per function into a new profile" },

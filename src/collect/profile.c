@@ -393,9 +393,14 @@ int collect_profile(struct session *s)
 		if (!(staged = output_stage(output)) && to_rescue(&output, &staged, &rescued) < 0)
 			goto out;
 	}
-	origin_dir = vcs_find_worktree(".");
-	if (origin_dir && vcs_head(origin_dir, origin) == 0)
+	if (o->origin) {
+		snprintf(origin, sizeof(origin), "%s", o->origin);
 		have_origin = 1;
+	} else {
+		origin_dir = vcs_find_worktree(".");
+		if (origin_dir && vcs_head(origin_dir, origin) == 0)
+			have_origin = 1;
+	}
 
 	/* parse into the profile */
 	t_parse0 = collect_now();

@@ -46,11 +46,26 @@ struct collect_opts {
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 	double max_overhead;	/* --max-overhead PCT, or 0 */
+	const char *origin;	/* the commit the profile is for (40 hex), or NULL: the
+				 * HEAD of the work tree around the working directory */
 	long pid;		/* --pid: trace this running process, not -c */
 	int follow;		/* --follow: the processes it starts too */
 	const char *loader;	/* --loader auto | perun | stapbpf (the bpf runtime) */
 	uint64_t min_duration_ns;	/* --min-duration: keep only slower calls, or 0 */
 };
+
+/* Default events the recorder keeps, and the most it may be asked for.  */
+#define DEFAULT_BUFFER_SIZE 1000000
+#define MAX_BUFFER_SIZE 100000000
+
+/* o holds collect's defaults.  */
+void collect_opts_init(struct collect_opts *o);
+/* Frees the lists o holds (not the strings: they are the caller's).  */
+void collect_opts_release(struct collect_opts *o);
+/* Parses the trace options argv[1..argc) (argv[0] is 'trace') into o, which
+ * keeps pointers into argv (and may rewrite argv's two-letter options): 0,
+ * EXIT_USAGE after saying why on stderr, or 1 when --help was asked.  */
+int collect_parse_trace(int argc, char **argv, struct collect_opts *o);
 
 /* -w: every step of the collection, timed, in the temp dir.  */
 struct watchdog {

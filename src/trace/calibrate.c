@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "trace/cache.h"
 #include "trace/calibrate.h"
 #include "trace/runtime.h"
 #include "trace/plan.h"
@@ -308,4 +310,27 @@ unsigned char *calibrate_plan_stepped(const struct plan *plan)
 	for (i = 0; i < plan->n; i++)
 		st[i] = !!(plan->probes[i].flags & PROBE_F_ENTRY_STEPPED);
 	return st;
+}
+
+int calibrate_cached(int runtime, int quiet, struct calibration *c)
+{
+	enum runtime rt = (enum runtime)runtime;
+	struct utsname u;
+	const char *why;
+	char *dir, *path;
+	int r;
+
+	if (rt == RUNTIME_AUTO)
+		rt = runtime_kernel_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
+	uname(&u);
+	dir = cache_default_dir();
+	path = calibrate_path(dir, runtime_name(rt), u.release);
+	r = calibrate_load(path, runtime_name(rt), u.release, c);
+	if (r == 1 && !quiet)
+		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
+				"(%.0f ns per recorded callee), measured by perun calibrate\n",
+			c->probe_ns, c->pair_ns);
+	free(dir);
+	free(path);
+	return r;
 }

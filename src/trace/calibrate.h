@@ -37,6 +37,10 @@ char *calibrate_helper_path(void);
  * others, no link).  1 loaded, 0 none, -1 refused or corrupt (reported).  */
 int calibrate_load(const char *path, const char *runtime, const char *release,
 		   struct calibration *c);
+/* The calibration perun calibrate cached for runtime (an enum runtime; auto
+ * resolved as collect resolves it) on the running kernel, said on stderr
+ * unless quiet: 1 loaded into c, 0 none, -1 refused or corrupt (reported).  */
+int calibrate_cached(int runtime, int quiet, struct calibration *c);
 /* Writes c through a new temp file (O_EXCL, never a link) renamed into place.  */
 int calibrate_store(const char *path, const struct calibration *c);
 /* Fills c's amounts from perun-calib's report (calls, untraced_ns,

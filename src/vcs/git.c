@@ -338,6 +338,92 @@ static int git_checkout_minor(const char *worktree, const char *sha)
 	return ret;
 }
 
+static int git_export(const char *worktree, const char *sha, const char *dir)
+{
+	git_repository *repo = open_repo(worktree);
+	git_object *obj = NULL;
+	git_tree *tree = NULL;
+	git_index *empty = NULL;
+	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+	git_oid oid;
+	int ret = -1;
+
+	if (!repo)
+		return -1;
+	/* into dir only: the repository's index, HEAD and work tree stay as they are */
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+	opts.target_directory = dir;
+	if (git_oid_fromstr(&oid, sha) < 0 || git_object_lookup(&obj, repo, &oid, GIT_OBJECT_COMMIT) < 0 ||
+	    git_commit_tree(&tree, (git_commit *)obj) < 0) {
+		git_fail("git_commit_tree", sha);
+		goto out;
+	}
+	/* against an empty baseline: every file of the tree is written */
+	if (git_index_new(&empty) < 0) {
+		git_fail("git_index_new", sha);
+		goto out;
+	}
+	opts.baseline_index = empty;
+	if (git_checkout_tree(repo, (git_object *)tree, &opts) < 0)
+		git_fail("git checkout into", dir);
+	else
+		ret = 0;
+out:
+	git_index_free(empty);
+	git_tree_free(tree);
+	git_object_free(obj);
+	git_repository_free(repo);
+	return ret;
+}
+
+static int git_range(const char *worktree, const char *from, const char *to, char (**out)[41],
+		     size_t *n)
+{
+	git_repository *repo = open_repo(worktree);
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	size_t alloc = 0;
+	int ret = -1, r;
+
+	*out = NULL;
+	*n = 0;
+	if (!repo)
+		return -1;
+	if (git_revwalk_new(&walk, repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
+	    git_revwalk_simplify_first_parent(walk) < 0) {
+		git_fail("git_revwalk_new", worktree);
+		goto out;
+	}
+	if (git_oid_fromstr(&oid, to) < 0 || git_revwalk_push(walk, &oid) < 0) {
+		git_fail("git_revwalk_push", to);
+		goto out;
+	}
+	if (from && (git_oid_fromstr(&oid, from) < 0 || git_revwalk_hide(walk, &oid) < 0)) {
+		git_fail("git_revwalk_hide", from);
+		goto out;
+	}
+	while ((r = git_revwalk_next(&oid, walk)) == 0) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			*out = xrealloc(*out, alloc * sizeof(**out));
+		}
+		git_oid_tostr((*out)[(*n)++], 41, &oid);
+	}
+	if (r != GIT_ITEROVER) {
+		git_fail("git_revwalk_next", to);
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		goto out;
+	}
+	ret = 0;
+out:
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	return ret;
+}
+
 /* --- perun push / perun fetch ------------------------------------------------- */
 
 /* ssh remotes: the agent's keys, as git would offer them.  */
@@ -841,6 +927,8 @@ const struct vcs_backend vcs_git = {
 	.save_state = git_save_state,
 	.restore_state = git_restore_state,
 	.checkout = git_checkout_minor,
+	.export_tree = git_export,
+	.range = git_range,
 	.sync_fetch = git_sync_fetch,
 	.sync_push = git_sync_push,
 	.diff = git_diff_versions,
