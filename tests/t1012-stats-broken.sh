@@ -40,12 +40,19 @@ test_expect_success 'a timeout: no stats' '
 	assert_nothing_left 1
 '
 
-test_expect_success 'the runtime killed (SIGKILL): no stats, a message that matches the count' '
+for loader in stapbpf perun; do
+test_expect_success "the runtime killed (SIGKILL): no stats, a message that matches the count ($loader)" '
 	cd repo &&
-	{ "$PERUN" collect -c ../forever trace -s custom -f tick 2>err & } &&
+	{ "$PERUN" collect -c ../forever trace -s custom -f tick --loader '$loader' 2>err & } &&
 	pid=$! && wait_for_target && sleep 1 &&
-	rt= && for p in $(pgrep -x stapbpf); do mentions_trash $p && rt=$p; done &&
-	test -n "$rt" && kill -9 $rt &&
+	if test '$loader' = stapbpf
+	then
+		rt=$(pgrep -f "stapbpf -x $(procs_in_trash) ")
+	else
+		rt=$(pgrep -f "perun-uprobes .*-x $(procs_in_trash) ")
+	fi
+	test -n "$rt" || { kill $pid; echo "no runtime process found"; exit 1; }
+	kill -9 $rt &&
 	set +e && wait $pid; rc=$? && set -e && cat err && test $rc = 1 &&
 	grep "^perun: stats: none stored: the run was cut short by the runtime.s end" err &&
 	stats_files | test_cmp ../stats.before - &&
@@ -58,5 +65,6 @@ test_expect_success 'the runtime killed (SIGKILL): no stats, a message that matc
 	! grep "holds what was traced before" err &&
 	assert_nothing_left 1
 '
+done
 
 test_done
