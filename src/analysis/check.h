@@ -56,6 +56,7 @@ struct check_opts {
 	const struct check_threshold *thresholds;
 	size_t nthresholds;
 	int any_machine; /* pair profiles whatever machine they ran on */
+	int any_job;	 /* one job of every profile, whatever its command (two files) */
 };
 
 /* One comparison: one calling context, one metric.  */
@@ -109,9 +110,8 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 		  const struct check_opts *o, struct check_result *res);
 void check_result_release(struct check_result *res);
 
-/* Whether two profiles are runs of the same job (collector, command,
- * arguments, workload), and whether they ran on the same machine
- * (profile/machine.h; a profile without a machine region matches any).  */
+/* Whether two profiles are runs of the same job: collector, command,
+ * arguments and workload (the machine is machine_same()'s, profile/machine.h).  */
 int check_same_job(const struct profile *a, const struct profile *b);
 
 const char *check_verdict_name(enum check_verdict v);
