@@ -67,9 +67,36 @@ static const char *hstr(const struct profile *p, const char *path)
 	return v ? v : "";
 }
 
+/* The names of the postprocessors that made p, joined: a postprocessed
+ * profile is another job (Perun's jobs are collector x postprocessors), not
+ * one more run.  */
+static void postprocessors(const struct profile *p, char *buf, size_t n)
+{
+	struct json_object *pp = NULL;
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	if (!p->root || !json_object_object_get_ex(p->root, "postprocessors", &pp) ||
+	    !json_object_is_type(pp, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(pp) && len + 1 < n; i++) {
+		struct json_object *name = NULL;
+		json_object_object_get_ex(json_object_array_get_idx(pp, i), "name", &name);
+		len += (size_t)snprintf(buf + len, n - len, "%s,",
+					name ? json_object_get_string(name) : "?");
+		if (len >= n)
+			len = n - 1;
+	}
+}
+
 int check_same_job(const struct profile *a, const struct profile *b)
 {
-	return !strcmp(hstr(a, "collector_info.name"), hstr(b, "collector_info.name")) &&
+	char pa[256], pb[256];
+
+	postprocessors(a, pa, sizeof(pa));
+	postprocessors(b, pb, sizeof(pb));
+	return !strcmp(pa, pb) &&
+	       !strcmp(hstr(a, "collector_info.name"), hstr(b, "collector_info.name")) &&
 	       !strcmp(hstr(a, "header.cmd"), hstr(b, "header.cmd")) &&
 	       !strcmp(hstr(a, "header.args"), hstr(b, "header.args")) &&
 	       !strcmp(hstr(a, "header.workload"), hstr(b, "header.workload"));

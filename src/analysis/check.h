@@ -111,7 +111,8 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 void check_result_release(struct check_result *res);
 
 /* Whether two profiles are runs of the same job: collector, command,
- * arguments and workload (the machine is machine_same()'s, profile/machine.h).  */
+ * arguments, workload and postprocessors (the machine is machine_same()'s,
+ * profile/machine.h).  */
 int check_same_job(const struct profile *a, const struct profile *b);
 
 const char *check_verdict_name(enum check_verdict v);
