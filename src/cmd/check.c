@@ -27,8 +27,9 @@ static const char usage[] =
     "                   [--all] [--any-machine]\n\n"
     "Compares the runs registered for TARGET (default HEAD) with those of BASELINE\n"
     "(default: the nearest ancestor of TARGET with runs of the same job on the same\n"
-    "machine).  Either may also be a profile file (one run).  A job is a collector,\n"
-    "command, arguments and workload; each registered profile of it is one run.\n"
+    "machine).  Either may also be profile files, comma-separated (one run each).\n"
+    "A job is a collector, command, arguments and workload; each registered\n"
+    "profile of it is one run.\n"
     "Per calling context (main;parse;alloc) and for self and inclusive time apart,\n"
     "each run gives its median call time, and the runs of the two sides are\n"
     "compared: a degradation when the target is slower by the threshold or more and\n"
@@ -132,19 +133,38 @@ static int find_base_one(void *ctx, const struct minor_version *mv)
 	return 0;
 }
 
-/* A side from an argument: a profile file, or a revision.  */
+/* Whether arg is a comma-separated list of existing files.  */
+static int file_list(const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL, *f;
+	int all = strchr(arg, ',') != NULL;
+
+	for (f = strtok_r(copy, ",", &save); f && all; f = strtok_r(NULL, ",", &save))
+		all = fs_exists(f);
+	free(copy);
+	return all;
+}
+
+/* A side from an argument: a profile file, files separated by commas (one
+ * run each), or a revision.  */
 static int side_from_arg(struct repo *r, int *have_repo, const char *arg, struct side *s)
 {
 	struct profile p = {NULL};
 	char sha[41];
 
 	memset(s, 0, sizeof(*s));
-	if (fs_exists(arg)) {
-		if (profile_load(&p, arg) < 0) {
-			profile_release(&p);
-			return -1;
+	if (fs_exists(arg) || file_list(arg)) {
+		char *copy = xstrdup(arg), *save = NULL, *f;
+		for (f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+			memset(&p, 0, sizeof(p));
+			if (profile_load(&p, f) < 0) {
+				profile_release(&p);
+				free(copy);
+				return -1;
+			}
+			side_push(s, &p, xstrdup(f));
 		}
-		side_push(s, &p, xstrdup(arg));
+		free(copy);
 		return 0;
 	}
 	if (!*have_repo) {
