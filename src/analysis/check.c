@@ -454,7 +454,7 @@ static const struct run_stat *run_find(const struct run *run, size_t ctx)
 /* The runs' values are in ns, >= 0; logs of v + 1 keep 0 finite.  */
 static double lg(double v)
 {
-	return log(v + 1);
+	return log((v > 0 ? v : 0) + 1);
 }
 
 /* Welch's t over the logs: ratio of geometric means and its interval.  */
