@@ -147,6 +147,29 @@ test_expect_success 'check reads --aggregate summaries from their histograms, an
 	grep "log2 histograms" out
 '
 
+test_expect_success 'check --method best-model-order-equality: linear to quadratic degrades' '
+	python3 - <<-\PY &&
+	import json
+	def prof(path, forms):
+	    ms = [{"uid": "f", "model": k, "r_square": r2, "method": "full",
+	           "coeffs": [{"name": "b0", "value": 1}, {"name": "b1", "value": 1}],
+	           "x_interval_start": 0, "x_interval_end": 9} for k, r2 in forms]
+	    res = [{"amount": 10, "uid": "f", "type": "mixed", "subtype": "time delta"}]
+	    p = {"header": {"type": "mixed", "units": {"mixed(time delta)": "ns"}, "cmd": "x"},
+	         "collector_info": {"name": "trace"},
+	         "postprocessors": [{"name": "regression_analysis", "params": {}}],
+	         "snapshots": [{"resources": res, "models": ms}]}
+	    json.dump(p, open(path, "w"))
+	prof("m1.perf", [("linear", 0.9), ("quadratic", 0.8)])
+	prof("m2.perf", [("linear", 0.7), ("quadratic", 0.95)])
+	PY
+	set +e; "$PERUN" check m1.perf m2.perf --method best-model-order-equality >out; rc=$?; set -e
+	cat out && test $rc = 1 &&
+	grep "^  degradation  *inclusive linear -> quadratic (r2 0.900 -> 0.950)  f$" out &&
+	"$PERUN" check m2.perf m1.perf --method best-model-order-equality >out &&
+	grep "^0 degradations, 1 optimization" out
+'
+
 test_expect_success 'check: usage and failures' '
 	cd repo &&
 	set +e

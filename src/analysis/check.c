@@ -25,7 +25,7 @@
 static const char *const verdict_names[] = {"no-change", "degradation", "optimization",
 					    "undecided", "new",		"removed"};
 static const char *const metric_names[] = {"self", "inclusive"};
-static const char *const method_names[] = {"runs", "mann-whitney"};
+static const char *const method_names[] = {"runs", "mann-whitney", "best-model-order-equality"};
 
 const char *check_verdict_name(enum check_verdict v)
 {
@@ -828,6 +828,111 @@ out:
 	return ret;
 }
 
+/* --- best-model-order-equality ------------------------------------------ */
+
+/* Perun's order of the forms, slowest growing first.  */
+static const char *const model_order[] = {"constant", "logarithmic", "linear",
+					  "quadratic", "power",	      "exponential"};
+
+static int model_rank(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(model_order) / sizeof(*model_order); i++)
+		if (!strcmp(kind, model_order[i]))
+			return (int)i;
+	return -1;
+}
+
+struct best_model {
+	size_t name; /* interned function */
+	int rank;
+	double r2;
+};
+
+/* Per function, the parametric model with the best r^2 over the profiles.  */
+static void best_models(struct interner *in, const struct profile *p, const size_t *idx,
+			size_t n, struct best_model **out, size_t *nout)
+{
+	size_t i, j, k, m;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *snaps = get(p[idx[i]].root, "snapshots");
+		for (j = 0; snaps && json_object_is_type(snaps, json_type_array) &&
+			    j < json_object_array_length(snaps);
+		     j++) {
+			struct json_object *ms = get(json_object_array_get_idx(snaps, j), "models");
+			for (k = 0; ms && json_object_is_type(ms, json_type_array) &&
+				    k < json_object_array_length(ms);
+			     k++) {
+				struct json_object *mo = json_object_array_get_idx(ms, k);
+				struct json_object *uid = get(mo, "uid"), *kind = get(mo, "model");
+				double r2 = -INFINITY;
+				size_t name;
+				int rank;
+				if (!uid || !kind || !json_object_is_type(uid, json_type_string) ||
+				    !json_object_is_type(kind, json_type_string) ||
+				    (rank = model_rank(json_object_get_string(kind))) < 0)
+					continue;
+				number(get(mo, "r_square"), &r2);
+				name = intern_name(in, json_object_get_string(uid));
+				for (m = 0; m < *nout && (*out)[m].name != name; m++)
+					;
+				if (m == *nout) {
+					*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+					(*out)[(*nout)++] = (struct best_model){name, rank, r2};
+				} else if (r2 > (*out)[m].r2) {
+					(*out)[m].rank = rank;
+					(*out)[m].r2 = r2;
+				}
+			}
+		}
+	}
+}
+
+static void compare_models(const struct profile *base, const size_t *bi, size_t nb,
+			   const struct profile *target, const size_t *ti, size_t nt,
+			   struct check_job *job)
+{
+	struct interner in;
+	struct best_model *mb = NULL, *mt = NULL;
+	size_t i, j, nmb = 0, nmt = 0;
+
+	memset(&in, 0, sizeof(in));
+	best_models(&in, base, bi, nb, &mb, &nmb);
+	best_models(&in, target, ti, nt, &mt, &nmt);
+	for (i = 0; i < nmt; i++) {
+		struct check_finding f;
+		for (j = 0; j < nmb && mb[j].name != mt[i].name; j++)
+			;
+		if (j == nmb)
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.context = xstrdup(in.names[mt[i].name]);
+		f.function = f.context;
+		f.metric = CHECK_INCLUSIVE;
+		f.nbase = nb;
+		f.ntarget = nt;
+		f.base = mb[j].r2;
+		f.target = mt[i].r2;
+		f.ratio = f.ci_low = f.ci_high = f.p = f.effect = NAN;
+		f.base_model = model_order[mb[j].rank];
+		f.target_model = model_order[mt[i].rank];
+		f.verdict = mt[i].rank > mb[j].rank	  ? CHECK_DEGRADATION
+			    : mt[i].rank < mb[j].rank ? CHECK_OPTIMIZATION
+						      : CHECK_NO_CHANGE;
+		job->f = xrealloc(job->f, (job->nf + 1) * sizeof(*job->f));
+		job->f[job->nf++] = f;
+		job->degradations += f.verdict == CHECK_DEGRADATION;
+		job->optimizations += f.verdict == CHECK_OPTIMIZATION;
+	}
+	if (job->nf)
+		qsort(job->f, job->nf, sizeof(*job->f), cmp_finding);
+	free(mb);
+	free(mt);
+	interner_release(&in);
+}
+
 static char **copy_labels(const char *const *labels, const size_t *idx, size_t n)
 {
 	char **out = xcalloc(n ? n : 1, sizeof(*out));
@@ -888,8 +993,10 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 		job.ntarget = nt;
 		res->jobs = xrealloc(res->jobs, (res->njobs + 1) * sizeof(*res->jobs));
 		res->jobs[res->njobs++] = job;
-		if (compare_job(base, bi, nb, target, ti, nt, o, &thr,
-				&res->jobs[res->njobs - 1]) < 0)
+		if (o->method == CHECK_MODEL_ORDER)
+			compare_models(base, bi, nb, target, ti, nt, &res->jobs[res->njobs - 1]);
+		else if (compare_job(base, bi, nb, target, ti, nt, o, &thr,
+				     &res->jobs[res->njobs - 1]) < 0)
 			goto out;
 		res->degradations += res->jobs[res->njobs - 1].degradations;
 		res->optimizations += res->jobs[res->njobs - 1].optimizations;

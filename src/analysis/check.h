@@ -17,8 +17,15 @@
  *                      ratio is at least 1 + threshold.  Needs 2 runs a side.
  *   CHECK_MANN_WHITNEY asv's: the Mann-Whitney U test over the run medians
  *                      (exact for small samples), the ratio of their medians.
- * Either says "undecided" when the data cannot decide: too few runs, or a
- * change past the threshold that the runs' spread does not support.
+ *   CHECK_MODEL_ORDER  Perun's best-model-order-equality, on the models
+ *                      postprocessby regression-analysis fitted: per
+ *                      function, the form with the best r^2 over each
+ *                      side's profiles; a degradation when the target's
+ *                      grows faster (constant < logarithmic < linear <
+ *                      quadratic < power < exponential).  Per function, not
+ *                      per context; needs models on both sides.
+ * The first two say "undecided" when the data cannot decide: too few runs,
+ * or a change past the threshold that the runs' spread does not support.
  *
  * No I/O besides pr_error()/pr_warn(); pure functions of the profiles.  */
 #ifndef PERUN_ANALYSIS_CHECK_H
@@ -28,7 +35,7 @@
 
 struct profile;
 
-enum check_method { CHECK_RUNS, CHECK_MANN_WHITNEY };
+enum check_method { CHECK_RUNS, CHECK_MANN_WHITNEY, CHECK_MODEL_ORDER };
 
 enum check_verdict {
 	CHECK_NO_CHANGE,
@@ -76,6 +83,7 @@ struct check_finding {
 	double calls_base, calls_target; /* mean calls per run */
 	const char *why;	  /* for CHECK_UNDECIDED: the reason (static text) */
 	char *cause;		  /* an inclusive degradation's degraded callee context, or NULL */
+	const char *base_model, *target_model; /* CHECK_MODEL_ORDER: the best forms */
 };
 
 /* The comparison of one job.  Findings sorted: degradations, optimizations,
@@ -117,7 +125,8 @@ int check_same_job(const struct profile *a, const struct profile *b);
 
 const char *check_verdict_name(enum check_verdict v);
 const char *check_metric_name(enum check_metric m);
-/* The method named s ("runs", "mann-whitney"), or -1.  */
+/* The method named s ("runs", "mann-whitney", "best-model-order-equality"),
+ * or -1.  */
 int check_method_parse(const char *s);
 const char *check_method_name(enum check_method m);
 

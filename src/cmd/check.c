@@ -23,7 +23,7 @@
 
 static const char usage[] =
     "usage: perun check [BASELINE] [TARGET] [--threshold R] [--confidence C]\n"
-    "                   [--method runs|mann-whitney] [--format text|json|junit|markdown]\n"
+    "                   [--method M] [--format text|json|junit|markdown]\n"
     "                   [--all] [--any-machine]\n\n"
     "Compares the runs registered for TARGET (default HEAD) with those of BASELINE\n"
     "(default: the nearest ancestor of TARGET with runs of the same job on the same\n"
@@ -40,6 +40,8 @@ static const char usage[] =
     "  --confidence C     confidence of the interval or test (default 0.99)\n"
     "  --method M         runs (default: Welch's t over the logs of the run medians)\n"
     "                     or mann-whitney (asv's rank test over the run medians)\n"
+    "                     or best-model-order-equality (Perun's, on the models of\n"
+    "                     postprocessby regression-analysis)\n"
     "  --format FORMAT    text (default), json, junit (for CI) or markdown\n"
     "  --all              list unchanged contexts too\n"
     "  --any-machine      compare runs from other machines too\n\n"
@@ -265,7 +267,8 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "--method") && v) {
 			if ((m = check_method_parse(v)) < 0) {
 				fprintf(stderr,
-					"perun check: unknown method '%s': runs or mann-whitney\n",
+					"perun check: unknown method '%s': runs, mann-whitney or "
+					"best-model-order-equality\n",
 					v);
 				return EXIT_USAGE;
 			}

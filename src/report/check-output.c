@@ -77,6 +77,11 @@ static void text_finding(struct strbuf *out, const struct check_finding *f,
 
 	strbuf_addf(out, "  %-12s %-9s ", check_verdict_name(f->verdict),
 		    check_metric_name(f->metric));
+	if (f->base_model) {
+		strbuf_addf(out, "%s -> %s (r2 %.3f -> %.3f)  %s\n", f->base_model, f->target_model,
+			    f->base, f->target, f->context);
+		return;
+	}
 	if (f->verdict == CHECK_NEW || f->verdict == CHECK_REMOVED) {
 		strbuf_addf(out, "%.1f -> %.1f calls per run  %s\n", f->calls_base,
 			    f->calls_target, f->context);
@@ -118,10 +123,13 @@ static void text(const struct check_result *r, const struct check_opts *o, int a
 			    j->ntarget, j->ntarget == 1 ? "" : "s");
 		if (*j->machine)
 			strbuf_addf(out, " on %s", j->machine);
-		strbuf_addf(out, "; per-call median of each run, %s, %.0f%% confidence\n",
-			    o->method == CHECK_RUNS ? "ratio of geometric means (Welch t)"
-						    : "Mann-Whitney over runs",
-			    100 * o->confidence);
+		if (o->method == CHECK_MODEL_ORDER)
+			strbuf_addstr(out, "; best-model-order-equality over the fitted models\n");
+		else
+			strbuf_addf(out, "; per-call median of each run, %s, %.0f%% confidence\n",
+				    o->method == CHECK_RUNS ? "ratio of geometric means (Welch t)"
+							    : "Mann-Whitney over runs",
+				    100 * o->confidence);
 		if (j->binned)
 			strbuf_addstr(out, "  (call times read from --aggregate log2 histograms: "
 					   "small changes go unseen)\n");
@@ -206,6 +214,8 @@ static void json_finding(struct strbuf *sb, const struct check_finding *f)
 		strbuf_addstr(sb, ",\"cause\":");
 		strbuf_add_json_str(sb, f->cause);
 	}
+	if (f->base_model)
+		strbuf_addf(sb, ",\"models\":[\"%s\",\"%s\"]", f->base_model, f->target_model);
 	strbuf_addch(sb, '}');
 }
 
@@ -292,6 +302,10 @@ static void xml_str(struct strbuf *sb, const char *s)
 static void finding_sentence(struct strbuf *sb, const struct check_finding *f,
 			     const struct check_opts *o)
 {
+	if (f->base_model) {
+		strbuf_addf(sb, "best model %s -> %s", f->base_model, f->target_model);
+		return;
+	}
 	strbuf_addf(sb, "%s time ", check_metric_name(f->metric));
 	fmt_change(sb, f->ratio);
 	strbuf_addstr(sb, " (");
