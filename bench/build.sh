@@ -1,6 +1,6 @@
 # Sourced by the bench scripts: bench_build SRC OUT builds an optimized perun
 # (-O2, no sanitizers, what users run) from the tree SRC into OUT/build, with
-# its memlock shim and calibration helper, and sets PERUN to it.  The
+# its memlock shim, calibration helper and uprobe loader, and sets PERUN to it.  The
 # configure-built ./perun of a CI tree has sanitizers, which would dominate
 # any timing.
 bench_build() {
@@ -13,8 +13,14 @@ bench_build() {
 	# shellcheck disable=SC2046
 	cc -O2 -g -std=c11 -I"$_b" -I"$_src/src" $(pkg-config --cflags $_pkgs) \
 		-DPKGDATADIR=\"$_src\" -DPKGLIBDIR=\"$_b\" \
-		$(ls "$_src"/src/*.c "$_src"/src/*/*.c | grep -v -e memlock-shim -e calibrate-helper) \
+		$(ls "$_src"/src/*.c "$_src"/src/*/*.c |
+			grep -v -e memlock-shim -e calibrate-helper -e uprobes-main) \
 		-o "$_b/perun" $(pkg-config --libs $_pkgs) -lstdc++ -lm || return 1
+	# shellcheck disable=SC2046
+	cc -O2 -g -std=c11 -I"$_b" -I"$_src/src" $(pkg-config --cflags $_pkgs) \
+		-DPKGDATADIR=\"$_src\" -DPKGLIBDIR=\"$_b\" \
+		$(ls "$_src"/src/*/*.c | grep -v -e memlock-shim -e calibrate-helper) \
+		-o "$_b/perun-uprobes" $(pkg-config --libs $_pkgs) -lstdc++ -lm || return 1
 	cc -shared -fPIC -O2 -o "$_b/perun-memlock-shim.so" "$_src/src/util/memlock-shim.c" -ldl ||
 		return 1
 	cc -std=c11 -g -O2 -fno-ipa-icf -fno-omit-frame-pointer -o "$_b/perun-calib" \

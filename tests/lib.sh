@@ -81,6 +81,13 @@ test_done() {
 
 test_cmp() { diff -u "$1" "$2"; }
 
+# Runs a command that must exit with status $1 (git's test_expect_code).
+test_expect_code() {
+	want=$1; shift
+	got=0; "$@" || got=$?
+	[ "$got" = "$want" ] || { echo "exit $got, not $want: $*"; return 1; }
+}
+
 # Builds the fixture programs into $TRASH (plain cc: no sanitizers).
 build_fixtures() {
 	cc -g -O1 -fPIC -shared -o "$TRASH/libcountlib.so" "$FIXTURES/countlib.c" &&

@@ -49,24 +49,33 @@ test_expect_success 'SIGINT (Ctrl-C) stops the run and keeps what was traced' '
 	test -z "$(ls "$TMPDIR")"
 '
 
-test_expect_success 'kill -9 of perun mid-run leaves nothing behind' '
-	"$PERUN" collect -c ./forever -o killed.perf trace -q -s custom -f tick &
+for loader in stapbpf perun; do
+test_expect_success "kill -9 of perun mid-run leaves nothing behind (loader $loader)" '
+	"$PERUN" collect -c ./forever -o killed.perf trace -q -s custom -f tick --loader '$loader' &
 	pid=$! &&
 	wait_for_target &&
 	sleep 1 &&
-	grep stapprobe /sys/kernel/tracing/uprobe_events &&
+	if test '$loader' = stapbpf
+	then
+		grep stapprobe /sys/kernel/tracing/uprobe_events
+	else
+		pgrep -f "perun-uprobes .*$TMPDIR"
+	fi &&
 	ls "$TMPDIR" &&
 	test -n "$(ls "$TMPDIR")" &&
 	kill -9 $pid &&
 	wait $pid || true
 	for i in $(seq 100); do
-		pgrep -x stapbpf >/dev/null || [ -n "$(procs_in_trash)" ] || break
+		pgrep -x stapbpf >/dev/null || pgrep -f "perun-uprobes .*$TMPDIR" >/dev/null ||
+			[ -n "$(procs_in_trash)" ] || break
 		sleep 0.1
 	done
 	assert_nothing_left 1 &&
+	! pgrep -f "perun-uprobes .*$TMPDIR" &&
 	test -z "$(ls "$TMPDIR")" &&
 	! test -e killed.perf
 '
+done
 
 test_expect_success 'an event flood: recorded exactly; printed, any loss is reported' '
 	cc -O1 -g -o loop "$SRCDIR/bench/loop.c" &&
@@ -97,7 +106,7 @@ test_expect_success 'an event flood: recorded exactly; printed, any loss is repo
 test_expect_success 'fake stapbpf crash: clear error, exit 1, nothing left' '
 	set +e
 	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=crash \
-		"$PERUN" collect -c ./crash -o fake.perf trace -q -s custom -f ok 2>err
+		"$PERUN" collect -c ./crash -o fake.perf trace -q -s custom -f ok --loader stapbpf 2>err
 	rc=$?
 	set -e
 	cat err &&
@@ -110,7 +119,7 @@ test_expect_success 'fake stapbpf crash: clear error, exit 1, nothing left' '
 test_expect_success 'fake stapbpf garbage: anomalies and lost events counted' '
 	printf "s 100 0 0\n0 0 10\n1 0 20\nq\n" >raw &&
 	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=garbage FAKE_STAPBPF_RAW=raw \
-		"$PERUN" collect -c ./crash -o garbage.perf trace -q -s custom -f ok || true
+		"$PERUN" collect -c ./crash -o garbage.perf trace -q -s custom -f ok --loader stapbpf || true
 	test "$(profile_field garbage.perf trace.anomalies.malformed_lines)" = 3 &&
 	test "$(profile_field garbage.perf trace.anomalies.truncated_lines)" = 1 &&
 	test "$(profile_field garbage.perf trace.anomalies.lost_events)" = 17 &&
@@ -120,7 +129,7 @@ test_expect_success 'fake stapbpf garbage: anomalies and lost events counted' '
 test_expect_success 'fake stapbpf that ignores SIGINT is killed after the grace time' '
 	start=$(date +%s) &&
 	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=hang \
-		"$PERUN" collect -c ./crash -o hang.perf trace -q -s custom -f ok -t 1 || true
+		"$PERUN" collect -c ./crash -o hang.perf trace -q -s custom -f ok -t 1 --loader stapbpf || true
 	end=$(date +%s) &&
 	test $((end - start)) -lt 20 &&
 	! pgrep -f fake-stapbpf.sh &&
@@ -133,7 +142,7 @@ test_expect_success 'a runtime still detaching past stop_timeout is waited for, 
 	start=$(date +%s) &&
 	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=slowdetach \
 		FAKE_STAPBPF_EVENTS=15 FAKE_STAPBPF_TARGET="$TRASH/crash:0x$off" \
-		"$PERUN" collect -c ./crash -o slow.perf trace -s custom -f ok 2>err || true
+		"$PERUN" collect -c ./crash -o slow.perf trace -s custom -f ok --loader stapbpf 2>err || true
 	end=$(date +%s) &&
 	cat err &&
 	test $((end - start)) -ge 15 &&

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Live: the module cache.  A hit must not start stap at all; a corrupted entry
-# is rebuilt; an entry another user could have written is refused.
+# is rebuilt; an entry another user could have written is refused.  The
+# cache serves stapbpf and the kernel runtime (perun's own loader needs no
+# module), so these collects ask for stapbpf.
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -11,7 +13,7 @@ collect() {
 test_expect_success 'build the fixtures' 'build_fixtures'
 
 test_expect_success 'first collect compiles and stores the module' '
-	"$PERUN" collect -c ./counts -o a.perf trace -s custom -f fib -f work 2>err &&
+	"$PERUN" collect -c ./counts -o a.perf trace -s custom -f fib -f work --loader stapbpf 2>err &&
 	grep "module cache: miss" err &&
 	test "$(profile_field a.perf trace.module_cache)" = miss &&
 	test "$(ls "$PERUN_CACHE_DIR/modules" | wc -l)" = 1 &&
@@ -19,7 +21,7 @@ test_expect_success 'first collect compiles and stores the module' '
 '
 
 test_expect_success 'a hit runs stapbpf on the stored module with no stap at all' '
-	PERUN_STAP=/nonexistent/stap "$PERUN" collect -c ./counts -o b.perf trace -s custom -f fib -f work 2>err &&
+	PERUN_STAP=/nonexistent/stap "$PERUN" collect -c ./counts -o b.perf trace -s custom -f fib -f work --loader stapbpf 2>err &&
 	grep "module cache: hit" err &&
 	test "$(profile_counts b.perf)" = "$(printf "fib 1983\nwork 300")"
 '
@@ -36,7 +38,7 @@ test_expect_success 'a corrupted module is detected and rebuilt' '
 	mod=$(ls "$PERUN_CACHE_DIR"/modules/*/*.bo) &&
 	printf "\377" | dd of="$mod" bs=1 seek=100 conv=notrunc 2>/dev/null &&
 	! "$PERUN" cache verify &&
-	"$PERUN" collect -c ./counts -o c.perf trace -s custom -f fib -f work 2>err &&
+	"$PERUN" collect -c ./counts -o c.perf trace -s custom -f fib -f work --loader stapbpf 2>err &&
 	cat err &&
 	grep "failed verification: rebuilding" err &&
 	grep "module cache: miss" err &&
@@ -47,7 +49,7 @@ test_expect_success 'a corrupted module is detected and rebuilt' '
 test_expect_success 'a group-writable module is refused, never loaded' '
 	mod=$(ls "$PERUN_CACHE_DIR"/modules/*/*.bo) &&
 	chmod g+w "$mod" &&
-	! "$PERUN" collect -c ./counts -o d.perf trace -s custom -f fib -f work 2>err &&
+	! "$PERUN" collect -c ./counts -o d.perf trace -s custom -f fib -f work --loader stapbpf 2>err &&
 	cat err &&
 	grep "refusing .*writable by group or others" err &&
 	! test -e d.perf &&
@@ -57,7 +59,7 @@ test_expect_success 'a group-writable module is refused, never loaded' '
 test_expect_success 'a module owned by another user is refused' '
 	mod=$(ls "$PERUN_CACHE_DIR"/modules/*/*.bo) &&
 	chown 65534 "$mod" &&
-	! "$PERUN" collect -c ./counts -o e.perf trace -s custom -f fib -f work 2>err &&
+	! "$PERUN" collect -c ./counts -o e.perf trace -s custom -f fib -f work --loader stapbpf 2>err &&
 	grep "refusing .*owned by uid 65534" err &&
 	chown 0 "$mod"
 '
@@ -82,7 +84,7 @@ test_expect_success 'concurrent collects of one new script compile it once' '
 '
 
 test_expect_success '-sc compiles afresh and leaves the cache alone' '
-	"$PERUN" collect -c ./counts -o f.perf trace -s custom -f first -sc 2>err &&
+	"$PERUN" collect -c ./counts -o f.perf trace -s custom -f first -sc --loader stapbpf 2>err &&
 	grep "module cache: off" err &&
 	test "$(ls "$PERUN_CACHE_DIR/modules" | wc -l)" = 2
 '

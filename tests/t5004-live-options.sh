@@ -49,10 +49,12 @@ test_expect_success 'output handling: suppress hides it, capture shows and keeps
 test_expect_success '-vt keeps the raw stream, -z keeps gzipped temps in .perun/logs' '
 	cd repo &&
 	"$PERUN" collect -c ../counts -o v.perf trace -q -s custom -f fib -vt -z -w &&
-	test "$(grep -c "^v [0-9a-f]* [0-9a-f]* [0-9a-f]* [0-9a-f]*$" v.perf.raw)" = $((1983 * 2)) &&
+	test "$(grep -c "^[0-9a-f]* [0-9a-f]* [0-9a-f]*$" v.perf.raw)" = $((1983 * 2)) &&
 	ls .perun/logs/ | grep "trace.raw.gz" &&
 	ls .perun/logs/ | grep "watchdog.log.gz" &&
-	zcat .perun/logs/*watchdog.log.gz | grep "cache"
+	zcat .perun/logs/*watchdog.log.gz | grep "loader: perun-uprobes" &&
+	"$PERUN" collect -c ../counts -o w.perf trace -q -s custom -f fib -vt --loader stapbpf &&
+	test "$(grep -c "^v [0-9a-f]* [0-9a-f]* [0-9a-f]* [0-9a-f]*$" w.perf.raw)" = $((1983 * 2))
 '
 
 test_expect_success '--metrics prints and records the thesis metrics' '

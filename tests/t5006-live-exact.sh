@@ -112,12 +112,18 @@ test_expect_success '--buffer-size and --transport refuse nonsense' '
 	test $rc = 2
 '
 
-test_expect_success 'a runtime killed mid-run: the target is stopped, exit 1, runtime_died' '
-	"$PERUN" collect -c ./forever -o died.perf trace -q -s custom -f tick 2>err &
+for loader in stapbpf perun; do
+test_expect_success "a runtime killed mid-run: the target is stopped, exit 1, runtime_died ($loader)" '
+	"$PERUN" collect -c ./forever -o died.perf trace -q -s custom -f tick --loader '$loader' 2>err &
 	pid=$! &&
 	wait_for_target &&
-	rt=$(pgrep -f "stapbpf -x $(procs_in_trash) ") &&
-	test -n "$rt" &&
+	if test '$loader' = stapbpf
+	then
+		rt=$(pgrep -f "stapbpf -x $(procs_in_trash) ")
+	else
+		rt=$(pgrep -f "perun-uprobes .*-x $(procs_in_trash) ")
+	fi
+	test -n "$rt" || { kill $pid; echo "no runtime process found"; exit 1; }
 	sleep 1 &&
 	kill -9 $rt &&
 	start=$(date +%s) &&
@@ -132,12 +138,13 @@ test_expect_success 'a runtime killed mid-run: the target is stopped, exit 1, ru
 	test "$(profile_field died.perf trace.runtime_died)" = true &&
 	test -z "$(procs_in_trash)"
 '
+done
 
 test_expect_success 'fake stapbpf whose reader dies: target stopped, exit 1, no spin' '
 	start=$(date +%s) &&
 	set +e
 	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=readerdies \
-		"$PERUN" collect -c ./forever -o rd.perf trace -q -s custom -f tick 2>err
+		"$PERUN" collect -c ./forever -o rd.perf trace -q -s custom -f tick --loader stapbpf 2>err
 	rc=$?
 	set -e
 	cat err &&

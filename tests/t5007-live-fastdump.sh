@@ -2,7 +2,8 @@
 # Live: perun reads the bpf recorder's map itself, in batches, once the
 # command has ended and before stapbpf's end probe (which reads one entry
 # per bpf() call).  The counts are exact either way, nothing is read twice,
-# and PERUN_NO_FAST_READ=1 leaves the dump to the end probe.
+# and PERUN_NO_FAST_READ=1 leaves the dump to the end probe.  The recorder
+# is stapbpf's (perun's own loader streams instead), so these ask for it.
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -20,7 +21,7 @@ check_exact() {
 }
 
 test_expect_success '200k calls: read in batches, every call once' '
-	"$PERUN" collect -c ./loop -a 200000 -o fast.perf trace -vt -s custom -f f 2>err >out &&
+	"$PERUN" collect -c ./loop -a 200000 -o fast.perf trace --loader stapbpf -vt -s custom -f f 2>err >out &&
 	cat err &&
 	grep "calls 200000" out &&
 	profile_counts fast.perf >actual &&
@@ -32,7 +33,7 @@ test_expect_success '200k calls: read in batches, every call once' '
 '
 
 test_expect_success 'PERUN_NO_FAST_READ=1: the end probe dumps, same counts' '
-	PERUN_NO_FAST_READ=1 "$PERUN" collect -c ./loop -a 200000 -o slow.perf trace \
+	PERUN_NO_FAST_READ=1 "$PERUN" collect -c ./loop -a 200000 -o slow.perf trace --loader stapbpf \
 		-s custom -f f 2>err >out &&
 	cat err &&
 	profile_counts slow.perf >actual &&
@@ -41,7 +42,7 @@ test_expect_success 'PERUN_NO_FAST_READ=1: the end probe dumps, same counts' '
 '
 
 test_expect_success 'threads, and a --buffer-size equal to a map of stap: still batches' '
-	"$PERUN" collect -c ./exact -a "15 4 3000" -o thr.perf trace -s custom \
+	"$PERUN" collect -c ./exact -a "15 4 3000" -o thr.perf trace --loader stapbpf -s custom \
 		-f fib -f work -f tiny --buffer-size 65536 2>err >out &&
 	cat err &&
 	grep "calls fib=1973 work=12000 tiny=12000" out &&
@@ -55,7 +56,7 @@ test_expect_success 'threads, and a --buffer-size equal to a map of stap: still 
 
 test_expect_success 'a full buffer read in batches: the loss stays exact' '
 	set +e
-	"$PERUN" collect -c ./loop -a 5000 -o full.perf trace -s custom -f f \
+	"$PERUN" collect -c ./loop -a 5000 -o full.perf trace --loader stapbpf -s custom -f f \
 		--buffer-size 3000 2>err
 	rc=$?
 	set -e

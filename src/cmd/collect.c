@@ -23,12 +23,20 @@
 void usage_collect(FILE *f)
 {
 	fputs("usage: perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]\n"
+	      "   or: perun collect --pid PID [-o FILE] trace [options]\n"
 	      "\n"
 	      "collect options:\n"
 	      "  -c, --cmd CMD            the command to profile\n"
 	      "  -a, --args ARGS          its arguments (split like a shell, no expansion)\n"
 	      "  -w, --workload WORKLOAD  its input, appended after ARGS\n"
 	      "  -o, --output FILE        write the profile to FILE (default: .perun/jobs/)\n"
+	      "  -p, --pid PID            attach to a running process and all its threads;\n"
+	      "                           the trace ends on Ctrl-C, after -t SECONDS, or when\n"
+	      "                           the process exits; perun never signals it\n"
+	      "      --follow             trace the processes the command (or PID) starts,\n"
+	      "                           and theirs, each from when its fork is seen\n"
+	      "      --min-duration TIME  keep only calls of TIME or longer (10us, 2ms); the\n"
+	      "                           faster ones are counted per function\n"
 	      "\n"
 	      "trace options (thesis Table A.1, and perun's own):\n"
 	      "  -e, --engine stap        the collection engine (only stap; see --runtime)\n"
@@ -39,7 +47,8 @@ void usage_collect(FILE *f)
 	      "  -g, --global-sampling N  record one call in N unless a rule says otherwise\n"
 	      "      --with-usdt, --no-usdt  also probe the target's USDT probes (default on)\n"
 	      "  -b, --binary PATH        the binary to probe (default: the command)\n"
-	      "  -t, --timeout SECONDS    terminate the command after SECONDS\n"
+	      "  -t, --timeout SECONDS    terminate the command after SECONDS (with --pid:\n"
+	      "                           detach after SECONDS)\n"
 	      "  -z, --zip-temps          keep gzipped temp files in the log directory\n"
 	      "  -k, --keep-temps         do not delete the temp files\n"
 	      "  -vt, --verbose-trace     keep the raw stream beside the profile (FILE.raw)\n"
@@ -50,6 +59,10 @@ void usage_collect(FILE *f)
 	      "  -sc, --stap-cache-off    compile afresh and do not use the module cache\n"
 	      "      --runtime R          auto | kernel | bpf (auto: kernel when a build tree\n"
 	      "                           for the running kernel exists, else bpf)\n"
+	      "      --loader L           the bpf runtime's loader: auto (perun's own, with\n"
+	      "                           uprobe_multi links bound to the traced process and a\n"
+	      "                           ring buffer drained while it runs, where the kernel\n"
+	      "                           and the trace allow; else stapbpf) | perun | stapbpf\n"
 	      "      --include REGEX      probe only functions whose name matches (PCRE2)\n"
 	      "      --exclude REGEX      never probe functions whose name matches\n"
 	      "      --aggregate          per-function summaries instead of one record per call\n"
@@ -99,7 +112,7 @@ void usage_collect(FILE *f)
 enum {
 	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
 	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
-	OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
+	OPT_LOADER, OPT_FOLLOW, OPT_MIN_DURATION, OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
 	OPT_NO_CALIBRATE, OPT_PER_CALL, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
 	OPT_OPT_RESET_CACHE, OPT_ONE_MODULE, OPT_MAX_OVERHEAD,
 };
@@ -185,6 +198,32 @@ static int check_rule_sampling(const char *rule)
 	return parse_sampling(hash + 1, &v);
 }
 
+/* "10us", "2ms", "1.5s", "500ns" (or a bare number of ns) into *ns.  */
+static int parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double scale;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || *s == '-')
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			if (v * units[i].scale > 1e18)
+				return -1;
+			*ns = (uint64_t)(v * units[i].scale + 0.5);
+			return *ns ? 0 : -1;
+		}
+	}
+	return -1;
+}
+
 static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 {
 	static const struct option longopts[] = {
@@ -222,6 +261,9 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 		{ "compile-only", no_argument, NULL, OPT_COMPILE_ONLY },
 		{ "kernel-release", required_argument, NULL, 'r' },
 		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
+		{ "loader", required_argument, NULL, OPT_LOADER },
+		{ "follow", no_argument, NULL, OPT_FOLLOW },
+		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
 		{ "optimization-pipeline", required_argument, NULL, OPT_OPT_PIPELINE },
 		{ "optimization-on", required_argument, NULL, OPT_OPT_ON },
@@ -350,6 +392,17 @@ static int parse_trace_opts(int argc, char **argv, struct collect_opts *o)
 			o->kernel_release = optarg;
 			break;
 		case OPT_CALIBRATE: o->calibrate = 1; break;
+		case OPT_FOLLOW: o->follow = 1; break;
+		case OPT_MIN_DURATION:
+			if (parse_duration_ns(optarg, &o->min_duration_ns) < 0)
+				return usage_error("--min-duration wants a time like 10us, 2ms or 500ns, "
+						   "not '%s'", optarg);
+			break;
+		case OPT_LOADER:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perun") && strcmp(optarg, "stapbpf"))
+				return usage_error("--loader is auto, perun or stapbpf, not '%s'", optarg);
+			o->loader = optarg;
+			break;
 		case OPT_NO_CALIBRATE: o->calibrate = 0; break;
 		case OPT_OPT_PIPELINE:
 			if (!opt_pipeline_valid(optarg))
@@ -394,15 +447,25 @@ static int parse_opts(int argc, char **argv, struct collect_opts *o)
 		{ "args", required_argument, NULL, 'a' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "follow", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+c:a:w:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+c:a:w:o:p:h", longopts, NULL)) != -1) {
+		char *end;
 		switch (c) {
+		case 'p':
+			errno = 0;
+			o->pid = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->pid <= 0 || o->pid > 0x3fffffff)
+				return usage_error("--pid wants a process id, not '%s'", optarg);
+			break;
 		case 'c': o->cmd = optarg; break;
+		case 'F': o->follow = 1; break;
 		case 'a': o->args = optarg; break;
 		case 'w': o->workload = optarg; break;
 		case 'o': o->output = optarg; break;
@@ -443,9 +506,14 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	driver_install_signals();
 	if (o.quiet)
 		log_level = 0;
-	if (!o.cmd) {
-		ret = usage_error("%s", "nothing to run: give the command with -c (-b names the "
-					"binary to probe when it differs)");
+	if (o.pid && (o.cmd || o.args || o.workload)) {
+		ret = usage_error("%s", "--pid traces a process that runs: not with -c, -a or -w");
+		goto out;
+	}
+	if (!o.cmd && !o.pid) {
+		ret = usage_error("%s", "nothing to run: give the command with -c, or a running "
+					"process with --pid (-b names the binary to probe when it "
+					"differs)");
 		goto out;
 	}
 	/* -o is checked now, not after the target ran: a bad one lost the trace */

@@ -5,7 +5,9 @@
 
 #define PR_FMT "perun collect"
 
+#include <errno.h>
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,8 @@ void session_release(struct session *s)
 	free(s->rec);
 	free(s->attached_path);
 	free(s->runtime_prog);
+	free(s->uprobes);
+	free(s->below_min);
 	free(s->points);
 	free(s->stepped);
 	json_object_put(s->probes_j);
@@ -136,11 +140,48 @@ static int choose_runtime(struct session *s)
 	return 0;
 }
 
+/* --pid: the process's binary (its /proc/PID/exe) becomes the command that
+ * is analysed and named in the profile; nothing is done to the process.  */
+static int prepare_attach(struct session *s)
+{
+	char link[64], exe[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%ld/exe", s->o->pid);
+	if (kill((pid_t)s->o->pid, 0) < 0 && errno == ESRCH) {
+		s->status = EXIT_USAGE;
+		return pr_error("--pid %ld: no such process", s->o->pid);
+	}
+	if (s->o->pid == (long)getpid() || s->o->pid == (long)getppid()) {
+		s->status = EXIT_USAGE;
+		return pr_error("--pid %ld is perun itself or its parent", s->o->pid);
+	}
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n < 0) {
+		s->status = errno == ENOENT ? EXIT_USAGE : EXIT_FAIL;
+		return pr_error("%s: %s (a kernel thread, or a process that already ended)", link,
+				strerror(errno));
+	}
+	exe[n] = '\0';
+	if (n > 10 && !strcmp(exe + n - 10, " (deleted)"))
+		return pr_error("process %ld runs %s, which was replaced or removed since it "
+				"started: its probes cannot be placed (restart it, or trace a "
+				"newer process)",
+				s->o->pid, exe);
+	strv_push(&s->cmdv, exe);
+	return 0;
+}
+
 int collect_prepare(struct session *s)
 {
 	struct collect_opts *o = s->o;
 	char *p;
 
+	if (o->pid > 0) {
+		if (prepare_attach(s) < 0)
+			return -1;
+		goto runtime;
+	}
 	strv_push(&s->cmdv, o->cmd);
 	if (collect_split_words(o->args, &s->cmdv, "arguments") < 0 ||
 	    collect_split_words(o->workload, &s->cmdv, "workload") < 0) {
@@ -151,6 +192,7 @@ int collect_prepare(struct session *s)
 	if (!p)
 		return pr_error("%s: command not found (give a path)", o->cmd);
 	s->cmdv.v[0] = (free(s->cmdv.v[0]), p);
+runtime:
 	if (choose_runtime(s) < 0)
 		return -1;
 	if (!o->script_only) {
@@ -256,7 +298,9 @@ int collect_pipeline(struct session *s, enum collect_until until)
 		return s->status;
 	if (until == COLLECT_UNTIL_SCRIPT)
 		return EXIT_OK;
-	if (collect_module(s) < 0) {
+	if (collect_loader(s) < 0)
+		return s->status;
+	if (!s->uprobes && collect_module(s) < 0) {
 		if (driver_signal_received())
 			return EXIT_SIGNAL_BASE + driver_signal_received();
 		return s->status;

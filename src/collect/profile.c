@@ -100,7 +100,22 @@ static struct json_object *make_header(struct session *s)
 	json_object_object_add(h, "type", json_object_new_string("mixed"));
 	json_object_object_add(u, "mixed(time delta)", json_object_new_string("ns"));
 	json_object_object_add(h, "units", u);
-	json_object_object_add(h, "cmd", json_object_new_string(s->o->cmd ? s->o->cmd : ""));
+	json_object_object_add(h, "cmd", json_object_new_string(s->o->cmd ? s->o->cmd
+								: s->cmdv.n ? s->cmdv.v[0] : ""));
+	if (s->o->pid > 0) {
+		/* --pid: a process perun attached to, and for how long */
+		struct json_object *a = json_object_new_object();
+		const struct run_result *r = &s->res;
+		json_object_object_add(a, "pid", json_object_new_int64(s->o->pid));
+		json_object_object_add(a, "duration_s",
+				       json_object_new_double((double)r->target_ns / 1e9));
+		json_object_object_add(a, "ended_by",
+				       json_object_new_string(r->target_gone ? "process-exit"
+							      : r->detached_at_timeout ? "timeout"
+							      : r->interrupted ? "interrupt"
+										: "runtime-end"));
+		json_object_object_add(h, "attach", a);
+	}
 	json_object_object_add(h, "args", json_object_new_string(s->o->args ? s->o->args : ""));
 	json_object_object_add(h, "workload",
 			       json_object_new_string(s->o->workload ? s->o->workload : ""));
@@ -282,6 +297,24 @@ static int to_rescue(char **output, char **staged, int *rescued)
 	return 0;
 }
 
+/* --min-duration: a call faster than the threshold is counted, not kept.  */
+struct min_filter {
+	struct profile_writer *w;
+	uint64_t min_ns;
+	uint64_t *below;
+};
+
+static int min_filter_call(void *ctx, const struct call_record *r)
+{
+	struct min_filter *m = ctx;
+
+	if (!r->point && r->amount < m->min_ns) {
+		m->below[r->probe]++;
+		return 0;
+	}
+	return profile_writer_call(m->w, r);
+}
+
 int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		  const char *shown, const char *origin, struct json_object *header,
 		  struct json_object *ci, struct parser **parserp)
@@ -310,7 +343,15 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 			s->stepped = calibrate_plan_stepped(&s->plan);
 		profile_writer_calibrate(w, &cost, s->stepped);
 	}
-	parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	static struct min_filter mf;
+	if (o->min_duration_ns && !o->aggregate) {
+		free(s->below_min);
+		s->below_min = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*s->below_min));
+		mf = (struct min_filter){ w, o->min_duration_ns, s->below_min };
+		parser = *parserp = parser_new(s->plan.n, s->points, min_filter_call, &mf);
+	} else {
+		parser = *parserp = parser_new(s->plan.n, s->points, profile_writer_call, w);
+	}
 	/* both runtimes trace through the kernel's uprobes and uretprobes */
 	parser_set_return_limit(parser, PARSE_URETPROBE_DEPTH);
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
@@ -346,6 +387,9 @@ int collect_profile(struct session *s)
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	char origin[41], desc[64];
 	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0;
+	size_t untraced_kids = 0;
+	/* perun's loader counts the children itself (j lines), also --follow's */
+	size_t forked = s->uprobes ? 0 : res.forked;
 	size_t i;
 	double t_parse0;
 	struct stat st;
@@ -423,7 +467,43 @@ write_again:
 			json_object_object_add(tg, "pid", json_object_new_int64(res.target_pid));
 		}
 		json_object_object_add(extra, "target", tg);
-		json_object_object_add(extra, "untraced_children", json_object_new_int64((int64_t)res.forked));
+		{
+			/* perun's loader: each thread's process, and the processes
+			 * the traced ones started (followed, or not) */
+			size_t np, nc, k;
+			const struct parse_proc *pp = parser_processes(parser, &np);
+			const struct parse_child *pc = parser_children(parser, &nc);
+			struct json_object *procs = json_object_new_object(), *kids = json_object_new_array();
+			for (k = 0; k < np; k++) {
+				char key[32];
+				struct json_object *arr;
+				snprintf(key, sizeof(key), "%" PRId64, pp[k].pid);
+				if (!json_object_object_get_ex(procs, key, &arr)) {
+					arr = json_object_new_array();
+					json_object_object_add(procs, key, arr);
+				}
+				json_object_array_add(arr, json_object_new_int64(pp[k].thread));
+			}
+			for (k = 0; k < nc; k++) {
+				struct json_object *c = json_object_new_object();
+				json_object_object_add(c, "pid", json_object_new_int64(pc[k].pid));
+				json_object_object_add(c, "parent", json_object_new_int64(pc[k].parent));
+				json_object_object_add(c, "followed", json_object_new_boolean(pc[k].followed));
+				if (pc[k].followed)
+					json_object_object_add(c, "traced_after_ns",
+							       json_object_new_int64((int64_t)pc[k].attach_ns));
+				json_object_array_add(kids, c);
+				if (!pc[k].followed)
+					untraced_kids++;
+			}
+			if (np)
+				json_object_object_add(extra, "threads_by_process", procs);
+			else
+				json_object_put(procs);
+			json_object_object_add(extra, "children", kids);
+		}
+		json_object_object_add(extra, "untraced_children",
+				       json_object_new_int64((int64_t)(forked + untraced_kids)));
 		{
 			struct json_object *tm = json_object_new_object();
 			double before = s->t_collect0 - s->t_start;
@@ -461,6 +541,12 @@ write_again:
 				if (lost[i])
 					add_count(lf, s->plan.probes[i].name, lost[i]);
 			json_object_object_add(an, "unfinished_by_function", lf);
+			lost = parser_unstarted(parser);
+			lf = json_object_new_object();
+			for (i = 0; i < s->plan.n; i++)
+				if (lost[i])
+					add_count(lf, s->plan.probes[i].name, lost[i]);
+			json_object_object_add(an, "unstarted_by_function", lf);
 		}
 		json_object_object_add(an, "transport_errors",
 				       json_object_new_int64((int64_t)s->log.transport_errors));
@@ -478,6 +564,38 @@ write_again:
 			if (w.sum[i].count)
 				reached += s->points[i] ? 1 : 2;
 		summary_by_name(&s->plan, w.sum, sum);
+		if (s->below_min) {
+			uint64_t dropped = 0;
+			for (i = 0; i < s->plan.n; i++) {
+				if (!s->below_min[i])
+					continue;
+				collect_mark_partial(sum, s->plan.probes[i].name, "below_min_duration",
+						     json_object_new_int64((int64_t)s->below_min[i]));
+				dropped += s->below_min[i];
+			}
+			json_object_object_add(extra, "min_duration_ns",
+					       json_object_new_int64((int64_t)o->min_duration_ns));
+			json_object_object_add(extra, "below_min_duration",
+					       json_object_new_int64((int64_t)dropped));
+			if (!o->quiet)
+				fprintf(stderr, "perun: --min-duration: kept the calls of %" PRIu64
+						" ns or more; %" PRIu64 " faster calls counted per function "
+						"(below_min_duration), not kept\n",
+					o->min_duration_ns, dropped);
+		}
+		if (o->pid > 0) {
+			/* an attach cuts calls in flight at both ends: their functions'
+			 * counts are partial, which is no loss */
+			const uint64_t *a = parser_unstarted(parser), *d = parser_unfinished(parser);
+			for (i = 0; i < s->plan.n; i++) {
+				if (a[i])
+					collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_attach",
+							     json_object_new_int64((int64_t)a[i]));
+				if (d[i])
+					collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_detach",
+							     json_object_new_int64((int64_t)d[i]));
+			}
+		}
 		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
 				     plan_probe_points(&s->plan) - attached : 0;
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
@@ -506,6 +624,7 @@ write_again:
 			const struct probe *pr = &s->plan.probes[i];
 			size_t j, k;
 			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
+			    (s->below_min && s->below_min[i]) ||
 			    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
 				continue;
 			if (pr->flags & PROBE_F_ALTERNATIVE) {
@@ -605,10 +724,10 @@ write_again:
 		free(keep);
 	}
 	ret = !incomplete ? EXIT_OK : o->strict ? EXIT_FAIL : EXIT_INCOMPLETE;
-	if (res.forked && !o->quiet)
-		fprintf(stderr, "perun: the command started %zu child process%s; only its own process "
-				"was traced (collect a child with -c on its own)\n",
-			res.forked, res.forked == 1 ? "" : "es");
+	if ((forked || untraced_kids) && !o->quiet)
+		fprintf(stderr, "perun: the %s started %zu child process%s; only its own process "
+				"was traced (--follow traces them too)\n", o->pid > 0 ? "process" : "command",
+			forked + untraced_kids, forked + untraced_kids == 1 ? "" : "es");
 	if (res.timed_out && !o->quiet)
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);
@@ -630,7 +749,13 @@ write_again:
 				s->target.path);
 		ret = EXIT_SIGNAL_BASE + res.target_status;
 	}
-	if (res.interrupted)
+	if (o->pid > 0 && !o->quiet)
+		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)\n", o->pid,
+			(double)res.target_ns / 1e9,
+			res.target_gone ? "it exited" : res.detached_at_timeout ? "-t reached"
+			: res.interrupted ? "interrupted" : "the runtime ended");
+	/* Ctrl-C is how an attached trace ends: not a failure */
+	if (res.interrupted && o->pid <= 0)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
 	if ((ret == EXIT_OK || ret == EXIT_INCOMPLETE) && attached_path && !attached) {
 		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "

@@ -18,6 +18,7 @@
 #include "trace/bpfmap.h"
 #include "trace/driver.h"
 #include "trace/runtime.h"
+#include "trace/uprobes.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -47,8 +48,9 @@ static struct json_object *report_attached(struct session *s, const char *path,
 
 	strbuf_read_file(&sb, path);
 	*attached = plan_match_uprobe_events(&s->plan, strbuf_str(&sb), -1, att);
-	nfail = plan_attach_failures(&s->plan, att, &lines);
-	if (!s->o->quiet || *attached < planned)
+	nfail = plan_attach_failures(&s->plan, att, s->uprobes != NULL, &lines);
+	/* an attach said it when the probes were armed */
+	if ((!s->o->quiet && s->o->pid <= 0) || *attached < planned)
 		fprintf(stderr, "perun: attached %zu of %zu probes%s\n", *attached, planned,
 			nfail ? "; not attached:" : "");
 	for (i = 0; i < nfail; i++) {
@@ -168,6 +170,77 @@ out:
 	return ret;
 }
 
+/* Why perun's loader cannot run this trace, or NULL when it can.  */
+static const char *loader_refusal(struct session *s)
+{
+	static char why[300];
+	struct uprobes_err err = { "" };
+	size_t i;
+
+	if (s->runtime != RUNTIME_BPF)
+		return "it serves the bpf runtime only";
+	if (s->o->compile_only)
+		return "--compile-only builds a stap module";
+	if (s->o->one_module)
+		return "--one-module needs stap's module";
+	if (collect_script_mode(s) != SCRIPT_RECORD)
+		return s->o->aggregate ? "--aggregate keeps its summaries in a stap script"
+				       : "--transport print is stapbpf's";
+	if (s->sopt.probing_threshold || s->sopt.timed_period_ms || s->sopt.budget_allowed_ns)
+		return "run-time optimization code (dynamic probing, timed sampling, the "
+		       "overhead budget) lives in the stap script";
+	for (i = 0; i < s->plan.n; i++) {
+		const struct probe *pr = &s->plan.probes[i];
+		if (pr->kind == PROBE_LINE)
+			return "source lines are probed through stap";
+		if (pr->sampling > 1)
+			return "per-function sampling lives in the stap script";
+	}
+	if (!uprobes_supported(&err)) {
+		snprintf(why, sizeof(why), "this kernel lacks uprobe_multi links with BPF "
+			 "cookies (Linux 6.6 or later): %s", err.msg);
+		return why;
+	}
+	return NULL;
+}
+
+int collect_loader(struct session *s)
+{
+	const char *want = s->o->loader ? s->o->loader : "auto";
+	const char *why;
+
+	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto") && !s->o->follow)
+		return 0;
+	if (!strcmp(want, "stapbpf")) {
+		if (s->o->follow) {
+			s->status = EXIT_USAGE;
+			return pr_error("--follow needs perun's own loader: not with --loader stapbpf");
+		}
+		s->loader_why = "--loader stapbpf";
+		return 0;
+	}
+	why = loader_refusal(s);
+	if (!why) {
+		s->uprobes = runtime_lib_path("perun-uprobes", X_OK);
+		if (!s->uprobes)
+			why = "perun-uprobes is not installed beside perun (reinstall perun or "
+			      "set PERUN_LIBDIR)";
+	}
+	if (why && (!strcmp(want, "perun") || s->o->follow)) {
+		s->status = EXIT_USAGE;
+		return pr_error("%s cannot run this trace: %s",
+				s->o->follow ? "--follow needs perun's own loader, which" : "--loader perun",
+				why);
+	}
+	s->loader_why = why;
+	if (why)
+		collect_wd(&s->wd, "loader: stapbpf (%s)", why);
+	else
+		collect_wd(&s->wd, "loader: perun-uprobes (uprobe_multi links, ring buffer)");
+	s->cache_state = why ? s->cache_state : "not needed";
+	return 0;
+}
+
 int collect_run(struct session *s)
 {
 	struct collect_opts *o = s->o;
@@ -191,7 +264,21 @@ int collect_run(struct session *s)
 		free(pp);
 	}
 	/* the runtime, its target, its output */
-	if (s->runtime == RUNTIME_BPF) {
+	if (s->uprobes) {
+		char ring[32];
+		/* the ring holds --buffer-size events in flight (32 bytes each) */
+		snprintf(ring, sizeof(ring), "%zu", o->buffer_size * 32);
+		s->attached_path = xstrfmt("%s/attached", s->tmpdir);
+		strv_push(&argv, s->uprobes);
+		strv_push(&argv, "-a");
+		strv_push(&argv, s->attached_path);
+		strv_push(&argv, "-b");
+		strv_push(&argv, ring);
+		if (o->pid > 0 && !o->quiet)
+			strv_push(&argv, "-A");
+		if (o->follow)
+			strv_push(&argv, "-F");
+	} else if (s->runtime == RUNTIME_BPF) {
 		strv_push(&argv, s->stapbpf);
 		if (runtime_needs_memlock_shim()) {
 			shim = runtime_shim_path();
@@ -224,7 +311,13 @@ int collect_run(struct session *s)
 	strv_push(&argv, DRIVER_PID_ARG);
 	strv_push(&argv, "-o");
 	strv_push(&argv, s->raw);
-	strv_push(&argv, s->module);
+	if (s->uprobes) {
+		char *pp = xstrfmt("%s/plan", s->tmpdir);
+		strv_push(&argv, pp);
+		free(pp);
+	} else {
+		strv_push(&argv, s->module);
+	}
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = argv.v;
 	spec.env_extra = env.v;
@@ -234,16 +327,19 @@ int collect_run(struct session *s)
 	}
 	spec.timeout = o->timeout;
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
-	spec.target_argv = s->cmdv.v;
+	if (o->pid > 0)
+		spec.attach_pid = (pid_t)o->pid;
+	else
+		spec.target_argv = s->cmdv.v;
 	spec.ready_path = s->raw;
 	spec.selection_path = s->selection_path;
-	if (s->runtime == RUNTIME_BPF && driver_uprobe_events_path() &&
+	if (!s->uprobes && s->runtime == RUNTIME_BPF && driver_uprobe_events_path() &&
 	    access(driver_uprobe_events_path(), R_OK) == 0) {
 		s->attached_path = xstrfmt("%s/attached", s->tmpdir);
 		spec.attached_path = s->attached_path;
 	}
 	spec.fatal_lines = runtime_fatal_lines;
-	if (s->runtime == RUNTIME_BPF && collect_script_mode(s) == SCRIPT_RECORD) {
+	if (!s->uprobes && s->runtime == RUNTIME_BPF && collect_script_mode(s) == SCRIPT_RECORD) {
 		if (no_fast && *no_fast && strcmp(no_fast, "0")) {
 			collect_wd(&s->wd, "fast read: off (PERUN_NO_FAST_READ), the end probe writes the buffer");
 		} else {
@@ -253,12 +349,12 @@ int collect_run(struct session *s)
 	}
 	/* detaching is slow: the kernel waits an RCU grace period per probe point
 	 * (about 60 ms each here), and stapbpf runs its end probe only after */
-	spec.stop_timeout = 10 + 0.2 * (double)plan_probe_points(&s->plan);
+	spec.stop_timeout = s->uprobes ? 10 : 10 + 0.2 * (double)plan_probe_points(&s->plan);
 	/* perun's patched kernel runtime lets stapio read all output before the
 	 * module exits, waiting up to 60 s (_stp_exit_drain_ms) */
 	if (s->runtime == RUNTIME_KERNEL && s->kr.txfix)
 		spec.stop_timeout += 60;
-	if (!o->quiet && plan_probe_points(&s->plan) > 200)
+	if (!o->quiet && !s->uprobes && plan_probe_points(&s->plan) > 200)
 		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
 				"the command ends (Ctrl-C twice to skip it)\n",
 			plan_probe_points(&s->plan), 0.06 * (double)plan_probe_points(&s->plan));
@@ -267,7 +363,11 @@ int collect_run(struct session *s)
 		capture = xstrfmt("%s/output.log", s->tmpdir);
 		spec.capture_path = capture;
 	}
-	if (!o->quiet)
+	if (!o->quiet && s->uprobes)
+		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (perun's loader: "
+				"uprobe_multi links, a ring buffer; no module)\n",
+			plan_probe_points(&s->plan), runtime_name(s->runtime));
+	else if (!o->quiet)
 		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (module cache: %s)\n",
 			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
 	collect_wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);

@@ -117,6 +117,12 @@ void collect_stap_line(void *ctx, const char *line)
 		return;
 	strbuf_addstr(&l->all, line);
 	strbuf_addch(&l->all, '\n');
+	/* perun's own loader speaks to the user directly */
+	if (!strncmp(line, "perun: ", 7)) {
+		if (!l->quiet)
+			fprintf(stderr, "%s\n", line);
+		return;
+	}
 	if (!strncmp(line, "Pass ", 5) && line[5] >= '1' && line[5] <= '5') {
 		l->pass = line[5] - '0';
 		if (l->progress)

@@ -46,6 +46,10 @@ struct collect_opts {
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 	double max_overhead;	/* --max-overhead PCT, or 0 */
+	long pid;		/* --pid: trace this running process, not -c */
+	int follow;		/* --follow: the processes it starts too */
+	const char *loader;	/* --loader auto | perun | stapbpf (the bpf runtime) */
+	uint64_t min_duration_ns;	/* --min-duration: keep only slower calls, or 0 */
 };
 
 /* -w: every step of the collection, timed, in the temp dir.  */
@@ -114,6 +118,8 @@ struct session {
 	char *raw;		/* trace.raw: the runtime's output */
 	char *rec;		/* trace.rec: the recorder, from the fast read (may not exist) */
 	char *runtime_prog;	/* the runtime program that ran */
+	char *uprobes;		/* perun's own loader (perun-uprobes) when it runs, or NULL */
+	const char *loader_why;	/* why stapbpf runs instead, or NULL */
 	char *attached_path;	/* the run's uprobe_events lines, or NULL */
 	struct json_object *probes_j;	/* {planned, attached, failed}, or NULL */
 	size_t attached;	/* probe points attached (with attached_path) */
@@ -124,6 +130,7 @@ struct session {
 	struct calibration cal;
 	unsigned char *stepped;	/* per probe: its cost is calibrated stepwise */
 	unsigned char *points;	/* per probe: a point (no duration) */
+	uint64_t *below_min;	/* --min-duration: per probe, the faster calls dropped */
 };
 
 /* Seconds on the monotonic clock.  */
@@ -206,6 +213,12 @@ int collect_script(struct session *s);
  * private copy of the module from the cache (s->cache_state hit or miss), or
  * compiled afresh with -sc (off); s->key is the cache key.  */
 int collect_module(struct session *s);
+
+/* loader: on the bpf runtime, perun's own loader (s->uprobes) when the
+ * kernel has uprobe_multi links and the trace needs nothing of a stap
+ * script (no run-time optimization code, --aggregate, marks or lines);
+ * then no module is built.  --loader perun makes a reason not to an error.  */
+int collect_loader(struct session *s);
 
 /* run: s->module around s->cmdv -> s->res, s->raw (and s->rec), the attach
  * report; -1 when the runtime failed before the command ran (s->status: the

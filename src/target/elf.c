@@ -28,7 +28,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 /* Version of the per-build-id analysis cache format (5: longjmp and Go marks;
  * 4: unaddressable USDT names are no longer listed; entries keyed by file
  * identity too).  */
-#define TARGET_CACHE_VERSION "perun-target 5"
+#define TARGET_CACHE_VERSION "perun-target 6"
 
 /* Compiler and C runtime helpers that the userspace strategy leaves out.  */
 static const char *const helper_names[] = {
@@ -374,6 +374,7 @@ static void read_notes(struct target *t, Elf *elf, int quiet)
 				u->provider = xstrdup(prov);
 				u->name = xstrdup(name);
 				u->pc = pc;
+				u->sema = sem;
 				u->semaphore = sem != 0;
 			}
 		}
@@ -471,7 +472,8 @@ static void cache_store(const struct target *t, const char *cache_dir)
 	}
 	for (i = 0; i < t->nusdts; i++) {
 		const struct usdt *u = &t->usdts[i];
-		strbuf_addf(&sb, "U\t%llx\t%d\t", (unsigned long long)u->pc, u->semaphore);
+		strbuf_addf(&sb, "U\t%llx\t%llx\t", (unsigned long long)u->pc,
+			    (unsigned long long)u->sema);
 		put_field(&sb, u->provider);
 		strbuf_addch(&sb, '\t');
 		put_field(&sb, u->name);
@@ -565,7 +567,8 @@ static int cache_load(struct target *t, const char *cache_dir)
 			}
 			u = &t->usdts[t->nusdts++];
 			u->pc = strtoull(f[0], NULL, 16);
-			u->semaphore = atoi(f[1]);
+			u->sema = strtoull(f[1], NULL, 16);
+			u->semaphore = u->sema != 0;
 			u->provider = xstrdup(f[2]);
 			u->name = xstrdup(f[3]);
 		} else {

@@ -32,6 +32,7 @@ struct usdt {
 	char *provider;
 	char *name;
 	uint64_t pc;
+	uint64_t sema;		/* the semaphore's address, or 0 */
 	unsigned semaphore : 1;
 };
 

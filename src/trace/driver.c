@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -481,8 +482,9 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	pid_t kids[64];		/* children of the target seen so far */
 	size_t nkids = 0, forked = 0;
 	double stop_grace = spec->stop_timeout > 0 ? spec->stop_timeout : 5 * GRACE_SECONDS;
-	enum phase phase = spec->target_argv ? P_READY : P_RUN;
-	char msg[256];
+	enum phase phase = spec->target_argv || spec->attach_pid > 0 ? P_READY : P_RUN;
+	char msg[300];
+	int pidfd = -1, target_gone = 0, detached = 0;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGINT, SIG_IGN);	/* a terminal's Ctrl-C reaches the run itself */
@@ -507,8 +509,10 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	}
 	if (capw >= 0)
 		close(capw);
+	if (spec->attach_pid > 0)
+		pidfd = (int)syscall(SYS_pidfd_open, spec->attach_pid, 0);
 	t_rt = now_s();
-	rt = start_runtime(spec, errw, tg);
+	rt = start_runtime(spec, errw, spec->attach_pid > 0 ? spec->attach_pid : tg);
 	if (rt < 0)
 		_exit(126);
 	if (errw >= 0)
@@ -586,6 +590,12 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 					kill_at = t + stop_grace;
 				} else if (tg > 0 && !tg_done) {
 					kill(tg, SIGINT);
+				} else if (spec->attach_pid > 0 && phase == P_RUN) {
+					/* detach; a second Ctrl-C kills the runtime */
+					kill(rt, SIGINT);
+					phase = P_STOP;
+					kill_at = t + stop_grace;
+					t_release = t_release > 0 ? now_s() - t_release : 0;
 				} else {
 					kill(rt, SIGINT);
 				}
@@ -615,10 +625,12 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				}
 				t_release = now_s();
 				ready_s = t_release - t_rt;
-				if (write(go[1], "g", 1) != 1)
-					never_ready = 1;
-				close(go[1]);
-				go[1] = -1;
+				if (go[1] >= 0) {
+					if (write(go[1], "g", 1) != 1)
+						never_ready = 1;
+					close(go[1]);
+					go[1] = -1;
+				}
 				phase = P_RUN;
 				if (spec->timeout > 0)
 					deadline = t + spec->timeout;
@@ -632,6 +644,25 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 			}
 			break;
 		case P_RUN:
+			if (!spec->target_argv && spec->attach_pid > 0) {
+				struct pollfd pp = { pidfd, POLLIN, 0 };
+				if (rt_done) {
+					phase = P_DONE;
+				} else if (pidfd >= 0 && poll(&pp, 1, 0) > 0) {
+					target_gone = 1;
+				} else if (deadline && t >= deadline) {
+					detached = 1;
+				} else {
+					break;
+				}
+				if (!rt_done) {
+					kill(rt, SIGINT);
+					phase = P_STOP;
+					kill_at = t + stop_grace;
+				}
+				t_release = t_release > 0 ? now_s() - t_release : 0;
+				break;
+			}
 			if (!spec->target_argv) {
 				if (rt_done)
 					phase = P_DONE;
@@ -711,14 +742,23 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 		remove_module(spec, rt);
 	{
 		int leaked = driver_remove_uprobes(rt);
-		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d\n",
+		if (spec->attach_pid > 0) {
+			tg = spec->attach_pid;
+			if (pidfd >= 0) {
+				struct pollfd pp = { pidfd, POLLIN, 0 };
+				target_gone = target_gone || poll(&pp, 1, 0) > 0;
+			}
+		}
+		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d %d %d\n",
 			 WIFEXITED(rt_status) ? 1 : 0,
 			 WIFEXITED(rt_status) ? WEXITSTATUS(rt_status) : WTERMSIG(rt_status),
 			 tg > 0 && tg_done && !never_ready, WIFEXITED(tg_status) ? 1 : 0,
 			 WIFEXITED(tg_status) ? WEXITSTATUS(tg_status) : WTERMSIG(tg_status),
-			 (long)tg, (unsigned long long)(t_release > 0 && tg_done ? t_release * 1e9 : 0),
+			 (long)tg, (unsigned long long)(t_release > 0 && (tg_done || spec->attach_pid > 0)
+							    ? t_release * 1e9 : 0),
 			 (unsigned long long)(ready_s * 1e9),
-			 never_ready, timed_out, interrupted, leaked, rt_first, forked, before_stop);
+			 never_ready, timed_out, interrupted, leaked, rt_first, forked, before_stop,
+			 target_gone, detached);
 	}
 	if (orphaned && spec->cleanup_dir)
 		fs_remove_tree(spec->cleanup_dir);
@@ -861,11 +901,12 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 		close(capfd);
 	waitpid(sup, NULL, 0);
 	res->before_stop = -1;
-	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d",
+	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d %d %d",
 		   &res->exited, &res->status, &res->target_known, &res->target_exited,
 		   &res->target_status, &res->target_pid, &res->target_ns, &res->ready_ns,
 		   &res->never_ready, &res->timed_out, &res->interrupted, &res->leaked_uprobes,
-		   &res->runtime_died, &res->forked, &res->before_stop) != 15)
+		   &res->runtime_died, &res->forked, &res->before_stop, &res->target_gone,
+		   &res->detached_at_timeout) != 17)
 		ret = pr_error("supervisor of %s ended without a status", spec->argv[0]);
 	if (got_signal)
 		res->interrupted = 1;

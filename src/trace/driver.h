@@ -24,6 +24,12 @@ struct run_spec {
 	 * line "r" (the runtime's probes are armed) the target is released;
 	 * when it ends the runtime is stopped with SIGINT.  */
 	char **target_argv;	/* or NULL: argv is the only process */
+	/* Or a process that already runs (--pid): argv gets its pid, "r" in
+	 * ready_path marks the probes armed, and the runtime is stopped with
+	 * SIGINT when the process exits, after timeout seconds (a detach,
+	 * timed_out stays 0), or on Ctrl-C.  The process itself is never
+	 * signalled, stopped or waited for.  0: none.  */
+	pid_t attach_pid;
 	const char *ready_path;
 	/* --one-module: once ready, the runtime's selection (a bpf map, or the
 	 * kernel module's procfs file) is filled from this file before the
@@ -80,6 +86,8 @@ struct run_result {
 	int interrupted;	/* SIGINT/SIGTERM reached perun */
 	int leaked_uprobes;	/* uprobe events removed after the runtime */
 	int before_stop;	/* what spec->before_stop returned; -1 when not called */
+	int target_gone;	/* attach_pid exited while it was traced */
+	int detached_at_timeout;	/* attach_pid: the timeout ended the trace */
 };
 
 /* Called for each line the child writes to stderr (without the newline).  */

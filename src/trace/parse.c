@@ -73,6 +73,11 @@ struct parser {
 	size_t nrecs, recs_alloc;
 	uint64_t *lost;		/* per probe */
 	uint64_t *unfinished;	/* per probe: entries whose return never came */
+	uint64_t *unstarted;	/* per probe: returns whose entry never came */
+	struct parse_proc *procs;	/* p lines */
+	size_t nprocs, procs_alloc;
+	struct parse_child *children;	/* c lines */
+	size_t nchildren, children_alloc;
 
 	/* what the optimization methods' code in the script reported (o lines) */
 	struct parse_opt_record *opts;
@@ -101,6 +106,7 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
 	p->orders = xcalloc(nprobes ? nprobes : 1, sizeof(*p->orders));
 	p->lost = xcalloc(nprobes ? nprobes : 1, sizeof(*p->lost));
 	p->unfinished = xcalloc(nprobes ? nprobes : 1, sizeof(*p->unfinished));
+	p->unstarted = xcalloc(nprobes ? nprobes : 1, sizeof(*p->unstarted));
 	p->sink = sink;
 	p->ctx = ctx;
 	p->win = xmalloc(PARSE_WINDOW * sizeof(*p->win));
@@ -130,6 +136,9 @@ void parser_free(struct parser *p)
 	free(p->orders);
 	free(p->lost);
 	free(p->unfinished);
+	free(p->unstarted);
+	free(p->procs);
+	free(p->children);
 	free(p->recs);
 	free(p->opts);
 	free(p->points);
@@ -176,6 +185,50 @@ static void opt_line(struct parser *p, const char *s, const char *end)
 const uint64_t *parser_unfinished(const struct parser *p)
 {
 	return p->unfinished;
+}
+
+const uint64_t *parser_unstarted(const struct parser *p)
+{
+	return p->unstarted;
+}
+
+const struct parse_proc *parser_processes(const struct parser *p, size_t *n)
+{
+	*n = p->nprocs;
+	return p->procs;
+}
+
+const struct parse_child *parser_children(const struct parser *p, size_t *n)
+{
+	*n = p->nchildren;
+	return p->children;
+}
+
+/* p TID PID; j CHILD PARENT NS FOLLOWED.  */
+static void proc_line(struct parser *p, char kind, const char *s, const char *end)
+{
+	uint64_t f[4];
+	int want = kind == 'p' ? 2 : 4;
+
+	if (hex_fields(s, end, f, 4) != want || f[0] > 0xffffffffull || f[1] > 0xffffffffull) {
+		p->st.malformed_lines++;
+		return;
+	}
+	if (kind == 'p') {
+		if (p->nprocs == p->procs_alloc) {
+			p->procs_alloc = p->procs_alloc ? 2 * p->procs_alloc : 16;
+			p->procs = xrealloc(p->procs, p->procs_alloc * sizeof(*p->procs));
+		}
+		p->procs[p->nprocs].thread = p->st.target_pid + (int32_t)(uint32_t)f[0];
+		p->procs[p->nprocs++].pid = (int64_t)f[1];
+		return;
+	}
+	if (p->nchildren == p->children_alloc) {
+		p->children_alloc = p->children_alloc ? 2 * p->children_alloc : 16;
+		p->children = xrealloc(p->children, p->children_alloc * sizeof(*p->children));
+	}
+	p->children[p->nchildren++] = (struct parse_child){ (int64_t)f[0], (int64_t)f[1], f[2],
+							    f[3] != 0 };
 }
 
 /* Frames from depth on never returned: counted per probe and in total.  */
@@ -397,6 +450,7 @@ static void process(struct parser *p, const struct event *e)
 			i--;
 		if (i == 0) {
 			p->st.unmatched_exits++;
+			p->unstarted[probe]++;
 			return;
 		}
 		drop_frames(p, t, i);
@@ -691,6 +745,12 @@ static void line(struct parser *p, const char *s, const char *end)
 	case 'o':
 		if (s + 1 < end) {
 			opt_line(p, s + 2, end);
+			return;
+		}
+		break;
+	case 'p': case 'j':
+		if (s + 1 < end) {
+			proc_line(p, *s, s + 2, end);
 			return;
 		}
 		break;

@@ -120,6 +120,23 @@ const struct parse_opt_record *parser_opt_records(const struct parser *p, size_t
 /* Per plan id: entries whose return never came (a longjmp or exit past
  * them, or the trace ended first); they are in no call record.  */
 const uint64_t *parser_unfinished(const struct parser *p);
+/* Per plan id: returns whose entry came before the trace began (a call in
+ * flight when an attach armed the probes, or an entry lost).  */
+const uint64_t *parser_unstarted(const struct parser *p);
+/* The process of each thread, where the stream says (p TID PID lines of
+ * perun's own loader); *n of them.  */
+struct parse_proc {
+	int64_t thread, pid;
+};
+const struct parse_proc *parser_processes(const struct parser *p, size_t *n);
+/* Processes the traced ones started (j CHILD PARENT NS FOLLOWED lines):
+ * followed ones were traced from ns after their fork.  */
+struct parse_child {
+	int64_t pid, parent;
+	uint64_t attach_ns;
+	int followed;
+};
+const struct parse_child *parser_children(const struct parser *p, size_t *n);
 /* Reads a whole file through a parser.  */
 int parser_feed_file(struct parser *p, const char *path);
 

@@ -457,7 +457,7 @@ size_t plan_match_resolved(const struct plan *p, const char *text, struct probe_
 }
 
 size_t plan_attach_failures(const struct plan *p, const struct probe_attach *att,
-			    char ***lines)
+			    int own_loader, char ***lines)
 {
 	size_t i, k = 0;
 
@@ -477,6 +477,8 @@ size_t plan_attach_failures(const struct plan *p, const struct probe_attach *att
 			why = "its return probe was not attached";
 		else if (two && att[i].ret)
 			why = "its entry probe was not attached";
+		else if (own_loader)
+			why = "the kernel refused its uprobe (perun-uprobes said why on stderr)";
 		else if (pr->kind == PROBE_LINE)
 			why = "no code at that line in the DWARF line table (check the file name "
 			      "and line, and build with -g)";

@@ -83,9 +83,10 @@ size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid
  * and address.  Marks and statements count for the probe of that kind.  */
 size_t plan_match_resolved(const struct plan *p, const char *text, struct probe_attach *att);
 /* Appends one line per probe that is not fully attached ("NAME (BINARY):
- * WHY"); returns how many probes failed.  */
+ * WHY"); returns how many probes failed.  own_loader: perun-uprobes
+ * attached them, not SystemTap.  */
 size_t plan_attach_failures(const struct plan *p, const struct probe_attach *att,
-			    char ***lines);
+			    int own_loader, char ***lines);
 const char *probe_kind_name(enum probe_kind k);
 /* One line per probe, tab separated; read back by plan_load.  */
 char *plan_serialize(const struct plan *p);

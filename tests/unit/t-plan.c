@@ -106,7 +106,7 @@ int main(void)
 		ok(att[0].entry && att[0].ret && att[1].entry && !att[2].entry && !att[3].entry,
 		   "entry and return told apart; an entry after the prologue; a path with a "
 		   "space; other pids ignored");
-		nf = plan_attach_failures(&p, att, &fail);
+		nf = plan_attach_failures(&p, att, 0, &fail);
 		is_int(nf, 2, "two probes failed");
 		ok(nf == 2 && strstr(fail[0], "cos") && strstr(fail[0], "DWARF") &&
 		   strstr(fail[1], "nosuch.c:2") && strstr(fail[1], "line"),

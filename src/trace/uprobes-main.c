@@ -1,0 +1,573 @@
+/* perun-uprobes: the bpf runtime's loader that perun runs in place of
+ * stapbpf when the kernel has uprobe_multi links (trace/uprobes.h).
+ *
+ *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN
+ *
+ * Attaches the function probes of PLAN to process PID only, writes the raw
+ * stream (tapsets/perun.stp: s, r, CODE TID TS events with 64-bit times, l
+ * lines for events lost to a full ring, q) to RAW while the process runs,
+ * and detaches on SIGINT/SIGTERM or when PID exits (-w: do not wait for
+ * that, the driver signals).  ATTACHED gets one uprobe_events-style line
+ * per probe point attached.  -A: once armed, say so on stderr in a line
+ * beginning "perun: attached" (attach mode).  -F: processes PID starts
+ * (and they start) are traced too, each through links bound to it, from
+ * the moment the fork is seen; without it they are counted (j lines).  Nothing outlives it: the links, the ring and
+ * the program are file descriptors, which the kernel releases when this
+ * process ends, however it ends.  */
+#include "config.h"
+
+#define PR_FMT "perun-uprobes"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "target/target.h"
+#include "trace/plan.h"
+#include "trace/uprobes.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The tids seen so far (an open-addressing set), for the p lines.  */
+struct tids {
+	uint32_t *slot;
+	size_t n, cap;
+};
+
+static int tids_add(struct tids *t, uint32_t tid)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct tids old = *t;
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->slot = calloc(t->cap, sizeof(*t->slot));
+		t->n = 0;
+		if (!t->slot) {
+			fprintf(stderr, "perun-uprobes: out of memory\n");
+			exit(1);
+		}
+		for (i = 0; i < old.cap; i++)
+			if (old.slot[i])
+				tids_add(t, old.slot[i]);
+		free(old.slot);
+	}
+	for (i = (tid * 2654435761u) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i] == tid)
+			return 0;
+	t->slot[i] = tid;
+	t->n++;
+	return 1;
+}
+
+struct out {
+	FILE *f;
+	uint32_t target;
+	struct tids tids;
+	/* forks of traced processes: followed (-F) or counted */
+	struct uprobes *u;
+	struct uprobes_point *pts;
+	size_t npts;
+	int follow;
+	uint64_t followed, untraced, gone, follow_failed;
+	uint64_t *written;	/* per code */
+	size_t ncodes;
+	uint64_t unknown;
+	char buf[1 << 16];
+	size_t len;
+};
+
+static char *put_hex(char *p, uint64_t v, char c)
+{
+	static const char digits[] = "0123456789abcdef";
+	int shift = 60;
+
+	while (shift > 0 && !(v >> shift))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*p++ = digits[(v >> shift) & 0xf];
+	*p++ = c;
+	return p;
+}
+
+static void flush_out(struct out *o)
+{
+	if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len) {
+		fprintf(stderr, "perun-uprobes: writing the raw stream: %s\n", strerror(errno));
+		stop_signal = SIGTERM;
+	}
+	o->len = 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The Tgid of task tid, from /proc; -1 when it is gone.  */
+static long task_tgid(uint32_t tid)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* Attaches every point to process child, again for the points it refuses
+ * while it is in the middle of an exec (ESRCH), for up to ~100 ms while it
+ * lives; 1 when all are attached.  */
+static int attach_child(struct out *o, uint32_t child)
+{
+	struct uprobes_err err = { "" };
+	size_t i, k, got = 0;
+	int tries;
+
+	for (i = 0; i < o->npts; i++)
+		o->pts[i].attached = 0;
+	for (tries = 0; tries < 20 && got < o->npts && (!tries || task_tgid(child) >= 0); tries++) {
+		struct uprobes_point *miss = malloc(o->npts * sizeof(*miss));
+		if (!miss)
+			break;
+		if (tries)
+			usleep(tries < 5 ? 1000 : 8000);
+		for (i = k = 0; i < o->npts; i++)
+			if (!o->pts[i].attached)
+				miss[k++] = o->pts[i];
+		if (uprobes_attach(o->u, miss, k, (pid_t)child, &err) > 0)
+			for (i = k = 0; i < o->npts; i++)
+				if (!o->pts[i].attached && miss[k++].attached) {
+					o->pts[i].attached = 1;
+					got++;
+				}
+		free(miss);
+	}
+	if (got == o->npts)
+		return 1;
+	o->follow_failed++;
+	fprintf(stderr, "perun: warning: --follow: process %u: %zu of %zu probe points attached%s%s\n",
+		child, got, o->npts, err.msg[0] ? ": " : "", err.msg);
+	return 0;
+}
+
+/* A followed process ran exec: links made while it was in the middle of it
+ * may miss the new program's returns, so its links are made afresh.  */
+static void on_exec(struct out *o, const struct uprobes_event *ev)
+{
+	uint32_t pid = (uint32_t)(ev->pid_tgid >> 32);
+
+	if (!o->follow || pid == o->target)
+		return;	/* the root's links were made before its exec, or it is not ours */
+	uprobes_detach_pid(o->u, (pid_t)pid);
+	attach_child(o, pid);
+}
+
+/* A traced process started task child: a thread of its own (nothing to
+ * do), or a process, which -F traces too (its own links, bound to it) and
+ * which is otherwise counted as untraced.  "j CHILD PARENT NS FOLLOWED"
+ * goes into the stream: NS from the fork to its links.  */
+static void on_fork(struct out *o, const struct uprobes_event *ev)
+{
+	uint32_t child = ev->pad, parent = (uint32_t)(ev->pid_tgid >> 32);
+	long tgid = task_tgid(child);
+	int followed = 0;
+	double delay = 0;
+
+	if (tgid >= 0 && tgid != (long)child)
+		return;	/* a new thread */
+	if (tgid < 0) {
+		o->gone++;	/* it ended before it could be looked at */
+	} else if (o->follow) {
+		if (attach_child(o, child)) {
+			followed = 1;
+			o->followed++;
+		}
+		delay = now_ns() - (double)ev->ts;
+	} else {
+		o->untraced++;
+	}
+	if (o->len > sizeof(o->buf) - 128)
+		flush_out(o);
+	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "j %x %x %lx %x\n",
+				   child, parent, (unsigned long)(delay > 0 ? delay : 0), followed);
+}
+
+/* CODE TID TS, as tapsets/perun.stp describes it, with all 64 bits of TS;
+ * before a thread's first event, "p TID PID" names its process.  */
+static void on_event(void *ctx, const struct uprobes_event *ev)
+{
+	struct out *o = ctx;
+	char *p;
+
+	if (ev->code == UPROBES_FORK_CODE) {
+		on_fork(o, ev);
+		return;
+	}
+	if (ev->code == UPROBES_EXEC_CODE) {
+		on_exec(o, ev);
+		return;
+	}
+	if (o->len > sizeof(o->buf) - 128)
+		flush_out(o);
+	p = o->buf + o->len;
+	if (tids_add(&o->tids, (uint32_t)ev->pid_tgid)) {
+		*p++ = 'p';
+		*p++ = ' ';
+		p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
+		p = put_hex(p, ev->pid_tgid >> 32, '\n');
+	}
+	p = put_hex(p, ev->code, ' ');
+	p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
+	p = put_hex(p, ev->ts, '\n');
+	o->len = (size_t)(p - o->buf);
+	if (ev->code < o->ncodes)
+		o->written[ev->code]++;
+	else
+		o->unknown++;
+}
+
+static void grow(struct uprobes_point **pts, size_t want, size_t *alloc)
+{
+	if (want <= *alloc)
+		return;
+	*alloc = want * 2 + 16;
+	*pts = realloc(*pts, *alloc * sizeof(**pts));
+	if (!*pts) {
+		fprintf(stderr, "perun-uprobes: out of memory\n");
+		exit(1);
+	}
+}
+
+/* A USDT probe's points: every site of its mark (code id * 2) and, for a
+ * begin/end pair, of its end mark (id * 2 + 1), each with its semaphore
+ * when the mark was named, read from the binary's .note.stapsdt.  The targets stay loaded: the
+ * points name their paths.  */
+/* The binaries whose USDT notes were read; the points name their paths.  */
+static struct target *loaded;
+static size_t nloaded;
+
+static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_t *npts,
+		       size_t *alloc)
+{
+	const char *colon = strchr(pr->name, ':');
+	size_t plen = colon ? (size_t)(colon - pr->name) : 0, i;
+	struct target *t = NULL;
+
+	for (i = 0; i < nloaded; i++)
+		if (!strcmp(loaded[i].path, pr->binary))
+			t = &loaded[i];
+	if (!t) {
+		loaded = realloc(loaded, (nloaded + 1) * sizeof(*loaded));
+		if (!loaded || target_load(&loaded[nloaded], pr->binary, NULL) < 0) {
+			fprintf(stderr, "perun-uprobes: cannot read the USDT notes of %s\n",
+				pr->binary);
+			return -1;
+		}
+		t = &loaded[nloaded++];
+	}
+	for (i = 0; i < t->nusdts; i++) {
+		const struct usdt *u = &t->usdts[i];
+		int end;
+		if (colon && (strlen(u->provider) != plen || strncmp(u->provider, pr->name, plen)))
+			continue;
+		if (pr->mark && !strcmp(u->name, pr->mark))
+			end = 0;
+		else if (pr->mark_end && !strcmp(u->name, pr->mark_end))
+			end = 1;
+		else
+			continue;
+		grow(pts, *npts + 1, alloc);
+		/* a semaphore makes the program compute the mark's arguments: it
+		 * changes what runs (python3.11d asserts), so it is raised only for
+		 * marks named with -u; others fire where something else raised it */
+		(*pts)[(*npts)++] = (struct uprobes_point){
+			t->path, target_file_offset(t, u->pc),
+			u->sema && (pr->flags & PROBE_F_NAMED) ? target_file_offset(t, u->sema) : 0,
+			(uint32_t)pr->id * 2 + (uint32_t)end, 0, 0 };
+	}
+	return 0;
+}
+
+/* The ring's size in MiB, as uprobes_new rounds it.  */
+static size_t ring_mib(unsigned long long bytes)
+{
+	unsigned long long size = 4096;
+
+	while (size < bytes && size < (1ull << 30))
+		size <<= 1;
+	return (size_t)((size + (1 << 20) - 1) >> 20);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *raw = NULL, *attached_path = NULL, *plan_path;
+	unsigned long long ring = 64ull << 20;
+	long pid = 0;
+	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0, follow = 0;
+	struct plan plan;
+	struct uprobes_point *pts = NULL;
+	struct uprobes *u = NULL;
+	struct uprobes_err err = { "" };
+	struct out *o = NULL;
+	size_t npts = 0, alloc = 0, i, ncodes, nrefused = 0;
+	struct uprobes_point *refused = NULL;
+	long nattached;
+	double t0, t1;
+	struct timespec ts0;
+	struct sigaction sa;
+	uint64_t lost_total = 0, missing_total = 0;
+
+	setlinebuf(stderr);
+	while ((opt = getopt(argc, argv, "x:o:a:b:wAF")) != -1) {
+		switch (opt) {
+		case 'x': pid = strtol(optarg, NULL, 10); break;
+		case 'o': raw = optarg; break;
+		case 'a': attached_path = optarg; break;
+		case 'b': ring = strtoull(optarg, NULL, 10); break;
+		case 'w': wait_exit = 0; break;
+		case 'A': announce = 1; break;
+		case 'F': follow = 1; break;
+		default: return usage();
+		}
+	}
+	if (optind + 1 != argc || !raw || pid <= 0)
+		return usage();
+	plan_path = argv[optind];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	plan_init(&plan);
+	if (plan_load(&plan, plan_path) < 0) {
+		fprintf(stderr, "perun-uprobes: cannot read the probe plan %s\n", plan_path);
+		return 1;
+	}
+	ncodes = plan.n * 2 + 2;
+	o = calloc(1, sizeof(*o));
+	if (!o || !(o->written = calloc(ncodes, sizeof(*o->written)))) {
+		fprintf(stderr, "perun-uprobes: out of memory\n");
+		return 1;
+	}
+	o->ncodes = ncodes;
+	o->target = (uint32_t)pid;
+	for (i = 0; i < plan.n; i++) {
+		const struct probe *pr = &plan.probes[i];
+		if ((pr->kind == PROBE_USDT_PAIR || pr->kind == PROBE_USDT_POINT) && pr->binary) {
+			if (usdt_points(pr, &pts, &npts, &alloc) < 0)
+				return 1;
+			continue;
+		}
+		if (pr->kind != PROBE_FUNC || !pr->binary)
+			continue;	/* source lines: stapbpf's (run.c never sends them here) */
+		grow(&pts, npts + 2, &alloc);
+		if (plan_insn_refused(pr->binary, pr->foff)) {
+			/* the kernel would take it and never fire it: not attached */
+			refused = realloc(refused, (nrefused + 2) * sizeof(*refused));
+			if (!refused)
+				return 1;
+			refused[nrefused++] = (struct uprobes_point){ pr->binary, pr->foff, 0, 0, 0, 0 };
+			if (!(pr->flags & PROBE_F_ENTRY_ONLY))
+				refused[nrefused++] = (struct uprobes_point){ pr->binary, pr->foff, 0, 0,
+									      1, 0 };
+			continue;
+		}
+		pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, 0, (uint32_t)pr->id * 2,
+						      0, 0 };
+		if (!(pr->flags & PROBE_F_ENTRY_ONLY))
+			pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, 0,
+							      (uint32_t)pr->id * 2 + 1, 1, 0 };
+	}
+
+	{
+		int fd = open(raw, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+			fprintf(stderr, "perun-uprobes: cannot create %s: %s\n", raw, strerror(errno));
+			return 1;
+		}
+		setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	}
+	if (wait_exit) {
+		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		if (pidfd < 0) {
+			fprintf(stderr, "perun-uprobes: process %ld: %s\n", pid, strerror(errno));
+			return 1;
+		}
+	}
+	u = uprobes_new(ncodes, (size_t)ring, &err);
+	if (!u) {
+		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+		return 1;
+	}
+	o->u = u;
+	o->follow = follow;
+	if (uprobes_watch_forks(u, (pid_t)pid, &err) < 0) {
+		if (follow) {
+			fprintf(stderr, "perun-uprobes: --follow: %s\n", err.msg);
+			goto out;
+		}
+		fprintf(stderr, "perun-uprobes: children will not be counted: %s\n", err.msg);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	{
+		uint64_t base = (uint64_t)ts0.tv_sec * 1000000000ull + (uint64_t)ts0.tv_nsec;
+		fprintf(o->f, "s %lx %" PRIx64 " %" PRIx64 "\n", pid, base >> 32, (uint64_t)(base & 0xffffffffu));
+	}
+	t0 = now_s();
+	nattached = uprobes_attach(u, pts, npts, (pid_t)pid, &err);
+	t1 = now_s();
+	o->pts = pts;
+	o->npts = npts;
+	if (nattached < 0) {
+		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+		goto out;
+	}
+	if (attached_path) {
+		FILE *a = NULL;
+		int fd = open(attached_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			a = fdopen(fd, "w");
+		if (!a) {
+			fprintf(stderr, "perun-uprobes: cannot create %s: %s\n", attached_path,
+				strerror(errno));
+			goto out;
+		}
+		/* the form of tracefs uprobe_events, which plan.c matches; the
+		 * points left out for a LOCK or segment prefix go in too, so that
+		 * the match names that reason */
+		for (i = 0; i < npts; i++)
+			if (pts[i].attached)
+				fprintf(a, "%c:uprobes/stapprobe_0_%zu %s:0x%" PRIx64 "\n",
+					pts[i].ret ? 'r' : 'p', i, pts[i].path, pts[i].offset);
+		for (i = 0; i < nrefused; i++)
+			fprintf(a, "%c:uprobes/stapprobe_0_r%zu %s:0x%" PRIx64 "\n",
+				refused[i].ret ? 'r' : 'p', i, refused[i].path, refused[i].offset);
+		fclose(a);
+	}
+	/* what an attach costs, said when it is done, so a script waiting for
+	 * "perun: attached" knows the probes are armed */
+	if (announce)
+		fprintf(stderr, "perun: attached %ld of %zu probe points to process %ld in %.0f ms "
+				"(%zu uprobe_multi links, a %zu MiB ring buffer); detaching will take "
+				"about %.0f ms; Ctrl-C detaches and writes the profile, and the process "
+				"runs on\n",
+			nattached, npts, pid, (t1 - t0) * 1e3, uprobes_links(u), ring_mib(ring),
+			(t1 - t0) * 2e3 + 5);
+	else
+		fprintf(stderr, "perun-uprobes: attached %ld of %zu probe points to process %ld "
+				"with %zu links in %.3f s\n",
+			nattached, npts, pid, uprobes_links(u), t1 - t0);
+	fputs("r\n", o->f);
+	fflush(o->f);
+
+	/* drain while the process runs: the ring is read every millisecond or
+	 * at once while it has more */
+	while (!stop_signal) {
+		size_t n = uprobes_drain(u, on_event, o);
+		if (pidfd >= 0) {
+			struct pollfd pfd = { pidfd, POLLIN, 0 };
+			if (poll(&pfd, 1, n ? 0 : 1) > 0)
+				break;	/* it exited */
+		} else if (!n) {
+			struct timespec d = { 0, 1000000 };
+			nanosleep(&d, NULL);
+		}
+		if (!n)
+			flush_out(o);
+	}
+	t0 = now_s();
+	uprobes_detach(u);
+	t1 = now_s();
+	uprobes_drain(u, on_event, o);
+	flush_out(o);
+	/* the kernel counted what it saw: lost events by code, and any event
+	 * that reached neither the ring nor the lost count (none should) */
+	for (i = 0; i < ncodes; i++) {
+		uint64_t seen, lost, miss = 0;
+		if (uprobes_counts(u, (uint32_t)i, &seen, &lost, &err) < 0) {
+			fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+			goto out;
+		}
+		if (seen > lost + o->written[i])
+			miss = seen - lost - o->written[i];
+		if (lost + miss)
+			fprintf(o->f, "l 0 %zx %" PRIx64 "\n", i, lost + miss);
+		lost_total += lost;
+		missing_total += miss;
+	}
+	fputs("q\n", o->f);
+	if (fflush(o->f) != 0) {
+		fprintf(stderr, "perun-uprobes: writing %s: %s\n", raw, strerror(errno));
+		goto out;
+	}
+	if (announce)
+		fprintf(stderr, "perun: detached %zu probe points in %.0f ms\n", npts, (t1 - t0) * 1e3);
+	else
+		fprintf(stderr, "perun-uprobes: detached %zu probe points in %.3f s\n", npts, t1 - t0);
+	if (o->followed || o->follow_failed)
+		fprintf(stderr, "perun: followed %" PRIu64 " child process%s%s\n", o->followed,
+			o->followed == 1 ? "" : "es",
+			o->follow_failed ? " (some could not be attached: see above)" : "");
+	if (lost_total)
+		fprintf(stderr, "perun-uprobes: %" PRIu64 " events found the ring buffer full "
+				"(counted per function; a larger --buffer-size keeps them)\n", lost_total);
+	if (missing_total)
+		fprintf(stderr, "perun-uprobes: %" PRIu64 " events seen by the probes never "
+				"reached the ring (counted as lost)\n", missing_total);
+	ret = 0;
+out:
+	uprobes_free(u);
+	if (o && o->f)
+		fclose(o->f);
+	if (o) {
+		free(o->written);
+		free(o->tids.slot);
+	}
+	free(o);
+	free(pts);
+	free(refused);
+	for (i = 0; i < nloaded; i++)
+		target_release(&loaded[i]);
+	free(loaded);
+	plan_release(&plan);
+	return ret;
+}

@@ -1,0 +1,77 @@
+#!/bin/sh
+# Live, kernel runtime: perun collect --pid in the QEMU guest (tests/lib-vm.sh).
+# The build host compiles the module for the service (--compile-only -r);
+# in the guest a service started before perun is traced by pid with that
+# cached module: exact counts of the requests made while attached, Ctrl-C
+# ends the trace with exit 0, and the service runs on.  An untraced twin of
+# the binary is timed before and during the trace: SystemTap's kernel runtime
+# registers its uprobes per binary, so the guest reports its slowdown as it is.
+. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib-vm.sh"
+
+test_expect_success 'the build host compiles the service module for the guest' '
+	cc -g -O1 -pthread -o service "$FIXTURES/service.c" &&
+	"$PERUN" collect -c ./service trace -s custom -f handle -f parse --compile-only \
+		-r "$REL" >key 2>err &&
+	cat err && grep "kernel module in the cache (miss)" err
+'
+
+cat >"$TRASH/guest-attach.sh" <<'GUEST'
+set -u
+wait_line() {
+	for i in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+	echo "no '$2' in $1"; cat "$1"; return 1
+}
+./service --bench 20000 >twin.before
+# the shared directory holds no fifo: the guest's /run (a tmpfs) does
+fifo=$(mktemp -u /run/perun-in.XXXXXX) && mkfifo "$fifo" || { echo "mkfifo failed"; exit 1; }
+./service <"$fifo" >svc.out 2>&1 &
+svc=$!
+exec 3>"$fifo"
+wait_line svc.out ready
+echo 30 >&3
+wait_line svc.out "served 30 total 30"
+"$PERUN" collect --pid "$svc" -o k.perf trace -s custom -f handle -f parse \
+	--runtime kernel >k.out 2>k.err &
+pp=$!
+# the kernel runtime says nothing until the end: the raw stream's r line
+# marks the probes armed
+for i in $(seq 600); do
+	grep -qx r "$TMPDIR"/perun-collect-*/trace.raw 2>/dev/null && break
+	sleep 0.1
+done
+./service --bench 20000 >twin.during
+echo 500 >&3
+wait_line svc.out "served 500 total 530"
+echo 7 >&3
+wait_line svc.out "served 7 total 537"
+kill -INT "$pp"
+wait "$pp"
+echo "k_status=$?" >guest.status
+echo 4 >&3
+wait_line svc.out "served 4 total 541" && echo "alive=1" >>guest.status
+echo quit >&3
+exec 3>&-
+wait "$svc"
+GUEST
+
+test_expect_success 'in the guest: attach by pid, exact counts, Ctrl-C leaves it serving' '
+	mkdir -p gtmp &&
+	in_guest guest-attach.sh --env TMPDIR="$TRASH/gtmp" >guest.out 2>&1 || { cat guest.out; exit 1; }
+	cat guest.out guest.status k.err &&
+	grep "^k_status=0" guest.status &&
+	grep "^alive=1" guest.status &&
+	grep "module cache: hit" k.err &&
+	profile_counts k.perf >actual &&
+	printf "handle 507\nparse 507\n" >expect &&
+	test_cmp expect actual &&
+	test "$(profile_field k.perf trace.runtime)" = kernel &&
+	test "$(profile_field k.perf header.attach.ended_by)" = interrupt &&
+	b=$(sed -n "s/^bench 20000 ns //p" twin.before) &&
+	d=$(sed -n "s/^bench 20000 ns //p" twin.during) &&
+	echo "kernel runtime, guest: an untraced twin ran 20,000 calls in $b ns before and $d ns during the trace ($(python3 -c "print(round($d / $b, 1))")x)" >twin.ratio
+'
+# in the log, whatever the outcome
+[ -f "$TRASH/twin.ratio" ] && echo "# $(cat "$TRASH/twin.ratio")"
+
+test_done
