@@ -62,8 +62,11 @@ test_expect_success 'the numbers: spin ~x3 under slowpart, steady unchanged, 100
 	for k in (("main;steady;spin", "self"), ("main;steady;spin", "inclusive")):
 	    assert ch[k]["change"] != "degradation", ch[k]
 	    assert 0.8 < ch[k]["ratio"] < 1.25 and ch[k]["calls"] == [100, 100], ch[k]
+	# on a loaded machine a context whose self time is mostly probe cost
+	# (steady's own few microseconds) may move too: not asserted, printed
 	d = sorted(c for c, t in ch if ch[(c, t)]["change"] == "degradation" and t == "self")
-	assert d == ["main;slowpart;spin"], d
+	assert "main;slowpart;spin" in d and "main;steady;spin" not in d, d
+	print("self degradations:", d)
 	print("spin under slowpart x%.2f [%.2f, %.2f]; under steady x%.3f" % (
 	    s["ratio"], s["ci"][0], s["ci"][1], ch[("main;steady;spin", "self")]["ratio"]))
 	PY
