@@ -36,17 +36,17 @@ say() { echo "$*" | tee -a "$out" >&3; }
 say "# bench/attach.sh $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -r), $(nproc) CPUs"
 say "# load: $(uptime | sed 's/.*load average/load average/')"
 
-# A program of $1 functions f0..f(N-1) that calls each once every 10 ms
+# A program of $1 functions benchfn_0... that calls each once every 10 ms
 gen() {
 	python3 - "$1" >"prog$1.c" <<'PY'
 import sys
 n = int(sys.argv[1])
 print("#include <unistd.h>")
 for i in range(n):
-    print("__attribute__((noinline)) int f%d(int x) { return x + %d; }" % (i, i))
+    print("__attribute__((noinline)) int benchfn_%d(int x) { return x + %d; }" % (i, i))
 print("int main(void) { volatile int s = 0; for (;;) {")
 for i in range(n):
-    print(" s += f%d(s);" % i)
+    print(" s += benchfn_%d(s);" % i)
 print(" usleep(10000); } }")
 PY
 	cc -O1 -g -o "prog$1" "prog$1.c"
@@ -89,7 +89,10 @@ stapbpf_attach() {
 	pp=$!
 	wait_for sa.err "attached\|tracing" || return 1
 	# armed: the raw stream said r (perun prints nothing until the end)
-	while ! grep -q "^r$" "$TMPDIR"/perun-collect-*/trace.raw 2>/dev/null; do sleep 0.1; done
+	while ! grep -q "^r$" "$TMPDIR"/perun-collect-*/trace.raw 2>/dev/null; do
+		kill -0 $pp 2>/dev/null || { cat sa.err >&2; return 1; }
+		sleep 0.1
+	done
 	sleep 1
 	t0=$(now); kill -INT $pp; wait $pp || true; t1=$(now)
 	arm=$(python3 -c "import json; print(round(json.load(open('sa.perf'))['trace']['timing']['arm_s'], 2))")
@@ -100,9 +103,12 @@ stapbpf_attach() {
 bpftrace_attach() {
 	rm -f bt.out
 	t0=$(now)
-	bpftrace -p "$1" -e "BEGIN { printf(\"armed\\n\"); } uprobe:$2:f* { @[probe] = count(); } uretprobe:$2:f* { @r[probe] = count(); }" >bt.out 2>&1 &
+	bpftrace -p "$1" -e "BEGIN { printf(\"armed\\n\"); } uprobe:$2:benchfn_* { @[probe] = count(); } uretprobe:$2:benchfn_* { @r[probe] = count(); }" >bt.out 2>&1 &
 	bp=$!
-	wait_for bt.out armed || return 1
+	while ! grep -q armed bt.out 2>/dev/null; do
+		kill -0 $bp 2>/dev/null || { cat bt.out >&2; return 1; }
+		sleep 0.1
+	done
 	t1=$(now)
 	sleep 1
 	kill -INT $bp; wait $bp || true; t2=$(now)
@@ -119,11 +125,11 @@ for n in 100 1000 2716; do
 	gen $f
 	"./prog$f" & pid=$!
 	sleep 0.3
-	set -- $(perun_attach $pid --include '^f[0-9]+$')
+	set -- $(perun_attach $pid --include '^benchfn_')
 	pa=$1 pd=$2
 	sa=- sd=- ba=- bd=-
 	if [ "$n" -le "$OTHERS_MAX" ]; then
-		set -- $(stapbpf_attach $pid --include '^f[0-9]+$') && sa=$1 sd=$2 || true
+		set -- $(stapbpf_attach $pid --include '^benchfn_') && sa=$1 sd=$2 || true
 		set -- $(bpftrace_attach $pid "$work/prog$f") && ba=$1 bd=$2 || true
 	fi
 	kill $pid; wait $pid 2>/dev/null || true
@@ -152,7 +158,10 @@ kill -INT $pp; wait $pp || true
 "$PERUN" collect --pid $spid -o b2.perf trace -s custom -f handle -f parse -f reply --loader stapbpf -t 1 2>/dev/null || true
 rm -f sa.err
 "$PERUN" collect --pid $spid -o b2.perf trace -s custom -f handle -f parse -f reply --loader stapbpf 2>sa.err & pp=$!
-while ! grep -q "^r$" "$TMPDIR"/perun-collect-*/trace.raw 2>/dev/null; do sleep 0.1; done
+while ! grep -q "^r$" "$TMPDIR"/perun-collect-*/trace.raw 2>/dev/null; do
+	kill -0 $pp 2>/dev/null || break
+	sleep 0.1
+done
 stb=$(twin)
 kill -INT $pp; wait $pp || true
 say "| twin alone | with perun's loader attached to its sibling | with stapbpf attached |"

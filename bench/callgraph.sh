@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/callgraph.sh [PERUN]: how long 'perun callgraph' takes on a large
-# binary (issue 9's goal: <= 2 s cold for /usr/bin/python3.11d, 11,324
+# binary (the goal: <= 2 s cold for /usr/bin/python3.11d, 11,324
 # functions), cold (an empty cache: the function list, DWARF call sites,
 # every function's CFG, then the cache written) and warm (both read back).
 #

@@ -4,7 +4,7 @@
 # calls three deep), in one run:
 #   - bytes per call as JSON and stored (zlib's compress(), as the store
 #     does, seeds/000), against Perun's own columnar format for the same
-#     calls as measured in issue 8: 28.7 B per call as JSON, 5.65 stored;
+#     calls as measured once: 28.7 B per call as JSON, 5.65 stored;
 #   - raw -> profile (perun __parse) MB/s and M events/s, peak RSS;
 #   - reading: perun show --format summary of each form (time, peak RSS);
 #   - converting: show --format json --expand / --compact.
@@ -76,7 +76,7 @@ fi
 
 python3 - <<'PY'
 import json, zlib
-PERUN_JSON, PERUN_STORED = 28.7, 5.65   # issue 8: Perun's columnar format, same calls
+PERUN_JSON, PERUN_STORED = 28.7, 5.65   # Perun's columnar format, same calls, measured once
 rows = []
 def runs(f):
     return [json.loads(l) for l in open(f)]
@@ -110,7 +110,7 @@ try:
                      f"real program, {calls} calls (live, stapbpf)"))
 except (OSError, ValueError, KeyError) as e:
     rows.append(("fibn", "", "", "", "", "", f"not measured: {e}"))
-rows.append(("Perun (issue 8)", f"{PERUN_JSON}", f"{PERUN_STORED}", "4.3", "", "", ""))
+rows.append(("Perun (columnar)", f"{PERUN_JSON}", f"{PERUN_STORED}", "4.3", "", "", ""))
 head = ("profile", "JSON B/call", "stored B/call", "parse MB/s", "M events/s", "peak RSS MiB", "show summary: time / peak RSS")
 w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
 for r in [head] + rows:

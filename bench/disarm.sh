@@ -1,5 +1,5 @@
 #!/bin/sh
-# perun benchmark for issue 9's dynamic probing: does disarming a probe lower
+# perun benchmark of dynamic probing: does disarming a probe lower
 # the overhead, on each runtime?  bench/loop.c calls a tiny f() N times and
 # times its own loop (loop_ns), so the cost is measured inside the traced
 # process.  Rows, per runtime:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/faults.sh [PERUN]: the fault-injection table of issue 7.  Each fault
+# bench/faults.sh [PERUN]: the fault-injection table (what each fault leaves).  Each fault
 # runs FAULT_RUNS times (default 10); after every run it checks
 #   lost:   the profile exists when it should and says what it recorded (or
 #           perun exited non-zero with a clear message); the user's files and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perun benchmark for issue 6's kernel runtime row: per-call cost of a tiny
+# perun benchmark of the kernel runtime: per-call cost of a tiny
 # function called 20k and 200k times under SystemTap's kernel runtime, in the
 # QEMU guest (tools/stap-vm.sh; this host cannot load modules), against a
 # bare counting module (a hand-written call+return count) in the same boot.

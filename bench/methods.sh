@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/methods.sh [PERUN]: issue 9's evidence table, like the thesis'
+# bench/methods.sh [PERUN]: the optimization methods' table, like the thesis'
 # Appendix B (seeds/003, 8.1 metrics): perun collect of /usr/bin/python3.11d
 # running a recursive quicksort of 10,000 numbers (pure Python, fixed seed),
 # for real with the bpf runtime (stapbpf), per optimization setting:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perun benchmark for issue 6: per-call cost and recorded/total of a tiny
+# perun benchmark of the transports: per-call cost and recorded/total of a tiny
 # function called 20k, 200k and 1M times, in one run, against baselines:
 # untraced, bare uprobe+uretprobe counting (stapbpf and bpftrace), perun per
 # event (record and print transports), perun --aggregate, and uftrace

@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "store/repo.h"
+#include "trace/runtime.h"
 #include "util/log.h"
 #include "util/owner.h"
 #include "util/strbuf.h"
@@ -32,6 +33,8 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "write a static HTML site of the history: graphs, steps, regressions" },
 	{ "aggregate", cmd_aggregate, "merge profiles into per-release, per-host, time-boxed aggregates" },
 	{ "collect", cmd_collect, "trace a command and write a performance profile" },
+	{ "run", cmd_run, "run the jobs of local.yml (matrix) or one job over revisions, and register" },
+	{ "bisect", cmd_bisect, "find the first commit where a function's time steps up" },
 	{ "cache", cmd_cache, "list, verify, prune or clear compiled SystemTap modules" },
 	{ "calibrate", cmd_calibrate, "measure the probe cost on this host for calibrated amounts" },
 	{ "postprocessby", cmd_postprocessby, "fit models of call time per function into a new profile" },
@@ -46,14 +49,25 @@ static const struct command commands[] = {
 static void usage(FILE *f)
 {
 	size_t i;
+	char *man;
 
 	fprintf(f, "usage: perun [--version] [--help] <command> [<args>]\n\n"
 		   "A performance version system built on SystemTap.\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].help)
 			fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'perun <command> --help' describes one command; 'man perun-<command>' too.\n"
-		   "Exit status: 0 success, 1 failure, 2 usage error, 128+N killed by signal N.\n");
+	man = xstrfmt("%s/man/perun-collect.1", runtime_datadir());
+	/* run from its source tree, perun's man pages are not where man looks */
+	if (access(man, R_OK) == 0)
+		fprintf(f, "\n'perun <command> --help' describes one command; 'man -l "
+			   "%s/man/perun-<command>.1' too\n(from this source tree; 'man "
+			   "perun-<command>' after make install).\n",
+			runtime_datadir());
+	else
+		fprintf(f, "\n'perun <command> --help' describes one command; 'man "
+			   "perun-<command>' too.\n");
+	fprintf(f, "Exit status: 0 success, 1 failure, 2 usage error, 128+N killed by signal N.\n");
+	free(man);
 }
 
 static char *self_path(const char *argv0)

@@ -48,7 +48,7 @@ test_expect_success 'a stripped binary with no symbols' '
 	if "$PERUN" collect -c ./stripped -o x.perf trace --script-only >script 2>err; then
 		echo "only dynamic symbols left:" && cat err && grep -v "^#" script | grep -q probe
 	else
-		grep "no function symbols (stripped binary)" err
+		grep "no function symbols for -s userspace (stripped, no .symtab" err
 	fi
 '
 

@@ -1,6 +1,7 @@
 #!/bin/sh
-# README's set-up commands and its first main-job example, exactly as written, in a
-# fresh clone of this repository's HEAD (uncommitted work is not in it) with no PERUN_*
+# README's set-up commands and its first main-job example (building the README's
+# app from tests/fixtures, then tracing it), exactly as written, in a fresh clone
+# of this repository's HEAD (uncommitted work is not in it) with no PERUN_*
 # variable set and a fresh HOME: what a new user types.  `make check` is left out, as
 # this test runs inside it.  The bootstrap runs for real; it installs nothing when the
 # packages are there (and this test skips when they are not: apt-get is too slow here).
@@ -24,8 +25,9 @@ test_expect_success 'README has a set-up block and a main-job example' '
 	grep -v "^make check" setup.all >setup.sh &&
 	grep -q "^sh tools/bootstrap-debian.sh" setup.sh &&
 	test $(grep -c "^make check" setup.all) = 1 &&
-	readme_block "The main job" | head -n 1 >mainjob.sh &&
-	grep -q "^perun collect -o app.perf -c ./app trace" mainjob.sh &&
+	readme_block "The main job" | head -n 2 >mainjob.sh &&
+	sed -n 1p mainjob.sh | grep -q "^cc -g -o app tests/fixtures/app.c -lz" &&
+	sed -n 2p mainjob.sh | grep -q "^perun collect -o app.perf -c ./app trace" &&
 	cat setup.sh mainjob.sh
 '
 
@@ -38,41 +40,7 @@ test_expect_success 'a clean checkout' '
 	fi &&
 	test -f perun/tools/bootstrap-debian.sh && ! test -e perun/perun &&
 	mkdir work home &&
-	cat >work/app.c <<-\EOC &&
-	#include <stdio.h>
-	#include <string.h>
-	#include <zlib.h>
-	int leaf(int x) { return x * 2; }
-	int middle(int x) { return leaf(x) + 1; }
-	/* for the other examples: -a -v -w input.txt, parse, libz inflate */
-	int parse(const char *s) { return (int)strlen(s); }
-	static int roundtrip(const char *text)
-	{
-		unsigned char z[4096], back[4096];
-		uLongf zn = sizeof(z), bn = sizeof(back);
-		if (compress(z, &zn, (const unsigned char *)text, strlen(text) + 1) != Z_OK)
-			return 1;
-		return uncompress(back, &bn, z, zn) != Z_OK || strcmp((char *)back, text);
-	}
-	int main(int argc, char **argv)
-	{
-		int s = 0, bad = 0;
-		for (int i = 0; i < 7; i++)
-			s += middle(i);
-		for (int i = 1; i < argc; i++) {
-			char line[256];
-			FILE *f = fopen(argv[i], "r");
-			parse(argv[i]);
-			while (f && fgets(line, sizeof(line), f))
-				for (int k = 0; k < 20; k++)
-					bad |= roundtrip(line);
-			if (f)
-				fclose(f);
-		}
-		return s == 49 && !bad ? 0 : 1;
-	}
-	EOC
-	cc -g -O0 -o work/app work/app.c -lz &&
+	cc -g -O0 -o work/app perun/tests/fixtures/app.c -lz &&
 	cat >work/server.c <<-\EOC &&
 	int http_parse(int x) { return x % 7; }
 	int http_handle(int x) { return http_parse(x) + 1; }
@@ -92,21 +60,20 @@ test_expect_success 'the set-up commands and the main job, as written' '
 		echo "cd \"$TRASH/perun\""
 		cat setup.sh
 		echo "command -v perun"
-		echo "cd \"$TRASH/work\""
 		cat mainjob.sh
 	} >script.sh &&
 	env $unset_perun HOME="$TRASH/home" sh script.sh >run.out 2>&1 || { cat run.out; false; } &&
 	cat run.out &&
 	grep -qx "$TRASH/perun/perun" run.out &&
-	test -s work/app.perf &&
-	profile_counts work/app.perf >counts &&
+	test -s perun/app.perf &&
+	profile_counts perun/app.perf >counts &&
 	grep -qx "leaf 7" counts && grep -qx "middle 7" counts && grep -qx "main 1" counts
 '
 
 # The other examples of "The main job", as written, each in the same set-up
 # (the clean clone's perun on PATH, fresh HOME, no PERUN_* variables).
 test_expect_success 'every other example of The main job, as written' '
-	readme_block "The main job" | tail -n +2 >examples &&
+	readme_block "The main job" | tail -n +3 >examples &&
 	cat examples && test "$(wc -l <examples)" -ge 5 &&
 	n=0 &&
 	while IFS= read -r line; do
@@ -123,7 +90,9 @@ test_expect_success 'every other example of The main job, as written' '
 	done <examples &&
 	grep -q "libz#inflate" examples &&
 	grep "calls of" ex.1.out && grep -q "metrics:" ex.2.out &&
-	grep -q "perun can trace here" ex.4.out
+	grep -q "perun can trace here" ex.4.out &&
+	grep -q "liblzma#lzma_code" examples && test -s work/input.txt.xz &&
+	! grep -i "debuginfo\|stripped" ex.6.out
 '
 
 # "The kernel runtime": the preparation from the source tree, the cross-build

@@ -4,7 +4,7 @@
 # Python.  add/rm resolve every argument first; a path names exactly that
 # file; a bare name must be unambiguous; perun fsck finds and repairs
 # damaged indexes and objects and deletes nothing; the smaller cases of
-# issue 7 (no commit yet, nested work trees, -m HEAD, rm N@p, log -n, plurals).
+# store (no commit yet, nested work trees, -m HEAD, rm N@p, log -n, plurals).
 . "$SRCDIR/tests/lib.sh"
 
 GIT_CEILING_DIRECTORIES="$TRASH"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The compact profile form (issue 8): columns per uid and thread in
+# The compact profile form: columns per uid and thread in
 # snapshots[0].calls, uids and call contexts in chunks.  Profiles come from
 # the parser alone (perun __parse), no tracing.  Checks: compact -> per-call
 # -> compact is identical, the per-call form it expands to is byte for byte

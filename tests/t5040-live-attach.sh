@@ -112,14 +112,25 @@ test_expect_success 'SIGKILL of perun while attached: the service runs on, nothi
 	kill -0 "$(cat service.pid)"
 '
 
+test_expect_success '--max-overhead in attach mode: stapbpf attaches, says so when armed' '
+	rm -f err &&
+	{ "$PERUN" collect --pid "$(cat service.pid)" -o o.perf trace -s custom -f handle \
+		--max-overhead 50 --no-calibrate 2>err & echo $! >perun.pid; } &&
+	wait_line err "^perun: attached 2 probe points to process .* (bpf runtime, stapbpf)" &&
+	echo 9 >&3 && wait_line out "served 9 total 1408" &&
+	kill -INT "$(cat perun.pid)" && wait "$(cat perun.pid)" &&
+	test "$(profile_counts o.perf)" = "handle 9" &&
+	test "$(profile_field o.perf trace.optimization.max_overhead.max_overhead_pct)" = 50.0
+'
+
 test_expect_success 'the process exiting ends the trace, with exit 0' '
 	rm -f err &&
 	{ "$PERUN" collect --pid "$(cat service.pid)" -o e.perf trace -s custom -f handle \
 		2>err & echo $! >perun.pid; } &&
 	wait_line err "^perun: attached" &&
-	echo 40 >&3 && wait_line out "served 40 total 1439" && echo quit >&3 &&
+	echo 40 >&3 && wait_line out "served 40 total 1448" && echo quit >&3 &&
 	wait "$(cat perun.pid)" &&
-	wait_line out "bye total 1439" &&
+	wait_line out "bye total 1448" &&
 	grep "detached from process .* (it exited)" err &&
 	test "$(profile_field e.perf header.attach.ended_by)" = process-exit &&
 	test "$(profile_counts e.perf | sed -n "s/^handle //p")" = 40 &&

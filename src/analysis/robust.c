@@ -11,18 +11,12 @@
 #include <stdlib.h>
 
 #include "analysis/robust.h"
+#include "profile/profile.h"
 #include "util/log.h"
 
 double stats_quantile_sorted(const double *v, size_t n, double q)
 {
-	if (!n)
-		return 0;
-	if (q <= 0)
-		return v[0];
-	if (q >= 1)
-		return v[n - 1];
-	/* GSL interpolates between order statistics at q (n - 1): type 7 */
-	return gsl_stats_quantile_from_sorted_data(v, 1, n, q);
+	return quantile_sorted(v, n, q);
 }
 
 double stats_median(double *v, size_t n)

@@ -142,12 +142,18 @@ static void one(void *ctx, struct json_object *res)
 		size_t b;
 		number(get(res, "min"), &lo);
 		number(get(res, "max"), &hi);
+		if (!f->binned || lo < f->hist_min)
+			f->hist_min = lo;
+		if (!f->binned || hi > f->hist_max)
+			f->hist_max = hi;
 		for (b = 0; b < json_object_array_length(hist); b++) {
 			double c = 0, mid = b ? sqrt((double)(1ull << (b < 62 ? b : 62)) *
 						     (double)(1ull << (b < 62 ? b + 1 : 63)))
 					      : 0.5;
 			uint64_t k;
 			number(json_object_array_get_idx(hist, b), &c);
+			if (b < 64)
+				f->hist[b] += (uint64_t)c;
 			mid = mid < lo ? lo : mid > hi ? hi : mid;
 			for (k = 0; k < (uint64_t)c; k++)
 				push(f, r->xfield != NULL, mid, NAN, NAN);
@@ -192,6 +198,10 @@ void samples_read(const struct profile *p, const char *xfield, struct func_table
 		f->mean = f->n ? f->sum / (double)f->n : 0;
 		f->median = stats_median(tmp, f->n);
 		f->p95 = stats_quantile_sorted(tmp, f->n, 0.95);
+		if (f->binned) {
+			f->median = log2_hist_quantile(f->hist, 64, 0.5, f->hist_min, f->hist_max);
+			f->p95 = log2_hist_quantile(f->hist, 64, 0.95, f->hist_min, f->hist_max);
+		}
 		t->total_exclusive += f->sum_exclusive;
 	}
 	free(tmp);

@@ -5,6 +5,7 @@
 #define PERUN_ANALYSIS_SAMPLES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct profile;
 
@@ -15,6 +16,8 @@ struct func_samples {
 	double *x;	   /* the x field of each call (NAN where missing); NULL without xfield */
 	size_t n, alloc;
 	int binned; /* some values come from --aggregate histograms */
+	uint64_t hist[64];	 /* binned: the merged log2 histograms */
+	double hist_min, hist_max; /* binned: their resources' min and max */
 	/* filled by samples_finish */
 	double sum, sum_exclusive, mean, median, p95;
 };
@@ -30,7 +33,10 @@ struct func_table {
  * numeric amount are skipped; a uid object names its function).  xfield is
  * the flattened key of x (call-order, structure-unit-size ...) or NULL.
  * Resources of --aggregate profiles (log2_hist) become one value per call
- * at the geometric middle of its bucket, clamped to [min, max].  */
+ * at the geometric middle of its bucket, clamped to [min, max]; their median
+ * and p95 are interpolated from the histograms (profile.h's
+ * log2_hist_quantile, as collect's summaries do), every other function's
+ * are exact (quantile_sorted).  */
 void samples_read(const struct profile *p, const char *xfield, struct func_table *t);
 void samples_release(struct func_table *t);
 /* The function named uid, or NULL.  */

@@ -19,79 +19,6 @@
 #include "util/log.h"
 #include "vcs/vcs.h"
 
-/* Registers the profile file path for minor.  The stored object keeps the
- * origin (set to minor when the file had none): it is how 'perun fsck'
- * re-indexes objects whose index was damaged.  */
-static int add_one(struct repo *r, const char *minor, int explicit_rev, const char *path,
-		   int keep)
-{
-	struct pidx index;
-	struct profile p = { NULL };
-	struct stat st;
-	char hex[SHA1_HEXSZ + 1], *origin = NULL, *jobs = NULL;
-	unsigned char raw[SHA1_RAWSZ];
-	const char *json;
-	size_t i;
-	int ret = -1;
-
-	pidx_init(&index);
-	if (profile_load(&p, path) < 0 || profile_validate(&p, path) < 0)
-		goto out;
-	origin = profile_take_origin(&p);
-	if (!origin && !explicit_rev) {
-		pr_error("%s has no origin: collect it inside the repository, or say which minor "
-			 "version it belongs to with -m REV",
-			 path);
-		goto out;
-	}
-	if (origin && strcmp(origin, minor)) {
-		pr_error("%s was collected at %.7s, not %.7s: check that commit out, or give "
-			 "-m %.7s",
-			 path, origin, minor, origin);
-		goto out;
-	}
-	json_object_object_add(p.root, "origin", json_object_new_string(minor));
-	json = profile_to_json(&p);
-	if (store_write_object(r->dir, profile_type(&p), json, strlen(json), hex) < 0)
-		goto out;
-	for (i = 0; i < SHA1_RAWSZ; i++)
-		sscanf(hex + 2 * i, "%2hhx", &raw[i]);
-	if (repo_lock(r) < 0)
-		goto out;
-	/* read under the lock: another add may have written it meanwhile */
-	if (store_read_index(r->dir, minor, &index) < 0)
-		goto unlock;
-	for (i = 0; i < index.n; i++)
-		if (!memcmp(index.entries[i].id, raw, SHA1_RAWSZ)) {
-			pr_error("%s: the same profile is already registered for %.7s as %zu@i (%s)",
-				 path, minor, i, index.entries[i].path);
-			goto unlock;
-		}
-	if (stat(path, &st) < 0)
-		st.st_mtime = time(NULL);
-	pidx_append(&index, (uint32_t)st.st_mtime, raw, fs_basename(path));
-	if (store_write_index(r->dir, minor, &index) < 0)
-		goto unlock;
-	printf("registered %s for %.7s as %zu@i (object %.12s)\n", fs_basename(path), minor,
-	       index.n - 1, hex);
-	jobs = xstrfmt("%s/jobs/", r->dir);
-	{
-		char *abs = realpath(path, NULL);
-		if (!keep && abs && !strncmp(abs, jobs, strlen(jobs)) && unlink(abs) < 0)
-			pr_error_errno("cannot remove %s", abs);
-		free(abs);
-	}
-	ret = 0;
-unlock:
-	repo_unlock(r);
-out:
-	free(jobs);
-	free(origin);
-	profile_release(&p);
-	pidx_release(&index);
-	return ret;
-}
-
 /* Parses the options of add and rm and collects the PROFILE arguments into
  * *names (caller frees); 1 after --help, 2 on a usage error.  */
 static int parse_common(int argc, char **argv, const char *usage, int *keep, int *pending,
@@ -184,8 +111,15 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 	}
 	pidx_release(&index);
 	for (i = 0; i < n; i++)
-		if (paths[i] && add_one(&r, minor, explicit_rev, paths[i], keep) < 0)
-			ret = EXIT_FAIL;
+		if (paths[i]) {
+			size_t entry;
+			char hex[SHA1_HEXSZ + 1];
+			if (repo_register(&r, minor, explicit_rev, paths[i], keep, &entry, hex) < 0)
+				ret = EXIT_FAIL;
+			else
+				printf("registered %s for %.7s as %zu@i (object %.12s)\n",
+				       fs_basename(paths[i]), minor, entry, hex);
+		}
 	for (i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);
@@ -252,6 +186,7 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 		char **del = xcalloc((size_t)n, sizeof(*del));
 		char *jobs = xstrfmt("%s/jobs/", r.dir);
 		int nd = 0, ndel = 0, j;
+		struct tombstones tomb = { NULL, 0 };
 		/* resolve every argument before removing anything: numbers stay valid */
 		for (i = 0; i < n; i++) {
 			struct lookup l;
@@ -281,18 +216,23 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 			else
 				del[ndel++] = abs;
 		}
-		/* remove from the highest index down so numbers stay valid */
+		/* remove from the highest index down so numbers stay valid; each
+		 * removal leaves a tombstone that push and fetch carry */
 		for (k = index.n; k-- > 0;) {
 			int hit = 0;
 			for (j = 0; j < nd; j++)
 				hit |= drop[j] == k;
 			if (hit) {
 				printf("removed %s from %.7s\n", index.entries[k].path, minor);
+				tomb.hex = xrealloc(tomb.hex, (tomb.n + 1) * sizeof(*tomb.hex));
+				repo_entry_hex(&index, k, tomb.hex[tomb.n++]);
 				pidx_remove(&index, k);
 			}
 		}
-		if (nd && store_write_index(r.dir, minor, &index) < 0)
+		if (nd && (store_add_tombstones(r.dir, minor, &tomb) < 0 ||
+			   store_write_index(r.dir, minor, &index) < 0))
 			ret = EXIT_FAIL;
+		tombstones_release(&tomb);
 		for (j = 0; j < ndel; j++) {
 			if (unlink(del[j]) < 0)
 				ret = EXIT_FAIL, pr_error_errno("cannot remove %s", del[j]);

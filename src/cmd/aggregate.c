@@ -64,14 +64,12 @@ static int read_agg(struct agg *a, const char *path)
 
 #define DIR_FIX "remove it or give another --dir"
 
-/* DIR/release/... under a DIR already trusted: created, then checked from
- * '/' without following links, so nothing is written where another user
- * points.  */
+/* DIR/release/... under a DIR already trusted: checked from '/' without
+ * following links, each missing directory created beside its verified
+ * parent, so nothing is created where another user points.  */
 static int mkdir_trusted(const char *sub)
 {
-	if (fs_mkdir_p(sub, 0755) < 0)
-		return -1;
-	return fs_trust_dir(sub, 0, DIR_FIX);
+	return fs_make_trusted_dir(sub, 0755, DIR_FIX);
 }
 
 static int write_agg(const char *path, const struct agg *a)

@@ -177,17 +177,13 @@ int calibration_get(int runtime, int mode, int quiet, struct calibration *c)
 
 	if (mode == 0)
 		return 0;
-	rt = resolve_runtime(rt);
-	name = runtime_name(rt);
-	uname(&u);
-	dir = cache_default_dir();
-	path = calibrate_path(dir, name, u.release);
-	r = mode == 2 ? 0 : calibrate_load(path, name, u.release, c);
-	if (r == 1 && !quiet)
-		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
-				"(%.0f ns per recorded callee), measured by perun calibrate\n",
-			c->probe_ns, c->pair_ns);
+	r = mode == 2 ? 0 : calibrate_cached(runtime, quiet, c);
 	if (r == 0 && mode >= 1) {
+		rt = resolve_runtime(rt);
+		name = runtime_name(rt);
+		uname(&u);
+		dir = cache_default_dir();
+		path = calibrate_path(dir, name, u.release);
 		if (cache_check_dir(dir) < 0) {
 			r = -1;
 		} else {
@@ -198,9 +194,9 @@ int calibration_get(int runtime, int mode, int quiet, struct calibration *c)
 			if (r == 1 && !quiet)
 				say(c, path);
 		}
+		free(dir);
+		free(path);
 	}
-	free(dir);
-	free(path);
 	return r;
 }
 

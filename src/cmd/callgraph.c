@@ -453,6 +453,10 @@ int cmd_callgraph(int argc, char **argv, struct ctx *ctx)
 		free(cache_dir);
 		return EXIT_FAIL;
 	}
+	if (!t.nfuncs) {
+		target_no_functions_error(&t, "a call graph");
+		goto out_target;
+	}
 	if (callgraph_load(&cg, &t, cache_dir, flags) < 0)
 		goto out_target;
 	if (function) {

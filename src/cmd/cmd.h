@@ -28,6 +28,8 @@ int cmd_fetch(int argc, char **argv, struct ctx *ctx);
 int cmd_aggregate(int argc, char **argv, struct ctx *ctx);
 int cmd_history(int argc, char **argv, struct ctx *ctx);
 int cmd_report(int argc, char **argv, struct ctx *ctx);
+int cmd_run(int argc, char **argv, struct ctx *ctx);
+int cmd_bisect(int argc, char **argv, struct ctx *ctx);
 
 #include "analysis/steps.h"
 #include "report/history.h"

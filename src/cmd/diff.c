@@ -91,7 +91,7 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 	struct func_table t[2];
 	char *label[2] = {NULL, NULL}, minor[41];
 	struct row *rows = NULL;
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, inc[2] = {STRBUF_INIT, STRBUF_INIT};
 	size_t i, n = 0, w = 8;
 	int a, nspec = 0, ret = EXIT_FAIL, loaded = 0;
 
@@ -127,6 +127,14 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 	for (i = 0; i < 2; i++)
 		if (profile_arg_load(spec[i], &p[i], &label[i], minor) < 0)
 			goto out;
+	/* an incomplete profile says so before any comparison: in the table,
+	 * else on stderr (and in the JSON) */
+	for (i = 0; i < 2; i++) {
+		char pre[8];
+		snprintf(pre, sizeof(pre), "%c: ", i ? 'B' : 'A');
+		if (profile_incomplete(&p[i], pre, &inc[i]) && strcmp(format, "text"))
+			fputs(inc[i].buf, stderr);
+	}
 	if (!strcmp(format, "flamegraph")) {
 		struct strbuf fa = STRBUF_INIT, fb = STRBUF_INIT, title = STRBUF_INIT;
 		profile_folded(&p[0], &fa);
@@ -181,19 +189,29 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 			json_object_array_add(arr, o);
 		}
 		json_object_object_add(root, "functions", arr);
+		for (i = 0; i < 2; i++)
+			if (inc[i].len)
+				json_object_object_add(root, i ? "b_incomplete" : "a_incomplete",
+						       json_object_new_string(inc[i].buf));
 		printf("%s\n", json_object_to_json_string_ext(
 				   root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 		ret = EXIT_OK;
 		goto out;
 	}
-	strbuf_addf(&out, "A: %s\nB: %s\n", label[0], label[1]);
+	strbuf_addstr(&out, "A: ");
+	strbuf_add_printable(&out, label[0]);
+	strbuf_addstr(&out, "\nB: ");
+	strbuf_add_printable(&out, label[1]);
+	strbuf_addch(&out, '\n');
+	strbuf_addstr(&out, inc[0].len ? inc[0].buf : "");
+	strbuf_addstr(&out, inc[1].len ? inc[1].buf : "");
 	strbuf_addf(&out, "%-*s %8s %8s %9s %9s %9s %9s %7s %7s %7s\n", (int)w, "function",
 		    "calls A", "calls B", "median A", "median B", "p95 A", "p95 B", "excl A",
 		    "excl B", "ratio");
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
-		char ca[24] = "-", cb[24] = "-", ea[16] = "-", eb[16] = "-", ra[16] = "-";
+		char ca[24] = "-", cb[24] = "-", ea[16] = "-", eb[16] = "-", ra[16] = "-", *name;
 		if (r->a) {
 			snprintf(ca, sizeof(ca), "%zu", r->a->n);
 			snprintf(ea, sizeof(ea), "%.1f%%",
@@ -212,7 +230,9 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 			snprintf(ra, sizeof(ra), "%.2fx", r->ratio);
 		else if (r->a && r->b)
 			snprintf(ra, sizeof(ra), "inf");
-		strbuf_addf(&out, "%-*s %8s %8s", (int)w, r->uid, ca, cb);
+		name = xstrdup_printable(r->uid);
+		strbuf_addf(&out, "%-*s %8s %8s", (int)w, name, ca, cb);
+		free(name);
 		cell_ns(&out, r->a, r->a ? r->a->median : 0);
 		cell_ns(&out, r->b, r->b ? r->b->median : 0);
 		cell_ns(&out, r->a, r->a ? r->a->p95 : 0);
@@ -224,6 +244,8 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 out:
 	free(rows);
 	strbuf_release(&out);
+	strbuf_release(&inc[0]);
+	strbuf_release(&inc[1]);
 	if (loaded) {
 		samples_release(&t[0]);
 		samples_release(&t[1]);

@@ -1,5 +1,6 @@
-/* perun doctor [--json]: can this machine trace?  Every failed check names
- * the command that fixes it.  Exit 0 only when a collect can work.  */
+/* perun doctor [--json] [BINARY...]: can this machine trace, and where do
+ * the functions of each BINARY come from?  Every failed check names the
+ * command that fixes it.  Exit 0 only when a collect can work.  */
 #include "config.h"
 
 #include <json-c/json.h>
@@ -11,9 +12,11 @@
 #include <zlib.h>
 
 #include "cmd/cmd.h"
+#include "target/target.h"
 #include "trace/driver.h"
 #include "trace/kruntime.h"
 #include "trace/runtime.h"
+#include "trace/uprobes.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -26,7 +29,10 @@ struct check {
 	char *fix;
 };
 
-static struct check checks[24];
+/* Most BINARY arguments doctor takes.  */
+#define MAX_BINARIES 16
+
+static struct check checks[24 + MAX_BINARIES];
 static size_t nchecks;
 
 static void add(const char *name, int ok, int required, char *detail, char *fix)
@@ -74,6 +80,41 @@ static int kconfig(const char *name)
 	return found;
 }
 
+/* Where the functions of a binary come from (its symbol table, its separate
+ * debuginfo, only its exports, nothing), and what to install when they are
+ * not all known.  */
+static void binary_check(const char *path)
+{
+	struct target t;
+	char *name = xstrfmt("symbols %s", fs_basename(path));
+
+	if (target_load(&t, path, NULL) < 0) {
+		add(name, 0, 0, xstrfmt("%s: not readable as an ELF binary (see above)", path),
+		    xstrdup("give the path of an executable or shared library"));
+		return;
+	}
+	if (t.syms == TARGET_SYMS_SYMTAB || t.syms == TARGET_SYMS_DEBUGINFO ||
+	    t.syms == TARGET_SYMS_MINIDEBUGINFO)
+		add(name, 1, 0,
+		    t.syms == TARGET_SYMS_DEBUGINFO
+			    ? xstrfmt("%s: %zu functions from its debuginfo %s%s", t.path, t.nfuncs,
+				      t.debug_path, t.has_dwarf ? ", DWARF" : "")
+			    : xstrfmt("%s: %zu functions from its %s%s", t.path, t.nfuncs,
+				      target_syms_name(&t), t.has_dwarf ? ", DWARF" : ""),
+		    NULL);
+	else
+		add(name, 0, 0,
+		    t.syms == TARGET_SYMS_DYNSYM
+			    ? xstrfmt("%s: stripped, no debuginfo found: only the %zu functions it "
+				      "exports can be traced",
+				      t.path, t.nfuncs)
+			    : xstrfmt("%s: stripped, no debuginfo found, exports no function: only "
+				      "its libraries' functions can be traced (-f LIB#NAME)",
+				      t.path),
+		    target_debuginfo_hint(t.path));
+	target_release(&t);
+}
+
 /* --runtime kernel: loading modules here, and which runtime sources stap
  * builds them from (stock, or perun's patched copy) and why.  */
 static void kernel_checks(const char *stap)
@@ -116,7 +157,8 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	struct utsname u;
 	char *stap, *stapbpf, *staprun, *shim, *p;
 	const char *why = NULL, *ev;
-	int json = 0, i, bpf_ok = 1, kernel_ok, modules, r;
+	const char *bins[MAX_BINARIES];
+	int json = 0, i, bpf_ok = 1, kernel_ok, modules, r, nbins = 0;
 	char *prep = xstrfmt("%s/prepare-tracing.sh", runtime_datadir());
 	size_t k;
 
@@ -130,16 +172,26 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 		if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: perun doctor [--json]\n\nChecks stap, stapbpf/staprun, the "
-			       "kernel build tree, debugfs/tracefs, uprobes, BPF, the\nmemlock and "
-			       "open-file limits; prints what is missing and the command that fixes "
-			       "it.\nExit 0 only when 'perun collect' can trace on this machine.\n");
+			printf("usage: perun doctor [--json] [BINARY...]\n\nChecks stap, "
+			       "stapbpf/staprun, the kernel build tree, debugfs/tracefs, uprobes, "
+			       "BPF, the\nmemlock and open-file limits; prints what is missing and "
+			       "the command that fixes it.\nFor each BINARY, where its functions "
+			       "come from (.symtab, separate debuginfo, only\nits exports) and the "
+			       "debug symbol package to install when they are not all known.\n"
+			       "Exit 0 only when 'perun collect' can trace on this machine.\n");
 			free(prep);
 			return EXIT_OK;
-		} else {
-			fprintf(stderr, "perun doctor: unexpected argument '%s'\n", argv[i]);
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "perun doctor: unknown option '%s'\n", argv[i]);
 			free(prep);
 			return EXIT_USAGE;
+		} else if (nbins == MAX_BINARIES) {
+			fprintf(stderr, "perun doctor: more than %d binaries: ask about fewer at once\n",
+				MAX_BINARIES);
+			free(prep);
+			return EXIT_USAGE;
+		} else {
+			bins[nbins++] = argv[i];
 		}
 	}
 	uname(&u);
@@ -184,8 +236,23 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	    : shim ? "cannot raise RLIMIT_MEMLOCK; perun preloads its shim into stapbpf"
 		   : "cannot raise RLIMIT_MEMLOCK and perun-memlock-shim.so is missing"),
 	    xstrdup("reinstall perun (make install puts perun-memlock-shim.so in its libdir)"));
+	{
+		/* perun's own loader: uprobe_multi links bound to the traced process */
+		struct bpfmap_err uerr = { "" };
+		char *up = runtime_lib_path("perun-uprobes", X_OK);
+		int multi = uprobes_supported(&uerr);
+		add("bpf loader", multi && up, 0,
+		    multi && up ? xstrdup("perun's own (uprobe_multi links bound to the traced "
+					  "process, a ring buffer; no probe limit, --pid isolates)")
+		    : !up ? xstrdup("perun-uprobes is missing: stapbpf attaches every probe")
+			  : xstrfmt("stapbpf: the kernel has no uprobe_multi links (%s)", uerr.msg),
+		    !up ? xstrdup("reinstall perun (make install puts perun-uprobes in its libdir)")
+			: xstrdup("Linux 6.6 or later attaches and detaches thousands of probes in "
+				  "milliseconds, in the traced process only"));
+		free(up);
+	}
 	add("open files", runtime_nofile_limit() >= 4096, 0,
-	    xstrfmt("hard limit %lu: about %zu bpf probe points", runtime_nofile_limit(),
+	    xstrfmt("hard limit %lu: about %zu probe points for stapbpf", runtime_nofile_limit(),
 		    runtime_bpf_probe_limit()),
 	    xstrdup("raise it: ulimit -Hn 65536 (or LimitNOFILE= in a unit)"));
 	p = xstrfmt("%s/templates/header.stp.in", runtime_datadir());
@@ -199,6 +266,8 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 			      "(above)")
 		    : xstrdup("none here: modules are off in this kernel, so perun uses the bpf "
 			      "runtime (a kernel built with CONFIG_MODULES=y would allow both)"));
+	for (i = 0; i < nbins; i++)
+		binary_check(bins[i]);
 	for (k = 0; k < nchecks; k++)
 		if (checks[k].required && !checks[k].ok)
 			bpf_ok = 0;

@@ -209,6 +209,43 @@ static int scan(struct fsck *f)
 	return 0;
 }
 
+/* The tombstones of perun rm, per minor version (store.h): listed, since
+ * they remove entries on every host that fetches them.  */
+static void report_tombstones(struct fsck *f)
+{
+	char *dir = xstrfmt("%s/removed", f->r.dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		struct tombstones t;
+		size_t k;
+		if (de->d_name[0] == '.')
+			continue;
+		if (strlen(de->d_name) != SHA1_HEXSZ || !is_hex(de->d_name, SHA1_HEXSZ)) {
+			char *shown = xstrdup_printable(de->d_name);
+			printf("unknown file %s/%s left alone (not named by a SHA-1)\n", dir, shown);
+			free(shown);
+			continue;
+		}
+		if (store_read_tombstones(f->r.dir, de->d_name, &t) < 0) {
+			printf("damaged tombstones of %.7s (%s/%s)\n", de->d_name, dir, de->d_name);
+			f->problems++;
+			continue;
+		}
+		printf("tombstones of %.7s: %zu entr%s removed with perun rm (push and fetch remove "
+		       "%s on other hosts too):",
+		       de->d_name, t.n, t.n == 1 ? "y" : "ies", t.n == 1 ? "it" : "them");
+		for (k = 0; k < t.n; k++)
+			printf(" %.12s", t.hex[k]);
+		printf("\n");
+		tombstones_release(&t);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 static void report(struct fsck *f)
 {
 	size_t i, j, nobj = 0, nidx = 0;
@@ -227,25 +264,39 @@ static void report(struct fsck *f)
 				printf("damaged %s\n", it->why), f->problems++;
 		}
 	}
-	/* entries must name valid objects */
+	/* entries must have a file name and name valid objects */
 	for (i = 0; i < f->n; i++) {
 		struct item *it = &f->items[i];
 		for (j = 0; it->is_index && j < it->idx.n; j++) {
 			char hex[SHA1_HEXSZ + 1];
 			struct item *o;
+			const char *why = pidx_name_problem(it->idx.entries[j].path);
+			if (why) {
+				char *shown = xstrdup_printable(it->idx.entries[j].path);
+				printf("index %.7s: %zu@i has a damaged name, '%s': %s\n", it->hex, j,
+				       shown, why);
+				free(shown);
+				it->bad_entries++;
+				f->problems++;
+			}
 			sha1_to_hex(it->idx.entries[j].id, hex);
 			o = find(f, hex);
 			if (!o || o->is_index || o->bad) {
+				char *shown = xstrdup_printable(it->idx.entries[j].path);
 				printf("index %.7s: %zu@i (%s) names %s object %.12s\n", it->hex, j,
-				       it->idx.entries[j].path, !o ? "a missing" : "a damaged", hex);
+				       shown, !o ? "a missing" : "a damaged", hex);
+				free(shown);
 				it->bad_entries++;
 				f->problems++;
 				continue;
 			}
 			o->referenced = 1;
-			if (o->origin && strcmp(o->origin, it->hex))
+			if (o->origin && strcmp(o->origin, it->hex)) {
+				char *shown = xstrdup_printable(it->idx.entries[j].path);
 				printf("index %.7s: %zu@i (%s) was collected at %.7s\n", it->hex, j,
-				       it->idx.entries[j].path, o->origin);
+				       shown, o->origin);
+				free(shown);
+			}
 		}
 	}
 	/* objects in no index: unregistered (perun rm), or their index was lost */
@@ -267,6 +318,7 @@ static void report(struct fsck *f)
 			       it->origin),
 				f->problems++;
 	}
+	report_tombstones(f);
 	printf("checked %zu object%s and %zu index%s in %s\n", nobj, nobj == 1 ? "" : "s", nidx,
 	       nidx == 1 ? "" : "es", f->r.dir);
 }
@@ -315,13 +367,17 @@ static int cmp_mtime(const void *a, const void *b)
 }
 
 /* Rebuilds the index of minor: the readable entries that name valid
- * objects, then the objects that record minor and are in no index.  */
+ * objects (a damaged name replaced by one made from the command), then the
+ * objects that record minor and are in no index.  Says what became of each
+ * N@i that moved, was dropped or renamed, and of each entry re-indexed: the
+ * numbers of the rest shift.  */
 static int reindex(struct fsck *f, const char *minor, struct item *old)
 {
 	struct pidx x;
 	struct item **add = NULL;
 	size_t i, j, nadd = 0, kept = 0, dropped = 0;
-	char *path = store_object_path(f->r.dir, minor), *aside = NULL;
+	char *path = store_object_path(f->r.dir, minor), *aside = NULL, *shown;
+	struct strbuf moves = STRBUF_INIT;	/* what became of each N@i */
 	int ret = -1;
 
 	pidx_init(&x);
@@ -333,12 +389,30 @@ static int reindex(struct fsck *f, const char *minor, struct item *old)
 		for (j = 0; j < x.n && memcmp(x.entries[j].id, old->idx.entries[i].id, SHA1_RAWSZ);
 		     j++)
 			;
+		shown = xstrdup_printable(old->idx.entries[i].path);
 		if (!o || o->is_index || o->bad || j < x.n) {
-			dropped += j == x.n;
+			if (j == x.n) {
+				dropped++;
+				strbuf_addf(&moves, "  %zu@i (%s) dropped: its object is missing or "
+					    "damaged\n", i, shown);
+			}
+			free(shown);
 			continue;
 		}
-		pidx_append(&x, old->idx.entries[i].time, old->idx.entries[i].id,
-			    old->idx.entries[i].path);
+		if (pidx_name_problem(old->idx.entries[i].path)) {
+			char *cmd = object_cmd(f, hex);
+			char *name = xstrfmt("%s-recovered-%.7s.perf", cmd, hex);
+			pidx_append(&x, old->idx.entries[i].time, old->idx.entries[i].id, name);
+			strbuf_addf(&moves, "  %zu@i (damaged name '%s') renamed %s\n", i, shown, name);
+			free(cmd);
+			free(name);
+		} else {
+			pidx_append(&x, old->idx.entries[i].time, old->idx.entries[i].id,
+				    old->idx.entries[i].path);
+		}
+		if (x.n - 1 != i)
+			strbuf_addf(&moves, "  %zu@i (%s) is now %zu@i\n", i, shown, x.n - 1);
+		free(shown);
 		kept++;
 	}
 	for (i = 0; i < f->n; i++) {
@@ -365,6 +439,8 @@ static int reindex(struct fsck *f, const char *minor, struct item *old)
 		for (j = 0; j < SHA1_RAWSZ; j++)
 			sscanf(add[i]->hex + 2 * j, "%2hhx", &id[j]);
 		pidx_append(&x, (uint32_t)add[i]->mtime, id, name);
+		strbuf_addf(&moves, "  %s (object %.12s) re-indexed as %zu@i\n", name, add[i]->hex,
+			    x.n - 1);
 		add[i]->referenced = 1;
 		free(name);
 	}
@@ -381,8 +457,10 @@ static int reindex(struct fsck *f, const char *minor, struct item *old)
 	       "(their objects are missing or damaged)%s%s\n",
 	       minor, kept, kept == 1 ? "y" : "ies", nadd, dropped, aside ? "; the old index is in " : "",
 	       aside ? aside : "");
+	fputs(strbuf_str(&moves), stdout);
 	ret = 0;
 out:
+	strbuf_release(&moves);
 	free(aside);
 	free(add);
 	free(path);

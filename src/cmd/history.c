@@ -88,10 +88,12 @@ static void print_series(const struct history *h, const struct history_series *s
 		print_amount(s->median[i], a, sizeof(a));
 		print_amount(s->p95[i], b, sizeof(b));
 		if (isfinite(s->calls[i]))
-			printf("%c %.7s  %-10s  %10.1f  %10s  %10s  %s\n", mark ? '*' : ' ',
+			printf("%c %.7s  %-10s  %10.1f  %10s  %10s  %s\n",
+			       mark ? '*' : h->c[i].incomplete ? '!' : ' ',
 			       h->c[i].sha, day, s->calls[i], a, b, h->c[i].subject);
 		else
-			printf("%c %.7s  %-10s  %10s  %10s  %10s  %s\n", mark ? '*' : ' ',
+			printf("%c %.7s  %-10s  %10s  %10s  %10s  %s\n",
+			       mark ? '*' : h->c[i].incomplete ? '!' : ' ',
 			       h->c[i].sha, day, "-", a, b, h->c[i].subject);
 	}
 }
@@ -210,6 +212,12 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 		printf("%zu commit%s with profiles of %s%s%s%s%s (collector %s)\n", h.nc,
 		       h.nc == 1 ? "" : "s", h.cmd, *h.args ? " " : "", h.args,
 		       *h.workload ? " " : "", h.workload, h.collector);
+		/* incomplete profiles say so before the numbers made of them */
+		for (i = h.nc; i-- > 0;) {
+			const char *line = h.c[i].incomplete, *nl;
+			for (; line && (nl = strchr(line, '\n')); line = nl + 1)
+				printf("! %.7s %.*s\n", h.c[i].sha, (int)(nl - line), line);
+		}
 		if (func)
 			print_series(&h, history_find(&h, func), 1);
 		else

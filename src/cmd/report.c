@@ -86,7 +86,7 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 	struct history h;
 	struct repo r;
 	size_t i;
-	int ret = EXIT_FAIL;
+	int ret = EXIT_FAIL, replaced;
 
 	(void)ctx;
 	history_args_init(&ha);
@@ -134,12 +134,12 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 		if (bad)
 			goto out;
 	}
-	if (site_write(&h, &r, dir, aggs, naggs) < 0)
+	if ((replaced = site_write(&h, &r, dir, aggs, naggs)) < 0)
 		goto out;
 	printf("wrote %s/index.html: %zu function%s over %zu commit%s, %zu aggregated "
-	       "release%s\n",
+	       "release%s%s\n",
 	       dir, h.ns, h.ns == 1 ? "" : "s", h.nc, h.nc == 1 ? "" : "s", naggs,
-	       naggs == 1 ? "" : "s");
+	       naggs == 1 ? "" : "s", replaced ? " (replacing the report perun wrote there)" : "");
 	ret = EXIT_OK;
 out:
 	for (i = 0; i < naggs; i++)

@@ -23,7 +23,7 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	struct pidx index;
 	struct lookup l;
 	struct profile p = { NULL };
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, inc = STRBUF_INIT;
 	char minor[41], *pd = NULL;
 	int i, explicit_rev = 0, unborn, ret = EXIT_FAIL, form = 0;
 
@@ -47,7 +47,7 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 			       "or part of a name in .perun/jobs.  summary: a table per function;\n"
 			       "folded: stacks with exclusive amounts, for flame graph tools;\n"
 			       "flamegraph: a self-contained interactive SVG (click to zoom).\n"
-			       "json --expand: one object per call (the form before issue 8, and\n"
+			       "json --expand: one object per call (the per-call form of perun 0.1, and\n"
 			       "of collect --per-call); json --compact: columns per function and\n"
 			       "thread (what collect writes).  Either reads both forms.\n");
 			return EXIT_OK;
@@ -99,8 +99,15 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		if (repo_lookup(&r, minor, &index, spec, &l) < 0 || repo_load(&r, &index, &l, &p) < 0)
 			goto out;
 	}
-	if (profile_check_calls(&p, spec) < 0)
-		goto out;
+	/* an incomplete profile says so first: in the table, or on stderr where
+	 * stdout is a format other programs read */
+	if (profile_incomplete(&p, "", &inc) && strcmp(format, "summary")) {
+		const char *line = inc.buf, *nl;
+		for (; (nl = strchr(line, '\n')); line = nl + 1)
+			fprintf(stderr, "perun show: %.*s\n", (int)(nl - line), line);
+	} else {
+		strbuf_add(&out, inc.buf ? inc.buf : "", inc.len);
+	}
 	if (form) {
 		fflush(stdout);
 		if (profile_write_form(&p, stdout, form, spec) < 0)
@@ -116,7 +123,9 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		struct strbuf folded = STRBUF_INIT, title = STRBUF_INIT;
 		const char *cmd = profile_str(&p, "header.cmd");
 		profile_folded(&p, &folded);
-		strbuf_addf(&title, "%s (%.7s)", cmd && *cmd ? cmd : spec, minor);
+		strbuf_addf(&title, "%s (%.7s)%s", cmd && *cmd ? cmd : spec, minor,
+			    inc.len ? ": an incomplete profile (events lost or probes not attached)"
+				    : "");
 		profile_flamegraph(strbuf_str(&folded), title.buf, &out);
 		strbuf_release(&folded);
 		strbuf_release(&title);
@@ -128,6 +137,7 @@ out:
 	profile_release(&p);
 	pidx_release(&index);
 	strbuf_release(&out);
+	strbuf_release(&inc);
 	repo_release(&r);
 	return ret;
 }

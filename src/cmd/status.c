@@ -26,22 +26,50 @@ static void when(time_t t, char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+/* Prints one line: every field from a profile or an index entry as a
+ * terminal may show it (strbuf_add_printable).  */
 static void describe(const struct profile *p, const char *tag, const char *name, time_t t,
 		     int short_form)
 {
+	struct strbuf line = STRBUF_INIT, what = STRBUF_INIT;
 	char tb[32];
 	const char *cmd = profile_str(p, "header.cmd"), *args = profile_str(p, "header.args");
 	const char *wl = profile_str(p, "header.workload");
 	const char *coll = profile_str(p, "collector_info.name");
+	char *type, *collector;
 
 	when(t, tb, sizeof(tb));
-	if (short_form) {
-		printf("  %-5s %s\n", tag, name);
-		return;
+	strbuf_addf(&line, "  %-5s ", tag);
+	if (!short_form) {
+		type = xstrdup_printable(p ? profile_type(p) : "");
+		collector = xstrdup_printable(coll ? coll : "?");
+		strbuf_addf(&line, "%-7s %-8s ", type, collector);
+		free(type);
+		free(collector);
+		strbuf_add_printable(&what, cmd ? cmd : "");
+		if (args && *args) {
+			strbuf_addch(&what, ' ');
+			strbuf_add_printable(&what, args);
+		}
+		if (wl && *wl) {
+			strbuf_addch(&what, ' ');
+			strbuf_add_printable(&what, wl);
+		}
+		strbuf_addf(&line, "%s  %s  ", strbuf_str(&what), tb);
 	}
-	printf("  %-5s %-7s %-8s %s%s%s%s%s  %s  %s\n", tag, profile_type(p), coll ? coll : "?",
-	       cmd ? cmd : "", args && *args ? " " : "", args ? args : "", wl && *wl ? " " : "",
-	       wl ? wl : "", tb, name);
+	strbuf_add_printable(&line, name);
+	puts(line.buf);
+	strbuf_release(&line);
+	strbuf_release(&what);
+}
+
+/* "  TAG   (why) NAME" for a profile that cannot be read.  */
+static void unusable(const char *tag, const char *why, const char *name)
+{
+	char *shown = xstrdup_printable(name);
+
+	printf("  %-5s (%s) %s\n", tag, why, shown);
+	free(shown);
 }
 
 int cmd_status(int argc, char **argv, struct ctx *ctx)
@@ -89,8 +117,14 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 		when((time_t)mv.date, tb, sizeof(tb));
 		printf("On major version %s (minor %.7s%s)\n", major ? major : "?", head,
 		       dirty > 0 ? ", dirty: uncommitted changes may skew profiles" : "");
-		if (!short_form)
-			printf("  %s <%s>, %s\n  %s\n", mv.author, mv.email, tb, mv.subject);
+		if (!short_form) {
+			char *au = xstrdup_printable(mv.author), *em = xstrdup_printable(mv.email);
+			char *su = xstrdup_printable(mv.subject);
+			printf("  %s <%s>, %s\n  %s\n", au, em, tb, su);
+			free(au);
+			free(em);
+			free(su);
+		}
 		free(major);
 		minor_version_release(&mv);
 		/* a damaged index (reported) still leaves the pending profiles to list */
@@ -104,7 +138,7 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 		const char *name = strrchr(pend[i].path, '/') + 1;
 		snprintf(tag, sizeof(tag), "%zu@p", i);
 		if (profile_load(&p, pend[i].path) < 0) {
-			printf("  %-5s (unreadable) %s\n", tag, name);
+			unusable(tag, "unreadable", name);
 			continue;
 		}
 		describe(&p, tag, name, pend[i].mtime, short_form);
@@ -122,7 +156,7 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 		char tag[24];
 		snprintf(tag, sizeof(tag), "%zu@i", i);
 		if (repo_load(&r, &index, &l, &p) < 0) {
-			printf("  %-5s (corrupted object) %s\n", tag, index.entries[i].path);
+			unusable(tag, "corrupted object", index.entries[i].path);
 			continue;
 		}
 		describe(&p, tag, index.entries[i].path, (time_t)index.entries[i].time, short_form);

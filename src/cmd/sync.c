@@ -95,11 +95,14 @@ static int cmd_sync(int argc, char **argv, int push)
 		free(abs);
 		return EXIT_OK;
 	}
-	if (st.tip[0])
-		printf("fetched %.7s from %s: %zu new object%s, %zu new index entr%s\n", st.tip,
+	if (st.tip[0]) {
+		printf("fetched %.7s from %s: %zu new object%s, %zu new index entr%s%s", st.tip,
 		       remote, st.objects, st.objects == 1 ? "" : "s", st.entries,
-		       st.entries == 1 ? "y" : "ies");
-	else
+		       st.entries == 1 ? "y" : "ies", st.removed ? ", " : "\n");
+		if (st.removed)
+			printf("%zu entr%s removed (perun rm on another host)\n", st.removed,
+			       st.removed == 1 ? "y" : "ies");
+	} else
 		printf("%s has no perun profiles yet\n", remote);
 	if (push)
 		printf("pushed %zu file%s to %s (%u attempt%s)\n", st.files,

@@ -19,6 +19,19 @@
 #include "util/fs.h"
 #include "util/log.h"
 
+/* Where stap places a function's entry probe.  perun reads no arguments,
+ * so it needs no prologue: on the function's first instruction the probe
+ * measures the whole call and lands, on most functions (a push), where the
+ * kernel emulates the instruction instead of stepping it out of line (at
+ * -O0, stap's own choice after the prologue is a load the kernel steps,
+ * ~10 times the cost).  Go functions start over at their entry when they
+ * grow their stack, so their probe stays after the stack check, where Go's
+ * line table ends the prologue.  Part of the module cache key.  */
+static const char *entry_placement(const struct session *s)
+{
+	return s->target.go ? "-P" : "--prologue-searching=never";
+}
+
 /* stap -r RELEASE [-R COPY] for the kernel runtime, once the build tree is
  * known to be there; warns when stap needs perun's patched runtime.  */
 static int kernel_compile_args(struct session *s, struct strv *argv)
@@ -82,10 +95,7 @@ static int compile_module(struct session *s, const char *outdir, const char *nam
 	strv_push(&argv, "-v");
 	if (s->runtime == RUNTIME_BPF)
 		strv_push(&argv, "--runtime=bpf");
-	/* a Go function that grows its stack starts over at its entry: probe
-	 * after the stack check, where Go's line table ends the prologue */
-	if (s->target.go)
-		strv_push(&argv, "-P");
+	strv_push(&argv, entry_placement(s));
 	if (s->runtime == RUNTIME_KERNEL && kernel_compile_args(s, &argv) < 0)
 		goto out;
 	strv_push(&argv, "-m");
@@ -166,7 +176,8 @@ int collect_module(struct session *s)
 	ids[3] = (char *)runtime_name(s->runtime);
 	ids[4] = s->runtime == RUNTIME_KERNEL && s->release ? s->release : u.release;
 	ids[5] = bids.buf;
-	cache_key(s->key, (const char *const *)ids, 6);
+	ids[6] = (char *)entry_placement(s);
+	cache_key(s->key, (const char *const *)ids, 7);
 	free(ids[2]);
 	stap_id = s->stap ? collect_file_identity(s->stap) : NULL;	/* never run stap for it */
 	if (stap_id && s->runtime == RUNTIME_KERNEL) {

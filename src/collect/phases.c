@@ -222,6 +222,13 @@ int collect_analyse(struct session *s)
 	if (target_load(&s->target, o->binary ? o->binary : s->cmdv.v[0],
 			o->cache_off || o->opt.cache_off ? NULL : s->cache_dir) < 0)
 		return -1;
+	if (s->target.syms == TARGET_SYMS_DEBUGINFO)
+		pr_info("perun: %s is stripped: its functions come from its debuginfo %s",
+			s->target.path, s->target.debug_path);
+	else if (s->target.syms == TARGET_SYMS_MINIDEBUGINFO)
+		pr_info("perun: %s is stripped: its functions come from its MiniDebugInfo "
+			"(.gnu_debugdata), placed by symbol",
+			s->target.path);
 	collect_wd(&s->wd, "target: %s, %zu functions, %zu USDT notes, build-id %s",
 		   s->target.path, s->target.nfuncs, s->target.nusdts,
 		   s->target.build_id[0] ? s->target.build_id : "none");
@@ -250,18 +257,6 @@ int collect_strategy(struct session *s)
 	return strategy_build(&s->plan, &s->target, &so);
 }
 
-int collect_plan(struct session *s)
-{
-	if (s->runtime == RUNTIME_BPF && plan_probe_points(&s->plan) > runtime_bpf_probe_limit() &&
-	    !s->o->script_only)
-		return pr_error("%zu probe points exceed what stapbpf can open here (about %zu with "
-				"an open-file limit of %lu): narrow them with --include/--exclude or "
-				"-s custom",
-				plan_probe_points(&s->plan), runtime_bpf_probe_limit(),
-				runtime_nofile_limit());
-	return 0;
-}
-
 int collect_script(struct session *s)
 {
 	char *tp = xstrfmt("%s/templates", runtime_datadir());
@@ -269,6 +264,8 @@ int collect_script(struct session *s)
 	struct strbuf tb = STRBUF_INIT;
 	int r;
 
+	/* what each entry probe's breakpoint costs (module.c places them) */
+	calibrate_plan_entries(&s->plan, !s->target.go);
 	if (s->sopt.budget_stepped_ns) {	/* --max-overhead: which probes cost a step more */
 		free(s->stepped);
 		s->stepped = calibrate_plan_stepped(&s->plan);
@@ -293,7 +290,7 @@ int collect_pipeline(struct session *s, enum collect_until until)
 {
 	s->status = EXIT_FAIL;
 	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
-	    collect_pre_optimize(s) < 0 || collect_budget(s) < 0 || collect_select(s) < 0 || collect_plan(s) < 0 ||
+	    collect_pre_optimize(s) < 0 || collect_budget(s) < 0 || collect_select(s) < 0 ||
 	    collect_script(s) < 0)
 		return s->status;
 	if (until == COLLECT_UNTIL_SCRIPT)

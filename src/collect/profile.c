@@ -66,31 +66,26 @@ static int cmp_probe_name(const void *a, const void *b, void *ctx)
  * share a name (a static function in several files, the out-of-line copies
  * of an inline one) are one uid in the profile's resources, so their
  * summary holds the calls of them all, not the last one's alone.  */
-static void summary_by_name(const struct plan *plan, const struct probe_summary *sum,
+static void summary_by_name(const struct plan *plan, const struct profile_writer *w,
 			    struct json_object *out)
 {
-	size_t *idx = xcalloc(plan->n + 1, sizeof(*idx)), *lead = xcalloc(plan->n + 1, sizeof(*lead));
-	struct probe_summary *m = xcalloc(plan->n + 1, sizeof(*m));
+	size_t *idx = xcalloc(plan->n + 1, sizeof(*idx));
 	size_t i, j;
 
 	for (i = 0; i < plan->n; i++)
 		idx[i] = i;
 	qsort_r(idx, plan->n, sizeof(*idx), cmp_probe_name, (void *)plan);
 	for (i = 0; i < plan->n; i = j) {
-		m[idx[i]] = sum[idx[i]];
+		struct json_object *js;
 		for (j = i; j < plan->n && !strcmp(plan->probes[idx[j]].name, plan->probes[idx[i]].name);
-		     j++) {
-			lead[idx[j]] = idx[i];
-			if (j > i)
-				probe_summary_merge(&m[idx[i]], &sum[idx[j]]);
-		}
+		     j++)
+			;
+		/* idx[i] is the lowest id of the name (the sort's tie-break) */
+		js = profile_writer_summary_json(w, idx + i, j - i);
+		if (js)
+			json_object_object_add(out, plan->probes[idx[i]].name, js);
 	}
-	for (i = 0; i < plan->n; i++)
-		if (lead[i] == i && m[i].count)
-			json_object_object_add(out, plan->probes[i].name, probe_summary_json(&m[i]));
 	free(idx);
-	free(lead);
-	free(m);
 }
 
 static struct json_object *make_header(struct session *s)
@@ -380,6 +375,7 @@ int collect_profile(struct session *s)
 	const char *raw = s->raw;
 	const struct run_result res = s->res;
 	size_t attached = s->attached, named_zero = 0, unattached = 0;
+	uint64_t traced = 0;	/* calls and points in the profile written */
 	const char *attached_path = s->attached_path;
 	char *output = NULL, *origin_dir = NULL, *staged = NULL;
 	struct profile_writer w;
@@ -403,9 +399,14 @@ int collect_profile(struct session *s)
 		if (!(staged = output_stage(output)) && to_rescue(&output, &staged, &rescued) < 0)
 			goto out;
 	}
-	origin_dir = vcs_find_worktree(".");
-	if (origin_dir && vcs_head(origin_dir, origin) == 0)
+	if (o->origin) {
+		snprintf(origin, sizeof(origin), "%s", o->origin);
 		have_origin = 1;
+	} else {
+		origin_dir = vcs_find_worktree(".");
+		if (origin_dir && vcs_head(origin_dir, origin) == 0)
+			have_origin = 1;
+	}
 
 	/* parse into the profile */
 	t_parse0 = collect_now();
@@ -563,7 +564,7 @@ write_again:
 		for (i = 0; i < s->plan.n; i++)
 			if (w.sum[i].count)
 				reached += s->points[i] ? 1 : 2;
-		summary_by_name(&s->plan, w.sum, sum);
+		summary_by_name(&s->plan, &w, sum);
 		if (s->below_min) {
 			uint64_t dropped = 0;
 			for (i = 0; i < s->plan.n; i++) {
@@ -688,9 +689,24 @@ write_again:
 				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
 				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
 		}
-		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2) */
-		stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
-				    have_origin ? origin : NULL, o->quiet);
+		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2), only
+		 * from a run that ended as it should: the counts of an interrupted,
+		 * killed or incomplete one would steer the next run wrong */
+		if (res.interrupted || res.runtime_died || incomplete ||
+		    (res.target_known && !res.target_exited)) {
+			if (!o->quiet && have_origin)
+				fprintf(stderr, "perun: stats: none stored: the run was %s, so its "
+						"counts are not the command's\n",
+					res.interrupted	    ? "interrupted"
+					: res.runtime_died ? "cut short by the runtime's end"
+					: incomplete	    ? "incomplete"
+					: res.timed_out	    ? "stopped at its timeout"
+							    : "ended by a signal");
+		} else {
+			stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
+					    have_origin ? origin : NULL, o->quiet);
+		}
+		traced = ps->calls + ps->points;
 		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
 						  ps->lost_events || ps->missing_records || !ps->saw_end))
 			fprintf(stderr, "perun: warning: the trace is incomplete: %zu of %zu probe points "
@@ -732,9 +748,19 @@ write_again:
 		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
 			o->timeout);
 	if (res.runtime_died) {
-		fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun stopped the "
-				"command; the profile holds what was traced before\n",
-			s->runtime_prog, collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
+		if (traced)
+			fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun "
+					"stopped the command; the profile holds the %" PRIu64 " call%s "
+					"traced before\n",
+				s->runtime_prog,
+				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)), traced,
+				traced == 1 ? "" : "s");
+		else
+			fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun "
+					"stopped the command; the profile holds no call: what was "
+					"traced was lost with the runtime\n",
+				s->runtime_prog,
+				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
 		ret = EXIT_FAIL;
 	} else if (res.target_known && res.target_exited && res.target_status != 0) {
 		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);

@@ -174,7 +174,7 @@ out:
 static const char *loader_refusal(struct session *s)
 {
 	static char why[300];
-	struct uprobes_err err = { "" };
+	struct bpfmap_err err = { "" };
 	size_t i;
 
 	if (s->runtime != RUNTIME_BPF)
@@ -183,6 +183,9 @@ static const char *loader_refusal(struct session *s)
 		return "--compile-only builds a stap module";
 	if (s->o->one_module)
 		return "--one-module needs stap's module";
+	if (s->target.go)
+		return "a Go function restarts from its first instruction when its stack grows, "
+		       "so its entry probe goes after the prologue, where stap places it";
 	if (collect_script_mode(s) != SCRIPT_RECORD)
 		return s->o->aggregate ? "--aggregate keeps its summaries in a stap script"
 				       : "--transport print is stapbpf's";
@@ -217,6 +220,13 @@ int collect_loader(struct session *s)
 			return pr_error("--follow needs perun's own loader: not with --loader stapbpf");
 		}
 		s->loader_why = "--loader stapbpf";
+		if (plan_probe_points(&s->plan) > runtime_bpf_probe_limit())
+			return pr_error("%zu probe points exceed what stapbpf can open here (about %zu "
+					"with an open-file limit of %lu): narrow them with "
+					"--include/--exclude or -s custom, or let perun's own loader "
+					"run them (--loader auto)",
+					plan_probe_points(&s->plan), runtime_bpf_probe_limit(),
+					runtime_nofile_limit());
 		return 0;
 	}
 	why = loader_refusal(s);
@@ -233,6 +243,13 @@ int collect_loader(struct session *s)
 				why);
 	}
 	s->loader_why = why;
+	if (why && plan_probe_points(&s->plan) > runtime_bpf_probe_limit())
+		return pr_error("%zu probe points exceed what stapbpf can open here (about %zu with "
+				"an open-file limit of %lu), and perun's own loader, which has no such "
+				"limit, cannot run this trace: %s; narrow the probes with "
+				"--include/--exclude or -s custom",
+				plan_probe_points(&s->plan), runtime_bpf_probe_limit(),
+				runtime_nofile_limit(), why);
 	if (why)
 		collect_wd(&s->wd, "loader: stapbpf (%s)", why);
 	else
@@ -247,7 +264,7 @@ int collect_run(struct session *s)
 	struct fast_read fr = { NULL, collect_recorder_slots(o->buffer_size), &s->wd, NULL };
 	const char *no_fast = getenv("PERUN_NO_FAST_READ");
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
-	char *shim = NULL, *capture = NULL;
+	char *shim = NULL, *capture = NULL, *ready_msg = NULL;
 	struct strv argv = STRV_INIT, env = STRV_INIT, cleanup = STRV_INIT;
 	struct run_spec spec;
 	char desc[64];
@@ -327,6 +344,19 @@ int collect_run(struct session *s)
 	}
 	spec.timeout = o->timeout;
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
+	if (o->pid > 0 && !s->uprobes && !o->quiet) {
+		/* perun's loader says it itself, with its own numbers */
+		ready_msg = xstrfmt("perun: attached %zu probe points to process %ld (%s runtime, "
+				    "%s); Ctrl-C detaches and writes the profile, and the process "
+				    "runs on%s\n",
+				    plan_probe_points(&s->plan), o->pid, runtime_name(s->runtime),
+				    s->runtime == RUNTIME_BPF ? "stapbpf" : "staprun",
+				    s->runtime == RUNTIME_BPF
+					    ? "; stapbpf detaches about 0.1 s per probe point, and "
+					      "every process of the binary traps on its probes meanwhile"
+					    : "");
+		spec.ready_message = ready_msg;
+	}
 	if (o->pid > 0)
 		spec.attach_pid = (pid_t)o->pid;
 	else
@@ -399,5 +429,6 @@ out:
 	free(stap_log_path);
 	free(capture);
 	free(shim);
+	free(ready_msg);
 	return ret;
 }

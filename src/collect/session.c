@@ -147,10 +147,15 @@ void collect_stap_line(void *ctx, const char *line)
 		l->errors++;
 	if (json_object_array_length(l->messages) < MAX_STAP_MESSAGES)
 		json_object_array_add(l->messages, json_object_new_string(line));
-	/* stap -v says it once per probe of a binary without DWARF */
-	if (strstr(line, "WARNING: cannot find module") && strstr(line, "debuginfo")) {
-		if (l->debuginfo_warned++)
-			return;
+	/* stap says it once per probe of a binary without DWARF ("cannot find
+	 * module M debuginfo: No DWARF information found [man
+	 * warning::debuginfo]"): perun placed those probes by symbol because it
+	 * knew, and said where each binary's functions came from; the line
+	 * stays in the log and the profile's messages */
+	if (strstr(line, "[man warning::debuginfo]") ||
+	    (strstr(line, "WARNING") && strstr(line, "debuginfo"))) {
+		l->debuginfo_warned++;
+		return;
 	}
 	if (!l->quiet && (strstr(line, "WARNING") || strstr(line, "ERROR")) && !l->progress)
 		fprintf(stderr, "stap: %s\n", line);

@@ -46,11 +46,26 @@ struct collect_opts {
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 	double max_overhead;	/* --max-overhead PCT, or 0 */
+	const char *origin;	/* the commit the profile is for (40 hex), or NULL: the
+				 * HEAD of the work tree around the working directory */
 	long pid;		/* --pid: trace this running process, not -c */
 	int follow;		/* --follow: the processes it starts too */
 	const char *loader;	/* --loader auto | perun | stapbpf (the bpf runtime) */
 	uint64_t min_duration_ns;	/* --min-duration: keep only slower calls, or 0 */
 };
+
+/* Default events the recorder keeps, and the most it may be asked for.  */
+#define DEFAULT_BUFFER_SIZE 1000000
+#define MAX_BUFFER_SIZE 100000000
+
+/* o holds collect's defaults.  */
+void collect_opts_init(struct collect_opts *o);
+/* Frees the lists o holds (not the strings: they are the caller's).  */
+void collect_opts_release(struct collect_opts *o);
+/* Parses the trace options argv[1..argc) (argv[0] is 'trace') into o, which
+ * keeps pointers into argv (and may rewrite argv's two-letter options): 0,
+ * EXIT_USAGE after saying why on stderr, or 1 when --help was asked.  */
+int collect_parse_trace(int argc, char **argv, struct collect_opts *o);
 
 /* -w: every step of the collection, timed, in the temp dir.  */
 struct watchdog {
@@ -204,8 +219,6 @@ int collect_budget_report(struct session *s, const struct parser *parser,
  * function of the binary and writes the ids of the old plan's probes to
  * s->selection_path; s->sopt.select_slots gates the script on them.  */
 int collect_select(struct session *s);
-/* plan: checks s->plan against what the runtime can open.  */
-int collect_plan(struct session *s);
 /* script: s->plan -> s->script (templates/) and s->tapset_text.  */
 int collect_script(struct session *s);
 
@@ -216,8 +229,9 @@ int collect_module(struct session *s);
 
 /* loader: on the bpf runtime, perun's own loader (s->uprobes) when the
  * kernel has uprobe_multi links and the trace needs nothing of a stap
- * script (no run-time optimization code, --aggregate, marks or lines);
- * then no module is built.  --loader perun makes a reason not to an error.  */
+ * script (no run-time optimization code, --aggregate, source lines); then
+ * no module is built.  --loader perun makes a reason not to an error; with
+ * stapbpf, a plan past the probe points it can open is refused.  */
 int collect_loader(struct session *s);
 
 /* run: s->module around s->cmdv -> s->res, s->raw (and s->rec), the attach

@@ -730,6 +730,15 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 					 "chunks.contexts[%" PRId64 "]", what, b, i, uid);
 				goto bad;
 			}
+			if (column_at(col[C_AMOUNT], i) < 0 || column_at(col[C_CALLEE], i) < 0 ||
+			    column_at(col[C_CALLEE], i) > column_at(col[C_AMOUNT], i)) {
+				pr_error("%s: snapshots[0].calls[%zu], call %zu: amount %" PRId64
+					 " and callee %" PRId64 " must be 0 <= callee <= amount: "
+					 "amounts are never negative",
+					 what, b, i, column_at(col[C_AMOUNT], i),
+					 column_at(col[C_CALLEE], i));
+				goto bad;
+			}
 			x = json_object_array_get_idx(cl, (size_t)ctx);
 			if (n == alloc) {
 				alloc = alloc ? alloc * 2 : 1024;

@@ -1,4 +1,4 @@
-/* The compact per-call form of a trace profile (issue 8).
+/* The compact per-call form of a trace profile: the calls as columns.
  *
  * Seed 001's regions stay as they are (origin, header, collector_info,
  * postprocessors, snapshots with time and models); the per-call data moves

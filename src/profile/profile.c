@@ -2,7 +2,9 @@
 
 #define PR_FMT "profile"
 
+#include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "profile/compact.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
+#include "util/fs.h"
 #include "util/log.h"
 
 struct profile_calls {
@@ -55,11 +58,24 @@ int profile_load(struct profile *p, const char *path)
 
 	p->root = NULL;
 	p->calls = NULL;
-	if (strbuf_read_file(&sb, path) < 0)
-		return pr_error_errno("%s", path);
-	ret = profile_parse(p, sb.buf, sb.len, path);
+	if (fs_read_regular(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return errno == EINVAL ? -1 : pr_error_errno("%s", path);
+	}
+	ret = profile_read(p, sb.buf, sb.len, path);
 	strbuf_release(&sb);
 	return ret;
+}
+
+int profile_read(struct profile *p, const char *text, size_t len, const char *what)
+{
+	if (profile_parse(p, text, len, what) < 0)
+		return -1;
+	if (profile_validate(p, what) < 0) {
+		profile_release(p);
+		return -1;
+	}
+	return 0;
 }
 
 void profile_release(struct profile *p)
@@ -143,21 +159,43 @@ static int want(struct json_object *o, const char *key, json_type t, const char 
 	return 0;
 }
 
+/* A number that is not negative (and finite) at o.key, when o has key.  */
+static int want_amount(struct json_object *o, const char *key, const char *what,
+		       const char *where)
+{
+	struct json_object *v = get(o, key);
+	double d;
+
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+		return pr_error("%s: %s.%s must be a number, not %s", what, where, key,
+				json_type_to_name(json_object_get_type(v)));
+	if (json_object_is_type(v, json_type_int) ? json_object_get_int64(v) < 0 :
+	    (d = json_object_get_double(v)) < 0 || !isfinite(d))
+		return pr_error("%s: %s.%s is %s: amounts and counts are never negative", what,
+				where, key, json_object_to_json_string(v));
+	return 0;
+}
+
 int profile_validate(const struct profile *p, const char *what)
 {
+	static const char *const amounts[] = { "amount", "exclusive", "count", "min", "max" };
 	struct json_object *snaps, *h = get(p->root, "header");
-	size_t i, j;
+	size_t i, j, k;
 
 	if (want(p->root, "header", json_type_object, what, "") < 0 ||
 	    want(h, "type", json_type_string, what, "header") < 0 ||
-	    want(h, "units", json_type_object, what, "header") < 0 ||
-	    want(h, "cmd", json_type_string, what, "header") < 0 ||
 	    want(p->root, "collector_info", json_type_object, what, "") < 0 ||
 	    want(get(p->root, "collector_info"), "name", json_type_string, what,
 		 "collector_info") < 0 ||
 	    want(p->root, "postprocessors", json_type_array, what, "") < 0 ||
 	    want(p->root, "snapshots", json_type_array, what, "") < 0)
 		return -1;
+	if (get(h, "units") && !json_object_is_type(get(h, "units"), json_type_object))
+		return pr_error("%s: header.units must be an object", what);
+	if (get(h, "cmd") && !json_object_is_type(get(h, "cmd"), json_type_string))
+		return pr_error("%s: header.cmd must be a string", what);
 	if (get(h, "args") && !json_object_is_type(get(h, "args"), json_type_string))
 		return pr_error("%s: header.args must be a string", what);
 	if (get(h, "workload") && !json_object_is_type(get(h, "workload"), json_type_string))
@@ -165,11 +203,18 @@ int profile_validate(const struct profile *p, const char *what)
 	if (get(p->root, "origin") && !json_object_is_type(get(p->root, "origin"), json_type_string))
 		return pr_error("%s: origin must be a string", what);
 	snaps = get(p->root, "snapshots");
+	if (!json_object_array_length(snaps))
+		return pr_error("%s: snapshots is empty: a profile holds at least one snapshot",
+				what);
 	for (i = 0; i < json_object_array_length(snaps); i++) {
 		struct json_object *s = json_object_array_get_idx(snaps, i), *res;
 		char where[64];
 		snprintf(where, sizeof(where), "snapshots[%zu]", i);
+		if (!json_object_is_type(s, json_type_object))
+			return pr_error("%s: %s must be an object", what, where);
 		if (want(s, "resources", json_type_array, what, where) < 0)
+			return -1;
+		if (get(s, "calls") && want(s, "calls", json_type_array, what, where) < 0)
 			return -1;
 		res = get(s, "resources");
 		for (j = 0; j < json_object_array_length(res); j++) {
@@ -180,11 +225,24 @@ int profile_validate(const struct profile *p, const char *what)
 			if (want(r, "amount", json_type_double, what, where) < 0 ||
 			    want(r, "type", json_type_string, what, where) < 0)
 				return -1;
+			for (k = 0; k < sizeof(amounts) / sizeof(*amounts); k++)
+				if (want_amount(r, amounts[k], what, where) < 0)
+					return -1;
 			if (!get(r, "uid"))
 				return pr_error("%s: %s.uid is missing", what, where);
 		}
 	}
 	return decode_calls(p, what) < 0 ? -1 : 0;
+}
+
+int profile_validate_for_store(const struct profile *p, const char *what)
+{
+	struct json_object *h = get(p->root, "header");
+
+	if (profile_validate(p, what) < 0 || want(h, "units", json_type_object, what, "header") < 0 ||
+	    want(h, "cmd", json_type_string, what, "header") < 0)
+		return -1;
+	return 0;
 }
 
 const char *profile_str(const struct profile *p, const char *path)
@@ -223,6 +281,24 @@ char *profile_take_origin(struct profile *p)
 		json_object_object_del(p->root, "origin");
 	}
 	return out;
+}
+
+double quantile_sorted(const double *v, size_t n, double q)
+{
+	double h;
+	size_t lo;
+
+	if (!n)
+		return 0;
+	if (q <= 0)
+		return v[0];
+	if (q >= 1)
+		return v[n - 1];
+	h = q * (double)(n - 1);
+	lo = (size_t)h;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
 }
 
 double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, double min,
@@ -324,6 +400,8 @@ struct fstat {
 				 * by dynamic probing */
 	double disarmed_at;	/* trace.summary's disarmed_at_s */
 	double cal_mean;	/* trace.summary's calibrated_mean, -1 without */
+	double cal_median;	/* trace.summary's calibrated_median, -1 without */
+	const char *entry;	/* trace.summary's probe_entry, or NULL */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -345,12 +423,6 @@ static const char *uid_of(struct json_object *r)
 	if (u && json_object_is_type(u, json_type_object) && get(u, "function"))
 		return json_object_get_string(get(u, "function"));
 	return u ? json_object_get_string(u) : "?";
-}
-
-static double ceil_(double v)
-{
-	double t = (double)(uint64_t)v;
-	return t < v ? t + 1 : t;
 }
 
 struct frame_ref {
@@ -384,8 +456,51 @@ static int nested_call(const struct frame_ref *refs, size_t nrefs, int64_t calle
 }
 
 /* The function column grows to the longest name up to this; longer names lose
- * their middle.  */
+ * their middle, unless two rows would then look alike: the column then grows
+ * until every row reads differently (C++ names of one class template, say,
+ * differ only in a template argument in the middle).  */
 #define NAME_COLUMN_MAX 80
+
+/* uid cut to width characters, its middle replaced by "...": C++ names
+ * differ at both ends (scope, parameters), so both are kept.  Caller frees.  */
+static char *short_name(const char *uid, size_t width)
+{
+	size_t len = strlen(uid), tail, head;
+
+	if (len <= width)
+		return xstrdup(uid);
+	tail = (width - 3) / 2;
+	head = width - 3 - tail;
+	return xstrfmt("%.*s...%s", (int)head, uid, uid + len - tail);
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The narrowest width from width up at which the n names, cut by
+ * short_name, are all different (at most the longest name's length).  */
+static size_t distinct_width(char *const *names, size_t n, size_t width, size_t longest)
+{
+	char **v = xmalloc((n ? n : 1) * sizeof(*v));
+	size_t i;
+
+	for (; width < longest; width += 8) {
+		int dup = 0;
+		for (i = 0; i < n; i++)
+			v[i] = short_name(names[i], width);
+		qsort(v, n, sizeof(*v), cmp_str_ptr);
+		for (i = 1; i < n && !dup; i++)
+			dup = !strcmp(v[i - 1], v[i]);
+		for (i = 0; i < n; i++)
+			free(v[i]);
+		if (!dup)
+			break;
+	}
+	free(v);
+	return width < longest ? width : longest;
+}
 
 /* One call or resource as summary and folded stacks need it, from either form.  */
 struct call_view {
@@ -504,6 +619,11 @@ static void sum_one(void *ctxp, const struct call_view *v)
 		f->cal_mean = get(ts, "calibrated_mean")
 				      ? json_object_get_double(get(ts, "calibrated_mean"))
 				      : -1;
+		f->cal_median = get(ts, "calibrated_median")
+					? json_object_get_double(get(ts, "calibrated_median"))
+					: -1;
+		f->entry = get(ts, "probe_entry") ? json_object_get_string(get(ts, "probe_entry"))
+						  : NULL;
 		f->disarmed = get(ts, "disarmed_after")
 				      ? json_object_get_int64(get(ts, "disarmed_after"))
 				      : 0;
@@ -551,12 +671,129 @@ static void sum_one(void *ctxp, const struct call_view *v)
 	c->all_excl += v->exclusive;
 }
 
+/* Functions with a loss that profile_incomplete names, at most.  */
+#define INCOMPLETE_SHOWN 20
+
+struct loss {
+	const char *name;
+	int64_t lost, unfinished;
+};
+
+static int cmp_loss(const void *a, const void *b)
+{
+	const struct loss *x = a, *y = b;
+	int64_t u = x->lost + x->unfinished, v = y->lost + y->unfinished;
+
+	return u != v ? (u < v) - (u > v) : strcmp(x->name, y->name);
+}
+
+static int64_t int_at(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+		       ? json_object_get_int64(v)
+		       : 0;
+}
+
+static struct loss *loss_of(struct loss **l, size_t *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*l)[i].name, name))
+			return &(*l)[i];
+	*l = xrealloc(*l, (*n + 1) * sizeof(**l));
+	memset(&(*l)[*n], 0, sizeof(**l));
+	(*l)[*n].name = name;
+	return &(*l)[(*n)++];
+}
+
+int profile_incomplete(const struct profile *p, const char *prefix, struct strbuf *out)
+{
+	struct json_object *tr = get(p->root, "trace"), *an = get(tr, "anomalies");
+	struct json_object *pr = get(get(p->root, "collector_info"), "probes"), *c = get(tr, "complete");
+	struct json_object *failed = get(pr, "failed");
+	struct strbuf what = STRBUF_INIT;
+	struct loss *l = NULL;
+	size_t nl = 0, i, nfailed = 0;
+	int64_t lost = int_at(an, "lost_events"), buf = int_at(an, "lost_in_buffer");
+	int64_t tx = int_at(an, "lost_in_transport"), miss = int_at(an, "missing_records");
+	int64_t unatt = int_at(pr, "planned") - int_at(pr, "attached");
+
+	if (!c || !json_object_is_type(c, json_type_boolean) || json_object_get_boolean(c))
+		return 0;
+	if (lost > 0) {
+		strbuf_addf(&what, "%" PRId64 " events lost (", lost);
+		if (buf)
+			strbuf_addf(&what, "%" PRId64 " in the recorder's full buffer, ", buf);
+		if (tx)
+			strbuf_addf(&what, "%" PRId64 " in the runtime's transport, ", tx);
+		if (miss)
+			strbuf_addf(&what, "%" PRId64 " records missing, ", miss);
+		what.len -= 2;
+		what.buf[what.len] = '\0';
+		strbuf_addstr(&what, ")");
+	}
+	if (unatt > 0)
+		strbuf_addf(&what, "%s%" PRId64 " of %" PRId64 " probes not attached",
+			    what.len ? ", " : "", unatt, int_at(pr, "planned"));
+	if (int_at(an, "transport_errors") > 0)
+		strbuf_addf(&what, "%s%" PRId64 " transport errors", what.len ? ", " : "",
+			    int_at(an, "transport_errors"));
+	if (get(an, "missing_end") && json_object_get_boolean(get(an, "missing_end")))
+		strbuf_addf(&what, "%sthe trace's end is missing (cut short)", what.len ? ", " : "");
+	if (!what.len)
+		strbuf_addstr(&what, "the trace says so");
+	strbuf_addf(out, "%sincomplete profile: %s; the calls and times shown miss what was lost\n",
+		    prefix, what.buf);
+	strbuf_release(&what);
+	if (get(an, "lost_by_function") && json_object_is_type(get(an, "lost_by_function"),
+							      json_type_object)) {
+		json_object_object_foreach(get(an, "lost_by_function"), k, v)
+			loss_of(&l, &nl, k)->lost += json_object_get_int64(v);
+	}
+	if (get(an, "unfinished_by_function") &&
+	    json_object_is_type(get(an, "unfinished_by_function"), json_type_object)) {
+		json_object_object_foreach(get(an, "unfinished_by_function"), k, v)
+			loss_of(&l, &nl, k)->unfinished += json_object_get_int64(v);
+	}
+	if (nl > 1)
+		qsort(l, nl, sizeof(*l), cmp_loss);
+	for (i = 0; i < nl && i < INCOMPLETE_SHOWN; i++) {
+		strbuf_addf(out, "%s  ", prefix);
+		strbuf_add_printable(out, l[i].name);
+		strbuf_addch(out, ':');
+		if (l[i].lost)
+			strbuf_addf(out, " %" PRId64 " events lost%s", l[i].lost,
+				    l[i].unfinished ? "," : "");
+		if (l[i].unfinished)
+			strbuf_addf(out, " %" PRId64 " calls unfinished", l[i].unfinished);
+		strbuf_addch(out, '\n');
+	}
+	if (failed && json_object_is_type(failed, json_type_array))
+		nfailed = json_object_array_length(failed);
+	for (i = 0; i < nfailed && nl + i < INCOMPLETE_SHOWN; i++) {
+		const char *f = json_object_get_string(json_object_array_get_idx(failed, i));
+		strbuf_addf(out, "%s  not attached: ", prefix);
+		strbuf_add_printable(out, f ? f : "");
+		strbuf_addch(out, '\n');
+	}
+	if (nl + nfailed > INCOMPLETE_SHOWN)
+		strbuf_addf(out, "%s  ... and %zu more (trace.anomalies and "
+				 "collector_info.probes.failed of the JSON)\n",
+			    prefix, nl + nfailed - INCOMPLETE_SHOWN);
+	free(l);
+	return 1;
+}
+
 void profile_summary(const struct profile *p, struct strbuf *out)
 {
 	struct fstat *fs = NULL;
 	size_t nfs = 0, k, width = 40;
 	double all_excl = 0;
 	const char *unit = "";
+	char **shown, *shown_unit;
 	struct json_object *units = get(get(p->root, "header"), "units");
 	int any_sampled = 0, any_cal = 0;
 
@@ -584,82 +821,85 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 	}
 	if (nfs > 1)
 		qsort(fs, nfs, sizeof(*fs), cmp_total);
+	/* names as a terminal may show them */
+	shown = xcalloc(nfs ? nfs : 1, sizeof(*shown));
 	for (k = 0; k < nfs; k++)
-		if (strlen(fs[k].uid) > width)
-			width = strlen(fs[k].uid);
+		shown[k] = xstrdup_printable(fs[k].uid);
+	for (k = 0; k < nfs; k++)
+		if (strlen(shown[k]) > width)
+			width = strlen(shown[k]);
 	if (width > NAME_COLUMN_MAX)
-		width = NAME_COLUMN_MAX;
+		width = distinct_width(shown, nfs, NAME_COLUMN_MAX, width);
 	strbuf_addf(out, "%-*s %10s %14s %12s %12s %12s %14s %7s%s\n", (int)width, "function",
 		    "calls", "total", "mean", "median", "p95", "max", "excl%",
-		    any_cal ? "  cal.mean" : "");
+		    any_cal ? "  cal.mean cal.median probe" : "");
 	for (k = 0; k < nfs; k++) {
 		double *a = fs[k].amounts, med, p95;
 		size_t n = fs[k].n;
-		char calls[32], cal[32] = "", name[NAME_COLUMN_MAX + 1];
-		size_t len = strlen(fs[k].uid);
-		if (len > width) {
-			/* C++ names differ at both ends (scope, parameters): keep both */
-			size_t tail = (width - 3) / 2, head = width - 3 - tail;
-			snprintf(name, sizeof(name), "%.*s...%s", (int)head, fs[k].uid,
-				 fs[k].uid + len - tail);
-		} else {
-			snprintf(name, sizeof(name), "%s", fs[k].uid);
-		}
+		char calls[32], cal[80] = "", *name = short_name(shown[k], width);
 		if (fs[k].has_hist) {
 			med = log2_hist_quantile(fs[k].hist, 64, 0.5, fs[k].min, fs[k].max);
 			p95 = log2_hist_quantile(fs[k].hist, 64, 0.95, fs[k].min, fs[k].max);
 		} else {
 			if (n > 1)
 				qsort(a, n, sizeof(double), cmp_double);
-			med = n ? a[n / 2] : 0;
-			/* nearest rank: never below the median */
-			p95 = n ? a[(size_t)ceil_(0.95 * (double)n) - 1] : 0;
+			med = quantile_sorted(a, n, 0.5);
+			p95 = quantile_sorted(a, n, 0.95);
 		}
 		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls,
 			 fs[k].sampled > 1 || fs[k].disarmed > 0 || fs[k].disarms > 0 || fs[k].timed
 				 ? "~"
 				 : "");
 		if (any_cal && fs[k].cal_mean >= 0)
-			snprintf(cal, sizeof(cal), " %9.1f", fs[k].cal_mean);
+			snprintf(cal, sizeof(cal), " %9.1f %10.1f %s", fs[k].cal_mean,
+				 fs[k].cal_median >= 0 ? fs[k].cal_median : fs[k].cal_mean,
+				 fs[k].entry ? fs[k].entry : "-");
 		strbuf_addf(out, "%-*s %10s %14.0f %12.1f %12.0f %12.0f %14.0f %6.1f%%%s\n",
 			    (int)width, name, calls, fs[k].total,
 			    fs[k].calls ? fs[k].sum / (double)fs[k].calls : 0, med, p95, fs[k].max,
 			    all_excl > 0 ? 100.0 * fs[k].excl / all_excl : 0, cal);
+		free(name);
 		free(a);
 	}
+	shown_unit = xstrdup_printable(*unit ? unit : "the profile's units");
 	strbuf_addf(out, "%zu function%s; amounts in %s\n", nfs, nfs == 1 ? "" : "s",
-		    *unit ? unit : "the profile's units");
+		    shown_unit);
+	free(shown_unit);
 	strbuf_addstr(out, "total: outermost calls of a recursion only");
 	if (any_cal)
-		strbuf_addstr(out, "; cal.mean: the mean minus the measured probe cost");
+		strbuf_addstr(out, "; cal.*: minus the measured cost of the function's probe, whose "
+				   "instruction the kernel emulates or steps out of line (probe)");
 	strbuf_addch(out, '\n');
 	if (any_sampled) {
 		for (k = 0; k < nfs; k++)
 			if (fs[k].sampled > 1)
 				strbuf_addf(out, "~ %s: sampled, 1 call in %" PRId64 " recorded\n",
-					    fs[k].uid, fs[k].sampled);
+					    shown[k], fs[k].sampled);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].disarmed > 0 && fs[k].budget)
 				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls, %.2f s into "
 						 "the trace (the overhead budget): the later ones were "
 						 "not recorded\n",
-					    fs[k].uid, fs[k].disarmed, fs[k].disarmed_at);
+					    shown[k], fs[k].disarmed, fs[k].disarmed_at);
 			else if (fs[k].disarmed > 0)
 				strbuf_addf(out, "~ %s: disarmed after %" PRId64 " calls (dynamic "
 						 "probing): the later ones were not recorded\n",
-					    fs[k].uid, fs[k].disarmed);
+					    shown[k], fs[k].disarmed);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].disarms > 0)
 				strbuf_addf(out, "~ %s: disarmed %" PRId64 " times and re-armed %" PRId64
 						 " times (dynamic probing, reattach): calls recorded "
 						 "in bursts only\n",
-					    fs[k].uid, fs[k].disarms, fs[k].rearms);
+					    shown[k], fs[k].disarms, fs[k].rearms);
 		for (k = 0; k < nfs; k++)
 			if (fs[k].timed)
 				strbuf_addf(out, "~ %s: timed sampling: calls recorded in its gather "
 						 "windows only\n",
-					    fs[k].uid);
+					    shown[k]);
 	}
+	for (k = 0; k < nfs; k++)
+		free(shown[k]);
+	free(shown);
 	free(fs);
 }
 

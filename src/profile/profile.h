@@ -19,13 +19,24 @@ struct profile {
 	struct profile_calls *calls;	/* owned; the compact form decoded */
 };
 
-/* Parses path; -1 with a message naming the file when it is not JSON.  */
+/* Reads and validates (profile_validate) the profile file path; -1 with a
+ * message naming the file when it is not a regular file, not JSON, or not a
+ * valid profile.  Every reader of a profile file goes through it.  */
 int profile_load(struct profile *p, const char *path);
+/* profile_parse and profile_validate: how a reader takes a stored profile.  */
+int profile_read(struct profile *p, const char *text, size_t len, const char *what);
+/* Parses JSON text into p without validating it (fsck's look at damage).  */
 int profile_parse(struct profile *p, const char *text, size_t len, const char *what);
 void profile_release(struct profile *p);
-/* Checks the regions and resource fields of seeds/001; the message names the
- * first bad field as a path (snapshots[0].resources[3].amount).  */
+/* The one check of a profile every reader makes (profile_load and the
+ * store's loads call it): the regions and resource fields of seeds/001, at
+ * least one snapshot, amounts and counts that are numbers and never
+ * negative, compact calls that decode.  The message names the first bad
+ * field as a path (snapshots[0].resources[3].amount).  */
 int profile_validate(const struct profile *p, const char *what);
+/* profile_validate, and the header fields a registered profile is listed
+ * by (header.cmd, header.units): what 'perun add' stores.  */
+int profile_validate_for_store(const struct profile *p, const char *what);
 /* header.type, or "" */
 const char *profile_type(const struct profile *p);
 /* The string at a dotted path (header.cmd), or NULL.  */
@@ -52,6 +63,13 @@ size_t profile_unique_values(const struct profile *p, const char *key, char ***o
 size_t profile_numeric_keys(const struct profile *p, char ***out);
 void strings_free(char **v, size_t n);
 
+/* The q-quantile (0..1) of n sorted values: linear interpolation between
+ * the closest ranks (Hyndman and Fan's type 7), so the median of an even
+ * count is the mean of the middle two; 0 when n is 0.  The one definition
+ * of median and p95 wherever the calls are in the profile (collect's
+ * summaries, show, diff, check, history); log2_hist_quantile only where
+ * they are not (--aggregate).  */
+double quantile_sorted(const double *v, size_t n, double q);
 /* The q-quantile (0..1) of a log2 histogram (bucket b holds [2^b, 2^(b+1)),
  * bucket 0 holds 0 and 1), interpolated linearly within its bucket and
  * clamped to [min, max]; 0 when empty.  */
@@ -73,6 +91,14 @@ int profile_is_compact(const struct profile *p);
  * bad field.  The readers above show nothing of calls that do not decode.  */
 int profile_check_calls(const struct profile *p, const char *what);
 
+/* When p's trace region says the trace was incomplete (trace.complete
+ * false: events lost, probes not attached, the trace cut short), appends
+ * what every view of it shows first: a line "incomplete profile: WHAT" and
+ * one line per function with a loss ("  NAME: N events lost, M calls
+ * unfinished", "  NAME: not attached"), each line after prefix; returns
+ * 1.  Appends nothing and returns 0 for a complete profile, or one that
+ * does not say.  */
+int profile_incomplete(const struct profile *p, const char *prefix, struct strbuf *out);
 /* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);
 /* Folded stacks (caller;callee exclusive-amount), the input of flame graphs.  */

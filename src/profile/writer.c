@@ -16,6 +16,12 @@
 
 #define WBUF 65536
 
+/* One probe's recorded calls, in order: inclusive and calibrated amounts.  */
+struct summary_values {
+	double *raw, *cal;
+	size_t n, alloc;
+};
+
 static void flush(struct profile_writer *w)
 {
 	if (w->blen && fwrite(w->buf, 1, w->blen, w->f) != w->blen)
@@ -123,7 +129,12 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 		w->uids[i] = strbuf_detach(&sb);
 		w->sum[i].min = UINT64_MAX;
 		w->sum[i].sampled = plan->probes[i].sampling;
+		w->sum[i].entry = plan->probes[i].flags & PROBE_F_ENTRY_STEPPED	 ? 2
+				  : plan->probes[i].flags & PROBE_F_ENTRY_EMULATED ? 1
+										   : 0;
 	}
+	if (per_call != PROFILE_SUMMARIES)
+		w->vals = xcalloc(plan->n ? plan->n : 1, sizeof(*w->vals));
 	if (per_call == PROFILE_COMPACT)
 		w->cs = compact_new(plan->n, put_block, w);
 	puts_(w, "{");
@@ -213,10 +224,41 @@ void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost 
 		w->sum[i].stepped = stepped[i] && cost->stepped_ns > 0;
 }
 
+static void drop_values(struct profile_writer *w)
+{
+	size_t i;
+
+	for (i = 0; w->vals && i < w->nuids; i++) {
+		free(w->vals[i].raw);
+		free(w->vals[i].cal);
+	}
+	free(w->vals);
+	w->vals = NULL;
+}
+
+static void keep_value(struct profile_writer *w, size_t probe, double raw, double cal)
+{
+	struct summary_values *v = &w->vals[probe];
+
+	if (w->nvals >= SUMMARY_EXACT_MAX) {
+		drop_values(w);	/* too many to hold: histograms for all */
+		return;
+	}
+	if (v->n == v->alloc) {
+		v->alloc = v->alloc ? 2 * v->alloc : 16;
+		v->raw = xrealloc(v->raw, v->alloc * sizeof(*v->raw));
+		v->cal = xrealloc(v->cal, v->alloc * sizeof(*v->cal));
+	}
+	v->raw[v->n] = raw;
+	v->cal[v->n++] = cal;
+	w->nvals++;
+}
+
 int profile_writer_call(void *ctx, const struct call_record *r)
 {
 	struct profile_writer *w = ctx;
 	struct probe_summary *s = &w->sum[r->probe];
+	double ci;
 
 	s->count++;
 	s->sum += r->amount;
@@ -228,15 +270,19 @@ int profile_writer_call(void *ctx, const struct call_record *r)
 	if (r->amount > s->max)
 		s->max = r->amount;
 	s->hist[log2_bucket(r->amount)]++;
+	ci = (double)r->amount;
 	if (w->cost && !r->point) {
 		int st = w->stepped && w->stepped[r->probe];
-		double ci = probe_cost_inclusive(w->cost, st, r->amount, r->callees);
+		ci = probe_cost_inclusive(w->cost, st, r->amount, r->callees);
+		s->cal_hist[log2_bucket((uint64_t)(ci + 0.5))]++;
 		s->calibrated = 1;
 		s->cal_sum += ci;
 		if (!r->nested)
 			s->cal_total += ci;
 		s->cal_exclusive += probe_cost_exclusive(w->cost, st, r->exclusive, r->children);
 	}
+	if (w->vals)
+		keep_value(w, r->probe, (double)r->amount, ci);
 	if (!w->per_call)
 		return w->error ? -1 : 0;
 	if (w->cs) {
@@ -303,8 +349,12 @@ void probe_summary_merge(struct probe_summary *to, const struct probe_summary *f
 		to->min = from->min;
 	if (from->max > to->max)
 		to->max = from->max;
-	for (i = 0; i < 64; i++)
+	for (i = 0; i < 64; i++) {
 		to->hist[i] += from->hist[i];
+		to->cal_hist[i] += from->cal_hist[i];
+	}
+	if (from->entry != to->entry)
+		to->entry = 0;	/* copies of one name probed on different instructions */
 	if (from->sampled > to->sampled)
 		to->sampled = from->sampled;
 	to->aggregate |= from->aggregate;
@@ -316,10 +366,102 @@ void probe_summary_merge(struct probe_summary *to, const struct probe_summary *f
 	to->est_calls = est;
 }
 
+/* A function's median and p95, inclusive and calibrated.  */
+struct summary_quantiles {
+	int exact;	/* over every recorded call; else from the log2 histograms */
+	double median, p95, cal_median, cal_p95;
+};
+
+static void hist_quantiles(const struct probe_summary *s, struct summary_quantiles *q)
+{
+	double min = s->count ? (double)s->min : 0;
+	uint64_t cmin = 0, cmax = 0;
+	int i, seen = 0;
+
+	q->exact = 0;
+	q->median = log2_hist_quantile(s->hist, 64, 0.5, min, (double)s->max);
+	q->p95 = log2_hist_quantile(s->hist, 64, 0.95, min, (double)s->max);
+	/* the calibrated histogram's range: its outer buckets */
+	for (i = 0; i < 64; i++)
+		if (s->cal_hist[i]) {
+			cmax = i ? (uint64_t)1 << (i < 63 ? i + 1 : 63) : 2;
+			if (!seen++)
+				cmin = i ? (uint64_t)1 << i : 0;
+		}
+	q->cal_median = log2_hist_quantile(s->cal_hist, 64, 0.5, (double)cmin, (double)cmax);
+	q->cal_p95 = log2_hist_quantile(s->cal_hist, 64, 0.95, (double)cmin, (double)cmax);
+	if (q->cal_median > q->median)	/* never above the raw amounts */
+		q->cal_median = q->median;
+	if (q->cal_p95 > q->p95)
+		q->cal_p95 = q->p95;
+}
+
+static struct json_object *summary_json(const struct probe_summary *s,
+					const struct summary_quantiles *q);
+
 struct json_object *probe_summary_json(const struct probe_summary *s)
 {
+	struct summary_quantiles q;
+
+	hist_quantiles(s, &q);
+	return summary_json(s, &q);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct json_object *profile_writer_summary_json(const struct profile_writer *w,
+						const size_t *ids, size_t n)
+{
+	struct probe_summary m;
+	struct summary_quantiles q;
+	size_t i, nv = 0, k = 0;
+	double *raw, *cal;
+
+	if (!n)
+		return NULL;
+	m = w->sum[ids[0]];
+	for (i = 1; i < n; i++)
+		probe_summary_merge(&m, &w->sum[ids[i]]);
+	if (!m.count)
+		return NULL;
+	for (i = 0; w->vals && i < n; i++)
+		nv += w->vals[ids[i]].n;
+	if (!w->vals || nv != m.count) {
+		hist_quantiles(&m, &q);
+		return summary_json(&m, &q);
+	}
+	raw = xmalloc(nv * sizeof(*raw));
+	cal = xmalloc(nv * sizeof(*cal));
+	for (i = 0; i < n; i++) {
+		const struct summary_values *v = &w->vals[ids[i]];
+		if (!v->n)
+			continue;
+		memcpy(raw + k, v->raw, v->n * sizeof(*raw));
+		memcpy(cal + k, v->cal, v->n * sizeof(*cal));
+		k += v->n;
+	}
+	qsort(raw, nv, sizeof(*raw), cmp_double);
+	qsort(cal, nv, sizeof(*cal), cmp_double);
+	q.exact = 1;
+	q.median = quantile_sorted(raw, nv, 0.5);
+	q.p95 = quantile_sorted(raw, nv, 0.95);
+	q.cal_median = quantile_sorted(cal, nv, 0.5);
+	q.cal_p95 = quantile_sorted(cal, nv, 0.95);
+	free(raw);
+	free(cal);
+	return summary_json(&m, &q);
+}
+
+static struct json_object *summary_json(const struct probe_summary *s,
+					const struct summary_quantiles *q)
+{
 	struct json_object *o = json_object_new_object(), *h = json_object_new_array();
-	double min = s->count ? (double)s->min : 0, cnt = (double)s->count;
+	double cnt = (double)s->count;
 	int i, last = -1;
 
 	json_object_object_add(o, "count", json_object_new_int64((int64_t)s->count));
@@ -329,12 +471,11 @@ struct json_object *probe_summary_json(const struct probe_summary *s)
 	json_object_object_add(o, "max", json_object_new_int64((int64_t)s->max));
 	json_object_object_add(o, "mean", json_object_new_double(s->count ? (double)s->sum / cnt
 									  : 0));
-	json_object_object_add(o, "median", json_object_new_double(
-						    log2_hist_quantile(s->hist, 64, 0.5, min,
-								       (double)s->max)));
-	json_object_object_add(o, "p95", json_object_new_double(
-						 log2_hist_quantile(s->hist, 64, 0.95, min,
-								    (double)s->max)));
+	json_object_object_add(o, "median", json_object_new_double(q->median));
+	json_object_object_add(o, "p95", json_object_new_double(q->p95));
+	/* how median and p95 (and their calibrated twins) were found */
+	json_object_object_add(o, "quantiles",
+			       json_object_new_string(q->exact ? "exact" : "log2-histogram"));
 	/* with --aggregate the script's sums hold nested calls of a recursion */
 	json_object_object_add(o, "total_outermost_only", json_object_new_boolean(!s->aggregate));
 	if (s->sampled > 1) {
@@ -346,12 +487,19 @@ struct json_object *probe_summary_json(const struct probe_summary *s)
 		json_object_object_add(o, "calibrated_total", json_object_new_double(s->cal_total));
 		json_object_object_add(o, "calibrated_mean", json_object_new_double(
 								     s->count ? s->cal_sum / cnt : 0));
+		json_object_object_add(o, "calibrated_median", json_object_new_double(q->cal_median));
+		json_object_object_add(o, "calibrated_p95", json_object_new_double(q->cal_p95));
 		json_object_object_add(o, "calibrated_exclusive",
 				       json_object_new_double(s->cal_exclusive));
 		/* its first instruction is stepped out of line: stepped_probe_ns applied */
 		if (s->stepped)
 			json_object_object_add(o, "probe_stepped", json_object_new_boolean(1));
 	}
+	/* the instruction its entry probe sits on: emulated or stepped out of
+	 * line by the kernel (the calibration subtracts that kind's cost) */
+	if (s->entry)
+		json_object_object_add(o, "probe_entry",
+				       json_object_new_string(s->entry == 2 ? "stepped" : "emulated"));
 	for (i = 0; i < 64; i++)
 		if (s->hist[i])
 			last = i;
@@ -490,6 +638,7 @@ void profile_writer_abort(struct profile_writer *w)
 			free(w->uids[i]);
 	compact_free(w->cs);
 	w->cs = NULL;
+	drop_values(w);
 	free(w->uids);
 	free(w->sum);
 	free(w->buf);

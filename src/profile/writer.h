@@ -23,7 +23,9 @@ struct probe_summary {
 	unsigned aggregate : 1;	/* from the script's summaries: no per-call detail */
 	unsigned calibrated : 1;	/* cal_* hold calibrated amounts */
 	unsigned stepped : 1;	/* its probe is stepped out of line: stepped_ns applied */
+	unsigned entry : 2;	/* 0 no entry kind known, 1 emulated, 2 stepped (plan flags) */
 	double cal_total, cal_sum, cal_exclusive;
+	uint64_t cal_hist[64];	/* log2 buckets of calibrated inclusive ns */
 	uint64_t est_calls;	/* merged: the copies' estimated calls; 0: not merged */
 };
 
@@ -63,6 +65,11 @@ struct profile_writer {
 	int per_call;		/* 0 with --aggregate: summaries only */
 	const struct probe_cost *cost;	/* NULL: no calibrated amounts */
 	const unsigned char *stepped;	/* per probe, or NULL: none stepped */
+	/* every recorded call's inclusive and calibrated amounts, per probe,
+	 * for exact quantiles; NULL once more than SUMMARY_EXACT_MAX calls came
+	 * (the summaries then interpolate their histograms, and say so) */
+	struct summary_values *vals;
+	size_t nvals;		/* values kept, over all probes */
 	int error;
 	char *buf;		/* output buffer */
 	size_t blen;
@@ -102,8 +109,19 @@ int profile_writer_close(struct profile_writer *w, const struct parse_stats *st,
 			 struct json_object *extra);
 /* Drops the temp file (on failure paths).  */
 void profile_writer_abort(struct profile_writer *w);
-/* Summary of one probe as JSON (new object).  */
+/* Calls whose amounts a writer keeps for exact quantiles, at most (16
+ * bytes each); past it the summaries' quantiles come from histograms.  */
+#define SUMMARY_EXACT_MAX ((size_t)1 << 23)
+/* Summary of one probe as JSON (new object), its median and p95
+ * interpolated from its histograms ("quantiles": "log2-histogram").  */
 struct json_object *probe_summary_json(const struct probe_summary *s);
+/* The summary of probes ids[0..n) of w together (probes that share a name
+ * are one function), merged with probe_summary_merge; median, p95 and
+ * their calibrated twins are exact over the recorded calls where w kept
+ * them ("quantiles": "exact").  New object, or NULL when they have no
+ * calls.  */
+struct json_object *profile_writer_summary_json(const struct profile_writer *w,
+						const size_t *ids, size_t n);
 /* Adds from's calls to to (counts, amounts, min, max, histogram, calibrated
  * amounts): probes that share a name are one function in the profile (a
  * static function in several files, an inline function's out-of-line

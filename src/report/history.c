@@ -41,6 +41,7 @@ struct commit_pool {
 	size_t n;
 	size_t profiles;
 	char first[41];
+	struct strbuf incomplete;	/* profile_incomplete of each pooled profile */
 };
 
 static struct pool *pool_get(struct commit_pool *cp, const char *name)
@@ -67,6 +68,7 @@ static void pool_release(struct commit_pool *cp)
 		free(cp->f[i].run_p95);
 	}
 	free(cp->f);
+	strbuf_release(&cp->incomplete);
 	memset(cp, 0, sizeof(*cp));
 }
 
@@ -123,11 +125,14 @@ static int pool_commit(struct repo *r, struct history *h, const char *sha, struc
 		char hex[SHA1_HEXSZ + 1];
 		repo_entry_hex(&index, i, hex);
 		if (store_read_object(r->dir, hex, &json, NULL) < 0 ||
-		    profile_parse(&p, json.buf, json.len, hex) < 0) {
+		    profile_read(&p, json.buf, json.len, hex) < 0) {
 			ret = -1;
 		} else if (matches(h, &p)) {
+			char pre[16];
 			if (!cp->profiles)
 				snprintf(cp->first, sizeof(cp->first), "%s", hex);
+			snprintf(pre, sizeof(pre), "%.7s: ", hex);
+			profile_incomplete(&p, pre, &cp->incomplete);
 			samples_read(&p, NULL, &t);
 			for (j = 0; j < t.n; j++) {
 				struct pool *pl = pool_get(cp, t.f[j].uid);
@@ -232,7 +237,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 		goto out;
 	while (sha[0] && (max == 0 || walked < max)) {
 		struct minor_version mv;
-		struct commit_pool cp = {NULL, 0, 0, ""};
+		struct commit_pool cp = {NULL, 0, 0, "", STRBUF_INIT};
 		if (vcs_minor_info(r->worktree, sha, &mv) < 0)
 			goto out;
 		walked++;
@@ -249,6 +254,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 			g[ng].c.subject = xstrdup(mv.subject ? mv.subject : "");
 			g[ng].c.profiles = cp.profiles;
 			memcpy(g[ng].c.first, cp.first, sizeof(cp.first));
+			g[ng].c.incomplete = cp.incomplete.len ? strbuf_detach(&cp.incomplete) : NULL;
 			g[ng].pool = cp;
 			ng++;
 		} else {
@@ -302,8 +308,10 @@ out:
 	for (i = 0; i < ng; i++)
 		pool_release(&g[i].pool);
 	if (ret < 0)
-		for (i = 0; i < ng; i++)
+		for (i = 0; i < ng; i++) {
 			free(g[i].c.subject);
+			free(g[i].c.incomplete);
+		}
 	free(g);
 	return ret;
 }
@@ -355,8 +363,10 @@ void history_release(struct history *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->nc; i++)
+	for (i = 0; i < h->nc; i++) {
 		free(h->c[i].subject);
+		free(h->c[i].incomplete);
+	}
 	free(h->c);
 	for (i = 0; i < h->ns; i++) {
 		free(h->s[i].name);
@@ -466,6 +476,10 @@ void history_to_json(const struct history *h, const char *only, struct strbuf *o
 		strbuf_addf(out, "%s{\"sha\":\"%s\",\"date\":%lld,\"profiles\":%zu,\"subject\":",
 			    i ? "," : "", h->c[i].sha, (long long)h->c[i].date, h->c[i].profiles);
 		strbuf_add_json_str(out, h->c[i].subject);
+		if (h->c[i].incomplete) {
+			strbuf_addstr(out, ",\"incomplete\":");
+			strbuf_add_json_str(out, h->c[i].incomplete);
+		}
 		strbuf_addch(out, '}');
 	}
 	strbuf_addstr(out, "],\"series\":[");

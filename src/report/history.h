@@ -25,6 +25,9 @@ struct history_commit {
 	char *subject;
 	size_t profiles; /* matching profiles pooled at this commit */
 	char first[41];	 /* object id of the first of them */
+	/* what the incomplete ones among them lost (profile_incomplete, per
+	 * profile "OBJECT: ..." lines), or NULL when every one is complete */
+	char *incomplete;
 };
 
 struct history_step {

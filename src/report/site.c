@@ -2,6 +2,7 @@
 
 #define PR_FMT "report"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,13 +108,15 @@ static int write_text(const char *path, const struct strbuf *sb)
 }
 
 #define SITE_FIX "remove it or give another -o DIR"
+/* The file that says perun wrote the site in a directory.  */
+#define SITE_MARKER ".perun-report"
 
-/* A directory of the site, under a trusted DIR: created, then checked from
- * '/' without following a link.  */
+/* A directory of the site, under a trusted DIR: checked from '/' without
+ * following a link, and created beside its verified parent.  */
 static int site_subdir(const char *dir, const char *sub)
 {
 	char *path = xstrfmt("%s/%s", dir, sub);
-	int ret = fs_mkdir_p(path, 0755) < 0 ? -1 : fs_trust_dir(path, 0, SITE_FIX);
+	int ret = fs_make_trusted_dir(path, 0755, SITE_FIX);
 
 	free(path);
 	return ret;
@@ -135,7 +138,7 @@ static int write_flames(const struct history *h, const struct repo *r, const cha
 		if (!h->c[i].first[0])
 			continue;
 		if (store_read_object(r->dir, h->c[i].first, &json, NULL) < 0 ||
-		    profile_parse(&p, json.buf, json.len, h->c[i].first) < 0) {
+		    profile_read(&p, json.buf, json.len, h->c[i].first) < 0) {
 			strbuf_release(&json);
 			return -1;
 		}
@@ -207,7 +210,7 @@ static const char page_head[] =
     "body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}\n"
     "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
     "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\n"
-    "td.num{text-align:right}\n.up{color:#b00}.down{color:#070}\n"
+    "td.num{text-align:right}\n.incomplete{color:#b00;margin:0}\n.up{color:#b00}.down{color:#070}\n"
     "section.fn{margin:0 0 1.2em}\nsection.fn h2{font-size:15px;margin:.2em 0}\n"
     "svg.graph{border:1px solid #ddd;background:#fff}\n"
     ".legend span{margin-right:1.5em}\n"
@@ -389,6 +392,17 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 	} else {
 		strbuf_addstr(out, "<p id=\"regressions\">No step made a function slower.</p>\n");
 	}
+	{
+		size_t ninc = 0;
+		for (i = 0; i < h->nc; i++)
+			ninc += h->c[i].incomplete != NULL;
+		if (ninc)
+			strbuf_addf(out, "<p class=\"incomplete\">%zu commit%s with incomplete "
+					 "profiles (events lost or probes not attached): their "
+					 "numbers miss those calls; what each lost is under "
+					 "Commits.</p>\n",
+				    ninc, ninc == 1 ? "" : "s");
+	}
 	strbuf_addstr(out, "<p class=\"legend\"><span style=\"color:#1f5fbf\">&#9473; median"
 			   "</span><span style=\"color:#8fa8c8\">&#9476; p95</span><span "
 			   "style=\"color:#d22\">&#9476; step (the commit where the new level "
@@ -401,6 +415,11 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 			    "class=\"num\">%zu</td><td>",
 			    h->c[i].sha, h->c[i].sha, h->c[i].profiles);
 		html_escape(out, h->c[i].subject);
+		if (h->c[i].incomplete) {
+			strbuf_addstr(out, "<pre class=\"incomplete\">");
+			html_escape(out, h->c[i].incomplete);
+			strbuf_addstr(out, "</pre>");
+		}
 		strbuf_addstr(out, "</td></tr>\n");
 	}
 	strbuf_addstr(out, "</table>\n");
@@ -416,6 +435,49 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 	free(rg);
 }
 
+/* Whether dir (trusted) may take the site: a report perun wrote before (its
+ * marker SITE_MARKER, a file of ours, is there: 1), or an empty directory
+ * (the marker is written: 0).  A directory holding anything else is
+ * refused: its index.html may be a user's own page.  */
+static int site_claim(const char *dir)
+{
+	char *marker = xstrfmt("%s/" SITE_MARKER, dir);
+	struct dirent *e;
+	DIR *d;
+	int fd = fs_open_trusted(marker, 0), ret = -1;
+
+	if (fd >= 0) {
+		close(fd);
+		free(marker);
+		return 1;
+	}
+	if (errno != ENOENT) {
+		free(marker);
+		return -1;
+	}
+	if (!(d = opendir(dir))) {
+		pr_error_errno("opendir %s", dir);
+		goto out;
+	}
+	while ((e = readdir(d)) && (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")))
+		;
+	if (e) {
+		pr_error("refusing to write the report into %s: it holds %s, and perun did not "
+			 "write a report there (no " SITE_MARKER "): give a new or empty directory",
+			 dir, e->d_name);
+		closedir(d);
+		goto out;
+	}
+	closedir(d);
+	{
+		static const char text[] = "a site written by perun report: perun replaces its files\n";
+		ret = fs_write_atomic(marker, text, sizeof(text) - 1, 0644) < 0 ? -1 : 0;
+	}
+out:
+	free(marker);
+	return ret;
+}
+
 int site_write(const struct history *h, const struct repo *r, const char *dir_arg,
 	       const struct agg *aggs, size_t naggs)
 {
@@ -424,7 +486,7 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 	struct regression *rg;
 	size_t i, nr, nflames;
 	struct stat st;
-	int ret = -1, existed;
+	int ret = -1, existed, replaced = 0;
 
 	if (!dir)
 		return -1;
@@ -437,6 +499,8 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 		pr_error_errno("chmod %s", dir);
 		goto out;
 	}
+	if ((replaced = site_claim(dir)) < 0)
+		goto out;
 	if (site_subdir(dir, "graphs") < 0 || site_subdir(dir, "graphs/flame") < 0)
 		goto out;
 	/* graphs/<function>.json: one series each, with the commits it is over */
@@ -520,7 +584,7 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 	path = xstrfmt("%s/index.html", dir);
 	if (write_text(path, &sb) < 0)
 		goto out;
-	ret = 0;
+	ret = replaced;
 out:
 	free(path);
 	free(dir);

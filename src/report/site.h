@@ -11,9 +11,12 @@ struct agg;
 struct history;
 struct repo;
 
-/* Writes the site into dir (created); r gives the profiles for the flame
+/* Writes the site into dir (created, or empty, or holding a site perun
+ * wrote: its .perun-report marker; any other directory is refused, so a
+ * user's own index.html is never replaced); r gives the profiles for the flame
  * graphs.  aggs (n of them, each a release with every shard merged, as
- * perun aggregate wrote them) get a table each and aggregates/REV.json.  */
+ * perun aggregate wrote them) get a table each and aggregates/REV.json.  1 when an earlier site was replaced, 0 when
+ * the directory was new or empty, -1 with a message.  */
 int site_write(const struct history *h, const struct repo *r, const char *dir,
 	       const struct agg *aggs, size_t naggs);
 /* The file name of a function's series: characters outside [A-Za-z0-9_.-]

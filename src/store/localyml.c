@@ -1,5 +1,6 @@
-/* .perun/local.yml through libyaml: the wrapped VCS and the default
- * collection jobs (empty lists, as Perun writes them).  */
+/* .perun/local.yml through libyaml: the wrapped VCS and the collection
+ * jobs (written as empty lists, as Perun writes them; read as Perun's job
+ * matrix).  */
 #include "config.h"
 
 #define PR_FMT "perun"
@@ -195,6 +196,153 @@ int config_read_thresholds(const char *path, char ***regex, double **threshold, 
 	f = fopen(path, "rb");
 	if (!f)
 		return errno == ENOENT ? 0 : pr_error_errno("%s", path);
+
+/* The value of key in the mapping node, or NULL.  */
+static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		if (k && k->type == YAML_SCALAR_NODE && !strcmp((char *)k->data.scalar.value, key))
+			return yaml_document_get_node(doc, p->value);
+	}
+	return NULL;
+}
+
+static const char *scalar_of(yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A list of strings (a lone string is a list of one; null or missing is
+ * empty) into out.  */
+static int read_strings(const char *path, yaml_document_t *doc, yaml_node_t *n, const char *key,
+			struct strv *out)
+{
+	yaml_node_item_t *it;
+
+	if (!n || (n->type == YAML_SCALAR_NODE && !*scalar_of(n) &&
+		   n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE))
+		return 0;
+	if (n->type == YAML_SCALAR_NODE) {
+		strv_push(out, scalar_of(n));
+		return 0;
+	}
+	if (n->type != YAML_SEQUENCE_NODE)
+		return pr_error("%s:%zu: %s is a list of strings", path, n->start_mark.line + 1, key);
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		const char *v = scalar_of(yaml_document_get_node(doc, *it));
+		if (!v)
+			return pr_error("%s:%zu: %s is a list of strings, and item %zu is not one", path,
+					n->start_mark.line + 1, key,
+					(size_t)(it - n->data.sequence.items.start) + 1);
+		strv_push(out, v);
+	}
+	return 0;
+}
+
+static void unit_add(struct job_unit *u, const char *k, const char *v)
+{
+	u->params = xrealloc(u->params, (u->nparams + 1) * sizeof(*u->params));
+	u->params[u->nparams].key = xstrdup(k);
+	u->params[u->nparams++].value = xstrdup(v);
+}
+
+/* One mapping of params (key: scalar or list of scalars) into u.  */
+static int read_param_map(const char *path, yaml_document_t *doc, yaml_node_t *m,
+			  struct job_unit *u, const char *what)
+{
+	yaml_node_pair_t *p;
+
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		const char *k = scalar_of(yaml_document_get_node(doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(doc, p->value);
+		yaml_node_item_t *it;
+		if (!k)
+			return pr_error("%s:%zu: %s '%s': a param's name is a string", path,
+					m->start_mark.line + 1, what, u->name);
+		if (v && v->type == YAML_SCALAR_NODE) {
+			unit_add(u, k, scalar_of(v));
+			continue;
+		}
+		if (!v || v->type != YAML_SEQUENCE_NODE)
+			return pr_error("%s:%zu: %s '%s': param '%s' is a value or a list of values",
+					path, m->start_mark.line + 1, what, u->name, k);
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			const char *x = scalar_of(yaml_document_get_node(doc, *it));
+			if (!x)
+				return pr_error("%s:%zu: %s '%s': param '%s' is a list of values",
+						path, v->start_mark.line + 1, what, u->name, k);
+			unit_add(u, k, x);
+		}
+	}
+	return 0;
+}
+
+/* collectors or postprocessors: a list of {name, params}; a lone name is a
+ * unit without params.  */
+static int read_units(const char *path, yaml_document_t *doc, yaml_node_t *n, const char *key,
+		      struct job_unit **out, size_t *nout)
+{
+	yaml_node_item_t *it;
+
+	if (!n || (n->type == YAML_SCALAR_NODE && !*scalar_of(n)))
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return pr_error("%s:%zu: %s is a list of {name: NAME, params: {...}}", path,
+				n->start_mark.line + 1, key);
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = yaml_document_get_node(doc, *it), *params;
+		struct job_unit *u;
+		const char *name = scalar_of(e) ? scalar_of(e) : scalar_of(map_get(doc, e, "name"));
+		if (!name || !*name)
+			return pr_error("%s:%zu: %s: each entry has a name (name: NAME)", path,
+					e ? e->start_mark.line + 1 : n->start_mark.line + 1, key);
+		*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+		u = &(*out)[(*nout)++];
+		memset(u, 0, sizeof(*u));
+		u->name = xstrdup(name);
+		params = map_get(doc, e, "params");
+		if (!params || (params->type == YAML_SCALAR_NODE && !*scalar_of(params)))
+			continue;
+		if (params->type == YAML_MAPPING_NODE) {
+			if (read_param_map(path, doc, params, u, key) < 0)
+				return -1;
+		} else if (params->type == YAML_SEQUENCE_NODE) {
+			yaml_node_item_t *pi;
+			/* Perun's form: a list of one-key mappings */
+			for (pi = params->data.sequence.items.start; pi < params->data.sequence.items.top;
+			     pi++) {
+				yaml_node_t *m = yaml_document_get_node(doc, *pi);
+				if (!m || m->type != YAML_MAPPING_NODE)
+					return pr_error("%s:%zu: %s '%s': params is a mapping or a list "
+							"of mappings",
+							path, params->start_mark.line + 1, key, name);
+				if (read_param_map(path, doc, m, u, key) < 0)
+					return -1;
+			}
+		} else {
+			return pr_error("%s:%zu: %s '%s': params is a mapping (key: value)", path,
+					params->start_mark.line + 1, key, name);
+		}
+	}
+	return 0;
+}
+
+int config_read_jobs(const char *path, struct job_matrix *m)
+{
+	FILE *f = fopen(path, "rb");
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root, *n;
+	int ret = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (!f)
+		return pr_error_errno("%s", path);
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
 	if (!yaml_parser_load(&parser, &doc)) {
@@ -257,4 +405,73 @@ out_parser:
 	yaml_parser_delete(&parser);
 	fclose(f);
 	return ret;
+}
+
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return -1;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root && root->type != YAML_MAPPING_NODE) {
+		pr_error("%s: not a mapping of keys (cmds, args, workloads, collectors, ...)", path);
+		goto out;
+	}
+	if (read_strings(path, &doc, map_get(&doc, root, "cmds"), "cmds", &m->cmds) < 0 ||
+	    read_strings(path, &doc, map_get(&doc, root, "args"), "args", &m->args) < 0 ||
+	    read_strings(path, &doc, map_get(&doc, root, "workloads"), "workloads", &m->workloads) < 0 ||
+	    read_strings(path, &doc, map_get(&doc, map_get(&doc, root, "execute"), "pre_run"),
+			 "execute.pre_run", &m->pre_run) < 0 ||
+	    read_units(path, &doc, map_get(&doc, root, "collectors"), "collectors", &m->collectors,
+		       &m->ncollectors) < 0 ||
+	    read_units(path, &doc, map_get(&doc, root, "postprocessors"), "postprocessors",
+		       &m->postprocessors, &m->npostprocessors) < 0)
+		goto out;
+	n = map_get(&doc, root, "repeat");
+	if (n) {
+		const char *v = scalar_of(n);
+		char *end;
+		unsigned long r;
+		errno = 0;
+		r = v ? strtoul(v, &end, 10) : 0;
+		if (!v || !*v || *end || errno || r < 1 || r > 1000 || *v == '-') {
+			pr_error("%s:%zu: repeat is a number of runs from 1 to 1000", path,
+				 n->start_mark.line + 1);
+			goto out;
+		}
+		m->repeat = (unsigned)r;
+	}
+	ret = 0;
+out:
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	if (ret < 0)
+		job_matrix_release(m);
+	return ret;
+}
+
+static void units_free(struct job_unit *u, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < u[i].nparams; j++) {
+			free(u[i].params[j].key);
+			free(u[i].params[j].value);
+		}
+		free(u[i].params);
+		free(u[i].name);
+	}
+	free(u);
+}
+
+void job_matrix_release(struct job_matrix *m)
+{
+	strv_clear(&m->cmds);
+	strv_clear(&m->args);
+	strv_clear(&m->workloads);
+	strv_clear(&m->pre_run);
+	units_free(m->collectors, m->ncollectors);
+	units_free(m->postprocessors, m->npostprocessors);
+	memset(m, 0, sizeof(*m));
 }

@@ -13,4 +13,37 @@ int config_read_vcs(const char *path, char **type, char **url);
  * naming the file and line.  */
 int config_read_thresholds(const char *path, char ***regex, double **threshold, size_t *n);
 
+#include <stddef.h>
+
+#include "util/strv.h"
+
+/* One collector or postprocessor of the job matrix: its name and params, a
+ * mapping (or Perun's list of one-key mappings) flattened into key/value
+ * pairs in file order; a list value gives one pair per item.  */
+struct job_param {
+	char *key, *value;
+};
+struct job_unit {
+	char *name;
+	struct job_param *params;
+	size_t nparams;
+};
+
+/* Perun's job matrix in local.yml: every cmd with every args and every
+ * workload (an empty list counts as one empty entry), each collected by
+ * every collector, then postprocessed by the postprocessors in order;
+ * execute.pre_run runs before, and repeat (perun's own key) says how many
+ * times each job is collected.  */
+struct job_matrix {
+	struct strv cmds, args, workloads, pre_run;
+	struct job_unit *collectors, *postprocessors;
+	size_t ncollectors, npostprocessors;
+	unsigned repeat;	/* 0 when the file does not say */
+};
+
+/* Reads the job matrix of the local.yml at path into m (zeroed first).  0,
+ * or -1 after naming the key and what it must be.  */
+int config_read_jobs(const char *path, struct job_matrix *m);
+void job_matrix_release(struct job_matrix *m);
+
 #endif

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <json-c/json.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "profile/profile.h"
@@ -214,6 +216,23 @@ void pending_free(struct pending *p, size_t n)
 	free(p);
 }
 
+/* Whether spec names the pending profile name: a whole file name (ending in
+ * .perf) only itself; part of a name only where a part of the name starts
+ * (at its beginning or after a '-'), so app-trace never names
+ * killapp-trace-....perf.  */
+static int pending_matches(const char *name, const char *spec)
+{
+	size_t n = strlen(spec);
+	const char *at;
+
+	if (n > 5 && !strcmp(spec + n - 5, ".perf"))
+		return !strcmp(name, spec);
+	for (at = name; (at = strstr(at, spec)); at++)
+		if (at == name || at[-1] == '-')
+			return 1;
+	return 0;
+}
+
 int repo_lookup(const struct repo *r, const char *minor, const struct pidx *index,
 		const char *spec, struct lookup *out)
 {
@@ -280,7 +299,7 @@ int repo_lookup(const struct repo *r, const char *minor, const struct pidx *inde
 	}
 	repo_pending(r, &pend, &npend);
 	for (i = 0; i < npend; i++)
-		if (strstr(fs_basename(pend[i].path), spec)) {
+		if (pending_matches(fs_basename(pend[i].path), spec)) {
 			strbuf_addf(&cand, "%s%zu@p (%s)", found ? ", " : "", i,
 				    fs_basename(pend[i].path));
 			if (!found++)
@@ -326,7 +345,79 @@ int repo_load(const struct repo *r, const struct pidx *index, const struct looku
 				"unregister it with 'perun rm %zu@i'",
 				l->entry, index->entries[l->entry].path, hex, l->entry);
 	}
-	ret = profile_parse(p, json.buf, json.len, hex);
+	ret = profile_read(p, json.buf, json.len, hex);
 	strbuf_release(&json);
+	return ret;
+}
+
+/* The stored object keeps the origin (set to minor when the file had none):
+ * it is how 'perun fsck' re-indexes objects whose index was damaged.  */
+int repo_register(struct repo *r, const char *minor, int explicit_rev, const char *path, int keep,
+		  size_t *entry, char hex[SHA1_HEXSZ + 1])
+{
+	struct pidx index;
+	struct profile p = { NULL };
+	struct stat st;
+	char *origin = NULL, *jobs = NULL;
+	unsigned char raw[SHA1_RAWSZ];
+	const char *json;
+	size_t i;
+	int ret = -1;
+
+	pidx_init(&index);
+	if (profile_load(&p, path) < 0 || profile_validate_for_store(&p, path) < 0)
+		goto out;
+	origin = profile_take_origin(&p);
+	if (!origin && !explicit_rev) {
+		pr_error("%s has no origin: collect it inside the repository, or say which minor "
+			 "version it belongs to with -m REV",
+			 path);
+		goto out;
+	}
+	if (origin && strcmp(origin, minor)) {
+		pr_error("%s was collected at %.7s, not %.7s: check that commit out, or give "
+			 "-m %.7s",
+			 path, origin, minor, origin);
+		goto out;
+	}
+	json_object_object_add(p.root, "origin", json_object_new_string(minor));
+	json = profile_to_json(&p);
+	if (store_write_object(r->dir, profile_type(&p), json, strlen(json), hex) < 0)
+		goto out;
+	for (i = 0; i < SHA1_RAWSZ; i++)
+		sscanf(hex + 2 * i, "%2hhx", &raw[i]);
+	if (repo_lock(r) < 0)
+		goto out;
+	/* read under the lock: another add may have written it meanwhile */
+	if (store_read_index(r->dir, minor, &index) < 0)
+		goto unlock;
+	for (i = 0; i < index.n; i++)
+		if (!memcmp(index.entries[i].id, raw, SHA1_RAWSZ)) {
+			pr_error("%s: the same profile is already registered for %.7s as %zu@i (%s)",
+				 path, minor, i, index.entries[i].path);
+			goto unlock;
+		}
+	if (stat(path, &st) < 0)
+		st.st_mtime = time(NULL);
+	pidx_append(&index, (uint32_t)st.st_mtime, raw, fs_basename(path));
+	if (store_write_index(r->dir, minor, &index) < 0)
+		goto unlock;
+	if (entry)
+		*entry = index.n - 1;
+	jobs = xstrfmt("%s/jobs/", r->dir);
+	{
+		char *abs = realpath(path, NULL);
+		if (!keep && abs && !strncmp(abs, jobs, strlen(jobs)) && unlink(abs) < 0)
+			pr_error_errno("cannot remove %s", abs);
+		free(abs);
+	}
+	ret = 0;
+unlock:
+	repo_unlock(r);
+out:
+	free(jobs);
+	free(origin);
+	profile_release(&p);
+	pidx_release(&index);
 	return ret;
 }

@@ -45,6 +45,14 @@ int repo_lookup(const struct repo *r, const char *minor, const struct pidx *inde
 
 #endif
 
+/* Stores the profile file path (validated; its origin, when it has one, must
+ * be minor; without one, explicit_rev must be set) as an object and appends
+ * it to minor's index under the lock.  The file is removed when it lies in
+ * .perun/jobs, unless keep.  *entry (when not NULL) receives its number in
+ * the index and hex the object id.  0, or -1 (reported).  */
+int repo_register(struct repo *r, const char *minor, int explicit_rev, const char *path, int keep,
+		  size_t *entry, char hex[SHA1_HEXSZ + 1]);
+
 struct profile;
 /* Loads what a lookup names: a registered object (verified) or a file.  */
 int repo_load(const struct repo *r, const struct pidx *index, const struct lookup *l,

@@ -62,6 +62,31 @@ static uint32_t get_u32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+const char *pidx_name_problem(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+
+	if (!*p || !strcmp(name, ".") || !strcmp(name, ".."))
+		return "not a file name";
+	if (strchr(name, '/'))
+		return "it holds a '/': an entry names a file, not a path";
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+			   (*p & 0xf8) == 0xf0 ? 4 : 0, k;
+		if (*p < 0x20 || *p == 0x7f)
+			return "it holds a control character";
+		if (!n || (n == 2 && *p < 0xc2))
+			return "it is not valid UTF-8";
+		for (k = 1; k < n; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				return "it is not valid UTF-8";
+		if (n == 2 && *p == 0xc2 && p[1] < 0xa0)
+			return "it holds a control character";
+		p += n;
+	}
+	return NULL;
+}
+
 void pidx_serialize(const struct pidx *x, struct strbuf *out)
 {
 	unsigned char sum[SHA1_RAWSZ];
@@ -437,5 +462,131 @@ int store_write_index(const char *perun_dir, const char *minor, const struct pid
 	ret = write_file_new(path, sb.buf, sb.len, 0644);
 	free(path);
 	strbuf_release(&sb);
+	return ret;
+}
+
+/* --- tombstones ------------------------------------------------------------- */
+
+void tombstones_release(struct tombstones *t)
+{
+	free(t->hex);
+	t->hex = NULL;
+	t->n = 0;
+}
+
+static int cmp_tomb(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int tomb_hex_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n != SHA1_HEXSZ)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* Adds the SHA1_HEXSZ characters at hex (not necessarily terminated).  */
+static void tomb_add(struct tombstones *t, const char *hex)
+{
+	char h[SHA1_HEXSZ + 1];
+
+	memcpy(h, hex, SHA1_HEXSZ);
+	h[SHA1_HEXSZ] = '\0';
+	if (tombstones_has(t, h))
+		return;
+	t->hex = xrealloc(t->hex, (t->n + 1) * sizeof(*t->hex));
+	memcpy(t->hex[t->n++], h, SHA1_HEXSZ + 1);
+	qsort(t->hex, t->n, sizeof(*t->hex), cmp_tomb);
+}
+
+int tombstones_has(const struct tombstones *t, const char *hex)
+{
+	return t->n && bsearch(hex, t->hex, t->n, sizeof(*t->hex), cmp_tomb) != NULL;
+}
+
+int tombstones_parse(struct tombstones *t, const char *buf, size_t len, const char **why)
+{
+	size_t off = strlen(TOMBSTONE_MAGIC);
+
+	t->hex = NULL;
+	t->n = 0;
+	if (len < off || memcmp(buf, TOMBSTONE_MAGIC, off)) {
+		*why = "not a perun tombstone file (no 'perun-removed 1' line)";
+		return -1;
+	}
+	while (off < len) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		if (!nl || !tomb_hex_ok(buf + off, (size_t)(nl - buf - off))) {
+			tombstones_release(t);
+			*why = "a line that is not an object id";
+			return -1;
+		}
+		tomb_add(t, buf + off);
+		off = (size_t)(nl - buf) + 1;
+	}
+	return 0;
+}
+
+char *store_tombstone_path(const char *perun_dir, const char *minor)
+{
+	return xstrfmt("%s/removed/%s", perun_dir, minor);
+}
+
+int store_read_tombstones(const char *perun_dir, const char *minor, struct tombstones *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = store_tombstone_path(perun_dir, minor);
+	const char *why = NULL;
+	int ret = 0;
+
+	t->hex = NULL;
+	t->n = 0;
+	if (fs_read_trusted(&sb, path) < 0) {
+		if (errno != ENOENT)
+			ret = -1;
+	} else if (tombstones_parse(t, sb.buf ? sb.buf : "", sb.len, &why) < 0) {
+		ret = pr_error("%s: %s: run 'perun fsck'", path, why);
+	}
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}
+
+int store_add_tombstones(const char *perun_dir, const char *minor,
+			 const struct tombstones *add)
+{
+	struct tombstones t;
+	struct strbuf sb = STRBUF_INIT;
+	char *dir = xstrfmt("%s/removed", perun_dir), *path = store_tombstone_path(perun_dir, minor);
+	size_t i, before;
+	int ret = -1;
+
+	if (store_read_tombstones(perun_dir, minor, &t) < 0)
+		goto out;
+	before = t.n;
+	for (i = 0; i < add->n; i++)
+		tomb_add(&t, add->hex[i]);
+	if (t.n == before) {
+		ret = 0;
+		goto out;
+	}
+	strbuf_addstr(&sb, TOMBSTONE_MAGIC);
+	for (i = 0; i < t.n; i++)
+		strbuf_addf(&sb, "%s\n", t.hex[i]);
+	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) ||
+	    fs_write_atomic(path, sb.buf, sb.len, 0644) < 0)
+		goto out;
+	ret = 0;
+out:
+	tombstones_release(&t);
+	strbuf_release(&sb);
+	free(dir);
+	free(path);
 	return ret;
 }

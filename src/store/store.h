@@ -41,6 +41,11 @@ void pidx_serialize(const struct pidx *x, struct strbuf *out);
 /* Parses and verifies; what names the file in messages.  */
 int pidx_parse(struct pidx *x, const unsigned char *buf, size_t len, const char *what);
 
+/* Whether name can be an index entry's name (a profile file's base name):
+ * not empty, not . or .., no '/', no control character, valid UTF-8.
+ * NULL when it can, else why not.  */
+const char *pidx_name_problem(const char *name);
+
 /* Reads what it can of a possibly damaged index, for perun fsck: 0 when it
  * is intact, 1 when damaged (why says how; x holds the entries that could
  * still be read, in order).  Prints nothing.  */
@@ -71,5 +76,28 @@ int store_put_file(const char *perun_dir, const char *hex, const void *data, siz
 /* Index of a minor version: missing is empty; corrupt is an error.  */
 int store_read_index(const char *perun_dir, const char *minor, struct pidx *x);
 int store_write_index(const char *perun_dir, const char *minor, const struct pidx *x);
+
+/* Tombstones: the ids of the entries 'perun rm' removed from the index of
+ * a minor version, in .perun/removed/<minor>, so a push and a fetch (which
+ * merge stores as a union) remove them on other hosts too instead of
+ * bringing them back.  The file: "perun-removed 1\n", then one object id
+ * in hex a line, sorted, each once.  */
+#define TOMBSTONE_MAGIC "perun-removed 1\n"
+struct tombstones {
+	char (*hex)[SHA1_HEXSZ + 1];
+	size_t n;
+};
+void tombstones_release(struct tombstones *t);
+/* Parses a tombstone file's bytes; -1 with why set when damaged.  */
+int tombstones_parse(struct tombstones *t, const char *buf, size_t len, const char **why);
+/* Reads the tombstones of minor (none when the file is missing).  */
+int store_read_tombstones(const char *perun_dir, const char *minor, struct tombstones *t);
+/* Adds ids (hex) to the tombstones of minor and writes them atomically.  */
+int store_add_tombstones(const char *perun_dir, const char *minor,
+			 const struct tombstones *add);
+/* Whether hex is among t's ids.  */
+int tombstones_has(const struct tombstones *t, const char *hex);
+/* The path of minor's tombstone file; caller frees.  */
+char *store_tombstone_path(const char *perun_dir, const char *minor);
 
 #endif

@@ -23,6 +23,8 @@ struct fetched {
 	size_t len;
 	int is_index;
 	struct pidx index;
+	int is_tomb;		/* removed/<hex>: the tombstones of minor hex */
+	struct tombstones tomb;
 };
 
 struct fetch_set {
@@ -73,6 +75,20 @@ static int fetched_file(void *ctx, const char *path, const unsigned char *data, 
 	f = &s->v[s->n];
 	memset(f, 0, sizeof(*f));
 	pidx_init(&f->index);
+	if (!strncmp(path, "removed/", 8)) {
+		const char *bad = NULL;
+		if (!is_hex(path + 8, SHA1_HEXSZ) || path[8 + SHA1_HEXSZ])
+			return pr_error("%s fetched from %s is not a perun tombstone file (refused, "
+					"nothing was stored): is %s's %s written by perun push?",
+					path, s->remote, s->remote, VCS_SYNC_REF);
+		if (tombstones_parse(&f->tomb, (const char *)data, len, &bad) < 0)
+			return pr_error("%s fetched from %s: %s (refused, nothing was stored)", path,
+					s->remote, bad);
+		memcpy(f->hex, path + 8, SHA1_HEXSZ + 1);
+		f->is_tomb = 1;
+		s->n++;
+		return 0;
+	}
 	if (path_hex(path, f->hex) == 0 && !(len >= 4 && !memcmp(data, "pidx", 4))) {
 		/* An object held here already is not checked nor kept again.  */
 		char *have = store_object_path(s->dir, f->hex);
@@ -121,6 +137,7 @@ static void fetch_set_release(struct fetch_set *s)
 	for (i = 0; i < s->n; i++) {
 		free(s->v[i].data);
 		pidx_release(&s->v[i].index);
+		tombstones_release(&s->v[i].tomb);
 	}
 	free(s->v);
 	s->v = NULL;
@@ -142,12 +159,22 @@ static int check_entries(const struct repo *r, const struct fetch_set *s)
 		for (j = 0; f->is_index && j < f->index.n; j++) {
 			struct fetched key;
 			const struct fetched *hit;
+			const char *why = pidx_name_problem(f->index.entries[j].path);
 			memset(&key, 0, sizeof(key));
 			char *path;
 			int here;
+			if (why) {
+				char *shown = xstrdup_printable(f->index.entries[j].path);
+				pr_error("index %s fetched from %s: entry %zu is named '%s': %s "
+					 "(refused, nothing was stored): is %s's %s written by "
+					 "perun push?",
+					 f->hex, s->remote, j, shown, why, s->remote, VCS_SYNC_REF);
+				free(shown);
+				return -1;
+			}
 			repo_entry_hex(&f->index, j, key.hex);
 			hit = s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_hex) : NULL;
-			if (hit && !hit->is_index)
+			if (hit && !hit->is_index && !hit->is_tomb)
 				continue;
 			path = store_object_path(r->dir, key.hex);
 			here = fs_exists(path);
@@ -179,10 +206,41 @@ static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *
 {
 	size_t i, j;
 
+	/* removals first: the union of both hosts' tombstones, applied here */
+	for (i = 0; i < s->n; i++) {
+		const struct fetched *f = &s->v[i];
+		struct tombstones all;
+		struct pidx local;
+		size_t removed = 0;
+		char hex[SHA1_HEXSZ + 1];
+		if (!f->is_tomb)
+			continue;
+		if (store_add_tombstones(r->dir, f->hex, &f->tomb) < 0 ||
+		    store_read_tombstones(r->dir, f->hex, &all) < 0)
+			return -1;
+		if (store_read_index(r->dir, f->hex, &local) < 0) {
+			tombstones_release(&all);
+			return -1;
+		}
+		for (j = local.n; j-- > 0;) {
+			repo_entry_hex(&local, j, hex);
+			if (tombstones_has(&all, hex)) {
+				pidx_remove(&local, j);
+				removed++;
+			}
+		}
+		tombstones_release(&all);
+		if (removed && store_write_index(r->dir, f->hex, &local) < 0) {
+			pidx_release(&local);
+			return -1;
+		}
+		st->removed += removed;
+		pidx_release(&local);
+	}
 	for (i = 0; i < s->n; i++) {
 		char *path;
 		int here;
-		if (s->v[i].is_index)
+		if (s->v[i].is_index || s->v[i].is_tomb)
 			continue;
 		path = store_object_path(r->dir, s->v[i].hex);
 		here = fs_exists(path);
@@ -199,14 +257,25 @@ static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *
 		size_t added = 0;
 		if (!f->is_index)
 			continue;
-		if (store_read_index(r->dir, f->hex, &local) < 0)
+		struct tombstones gone;
+		if (store_read_tombstones(r->dir, f->hex, &gone) < 0)
 			return -1;
-		for (j = 0; j < f->index.n; j++)
+		if (store_read_index(r->dir, f->hex, &local) < 0) {
+			tombstones_release(&gone);
+			return -1;
+		}
+		for (j = 0; j < f->index.n; j++) {
+			char hex[SHA1_HEXSZ + 1];
+			repo_entry_hex(&f->index, j, hex);
+			if (tombstones_has(&gone, hex))
+				continue;	/* removed with perun rm on some host */
 			if (!has_id(&local, f->index.entries[j].id)) {
 				pidx_append(&local, f->index.entries[j].time,
 					    f->index.entries[j].id, f->index.entries[j].path);
 				added++;
 			}
+		}
+		tombstones_release(&gone);
 		if (added && store_write_index(r->dir, f->hex, &local) < 0) {
 			pidx_release(&local);
 			return -1;
@@ -248,7 +317,16 @@ static int check_local(void *ctx, const char *rel, struct strbuf *data)
 	int ret = 0;
 
 	strbuf_reset(data);
-	if (path_hex(rel, hex) < 0) {
+	if (!strncmp(rel, "removed/", 8)) {
+		struct tombstones t;
+		const char *bad = NULL;
+		if (strbuf_read_file(data, path) < 0)
+			ret = pr_error_errno("%s", path);
+		else if (tombstones_parse(&t, data->buf ? data->buf : "", data->len, &bad) < 0)
+			ret = pr_error("%s: %s: nothing was pushed", path, bad);
+		else
+			tombstones_release(&t);
+	} else if (path_hex(rel, hex) < 0) {
 		ret = pr_error("%s: not a perun object or index: nothing was pushed", path);
 	} else if (strbuf_read_file(data, path) < 0) {
 		ret = pr_error_errno("%s", path);
@@ -309,6 +387,21 @@ static int list_local(const struct repo *r, char ***out, size_t *n)
 		free(sub);
 	}
 	closedir(d);
+	free(objects);
+	/* the tombstones of perun rm */
+	objects = xstrfmt("%s/removed", r->dir);
+	if ((d = opendir(objects))) {
+		while ((de = readdir(d))) {
+			if (strlen(de->d_name) != SHA1_HEXSZ || !is_hex(de->d_name, SHA1_HEXSZ))
+				continue;
+			if (*n == alloc) {
+				alloc = alloc ? 2 * alloc : 64;
+				*out = xrealloc(*out, alloc * sizeof(**out));
+			}
+			(*out)[(*n)++] = xstrfmt("removed/%s", de->d_name);
+		}
+		closedir(d);
+	}
 	free(objects);
 	return 0;
 }

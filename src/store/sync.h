@@ -1,7 +1,9 @@
-/* Many hosts, one history: .perun's objects and indexes travel through a
- * git ref (vcs/vcs.h, VCS_SYNC_REF).  Objects are named by their content,
- * so two hosts' stores merge as a union: every object of both, and per minor
- * version every index entry of both, each object once.  Whatever is fetched
+/* Many hosts, one history: .perun's objects, indexes and tombstones travel
+ * through a git ref (vcs/vcs.h, VCS_SYNC_REF).  Objects are named by their
+ * content, so two hosts' stores merge as a union: every object of both, and
+ * per minor version every index entry of both, each object once, less the
+ * entries either host removed with perun rm (the union of the tombstones,
+ * store.h).  Whatever is fetched
  * is verified before anything of it is stored.  */
 #ifndef PERUN_SYNC_H
 #define PERUN_SYNC_H
@@ -14,6 +16,7 @@ struct sync_stats {
 	size_t objects;	   /* objects stored that were not here */
 	size_t entries;	   /* index entries added */
 	size_t indexes;	   /* indexes written */
+	size_t removed;	   /* index entries removed by tombstones (perun rm elsewhere) */
 	size_t files;	   /* files the pushed tree holds */
 	unsigned attempts; /* pushes tried */
 	char tip[41];	   /* the remote's commit fetched, "" for none */

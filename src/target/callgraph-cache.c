@@ -103,7 +103,8 @@ void callgraph_cache_store(const struct callgraph *cg, const char *path, unsigne
 	memcpy(sb.buf, &h, sizeof(h));
 	if (slash)
 		*slash = '\0';
-	if (fs_mkdir_p(dir, 0700) == 0 && fs_write_atomic(path, sb.buf, sb.len, 0600) == 0)
+	if (fs_mkdir_p(dir, 0700) == 0 && fs_replaceable(path) &&
+	    fs_write_atomic(path, sb.buf, sb.len, 0600) == 0)
 		pr_dbg("stored %s (%zu bytes)", path, sb.len);
 	free(dir);
 	strbuf_release(&sb);
@@ -119,6 +120,10 @@ int callgraph_cache_load(struct callgraph *cg, const struct target *t, const cha
 	uint32_t i;
 	int ret = -1;
 
+	/* a file there that perun did not write was named by the cache check:
+	 * not read, as if missing */
+	if (!fs_replaceable(path))
+		return 1;
 	if (fs_read_trusted(&sb, path) < 0) {
 		strbuf_release(&sb);
 		if (errno == ENOENT)

@@ -2,9 +2,12 @@
 
 #define PR_FMT "target"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
 #include <link.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +28,9 @@
 /* libstdc++'s demangler has C linkage; we use it for C++ display names.  */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* Version of the per-build-id analysis cache format (5: longjmp and Go marks;
+/* Version of the per-build-id analysis cache format (6: where the symbols
+ * came from, the debuginfo file; a static program's longjmp counts only when
+ * called; 5: longjmp and Go marks;
  * 4: unaddressable USDT names are no longer listed; entries keyed by file
  * identity too).  */
 #define TARGET_CACHE_VERSION "perun-target 6"
@@ -168,17 +173,101 @@ static int is_jmp_import(const char *name)
 }
 
 /* True for the longjmp a static program links in when it calls one (libc's
- * own __longjmp and _setjmp are there in every static program).  */
+ * own __longjmp and _setjmp are there in every static program, and a
+ * threaded one links longjmp itself without calling it).  */
 static int is_jmp_defined(const char *name)
 {
 	return is_sym(name, "longjmp") || is_sym(name, "_longjmp") ||
 	       is_sym(name, "siglongjmp") || is_sym(name, "__longjmp_chk");
 }
 
-static int read_symbols(struct target *t, Elf *elf, int want_type)
+/* Addresses of the longjmp functions a file defines (static programs).  */
+struct jmp_defs {
+	uint64_t addr[8];
+	size_t n;
+};
+
+static void add_jmp_def(struct jmp_defs *j, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < j->n; i++)
+		if (j->addr[i] == addr)
+			return;
+	if (j->n < sizeof(j->addr) / sizeof(j->addr[0]))
+		j->addr[j->n++] = addr;
+}
+
+/* True when code in elf calls or jumps to one of the addresses directly
+ * (call/jmp rel32, as a static program calls its longjmp).  */
+static int calls_any(Elf *elf, const struct jmp_defs *j)
 {
 	Elf_Scn *scn = NULL;
-	size_t cap = 0;
+
+	while (j->n && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const unsigned char *b;
+		size_t i, k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !(data = elf_getdata(scn, NULL)) ||
+		    !data->d_buf || data->d_size < 5)
+			continue;
+		b = data->d_buf;
+		for (i = 0; i + 5 <= data->d_size; i++) {
+			int32_t rel;
+			uint64_t to;
+			if (b[i] != 0xe8 && b[i] != 0xe9)
+				continue;
+			memcpy(&rel, b + i + 1, 4);
+			to = sh.sh_addr + i + 5 + (uint64_t)(int64_t)rel;
+			for (k = 0; k < j->n; k++)
+				if (to == j->addr[k])
+					return 1;
+		}
+	}
+	return 0;
+}
+
+/* Takes one symbol: a function, or a mark (C++ exceptions, longjmp).  */
+static void add_sym(struct target *t, const char *name, const GElf_Sym *sym, struct jmp_defs *jd,
+		    size_t *cap)
+{
+	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
+	struct func *f;
+
+	if (!name || !*name)
+		return;
+	if (is_cxa_throw(name))
+		t->exceptions = 1;
+	if (sym->st_shndx == SHN_UNDEF && is_jmp_import(name))
+		t->longjmp = 1;
+	else if (sym->st_shndx != SHN_UNDEF && sym->st_value && is_jmp_defined(name))
+		add_jmp_def(jd, sym->st_value);
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym->st_shndx == SHN_UNDEF ||
+	    sym->st_value == 0)
+		return;
+	if (t->nfuncs == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		t->funcs = xrealloc(t->funcs, *cap * sizeof(*t->funcs));
+	}
+	f = &t->funcs[t->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->name = xstrdup(name);
+	f->display = demangle(name);
+	f->addr = sym->st_value;
+	f->size = sym->st_size;
+	f->global = bind == STB_GLOBAL || bind == STB_WEAK;
+	f->weak = bind == STB_WEAK;
+	f->ifunc = type == STT_GNU_IFUNC;
+	f->helper = target_is_helper(name);
+}
+
+static int read_symbols(struct target *t, Elf *elf, int want_type, struct jmp_defs *jd)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = t->nfuncs;
 	int found = 0;
 
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -195,41 +284,58 @@ static int read_symbols(struct target *t, Elf *elf, int want_type)
 		n = sh.sh_size / sh.sh_entsize;
 		for (i = 0; i < n; i++) {
 			GElf_Sym sym;
-			const char *name;
-			struct func *f;
-			int type, bind;
 
-			if (!gelf_getsym(data, (int)i, &sym))
-				continue;
-			type = GELF_ST_TYPE(sym.st_info);
-			bind = GELF_ST_BIND(sym.st_info);
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (is_cxa_throw(name))
-				t->exceptions = 1;
-			if (sym.st_shndx == SHN_UNDEF ? is_jmp_import(name) : is_jmp_defined(name))
-				t->longjmp = 1;
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_value == 0)
-				continue;
-			if (t->nfuncs == cap) {
-				cap = cap ? cap * 2 : 256;
-				t->funcs = xrealloc(t->funcs, cap * sizeof(*t->funcs));
-			}
-			f = &t->funcs[t->nfuncs++];
-			memset(f, 0, sizeof(*f));
-			f->name = xstrdup(name);
-			f->display = demangle(name);
-			f->addr = sym.st_value;
-			f->size = sym.st_size;
-			f->global = bind == STB_GLOBAL || bind == STB_WEAK;
-			f->weak = bind == STB_WEAK;
-			f->ifunc = type == STT_GNU_IFUNC;
-			f->helper = target_is_helper(name);
+			if (gelf_getsym(data, (int)i, &sym))
+				add_sym(t, elf_strptr(elf, sh.sh_link, sym.st_name), &sym, jd, &cap);
 		}
 	}
 	return found;
+}
+
+/* The symbols elfutils finds for path when it has no .symtab: its
+ * MiniDebugInfo (.gnu_debugdata, an xz-compressed symbol table of its local
+ * functions, as Fedora ships binaries) with its .dynsym.  Returns how many
+ * functions were added.  */
+static int no_debuginfo(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr base,
+			const char *file, const char *link, GElf_Word crc, char **found)
+{
+	(void)m, (void)ud, (void)name, (void)base, (void)file, (void)link, (void)crc;
+	*found = NULL;
+	return -1;
+}
+
+static size_t read_minidebuginfo(struct target *t, struct jmp_defs *jd)
+{
+	Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		/* only what the file holds: separate debuginfo was looked for */
+		.find_debuginfo = no_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *m;
+	size_t cap = t->nfuncs, before = t->nfuncs;
+	int i, n;
+
+	if (!dwfl)
+		return 0;
+	m = dwfl_report_offline(dwfl, t->path, t->path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	n = m ? dwfl_module_getsymtab(m) : -1;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, &elf, &bias);
+
+		/* st_value stays the file's address; shndx is where it is */
+		sym.st_shndx = (Elf64_Half)(shndx == SHN_XINDEX ? 1 : shndx);
+		add_sym(t, name, &sym, jd, &cap);
+	}
+	dwfl_end(dwfl);
+	return t->nfuncs - before;
 }
 
 /* One function per address: aliases (weak + strong, local copies) collapse
@@ -400,26 +506,141 @@ static int has_section(Elf *elf, const char *want)
 	return 0;
 }
 
-/* Separate debug info installed by -dbgsym packages, found by build-id.  */
-static void read_separate_dwarf(struct target *t)
+/* Where elfutils' debuginfod client keeps what it fetched for m (it does
+ * not tell libdwfl's callers the name): CACHE/BUILDID/debuginfo, CACHE being
+ * $DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client, else
+ * ~/.cache/debuginfod_client.  NULL when it is not there.  */
+static char *debuginfod_cached(Dwfl_Module *m)
 {
-	char *path;
-	int fd;
-	Elf *elf;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	struct strbuf sb = STRBUF_INIT;
+	int n = dwfl_module_build_id(m, &bits, &vaddr), i;
 
-	if (strlen(t->build_id) < 4)
-		return;
-	path = xstrfmt("/usr/lib/debug/.build-id/%.2s/%s.debug", t->build_id, t->build_id + 2);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf) {
-		t->has_dwarf = read_dwarf(t, elf) && has_section(elf, ".debug_info");
-		elf_end(elf);
+	if (n <= 0)
+		return NULL;
+	if (env && *env)
+		strbuf_addstr(&sb, env);
+	else if (xdg && *xdg)
+		strbuf_addf(&sb, "%s/debuginfod_client", xdg);
+	else if (home && *home)
+		strbuf_addf(&sb, "%s/.cache/debuginfod_client", home);
+	else
+		return NULL;
+	strbuf_addch(&sb, '/');
+	for (i = 0; i < n; i++)
+		strbuf_addf(&sb, "%02x", bits[i]);
+	strbuf_addstr(&sb, "/debuginfo");
+	if (access(sb.buf, R_OK) < 0) {
+		strbuf_release(&sb);
+		return NULL;
 	}
-	close(fd);
+	return strbuf_detach(&sb);
+}
+
+int target_open_debuginfo(const char *path, char **found)
+{
+	const char *env = getenv("SYSTEMTAP_DEBUGINFO_PATH");
+	char *dpath = env && *env ? xstrdup(env) : NULL;
+	Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &dpath,
+	};
+	Dwfl *dwfl;
+	Dwfl_Module *m;
+	char *from_debuginfod = NULL;
+	int fd = -1;
+
+	*found = NULL;
+	dwfl = dwfl_begin(&cb);
+	if (!dwfl) {
+		free(dpath);
+		return -1;
+	}
+	m = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (m) {
+		Dwarf_Addr bias;
+		const char *mainfile = NULL, *debugfile = NULL;
+
+		/* elfutils searches for what the file lacks: DWARF first, else a
+		 * symbol table (a debuginfo file made without -g has only that) */
+		if (!dwfl_module_getdwarf(m, &bias))
+			dwfl_module_getsymtab(m);
+		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+		if (!debugfile && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))
+			debugfile = from_debuginfod = debuginfod_cached(m);
+		if (debugfile && (!mainfile || strcmp(debugfile, mainfile))) {
+			*found = fs_realpath(debugfile);
+			if (*found)
+				fd = open(*found, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				free(*found);
+				*found = NULL;
+			}
+		}
+	}
+	dwfl_end(dwfl);
+	free(from_debuginfod);
+	free(dpath);
+	return fd;
+}
+
+/* Opens t's separate debuginfo as an ELF file, or returns NULL.  A file with
+ * a symbol table of its own wants only the DWARF: it is looked for on disk,
+ * not asked of debuginfod (a program of one's own is on no server, and
+ * every collect would wait for the answer).  */
+static Elf *open_separate(struct target *t, int *fdp, int local_only)
+{
+	char *found, *urls = NULL;
+	Elf *elf;
+	int fd;
+
+	if (local_only && getenv("DEBUGINFOD_URLS")) {
+		urls = xstrdup(getenv("DEBUGINFOD_URLS"));
+		unsetenv("DEBUGINFOD_URLS");
+	}
+	fd = target_open_debuginfo(t->path, &found);
+	if (urls) {
+		setenv("DEBUGINFOD_URLS", urls, 1);
+		free(urls);
+	}
+
+	*fdp = -1;
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		free(found);
+		return NULL;
+	}
+	*fdp = fd;
+	t->debug_path = found;
+	return elf;
+}
+
+const char *target_syms_name(const struct target *t)
+{
+	switch (t->syms) {
+	case TARGET_SYMS_SYMTAB:
+		return ".symtab";
+	case TARGET_SYMS_DEBUGINFO:
+		return "debuginfo";
+	case TARGET_SYMS_MINIDEBUGINFO:
+		return "MiniDebugInfo (.gnu_debugdata)";
+	case TARGET_SYMS_DYNSYM:
+		return ".dynsym (exports only)";
+	case TARGET_SYMS_NONE:
+		break;
+	}
+	return "nothing";
 }
 
 /* --- per-binary cache: one line per function, tab separated ---------------
@@ -450,8 +671,10 @@ static void cache_store(const struct target *t, const char *cache_dir)
 	char *dir = xstrfmt("%s/targets", cache_dir), *path = cache_path(t, cache_dir);
 	size_t i, j;
 
-	strbuf_addf(&sb, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", TARGET_CACHE_VERSION, t->has_symtab,
-		    t->has_dwarf, t->shared, t->exceptions, t->longjmp, t->go);
+	strbuf_addf(&sb, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t", TARGET_CACHE_VERSION, t->has_symtab,
+		    t->has_dwarf, t->shared, t->exceptions, t->longjmp, t->go, (int)t->syms);
+	put_field(&sb, t->debug_path);
+	strbuf_addch(&sb, '\n');
 	for (i = 0; i < t->nfuncs; i++) {
 		const struct func *f = &t->funcs[i];
 		strbuf_addf(&sb, "F\t%llx\t%llx\t%d\t%d\t%d\t%d\t%d\t", (unsigned long long)f->addr,
@@ -479,7 +702,8 @@ static void cache_store(const struct target *t, const char *cache_dir)
 		put_field(&sb, u->name);
 		strbuf_addch(&sb, '\n');
 	}
-	if (fs_mkdir_p(dir, 0700) == 0)
+	/* a file there that perun did not write is left as it is */
+	if (fs_mkdir_p(dir, 0700) == 0 && fs_replaceable(path))
 		fs_write_atomic(path, sb.buf, sb.len, 0600);
 	strbuf_release(&sb);
 	free(dir);
@@ -502,6 +726,20 @@ static char *next_field(char **p)
 	return s;
 }
 
+/* True when the separate debuginfo of path is still the file was (or
+ * still none).  */
+static int same_debuginfo(const char *path, const char *was)
+{
+	char *found;
+	int fd = target_open_debuginfo(path, &found), same;
+
+	if (fd >= 0)
+		close(fd);
+	same = found ? !strcmp(found, was) : !*was;
+	free(found);
+	return same;
+}
+
 static int cache_load(struct target *t, const char *cache_dir)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -509,18 +747,30 @@ static int cache_load(struct target *t, const char *cache_dir)
 	size_t fcap = 0, ucap = 0;
 	int ret = -1, first = 1;
 
-	/* O_NOFOLLOW, ours, writable by no one else */
-	if (fs_read_trusted(&sb, path) < 0)
+	/* O_NOFOLLOW, ours, writable by no one else; a file there that is not
+	 * (the cache check named it) is not read */
+	if (!fs_replaceable(path) || fs_read_trusted(&sb, path) < 0)
 		goto out;
 	for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *p = line;
 		char *kind = next_field(&p);
 		if (first) {
-			int a, b, c, d, e, g;
+			int a, b, c, d, e, g, sy;
+			char *dp;
 			first = 0;
 			if (strcmp(kind, TARGET_CACHE_VERSION) || !p ||
-			    sscanf(p, "%d\t%d\t%d\t%d\t%d\t%d", &a, &b, &c, &d, &e, &g) != 6)
+			    sscanf(p, "%d\t%d\t%d\t%d\t%d\t%d\t%d", &a, &b, &c, &d, &e, &g, &sy) != 7)
 				goto out;
+			dp = strrchr(p, '\t');
+			if (!dp)
+				goto out;
+			dp++;
+			/* the debuginfo found now must be the one read then (a
+			 * package removed or installed since, another search path) */
+			if ((sy == TARGET_SYMS_DEBUGINFO || *dp) && !same_debuginfo(t->path, dp))
+				goto out;
+			t->syms = (enum target_syms)sy;
+			t->debug_path = *dp ? xstrdup(dp) : NULL;
 			t->has_symtab = a;
 			t->has_dwarf = b;
 			t->shared = c;
@@ -672,9 +922,10 @@ static void clear_lists(struct target *t)
 int target_load(struct target *t, const char *path, const char *cache_dir)
 {
 	struct stat st;
-	Elf *elf = NULL;
+	Elf *elf = NULL, *dbg = NULL;
 	GElf_Ehdr eh;
-	int fd = -1, ret = -1;
+	struct jmp_defs jd = { .n = 0 };
+	int fd = -1, dbg_fd = -1, ret = -1;
 
 	memset(t, 0, sizeof(*t));
 	t->path = fs_realpath(path);
@@ -718,28 +969,49 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 			goto out;
 		}
 		clear_lists(t);
+		free(t->debug_path);
+		t->debug_path = NULL;
+		t->syms = TARGET_SYMS_NONE;
 		read_notes(t, elf, 1);
 	}
-	t->has_symtab = read_symbols(t, elf, SHT_SYMTAB);
-	if (!t->has_symtab)
-		read_symbols(t, elf, SHT_DYNSYM);
+	if (read_symbols(t, elf, SHT_SYMTAB, &jd) && t->nfuncs)
+		t->syms = TARGET_SYMS_SYMTAB;
+	/* separate debuginfo: the symbols of a stripped file, the DWARF of one
+	 * built without -g in place */
+	if (!t->nfuncs || !has_section(elf, ".debug_info"))
+		dbg = open_separate(t, &dbg_fd, t->nfuncs != 0);
+	if (!t->nfuncs && dbg && read_symbols(t, dbg, SHT_SYMTAB, &jd) && t->nfuncs)
+		t->syms = TARGET_SYMS_DEBUGINFO;
+	if (!t->nfuncs && has_section(elf, ".gnu_debugdata") && read_minidebuginfo(t, &jd))
+		t->syms = TARGET_SYMS_MINIDEBUGINFO;
+	if (!t->nfuncs && read_symbols(t, elf, SHT_DYNSYM, &jd) && t->nfuncs)
+		t->syms = TARGET_SYMS_DYNSYM;
+	t->has_symtab = t->syms == TARGET_SYMS_SYMTAB || t->syms == TARGET_SYMS_DEBUGINFO ||
+			t->syms == TARGET_SYMS_MINIDEBUGINFO;
+	/* a static program links longjmp in for libc's own use too: it uses it
+	 * when its code calls it */
+	if (!t->longjmp && jd.n)
+		t->longjmp = calls_any(elf, &jd);
 	dedup_funcs(t);
 	mark_dup_names(t);
 	t->go = has_section(elf, ".go.buildinfo") || has_section(elf, ".gopclntab");
 	if (has_section(elf, ".debug_info"))
 		t->has_dwarf = read_dwarf(t, elf);
-	else
-		read_separate_dwarf(t);
-	if (!t->nfuncs) {
-		pr_error("%s: no function symbols (stripped binary): rebuild without -s, or "
-			 "install its -dbg/-dbgsym package",
-			 path);
-		goto out;
+	else if (dbg && has_section(dbg, ".debug_info"))
+		t->has_dwarf = read_dwarf(t, dbg);
+	if (!t->has_dwarf && t->debug_path && t->syms != TARGET_SYMS_DEBUGINFO) {
+		/* found, but of no use: not named as the source */
+		free(t->debug_path);
+		t->debug_path = NULL;
 	}
-	if (cache_dir && t->build_id[0])
+	if (cache_dir && t->build_id[0] && t->nfuncs && t->syms != TARGET_SYMS_DYNSYM)
 		cache_store(t, cache_dir);
 	ret = 0;
 out:
+	if (dbg)
+		elf_end(dbg);
+	if (dbg_fd >= 0)
+		close(dbg_fd);
 	if (elf)
 		elf_end(elf);
 	if (fd >= 0)
@@ -757,6 +1029,8 @@ void target_release(struct target *t)
 	t->nsegs = 0;
 	free(t->path);
 	t->path = NULL;
+	free(t->debug_path);
+	t->debug_path = NULL;
 }
 
 static int has_alias(const struct func *f, const char *name)
@@ -769,12 +1043,85 @@ static int has_alias(const struct func *f, const char *name)
 	return 0;
 }
 
+/* The qualified name in a demangled display name, without the return type
+ * a template function's display starts with and without the parameter list
+ * and qualifiers after it: "long accum<long>(long const*, int)" gives
+ * "accum<long>", "ns::C::f(int) const" gives "ns::C::f".  Written to out
+ * (size n), where it starts in d to *startp; returns 0, or -1 when it does
+ * not fit.  */
+static int display_key(const char *d, char *out, size_t n, size_t *startp)
+{
+	size_t i = 0, start = 0, end;
+	int angle = 0;
+
+	for (;;) {
+		if (!d[i]) {
+			end = i;
+			break;
+		}
+		if (!strncmp(d + i, "(anonymous namespace)", 21)) {
+			i += 21;
+			continue;
+		}
+		/* operator names hold (), <, > and spaces of their own */
+		if (angle == 0 && !strncmp(d + i, "operator", 8) &&
+		    (i == 0 || !(isalnum((unsigned char)d[i - 1]) || d[i - 1] == '_')) &&
+		    !(isalnum((unsigned char)d[i + 8]) || d[i + 8] == '_')) {
+			i += 8;
+			if (d[i] == '(' && d[i + 1] == ')')
+				i += 2;
+			while (d[i] && d[i] != '(')
+				i++;
+			continue;
+		}
+		if (d[i] == '<')
+			angle++;
+		else if (d[i] == '>' && angle > 0)
+			angle--;
+		else if (d[i] == '(' && angle == 0) {
+			end = i;
+			break;
+		} else if (d[i] == ' ' && angle == 0)
+			start = i + 1;
+		i++;
+	}
+	if (end <= start || end - start >= n)
+		return -1;
+	*startp = start;
+	memcpy(out, d + start, end - start);
+	out[end - start] = '\0';
+	return 0;
+}
+
+/* key without its template arguments: "ns::C<int>::f<long>" gives "ns::C::f".  */
+static void strip_templates(char *key)
+{
+	char *o = key;
+	int angle = 0;
+
+	for (const char *p = key; *p; p++) {
+		if (*p == '<' && !(p - key >= 8 && !strncmp(p - 8, "operator", 8)))
+			angle++;
+		else if (*p == '>' && angle > 0)
+			angle--;
+		else if (angle == 0)
+			*o++ = *p;
+	}
+	*o = '\0';
+}
+
 /* Demangled names of the aliases are not kept: an alias matches by its
- * symbol name only.  */
+ * symbol name only.  A name matches, in this order: a function's symbol
+ * (mangled) name, display name or alias exactly; its display name without
+ * return type and parameter list (every overload of a C++ name, a template
+ * instance as "accum<long>"); that without template arguments (every
+ * instance of a template, "accum").  */
 size_t target_find_funcs(const struct target *t, const char *name, const struct func **out,
 			 size_t max)
 {
 	size_t i, k = 0, n = strlen(name);
+	char key[1024];
+	int pass;
 
 	for (i = 0; i < t->nfuncs; i++) {
 		const struct func *f = &t->funcs[i];
@@ -784,15 +1131,28 @@ size_t target_find_funcs(const struct target *t, const char *name, const struct 
 			k++;
 		}
 	}
-	if (k)
+	if (k || n >= sizeof(key))
 		return k;
-	/* a C++ name without its parameter list means every overload */
-	for (i = 0; i < t->nfuncs; i++) {
-		const struct func *f = &t->funcs[i];
-		if (!strncmp(f->display, name, n) && f->display[n] == '(') {
-			if (k < max)
-				out[k] = f;
-			k++;
+	for (pass = 0; pass < 2 && !k; pass++) {
+		/* a name with template arguments names one instance */
+		if (pass == 1 && strchr(name, '<'))
+			break;
+		for (i = 0; i < t->nfuncs; i++) {
+			const struct func *f = &t->funcs[i];
+			size_t start;
+			if (!strchr(f->display, '(') ||
+			    display_key(f->display, key, sizeof(key), &start) < 0)
+				continue;
+			if (pass == 1)
+				strip_templates(key);
+			/* also: the display without its return type, or up to the
+			 * parameter list with it */
+			if (!strcmp(key, name) || (pass == 0 && !strcmp(f->display + start, name)) ||
+			    (pass == 0 && !strncmp(f->display, name, n) && f->display[n] == '(')) {
+				if (k < max)
+					out[k] = f;
+				k++;
+			}
 		}
 	}
 	return k;
@@ -919,6 +1279,24 @@ static void dynamic_info(const char *binary, struct strbuf *needed, struct strbu
 	if (elf)
 		elf_end(elf);
 	close(fd);
+}
+
+char *target_needed(const char *binary)
+{
+	struct strbuf needed = STRBUF_INIT, dirs = STRBUF_INIT;
+	char *p;
+
+	dynamic_info(binary, &needed, &dirs);
+	strbuf_release(&dirs);
+	if (!needed.len) {
+		strbuf_release(&needed);
+		return NULL;
+	}
+	needed.buf[--needed.len] = '\0';	/* the last ':' */
+	for (p = needed.buf; *p; p++)
+		if (*p == ':')
+			*p = ' ';
+	return strbuf_detach(&needed);
 }
 
 char *target_find_library(const char *binary, const char *name)

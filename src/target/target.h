@@ -36,8 +36,19 @@ struct usdt {
 	unsigned semaphore : 1;
 };
 
+/* Where a target's functions were read from.  */
+enum target_syms {
+	TARGET_SYMS_NONE,	/* nowhere: no symbol table, no exports, no debuginfo */
+	TARGET_SYMS_SYMTAB,	/* the file's own .symtab */
+	TARGET_SYMS_DEBUGINFO,	/* the .symtab of its separate debuginfo (debug_path) */
+	TARGET_SYMS_MINIDEBUGINFO,	/* its .gnu_debugdata (Fedora) and .dynsym */
+	TARGET_SYMS_DYNSYM,	/* only what it exports (.dynsym) */
+};
+
 struct target {
 	char *path;		/* canonical path */
+	char *debug_path;	/* the separate debuginfo file read, or NULL */
+	enum target_syms syms;	/* where funcs came from */
 	char build_id[129];	/* hex, or "" when the binary has none */
 	uint64_t st_dev, st_ino, st_size;	/* the file's identity, for the cache */
 	long long mtime_s;
@@ -57,9 +68,34 @@ struct target {
 	unsigned go : 1;	/* built by Go (.go.buildinfo or .gopclntab) */
 };
 
-/* Reads path.  With cache_dir, reuses and stores results per build-id and
- * file identity (device, inode, size, mtime).  */
+/* Reads path.  Functions come from its .symtab, else from the .symtab of its
+ * separate debuginfo (target_open_debuginfo), else from its MiniDebugInfo
+ * (.gnu_debugdata) with its .dynsym, else from its .dynsym; DWARF
+ * from the file, else from the debuginfo.  A file none of them names a
+ * function in loads with nfuncs 0 and syms TARGET_SYMS_NONE: its libraries
+ * can still be traced (target_no_functions_error says what to install).
+ * With cache_dir, reuses and stores results per build-id and file identity
+ * (device, inode, size, mtime).  */
 int target_load(struct target *t, const char *path, const char *cache_dir);
+/* The separate debuginfo of the ELF file path, found as elfutils and stap
+ * find it: by build-id under each debuginfo directory
+ * (DIR/.build-id/xx/rest.debug), by .gnu_debuglink beside the file, in its
+ * .debug/ and under each directory, then from debuginfod when DEBUGINFOD_URLS
+ * is set.  The directories are $SYSTEMTAP_DEBUGINFO_PATH (the variable stap
+ * reads) or elfutils' default, /usr/lib/debug.  Returns an open descriptor
+ * and sets *found (caller frees), or -1 when there is none.  */
+int target_open_debuginfo(const char *path, char **found);
+/* What to install so that path's functions can be found: a sentence naming
+ * the distribution's debug symbol package (Debian: PKG-dbgsym and the
+ * debug archive's apt line; Fedora: dnf debuginfo-install PKG), or a
+ * generic one when no package manager knows the file.  Caller frees.  */
+char *target_debuginfo_hint(const char *path);
+/* Reports (pr_error) that t names no function, with target_debuginfo_hint;
+ * returns -1.  what says what was asked for ("-s userspace", "'main'").  */
+int target_no_functions_error(const struct target *t, const char *what);
+/* Where t's functions came from, for messages: ".symtab", ".dynsym (exports
+ * only)", "debuginfo PATH", "nothing".  */
+const char *target_syms_name(const struct target *t);
 void target_release(struct target *t);
 /* The path of an analysis file about t in cache_dir/targets, named by its
  * build-id and file identity and ending in suffix (".tsv" is target_load's
@@ -68,9 +104,12 @@ char *target_cache_path(const struct target *t, const char *cache_dir, const cha
 /* Finds a function by linkage or display name (or display up to '('), or
  * one of its aliases.  */
 const struct func *target_find_func(const struct target *t, const char *name);
-/* Every function the name could mean: all overloads of a C++ name given
- * without its parameter list, all local functions sharing a name.  Fills
- * out (up to max) and returns how many there are.  */
+/* Every function the name could mean: the symbol (mangled) or demangled
+ * name, or an alias; else every overload of a C++ name given without its
+ * return type and parameter list ("Counter::bump", "accum<long>"); else
+ * every instance of a template given without its arguments ("accum").  All
+ * local functions sharing a name.  Fills out (up to max) and returns how
+ * many there are.  */
 size_t target_find_funcs(const struct target *t, const char *name, const struct func **out,
 			 size_t max);
 /* The function at exactly addr, or NULL.  */
@@ -87,6 +126,9 @@ size_t target_ifunc_targets(const struct target *t, const struct func *ifunc, ui
 			    size_t max);
 /* True when name is a compiler or C runtime helper.  */
 int target_is_helper(const char *name);
+/* The shared libraries binary names (DT_NEEDED), space separated, or NULL
+ * when it names none.  Caller frees.  */
+char *target_needed(const char *binary);
 /* Finds a shared library the binary could load: name may be a path, a file
  * name (libm.so.6) or a prefix (libm).  Caller frees.  */
 char *target_find_library(const char *binary, const char *name);

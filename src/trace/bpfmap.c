@@ -24,9 +24,7 @@
 #define BATCH 8192
 #define BATCH_MAX (1 << 20)
 
-static int fail(struct bpfmap_err *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct bpfmap_err *err, int errnum, const char *fmt, ...)
+int bpfmap_fail(struct bpfmap_err *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 	size_t len;
@@ -44,7 +42,12 @@ static int fail(struct bpfmap_err *err, int errnum, const char *fmt, ...)
 
 static long sys_bpf(int cmd, union bpf_attr *attr)
 {
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+	return bpfmap_sys(cmd, attr, sizeof(*attr));
+}
+
+long bpfmap_sys(int cmd, void *attr, size_t size)
+{
+	return syscall(__NR_bpf, cmd, attr, size);
 }
 
 /* The value of "name:\t123" at the start of a line of text, or -1.  */
@@ -106,7 +109,7 @@ int bpfmap_list(pid_t pid, struct bpfmap_info **out, size_t *n, struct bpfmap_er
 	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", (int)pid);
 	d = opendir(dir);
 	if (!d)
-		return fail(err, errno, "opendir %s", dir);
+		return bpfmap_fail(err, errno, "opendir %s", dir);
 	while ((de = readdir(d))) {
 		char *path;
 		struct strbuf sb = STRBUF_INIT;
@@ -151,7 +154,7 @@ const struct bpfmap_info *bpfmap_find_u64_hash(const struct bpfmap_info *list, s
 	}
 	if (hits == 1)
 		return found;
-	fail(err, 0, "%zu hash maps of 8-byte keys and values with %u entries among %zu maps", hits,
+	bpfmap_fail(err, 0, "%zu hash maps of 8-byte keys and values with %u entries among %zu maps", hits,
 	     max_entries, n);
 	return NULL;
 }
@@ -166,11 +169,11 @@ int bpfmap_open_id(unsigned id, struct bpfmap_err *err)
 	attr.open_flags = 0;
 	fd = sys_bpf(BPF_MAP_GET_FD_BY_ID, &attr);
 	if (fd < 0)
-		return fail(err, errno, "bpf(BPF_MAP_GET_FD_BY_ID, %u)", id);
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_GET_FD_BY_ID, %u)", id);
 	if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0) {
 		int e = errno;
 		close((int)fd);
-		return fail(err, e, "fcntl on map %u", id);
+		return bpfmap_fail(err, e, "fcntl on map %u", id);
 	}
 	return (int)fd;
 }
@@ -218,7 +221,7 @@ int bpfmap_update_u64(int fd, uint64_t key, uint64_t val, struct bpfmap_err *err
 	attr.value = (uint64_t)(uintptr_t)&val;
 	attr.flags = BPF_ANY;
 	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) < 0)
-		return fail(err, errno, "BPF_MAP_UPDATE_ELEM");
+		return bpfmap_fail(err, errno, "BPF_MAP_UPDATE_ELEM");
 	return 0;
 }
 
@@ -261,14 +264,14 @@ static int drain_batches(int fd, int cmd, bpfmap_batch_fn fn, void *ctx, size_t 
 		}
 		if (got) {
 			if (fn(ctx, keys, vals, got) < 0) {
-				fail(err, 0, "writing the entries failed");
+				bpfmap_fail(err, 0, "writing the entries failed");
 				goto out;
 			}
 			*count += got;
 			if (cmd == BPF_MAP_LOOKUP_BATCH)
 				for (i = 0; i < got; i++)
 					if (delete_key(fd, keys[i]) < 0) {
-						fail(err, errno, "bpf(BPF_MAP_DELETE_ELEM)");
+						bpfmap_fail(err, errno, "bpf(BPF_MAP_DELETE_ELEM)");
 						goto out;
 					}
 		}
@@ -278,7 +281,7 @@ static int drain_batches(int fd, int cmd, bpfmap_batch_fn fn, void *ctx, size_t 
 		}
 		if (r < 0) {
 			*errp = e;
-			fail(err, e, "bpf(%s)", name);
+			bpfmap_fail(err, e, "bpf(%s)", name);
 			goto out;
 		}
 		in = out;
@@ -322,15 +325,15 @@ static int drain_keys(int fd, bpfmap_batch_fn fn, void *ctx, size_t *count, stru
 			n++;
 		}
 		if (n && fn(ctx, keys, vals, n) < 0)
-			return fail(err, 0, "writing the entries failed");
+			return bpfmap_fail(err, 0, "writing the entries failed");
 		*count += n;
 		for (i = 0; i < n; i++)
 			if (delete_key(fd, keys[i]) < 0)
-				return fail(err, errno, "bpf(BPF_MAP_DELETE_ELEM)");
+				return bpfmap_fail(err, errno, "bpf(BPF_MAP_DELETE_ELEM)");
 		if (e == ENOENT && !n)
 			return 0;
 		if (e && e != ENOENT)
-			return fail(err, e, "bpf(BPF_MAP_GET_NEXT_KEY)");
+			return bpfmap_fail(err, e, "bpf(BPF_MAP_GET_NEXT_KEY)");
 	}
 }
 

@@ -26,6 +26,12 @@ struct bpfmap_err {
 	char msg[256];
 };
 
+/* Fills err (when not NULL) with fmt and errnum's text; returns -1.  */
+int bpfmap_fail(struct bpfmap_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* bpf(2): the raw system call, attr of size bytes.  */
+long bpfmap_sys(int cmd, void *attr, size_t size);
+
 /* Parses the text of one /proc/PID/fdinfo/FD file: 1 when it describes a BPF
  * map (every field found), 0 when not.  */
 int bpfmap_parse_fdinfo(const char *text, struct bpfmap_info *out);

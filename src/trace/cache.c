@@ -105,6 +105,10 @@ static int private_subdir(const char *dir, const char *sub)
 	return ret;
 }
 
+/* Set once the foreign entries of targets/ were named: a run checks the
+ * cache more than once and says so once.  */
+static int warned;
+
 int cache_check_dir(const char *dir)
 {
 	char *tgt;
@@ -115,26 +119,36 @@ int cache_check_dir(const char *dir)
 	if (fs_trust_dir(dir, 1, CACHE_FIX) < 0 || private_subdir(dir, "modules") < 0 ||
 	    private_subdir(dir, "targets") < 0)
 		return -1;
-	/* every analysis perun will read back is its own */
+	/* every analysis perun will read back is its own; anything else here is
+	 * set aside (never read, never removed) with a warning, and the
+	 * collect goes on */
 	tgt = xstrfmt("%s/targets", dir);
 	d = opendir(tgt);
 	while (d && (de = readdir(d))) {
-		char *p;
-		int fd;
+		const char *why = NULL;
+		struct stat st;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		p = xstrfmt("%s/%s", tgt, de->d_name);
-		fd = fs_open_trusted(p, 0);
-		if (fd >= 0)
-			close(fd);
-		else if (errno != ENOENT)
-			ret = -1;
-		free(p);
-		if (ret < 0)
-			break;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			why = "a symbolic link";
+		else if (!S_ISREG(st.st_mode))
+			why = S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
+		else if (st.st_uid != geteuid())
+			why = "not owned by you";
+		else if (st.st_mode & (S_IWGRP | S_IWOTH))
+			why = "writable by group or others";
+		else if (!target_name_ok(de->d_name))
+			why = "not a name perun writes";
+		if (why && !warned)
+			pr_warn("ignoring %s/%s: %s, so not an analysis perun wrote; perun leaves it "
+				"alone (remove it if nobody needs it)",
+				tgt, de->d_name, why);
 	}
 	if (d)
 		closedir(d);
+	warned = 1;
 	free(tgt);
 	return ret;
 }

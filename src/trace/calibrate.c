@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "trace/cache.h"
 #include "trace/calibrate.h"
 #include "trace/runtime.h"
 #include "trace/plan.h"
@@ -274,16 +276,17 @@ static int read_at_vaddr(int fd, uint64_t addr, unsigned char *out, size_t n)
 	return -1;
 }
 
-unsigned char *calibrate_plan_stepped(const struct plan *plan)
+void calibrate_plan_entries(struct plan *plan, int at_entry)
 {
-	unsigned char *st = xcalloc(plan->n ? plan->n : 1, 1), b[4];
 	const char *open_bin = NULL;
+	unsigned char b[4];
 	size_t i;
 	int fd = -1;
 
 	for (i = 0; i < plan->n; i++) {
-		const struct probe *pr = &plan->probes[i];
-		if (pr->kind != PROBE_FUNC)
+		struct probe *pr = &plan->probes[i];
+		pr->flags &= ~PROBE_F_ENTRY_MASK;
+		if (pr->kind != PROBE_FUNC || !at_entry)
 			continue;
 		if (!open_bin || strcmp(open_bin, pr->binary)) {
 			if (fd >= 0)
@@ -292,9 +295,42 @@ unsigned char *calibrate_plan_stepped(const struct plan *plan)
 			open_bin = pr->binary;
 		}
 		if (fd >= 0 && read_at_vaddr(fd, pr->addr, b, sizeof(b)) == 0)
-			st[i] = (unsigned char)calibrate_insn_stepped(b, sizeof(b));
+			pr->flags |= calibrate_insn_stepped(b, sizeof(b)) ? PROBE_F_ENTRY_STEPPED
+									   : PROBE_F_ENTRY_EMULATED;
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+unsigned char *calibrate_plan_stepped(const struct plan *plan)
+{
+	unsigned char *st = xcalloc(plan->n ? plan->n : 1, 1);
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		st[i] = !!(plan->probes[i].flags & PROBE_F_ENTRY_STEPPED);
 	return st;
+}
+
+int calibrate_cached(int runtime, int quiet, struct calibration *c)
+{
+	enum runtime rt = (enum runtime)runtime;
+	struct utsname u;
+	const char *why;
+	char *dir, *path;
+	int r;
+
+	if (rt == RUNTIME_AUTO)
+		rt = runtime_kernel_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
+	uname(&u);
+	dir = cache_default_dir();
+	path = calibrate_path(dir, runtime_name(rt), u.release);
+	r = calibrate_load(path, runtime_name(rt), u.release, c);
+	if (r == 1 && !quiet)
+		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
+				"(%.0f ns per recorded callee), measured by perun calibrate\n",
+			c->probe_ns, c->pair_ns);
+	free(dir);
+	free(path);
+	return r;
 }

@@ -37,6 +37,10 @@ char *calibrate_helper_path(void);
  * others, no link).  1 loaded, 0 none, -1 refused or corrupt (reported).  */
 int calibrate_load(const char *path, const char *runtime, const char *release,
 		   struct calibration *c);
+/* The calibration perun calibrate cached for runtime (an enum runtime; auto
+ * resolved as collect resolves it) on the running kernel, said on stderr
+ * unless quiet: 1 loaded into c, 0 none, -1 refused or corrupt (reported).  */
+int calibrate_cached(int runtime, int quiet, struct calibration *c);
 /* Writes c through a new temp file (O_EXCL, never a link) renamed into place.  */
 int calibrate_store(const char *path, const struct calibration *c);
 /* Fills c's amounts from perun-calib's report (calls, untraced_ns,
@@ -46,9 +50,13 @@ int calibrate_compute(const struct profile *p, const char *report, struct calibr
 /* 1 when x86's uprobes step the instruction b[0..n) out of line (a trap
  * more per hit), 0 when they emulate it: push, call, jmp, jcc, nop.  */
 int calibrate_insn_stepped(const unsigned char *b, size_t n);
-/* Per probe of the plan: 1 when its function's first instruction is stepped
- * (read from the binary's file at the function's address), else 0 (also when
- * it cannot be read: the cheaper cost is the safer one to subtract); caller
+/* Sets the entry flags (PROBE_F_ENTRY_*) of the plan's function probes
+ * from the instruction at the function's address, read from the binary's
+ * file, where the entry probe sits; clears them where it cannot be read or
+ * where at_entry is 0 (stap placed the probe after the prologue).  */
+void calibrate_plan_entries(struct plan *plan, int at_entry);
+/* Per probe of the plan: 1 when its entry flags say stepped, else 0 (also
+ * when not known: the cheaper cost is the safer one to subtract); caller
  * frees.  */
 unsigned char *calibrate_plan_stepped(const struct plan *plan);
 /* A new object {"probe_ns", "pair_ns", "untraced_ns", "calls", "runtime",

@@ -623,6 +623,11 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 					phase = P_KILL;
 					break;
 				}
+				if (spec->ready_message) {
+					ssize_t ignored = write(2, spec->ready_message,
+								strlen(spec->ready_message));
+					(void)ignored;
+				}
 				t_release = now_s();
 				ready_s = t_release - t_rt;
 				if (go[1] >= 0) {

@@ -30,6 +30,8 @@ struct run_spec {
 	 * timed_out stays 0), or on Ctrl-C.  The process itself is never
 	 * signalled, stopped or waited for.  0: none.  */
 	pid_t attach_pid;
+	/* Written to stderr when the runtime's probes are armed, or NULL.  */
+	const char *ready_message;
 	const char *ready_path;
 	/* --one-module: once ready, the runtime's selection (a bpf map, or the
 	 * kernel module's procfs file) is filled from this file before the

@@ -93,6 +93,15 @@ static void put(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
+const char *probe_entry_name(const struct probe *pr)
+{
+	if (pr->flags & PROBE_F_ENTRY_STEPPED)
+		return "stepped";
+	if (pr->flags & PROBE_F_ENTRY_EMULATED)
+		return "emulated";
+	return "unknown";
+}
+
 char *plan_serialize(const struct plan *p)
 {
 	struct strbuf sb = STRBUF_INIT;

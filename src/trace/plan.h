@@ -40,6 +40,14 @@ struct probe {
 /* One of the implementations of a named IFUNC, planned next to the others:
  * zero calls is an error only when all of them have none.  */
 #define PROBE_F_ALTERNATIVE 8u
+/* What the entry probe's breakpoint costs, known from the instruction it
+ * sits on (a function's first instruction): x86 uprobes emulate it, or step
+ * it out of line (a trap more per hit).  Neither flag: not known (a mark, a
+ * line, a probe placed after a prologue).  Whoever places the probe sets
+ * them; collect subtracts the calibrated cost of that kind.  */
+#define PROBE_F_ENTRY_EMULATED 16u
+#define PROBE_F_ENTRY_STEPPED 32u
+#define PROBE_F_ENTRY_MASK (PROBE_F_ENTRY_EMULATED | PROBE_F_ENTRY_STEPPED)
 
 /* What the runtime attached, per probe.  */
 struct probe_attach {
@@ -88,6 +96,8 @@ size_t plan_match_resolved(const struct plan *p, const char *text, struct probe_
 size_t plan_attach_failures(const struct plan *p, const struct probe_attach *att,
 			    int own_loader, char ***lines);
 const char *probe_kind_name(enum probe_kind k);
+/* "emulated", "stepped" or "unknown": the entry flags of pr.  */
+const char *probe_entry_name(const struct probe *pr);
 /* One line per probe, tab separated; read back by plan_load.  */
 char *plan_serialize(const struct plan *p);
 int plan_parse(struct plan *p, const char *text);

@@ -233,8 +233,12 @@ static const struct target *rule_target(const struct target *t, const char *lib,
 		return t;
 	path = target_find_library(t->path, lib);
 	if (!path) {
-		pr_error("library '%s' not found for %s: give its path as PATH#%s", lib, t->path,
-			 rule_name);
+		char *needed = target_needed(t->path);
+		pr_error("library '%s' not found for %s (%s%s): give its path as PATH#%s, or, "
+			 "when the program has the library built in, name the function alone",
+			 lib, t->path, needed ? "it loads " : "it loads no shared library",
+			 needed ? needed : "", rule_name);
+		free(needed);
 		return NULL;
 	}
 	r = target_load(libt, path, cache_dir);
@@ -326,7 +330,12 @@ static int add_rule_funcs(struct plan *plan, const struct target *t, const struc
 		tt = rule_target(t, lib, name, o->cache_dir, &libt);
 		if (!tt) {
 			ret = -1;
-		} else if (!(n = target_find_funcs(tt, name, found, MAX_RULE_MATCHES))) {
+		} else if (!(n = target_find_funcs(tt, name, found, MAX_RULE_MATCHES)) &&
+			   !tt->has_symtab) {
+			char *what = xstrfmt("'%s'", name);
+			ret = target_no_functions_error(tt, what);
+			free(what);
+		} else if (!n) {
 			ret = pr_error("function '%s' not found in %s: list its functions with "
 				       "nm -C %s",
 				       name, tt->path, tt->path);
@@ -581,6 +590,22 @@ int strategy_build(struct plan *plan, const struct target *t, const struct strat
 		goto out;
 	md = pcre2_match_data_create(4, NULL);
 	plan_init(plan);
+	if (!custom && !t->nfuncs) {
+		char *what = xstrfmt("-s %s", o->strategy);
+		target_no_functions_error(t, what);
+		free(what);
+		goto out;
+	}
+	if (!custom && t->syms == TARGET_SYMS_DYNSYM) {
+		char *hint = target_debuginfo_hint(t->path);
+		size_t n = 0;
+		for (i = 0; i < t->nfuncs; i++)
+			n += !t->funcs[i].helper && !t->funcs[i].ifunc;
+		pr_info("perun: %s has no symbol table and no debuginfo was found: probing the %zu "
+			"function%s it exports (.dynsym) only; for the others, %s",
+			t->path, n, n == 1 ? "" : "s", hint);
+		free(hint);
+	}
 	if (!custom) {
 		for (i = 0; i < t->nfuncs; i++) {
 			const struct func *f = &t->funcs[i];

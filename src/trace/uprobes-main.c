@@ -150,7 +150,7 @@ static long task_tgid(uint32_t tid)
  * lives; 1 when all are attached.  */
 static int attach_child(struct out *o, uint32_t child)
 {
-	struct uprobes_err err = { "" };
+	struct bpfmap_err err = { "" };
 	size_t i, k, got = 0;
 	int tries;
 
@@ -344,7 +344,7 @@ int main(int argc, char **argv)
 	struct plan plan;
 	struct uprobes_point *pts = NULL;
 	struct uprobes *u = NULL;
-	struct uprobes_err err = { "" };
+	struct bpfmap_err err = { "" };
 	struct out *o = NULL;
 	size_t npts = 0, alloc = 0, i, ncodes, nrefused = 0;
 	struct uprobes_point *refused = NULL;
@@ -496,6 +496,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perun-uprobes: attached %ld of %zu probe points to process %ld "
 				"with %zu links in %.3f s\n",
 			nattached, npts, pid, uprobes_links(u), t1 - t0);
+	if (uprobes_arm(u, 1, &err) < 0) {
+		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+		goto out;
+	}
 	fputs("r\n", o->f);
 	fflush(o->f);
 
@@ -514,6 +518,9 @@ int main(int argc, char **argv)
 		if (!n)
 			flush_out(o);
 	}
+	/* the trace ends here, for every probe at once; the links go after */
+	if (uprobes_arm(u, 0, &err) < 0)
+		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 	t0 = now_s();
 	uprobes_detach(u);
 	t1 = now_s();

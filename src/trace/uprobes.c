@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "trace/bpfmap.h"
 #include "trace/uprobes.h"
 
 /* What Debian 12's 6.1 UAPI header does not define yet (Linux 6.6).  */
@@ -39,10 +39,11 @@ struct link_uprobe_multi {
 struct link {
 	int fd;
 	pid_t pid;
+	int ret;	/* return probes */
 };
 
 struct uprobes {
-	int ring_fd, counts_fd, prog_fd;
+	int ring_fd, counts_fd, armed_fd, prog_fd;
 	int procs_fd, fork_prog_fd, fork_event_fd;	/* uprobes_watch_forks, or -1 */
 	int exec_prog_fd, exec_event_fd;
 	size_t ring_size, ncodes, ncpus;
@@ -53,29 +54,6 @@ struct uprobes {
 	struct link *links;
 	size_t nlinks, alloc;
 };
-
-static int fail(struct uprobes_err *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct uprobes_err *err, int errnum, const char *fmt, ...)
-{
-	va_list ap;
-	size_t len;
-
-	if (!err)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	len = strlen(err->msg);
-	if (errnum && len < sizeof(err->msg))
-		snprintf(err->msg + len, sizeof(err->msg) - len, ": %s", strerror(errnum));
-	return -1;
-}
-
-static long sys_bpf(int cmd, void *attr, size_t size)
-{
-	return syscall(__NR_bpf, cmd, attr, size);
-}
 
 /* --- the program ----------------------------------------------------------- */
 
@@ -109,10 +87,24 @@ static long sys_bpf(int cmd, void *attr, size_t size)
  *
  * The clock is read before the reservation, as close to the trap as the
  * program can; the reader sorts what the CPUs interleave.  */
-static size_t program(struct bpf_insn *p, int ring_fd, int counts_fd)
+static size_t program(struct bpf_insn *p, int ring_fd, int counts_fd, int armed_fd)
 {
+	/* if (!armed[0]) return 0: the trace starts and ends at one instant, the
+	 * flag's flip, not over the time links take to attach or close */
+	struct bpf_insn gate[] = {
+		MOV64_REG(BPF_REG_6, BPF_REG_1),
+		ST_W(BPF_REG_10, -8, 0),
+		LD_MAP(BPF_REG_1, armed_fd),
+		MOV64_REG(BPF_REG_2, BPF_REG_10),
+		ADD64_IMM(BPF_REG_2, -8),
+		CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(BPF_REG_0, 0, 39),		/* to the final return 0 */
+		LDX_DW(BPF_REG_1, BPF_REG_0, 0),
+		JEQ_IMM(BPF_REG_1, 0, 37),
+		MOV64_REG(BPF_REG_1, BPF_REG_6),
+	};
 	struct bpf_insn prog[] = {
-		CALL(HELPER_ATTACH_COOKIE),		/* r1 = ctx already */
+		CALL(HELPER_ATTACH_COOKIE),		/* r1 = ctx */
 		MOV64_REG(BPF_REG_7, BPF_REG_0),	/* r7 = code */
 		STX_W(BPF_REG_10, BPF_REG_7, -4),
 		LD_MAP(BPF_REG_1, counts_fd),
@@ -150,8 +142,11 @@ static size_t program(struct bpf_insn *p, int ring_fd, int counts_fd)
 		MOV64_IMM(BPF_REG_0, 0),
 		EXIT(),
 	};
-	memcpy(p, prog, sizeof(prog));
-	return sizeof(prog) / sizeof(prog[0]);
+	_Static_assert(sizeof(gate) / sizeof(gate[0]) == 11 && sizeof(prog) / sizeof(prog[0]) == 38,
+		       "the gate's jumps land on the program's final return 0");
+	memcpy(p, gate, sizeof(gate));
+	memcpy(p + sizeof(gate) / sizeof(gate[0]), prog, sizeof(prog));
+	return sizeof(gate) / sizeof(gate[0]) + sizeof(prog) / sizeof(prog[0]);
 }
 
 static int map_create(unsigned type, unsigned key, unsigned value, unsigned entries,
@@ -165,12 +160,12 @@ static int map_create(unsigned type, unsigned key, unsigned value, unsigned entr
 	a.value_size = value;
 	a.max_entries = entries;
 	snprintf(a.map_name, sizeof(a.map_name), "%s", name);
-	return (int)sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	return (int)bpfmap_sys(BPF_MAP_CREATE, &a, sizeof(a));
 }
 
 static char verifier_log[8192];
 
-static int prog_load(int ring_fd, int counts_fd, struct uprobes_err *err)
+static int prog_load(int ring_fd, int counts_fd, int armed_fd, struct bpfmap_err *err)
 {
 	struct bpf_insn insns[64];
 	union bpf_attr a;
@@ -180,10 +175,10 @@ static int prog_load(int ring_fd, int counts_fd, struct uprobes_err *err)
 	a.prog_type = BPF_PROG_TYPE_KPROBE;
 	a.expected_attach_type = ATTACH_UPROBE_MULTI;
 	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = (uint32_t)program(insns, ring_fd, counts_fd);
+	a.insn_cnt = (uint32_t)program(insns, ring_fd, counts_fd, armed_fd);
 	a.license = (uint64_t)(uintptr_t)"GPL";
 	snprintf(a.prog_name, sizeof(a.prog_name), "perun_uprobe");
-	fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 	if (fd >= 0)
 		return fd;
 	{
@@ -192,11 +187,11 @@ static int prog_load(int ring_fd, int counts_fd, struct uprobes_err *err)
 		a.log_size = sizeof(verifier_log);
 		a.log_level = 1;
 		verifier_log[0] = '\0';
-		fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+		fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 		if (fd >= 0)
 			return fd;
 		errno = e;
-		return fail(err, e, "bpf(BPF_PROG_LOAD)%s%.180s", verifier_log[0] ? " " : "",
+		return bpfmap_fail(err, e, "bpf(BPF_PROG_LOAD)%s%.180s", verifier_log[0] ? " " : "",
 			    verifier_log);
 	}
 }
@@ -221,7 +216,7 @@ static size_t possible_cpus(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
-int uprobes_supported(struct uprobes_err *err)
+int uprobes_supported(struct bpfmap_err *err)
 {
 	struct uprobes *u = uprobes_new(2, 4096, err);
 
@@ -231,17 +226,17 @@ int uprobes_supported(struct uprobes_err *err)
 	return 1;
 }
 
-struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err *err)
+struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct bpfmap_err *err)
 {
 	struct uprobes *u = calloc(1, sizeof(*u));
 	size_t size;
 	void *m;
 
 	if (!u) {
-		fail(err, ENOMEM, "calloc");
+		bpfmap_fail(err, ENOMEM, "calloc");
 		return NULL;
 	}
-	u->ring_fd = u->counts_fd = u->prog_fd = -1;
+	u->ring_fd = u->counts_fd = u->armed_fd = u->prog_fd = -1;
 	u->procs_fd = u->fork_prog_fd = u->fork_event_fd = -1;
 	u->exec_prog_fd = u->exec_event_fd = -1;
 	u->page = (size_t)sysconf(_SC_PAGESIZE);
@@ -252,28 +247,33 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err
 	u->ring_size = size;
 	u->ring_fd = map_create(MAP_RINGBUF, 0, 0, (unsigned)size, "perun_ring");
 	if (u->ring_fd < 0) {
-		fail(err, errno, "bpf(BPF_MAP_CREATE) of a %zu-byte ring buffer", size);
+		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of a %zu-byte ring buffer", size);
 		goto bad;
 	}
 	u->counts_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 16, (unsigned)u->ncodes,
 				  "perun_counts");
 	if (u->counts_fd < 0) {
-		fail(err, errno, "bpf(BPF_MAP_CREATE) of %zu per-CPU counters", u->ncodes);
+		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of %zu per-CPU counters", u->ncodes);
 		goto bad;
 	}
-	u->prog_fd = prog_load(u->ring_fd, u->counts_fd, err);
+	u->armed_fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, "perun_armed");
+	if (u->armed_fd < 0) {
+		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of the armed flag");
+		goto bad;
+	}
+	u->prog_fd = prog_load(u->ring_fd, u->counts_fd, u->armed_fd, err);
 	if (u->prog_fd < 0)
 		goto bad;
 	m = mmap(NULL, u->page, PROT_READ | PROT_WRITE, MAP_SHARED, u->ring_fd, 0);
 	if (m == MAP_FAILED) {
-		fail(err, errno, "mmap of the ring's consumer page");
+		bpfmap_fail(err, errno, "mmap of the ring's consumer page");
 		goto bad;
 	}
 	u->consumer = m;
 	/* the data is mapped twice in a row, so a record never wraps */
 	m = mmap(NULL, u->page + 2 * size, PROT_READ, MAP_SHARED, u->ring_fd, (off_t)u->page);
 	if (m == MAP_FAILED) {
-		fail(err, errno, "mmap of the ring's data");
+		bpfmap_fail(err, errno, "mmap of the ring's data");
 		goto bad;
 	}
 	u->producer = m;
@@ -323,7 +323,7 @@ static int tp_read(const char *event, const char *name, char *buf, size_t n)
 }
 
 /* A perf event on tracepoint id running prog; its fd, or -1.  */
-static int tp_attach(int id, int prog, const char *what, struct uprobes_err *err)
+static int tp_attach(int id, int prog, const char *what, struct bpfmap_err *err)
 {
 	struct perf_event_attr pa;
 	int fd;
@@ -336,18 +336,18 @@ static int tp_attach(int id, int prog, const char *what, struct uprobes_err *err
 	pa.wakeup_events = 1;
 	fd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errno, "perf_event_open of %s", what);
+		return bpfmap_fail(err, errno, "perf_event_open of %s", what);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		int e = errno;
 		close(fd);
-		return fail(err, e, "ioctl(PERF_EVENT_IOC_SET_BPF) on %s", what);
+		return bpfmap_fail(err, e, "ioctl(PERF_EVENT_IOC_SET_BPF) on %s", what);
 	}
 	return fd;
 }
 
 /* sched_process_exec in a traced process: {ts, pid_tgid, EXEC} into the
  * ring, waking the reader.  */
-static int watch_execs(struct uprobes *u, struct uprobes_err *err)
+static int watch_execs(struct uprobes *u, struct bpfmap_err *err)
 {
 	char idtext[32];
 	union bpf_attr a;
@@ -382,7 +382,7 @@ static int watch_execs(struct uprobes *u, struct uprobes_err *err)
 	};
 
 	if (tp_read("sched_process_exec", "id", idtext, sizeof(idtext)) < 0 || (id = atoi(idtext)) <= 0)
-		return fail(err, errno, "tracefs sched/sched_process_exec");
+		return bpfmap_fail(err, errno, "tracefs sched/sched_process_exec");
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
 	a.insns = (uint64_t)(uintptr_t)prog;
@@ -393,15 +393,15 @@ static int watch_execs(struct uprobes *u, struct uprobes_err *err)
 	a.log_size = sizeof(verifier_log);
 	a.log_level = 1;
 	verifier_log[0] = '\0';
-	u->exec_prog_fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	u->exec_prog_fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 	if (u->exec_prog_fd < 0)
-		return fail(err, errno, "bpf(BPF_PROG_LOAD) of the exec watcher %.180s", verifier_log);
+		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) of the exec watcher %.180s", verifier_log);
 	if ((u->exec_event_fd = tp_attach(id, u->exec_prog_fd, "sched_process_exec", err)) < 0)
 		return -1;
 	return 0;
 }
 
-int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
+int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err)
 {
 	char format[4096], idtext[32];
 	int child_off, id, key = (int)root, val = (int)root;
@@ -411,20 +411,20 @@ int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
 
 	if (tp_read("sched_process_fork", "format", format, sizeof(format)) < 0 ||
 	    tp_read("sched_process_fork", "id", idtext, sizeof(idtext)) < 0)
-		return fail(err, errno, "tracefs sched/sched_process_fork (is tracefs mounted?)");
+		return bpfmap_fail(err, errno, "tracefs sched/sched_process_fork (is tracefs mounted?)");
 	child_off = tp_field_offset(format, "child_pid");
 	id = atoi(idtext);
 	if (child_off < 8 || id <= 0)
-		return fail(err, 0, "sched_process_fork: no child_pid field in its format");
+		return bpfmap_fail(err, 0, "sched_process_fork: no child_pid field in its format");
 	u->procs_fd = map_create(BPF_MAP_TYPE_HASH, 4, 4, 65536, "perun_procs");
 	if (u->procs_fd < 0)
-		return fail(err, errno, "bpf(BPF_MAP_CREATE) of the traced processes");
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of the traced processes");
 	memset(&a, 0, sizeof(a));
 	a.map_fd = (uint32_t)u->procs_fd;
 	a.key = (uint64_t)(uintptr_t)&key;
 	a.value = (uint64_t)(uintptr_t)&val;
-	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
-		return fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of process %d", (int)root);
+	if (bpfmap_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of process %d", (int)root);
 	{
 		/* in the parent: if (procs[tgid]) { procs[child] = tgid; ring <- {ts,
 		 * tgid << 32 | child, FORK} }; a thread's id goes in as well, and
@@ -471,7 +471,7 @@ int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
 		n = sizeof(prog) / sizeof(prog[0]);
 		insns = malloc(sizeof(prog));
 		if (!insns)
-			return fail(err, ENOMEM, "malloc");
+			return bpfmap_fail(err, ENOMEM, "malloc");
 		memcpy(insns, prog, sizeof(prog));
 	}
 	memset(&a, 0, sizeof(a));
@@ -484,10 +484,10 @@ int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err)
 	a.log_size = sizeof(verifier_log);
 	a.log_level = 1;
 	verifier_log[0] = '\0';
-	u->fork_prog_fd = (int)sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	u->fork_prog_fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 	free(insns);
 	if (u->fork_prog_fd < 0)
-		return fail(err, errno, "bpf(BPF_PROG_LOAD) of the fork watcher %.180s", verifier_log);
+		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) of the fork watcher %.180s", verifier_log);
 	if ((u->fork_event_fd = tp_attach(id, u->fork_prog_fd, "sched_process_fork", err)) < 0)
 		return -1;
 	return watch_execs(u, err);
@@ -513,10 +513,10 @@ static int link_create(struct uprobes *u, const char *path, const uint64_t *offs
 	attr.l.cnt = (uint32_t)n;
 	attr.l.multi_flags = ret ? UPROBE_MULTI_RETURN : 0;
 	attr.l.pid = (uint32_t)pid;
-	return (int)sys_bpf(BPF_LINK_CREATE, &attr, sizeof(attr));
+	return (int)bpfmap_sys(BPF_LINK_CREATE, &attr, sizeof(attr));
 }
 
-static void keep_link(struct uprobes *u, int fd, pid_t pid)
+static void keep_link(struct uprobes *u, int fd, pid_t pid, int ret)
 {
 	if (u->nlinks == u->alloc) {
 		size_t na = u->alloc ? 2 * u->alloc : 16;
@@ -529,6 +529,7 @@ static void keep_link(struct uprobes *u, int fd, pid_t pid)
 		u->alloc = na;
 	}
 	u->links[u->nlinks].pid = pid;
+	u->links[u->nlinks].ret = ret;
 	u->links[u->nlinks++].fd = fd;
 }
 
@@ -536,12 +537,15 @@ void uprobes_detach_pid(struct uprobes *u, pid_t pid)
 {
 	size_t i, k;
 
-	for (i = k = 0; i < u->nlinks; i++) {
-		if (u->links[i].pid == pid)
-			close(u->links[i].fd);
-		else
+	int pass;
+
+	for (pass = 1; pass >= 0; pass--)	/* returns first, as uprobes_detach */
+		for (i = 0; i < u->nlinks; i++)
+			if (u->links[i].pid == pid && u->links[i].ret == pass)
+				close(u->links[i].fd);
+	for (i = k = 0; i < u->nlinks; i++)
+		if (u->links[i].pid != pid)
 			u->links[k++] = u->links[i];
-	}
 	u->nlinks = k;
 }
 
@@ -579,7 +583,7 @@ static size_t attach_group(struct uprobes *u, struct uprobes_point *pts, const s
 	free(cookies);
 	free(refs);
 	if (fd >= 0) {
-		keep_link(u, fd, pid);
+		keep_link(u, fd, pid, pts[idx[0]].ret);
 		for (i = 0; i < n; i++)
 			pts[idx[i]].attached = 1;
 		return n;
@@ -593,34 +597,39 @@ static size_t attach_group(struct uprobes *u, struct uprobes_point *pts, const s
 }
 
 long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_t pid,
-		    struct uprobes_err *err)
+		    struct bpfmap_err *err)
 {
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), i, j, k, total = 0;
 	unsigned char *used = calloc(n ? n : 1, 1);
-	int errnum = 0;
+	int errnum = 0, pass;
 
 	if (!idx || !used) {
 		free(idx);
 		free(used);
-		return fail(err, ENOMEM, "malloc");
+		return bpfmap_fail(err, ENOMEM, "malloc");
 	}
-	for (i = 0; i < n; i++) {
-		if (used[i])
-			continue;
-		/* every point of this path and direction */
-		for (k = 0, j = i; j < n; j++) {
-			if (!used[j] && pts[j].ret == pts[i].ret && !strcmp(pts[j].path, pts[i].path)) {
-				used[j] = 1;
-				idx[k++] = j;
+	/* return probes first, then entries: a call cut by the attach then has
+	 * a return and no entry (in flight at the attach), never the reverse */
+	for (pass = 1; pass >= 0; pass--) {
+		for (i = 0; i < n; i++) {
+			if (used[i] || (int)pts[i].ret != pass)
+				continue;
+			/* every point of this path and direction */
+			for (k = 0, j = i; j < n; j++) {
+				if (!used[j] && pts[j].ret == pts[i].ret &&
+				    !strcmp(pts[j].path, pts[i].path)) {
+					used[j] = 1;
+					idx[k++] = j;
+				}
 			}
+			total += attach_group(u, pts, idx, k, pid, &errnum);
 		}
-		total += attach_group(u, pts, idx, k, pid, &errnum);
 	}
 	free(idx);
 	free(used);
 	if (!total && n) {
 		errno = errnum;
-		return fail(err, errnum, "bpf(BPF_LINK_CREATE) of a uprobe_multi link%s",
+		return bpfmap_fail(err, errnum, "bpf(BPF_LINK_CREATE) of a uprobe_multi link%s",
 			    errnum == ESRCH ? " (no such process)" : "");
 	}
 	return (long)total;
@@ -629,10 +638,30 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
 void uprobes_detach(struct uprobes *u)
 {
 	size_t i;
+	int pass;
 
-	for (i = 0; i < u->nlinks; i++)
-		close(u->links[i].fd);
+	/* return probes first: a call cut by the detach then has an entry and no
+	 * return (in flight at the detach), never the reverse */
+	for (pass = 1; pass >= 0; pass--)
+		for (i = 0; i < u->nlinks; i++)
+			if (u->links[i].ret == pass)
+				close(u->links[i].fd);
 	u->nlinks = 0;
+}
+
+int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err)
+{
+	uint32_t key = 0;
+	uint64_t val = on ? 1 : 0;
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)u->armed_fd;
+	a.key = (uint64_t)(uintptr_t)&key;
+	a.value = (uint64_t)(uintptr_t)&val;
+	if (bpfmap_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of the armed flag");
+	return 0;
 }
 
 size_t uprobes_links(const struct uprobes *u)
@@ -669,7 +698,7 @@ size_t uprobes_drain(struct uprobes *u, uprobes_event_fn fn, void *ctx)
 }
 
 int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *lost,
-		   struct uprobes_err *err)
+		   struct bpfmap_err *err)
 {
 	uint64_t *v = calloc(u->ncpus * 2, sizeof(*v));
 	union bpf_attr a;
@@ -677,14 +706,14 @@ int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *l
 
 	*seen = *lost = 0;
 	if (!v)
-		return fail(err, ENOMEM, "calloc");
+		return bpfmap_fail(err, ENOMEM, "calloc");
 	memset(&a, 0, sizeof(a));
 	a.map_fd = (uint32_t)u->counts_fd;
 	a.key = (uint64_t)(uintptr_t)&code;
 	a.value = (uint64_t)(uintptr_t)v;
-	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)) < 0) {
+	if (bpfmap_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)) < 0) {
 		free(v);
-		return fail(err, errno, "bpf(BPF_MAP_LOOKUP_ELEM) of code %u's counters", code);
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_LOOKUP_ELEM) of code %u's counters", code);
 	}
 	for (i = 0; i < u->ncpus; i++) {
 		*seen += v[2 * i];
@@ -704,21 +733,13 @@ void uprobes_free(struct uprobes *u)
 		munmap((void *)u->producer, u->page + 2 * u->ring_size);
 	if (u->consumer)
 		munmap(u->consumer, u->page);
-	if (u->exec_event_fd >= 0)
-		close(u->exec_event_fd);
-	if (u->exec_prog_fd >= 0)
-		close(u->exec_prog_fd);
-	if (u->fork_event_fd >= 0)
-		close(u->fork_event_fd);
-	if (u->fork_prog_fd >= 0)
-		close(u->fork_prog_fd);
-	if (u->procs_fd >= 0)
-		close(u->procs_fd);
-	if (u->prog_fd >= 0)
-		close(u->prog_fd);
-	if (u->counts_fd >= 0)
-		close(u->counts_fd);
-	if (u->ring_fd >= 0)
-		close(u->ring_fd);
+	{
+		int fds[] = { u->exec_event_fd, u->exec_prog_fd, u->fork_event_fd, u->fork_prog_fd,
+			      u->procs_fd, u->prog_fd, u->counts_fd, u->armed_fd, u->ring_fd };
+		size_t i;
+		for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+	}
 	free(u);
 }

@@ -19,10 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Why the last call failed: "CALL: reason".  */
-struct uprobes_err {
-	char msg[256];
-};
+#include "trace/bpfmap.h"	/* struct bpfmap_err: why a call failed */
 
 /* One probe point to attach: offset in path's file, the code its events
  * carry, and whether it is a return probe.  */
@@ -48,12 +45,12 @@ struct uprobes;
 
 /* 1 when this kernel attaches uprobe_multi links with BPF cookies (loads
  * the program once to see); 0 with the reason in err.  */
-int uprobes_supported(struct uprobes_err *err);
+int uprobes_supported(struct bpfmap_err *err);
 
 /* Creates the ring (ring_bytes, rounded up to a power of two of at least
  * a page), the per-code counters (ncodes codes) and the program.  NULL on
  * failure (why in err).  */
-struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err *err);
+struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct bpfmap_err *err);
 
 /* Attaches points (grouped by path and direction, one link each) to pid's
  * process only, or to every process when pid is 0.  A link the kernel
@@ -61,7 +58,7 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct uprobes_err
  * unattached.  Returns the number of points attached, or -1 when not even
  * one link could be made (why in err).  */
 long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_t pid,
-		    struct uprobes_err *err);
+		    struct bpfmap_err *err);
 
 /* The code of a fork record: a process the ring's tgid (pid_tgid >> 32)
  * runs started a task whose id is the record's pad field; new threads of a
@@ -75,7 +72,11 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
  * (a sched_process_fork tracepoint program and a map of the traced
  * processes), and their execs (sched_process_exec).  0, or -1 (why in
  * err).  */
-int uprobes_watch_forks(struct uprobes *u, pid_t root, struct uprobes_err *err);
+int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err);
+
+/* Starts (on) or stops recording, at once, on every link: the probes
+ * record nothing until armed.  0, or -1 (why in err).  */
+int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err);
 
 /* Releases the links bound to pid.  */
 void uprobes_detach_pid(struct uprobes *u, pid_t pid);
@@ -90,7 +91,7 @@ size_t uprobes_drain(struct uprobes *u, uprobes_event_fn fn, void *ctx);
 /* The kernel's per-code counters, summed over CPUs: events the probes saw
  * and events lost to a full ring.  0, or -1 (why in err).  */
 int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *lost,
-		   struct uprobes_err *err);
+		   struct bpfmap_err *err);
 
 /* Links currently held.  */
 size_t uprobes_links(const struct uprobes *u);

@@ -227,13 +227,13 @@ static const char *owner_desc(uid_t uid)
 	return buf[i];
 }
 
-int fs_trust_dir(const char *path, int create, const char *fix)
+static int trust_dir(const char *path, int create, mode_t mode, const char *fix)
 {
 	uid_t me = geteuid();
 	char comp[NAME_MAX + 1], *sofar, *prev;
 	const char *s = path;
 	struct stat st, cst;
-	int fd, nfd, ret = -1, shared;
+	int fd, nfd, ret = -1, shared, made;
 
 	if (path[0] != '/')
 		return pr_error("%s: not an absolute path: %s", path, fix);
@@ -285,10 +285,14 @@ int fs_trust_dir(const char *path, int create, const char *fix)
 			pr_error("%s: '%s' in the path: give it without . or ..", path, comp);
 			goto out;
 		}
-		if (fstatat(fd, comp, &cst, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
-		    create && mkdirat(fd, comp, 0700) < 0 && errno != EEXIST) {
-			pr_error_errno("mkdir %s", sofar);
-			goto out;
+		made = 0;
+		if (fstatat(fd, comp, &cst, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, comp, 0700) == 0)
+				made = 1;
+			else if (errno != EEXIST) {
+				pr_error_errno("mkdir %s", sofar);
+				goto out;
+			}
 		}
 		if (fstatat(fd, comp, &cst, AT_SYMLINK_NOFOLLOW) < 0) {
 			pr_error_errno("stat %s", sofar);
@@ -321,6 +325,12 @@ int fs_trust_dir(const char *path, int create, const char *fix)
 			pr_error("%s: %s changed while perun checked it; %s", path, sofar, fix);
 			goto out;
 		}
+		/* made here, private until now: the mode asked for, on the open
+		 * directory itself */
+		if (made && mode != 0700 && (fchmod(fd, mode) < 0 || fstat(fd, &st) < 0)) {
+			pr_error_errno("chmod %s", sofar);
+			goto out;
+		}
 	}
 	/* the directory itself: ours and private */
 	if (st.st_uid != me) {
@@ -340,6 +350,25 @@ out:
 	free(sofar);
 	free(prev);
 	return ret;
+}
+
+int fs_trust_dir(const char *path, int create, const char *fix)
+{
+	return trust_dir(path, create, 0700, fix);
+}
+
+int fs_make_trusted_dir(const char *path, mode_t mode, const char *fix)
+{
+	return trust_dir(path, 1, mode, fix);
+}
+
+int fs_replaceable(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT;
+	return S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
 int fs_open_trusted(const char *path, int flags)
@@ -407,6 +436,40 @@ int fs_read_fd(int fd, struct strbuf *sb)
 	}
 	sb->buf[sb->len] = '\0';
 	return 0;
+}
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+int fs_read_regular(struct strbuf *sb, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), ret, err;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		pr_error("%s is %s, not a file: give the path of a regular file", path,
+			 file_kind(st.st_mode));
+		errno = EINVAL;
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	ret = fs_read_fd(fd, sb);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
 }
 
 int fs_read_trusted(struct strbuf *sb, const char *path)

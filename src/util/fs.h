@@ -35,6 +35,10 @@ char *fs_realpath(const char *path);
  * ours and writable by no one else.  Refusals name the path, the reason and
  * end with fix.  0 trusted, -1 refused.  */
 int fs_trust_dir(const char *path, int create, const char *fix);
+/* fs_trust_dir creating what is missing, each directory made with mkdirat
+ * beside the verified descriptor of its parent (never through a link) and
+ * given mode: for directories others read (a report, aggregates).  */
+int fs_make_trusted_dir(const char *path, mode_t mode, const char *fix);
 /* path made absolute (against the working directory) without '.' or '..',
  * as fs_trust_dir takes it; a '..' may undo only a real directory, never a
  * symbolic link.  Caller frees; NULL when refused (reported).  */
@@ -46,10 +50,19 @@ int fs_open_trusted(const char *path, int flags);
 /* fs_open_trusted and read it all.  */
 int fs_read_trusted(struct strbuf *sb, const char *path);
 int fs_read_fd(int fd, struct strbuf *sb);
+/* Reads a file a user named (a profile, a file to import): opened without
+ * blocking (a FIFO or a device never hangs the reader) and checked on the
+ * open descriptor to be a regular file.  -1 with errno set and nothing
+ * reported when it cannot be opened; -1 with errno EINVAL and a message
+ * naming path when it is not a regular file.  */
+int fs_read_regular(struct strbuf *sb, const char *path);
 /* Creates path (mode) or opens the existing one, without following a link,
  * and checks it is a directory of ours writable by no one else; returns its
  * descriptor for openat(), or -1 (reported).  */
 int fs_open_private_dir(const char *path, mode_t mode);
+/* Whether perun may write path over what is there: nothing, or a regular
+ * file of ours writable by no one else (never a file of someone else's).  */
+int fs_replaceable(const char *path);
 /* nhex random hex digits (at most 64) and a NUL into out.  */
 int fs_random_hex(char *out, size_t nhex);
 

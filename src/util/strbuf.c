@@ -155,6 +155,28 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void strbuf_add_printable(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			strbuf_addf(sb, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			strbuf_addf(sb, "\\xc2\\x%02x", *++p);
+		else
+			strbuf_addch(sb, (char)*p);
+	}
+}
+
+char *xstrdup_printable(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_printable(&sb, s);
+	return sb.buf ? strbuf_detach(&sb) : xstrdup("");
+}
+
 void strbuf_add_json_str(struct strbuf *sb, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";

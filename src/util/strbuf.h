@@ -25,6 +25,13 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Appends the JSON string literal for s (quotes included).  */
 void strbuf_add_json_str(struct strbuf *sb, const char *s);
+/* Appends s for a terminal or a text listing: every control character (C0
+ * including tab and newline, DEL, and C1 encoded as UTF-8) as \xNN, so a
+ * name from a profile or a remote cannot move the cursor, retitle the
+ * window or forge a line.  */
+void strbuf_add_printable(struct strbuf *sb, const char *s);
+/* s as strbuf_add_printable writes it; caller frees.  */
+char *xstrdup_printable(const char *s);
 /* Reads the whole file; returns -1 with errno set on failure.  */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* Never returns NULL: the empty string when nothing was added.  */

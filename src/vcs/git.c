@@ -2,7 +2,10 @@
 
 #define PR_FMT "vcs"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
@@ -335,6 +338,92 @@ static int git_checkout_minor(const char *worktree, const char *sha)
 	return ret;
 }
 
+static int git_export(const char *worktree, const char *sha, const char *dir)
+{
+	git_repository *repo = open_repo(worktree);
+	git_object *obj = NULL;
+	git_tree *tree = NULL;
+	git_index *empty = NULL;
+	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+	git_oid oid;
+	int ret = -1;
+
+	if (!repo)
+		return -1;
+	/* into dir only: the repository's index, HEAD and work tree stay as they are */
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+	opts.target_directory = dir;
+	if (git_oid_fromstr(&oid, sha) < 0 || git_object_lookup(&obj, repo, &oid, GIT_OBJECT_COMMIT) < 0 ||
+	    git_commit_tree(&tree, (git_commit *)obj) < 0) {
+		git_fail("git_commit_tree", sha);
+		goto out;
+	}
+	/* against an empty baseline: every file of the tree is written */
+	if (git_index_new(&empty) < 0) {
+		git_fail("git_index_new", sha);
+		goto out;
+	}
+	opts.baseline_index = empty;
+	if (git_checkout_tree(repo, (git_object *)tree, &opts) < 0)
+		git_fail("git checkout into", dir);
+	else
+		ret = 0;
+out:
+	git_index_free(empty);
+	git_tree_free(tree);
+	git_object_free(obj);
+	git_repository_free(repo);
+	return ret;
+}
+
+static int git_range(const char *worktree, const char *from, const char *to, char (**out)[41],
+		     size_t *n)
+{
+	git_repository *repo = open_repo(worktree);
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	size_t alloc = 0;
+	int ret = -1, r;
+
+	*out = NULL;
+	*n = 0;
+	if (!repo)
+		return -1;
+	if (git_revwalk_new(&walk, repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
+	    git_revwalk_simplify_first_parent(walk) < 0) {
+		git_fail("git_revwalk_new", worktree);
+		goto out;
+	}
+	if (git_oid_fromstr(&oid, to) < 0 || git_revwalk_push(walk, &oid) < 0) {
+		git_fail("git_revwalk_push", to);
+		goto out;
+	}
+	if (from && (git_oid_fromstr(&oid, from) < 0 || git_revwalk_hide(walk, &oid) < 0)) {
+		git_fail("git_revwalk_hide", from);
+		goto out;
+	}
+	while ((r = git_revwalk_next(&oid, walk)) == 0) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			*out = xrealloc(*out, alloc * sizeof(**out));
+		}
+		git_oid_tostr((*out)[(*n)++], 41, &oid);
+	}
+	if (r != GIT_ITEROVER) {
+		git_fail("git_revwalk_next", to);
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		goto out;
+	}
+	ret = 0;
+out:
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	return ret;
+}
+
 /* --- perun push / perun fetch ------------------------------------------------- */
 
 /* ssh remotes: the agent's keys, as git would offer them.  */
@@ -517,6 +606,52 @@ static int sync_push_update(const char *ref, const char *status, void *payload)
 	return 0;
 }
 
+/* Creates VCS_SYNC_REF in the repository at gitdir only while it is absent,
+ * as git itself does: its lock file taken with O_EXCL, the ref looked up
+ * under that lock, then the lock renamed into place.  libgit2 checks that a
+ * ref is absent before it takes the lock, so two first pushes at once could
+ * both create it and one would be lost.  0 created, 1 when another host
+ * holds the lock or created the ref first, -1 on error.  */
+static int create_ref_exclusive(git_repository *rrepo, const char *gitdir, const git_oid *commit)
+{
+	char *lock = xstrfmt("%s/%s.lock", gitdir, VCS_SYNC_REF);
+	char *final = xstrfmt("%s/%s", gitdir, VCS_SYNC_REF), line[GIT_OID_HEXSZ + 2];
+	git_reference *ref = NULL;
+	int fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), ret = -1, r;
+
+	if (fd < 0) {
+		ret = errno == EEXIST ? 1 : pr_error_errno("open %s", lock);
+		goto out;
+	}
+	r = git_reference_lookup(&ref, rrepo, VCS_SYNC_REF);
+	git_reference_free(ref);
+	if (r == 0) {
+		ret = 1;
+		goto drop;
+	}
+	snprintf(line, sizeof(line), "%s\n", git_oid_tostr_s(commit));
+	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) < 0) {
+		pr_error_errno("write %s", lock);
+		goto drop;
+	}
+	close(fd);
+	fd = -1;
+	if (rename(lock, final) < 0) {
+		pr_error_errno("rename %s", lock);
+		goto drop;
+	}
+	ret = 0;
+	goto out;
+drop:
+	if (fd >= 0)
+		close(fd);
+	unlink(lock);
+out:
+	free(lock);
+	free(final);
+	return ret;
+}
+
 /* Updates the ref of a remote on this machine by compare-and-swap: libgit2's
  * local transport overwrites a ref it has read, so two pushes at once could
  * lose one.  The commit travels under a private name first.  1 when the ref
@@ -545,16 +680,22 @@ static int sync_push_local(git_remote *remote, const char *path, const git_oid *
 		git_fail("git_repository_open", path);
 		goto out;
 	}
-	if (remote_tip[0] && git_oid_fromstr(&expect, remote_tip) < 0)
+	if (!remote_tip[0]) {
+		/* the first push: the ref is created only if still absent */
+		ret = create_ref_exclusive(rrepo, git_repository_path(rrepo), commit);
+		goto drop_tmp;
+	}
+	if (git_oid_fromstr(&expect, remote_tip) < 0)
 		goto out;
-	r = git_reference_create_matching(&ref, rrepo, VCS_SYNC_REF, commit, remote_tip[0] != 0,
-					  remote_tip[0] ? &expect : NULL, "perun push");
+	r = git_reference_create_matching(&ref, rrepo, VCS_SYNC_REF, commit, 1, &expect,
+					  "perun push");
 	if (r == GIT_EMODIFIED || r == GIT_EEXISTS || r == GIT_ELOCKED)
 		ret = 1;
 	else if (r < 0)
 		git_fail("git_reference_create_matching", path);
 	else
 		ret = 0;
+drop_tmp:
 	git_reference_free(ref);
 	ref = NULL;
 	if (git_reference_lookup(&ref, rrepo, tmp) == 0)
@@ -786,6 +927,8 @@ const struct vcs_backend vcs_git = {
 	.save_state = git_save_state,
 	.restore_state = git_restore_state,
 	.checkout = git_checkout_minor,
+	.export_tree = git_export,
+	.range = git_range,
 	.sync_fetch = git_sync_fetch,
 	.sync_push = git_sync_push,
 	.diff = git_diff_versions,

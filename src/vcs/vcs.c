@@ -102,6 +102,17 @@ int vcs_checkout(const char *worktree, const char *sha)
 	return backend_for(worktree)->checkout(worktree, sha);
 }
 
+int vcs_export_tree(const char *worktree, const char *sha, const char *dir)
+{
+	return backend_for(worktree)->export_tree(worktree, sha, dir);
+}
+
+int vcs_range(const char *worktree, const char *from, const char *to, char (**out)[41],
+	      size_t *n)
+{
+	return backend_for(worktree)->range(worktree, from, to, out, n);
+}
+
 int vcs_sync_fetch(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
 		   char tip[41])
 {

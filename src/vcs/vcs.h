@@ -42,6 +42,15 @@ int vcs_save_state(const char *worktree, int *saved);
 int vcs_restore_state(const char *worktree, int saved);
 /* Checks out a minor version (detached HEAD).  */
 int vcs_checkout(const char *worktree, const char *sha);
+/* Writes the files of commit sha into the directory dir (created when
+ * missing), as a checkout would: the repository's HEAD, index and work tree
+ * are not touched.  */
+int vcs_export_tree(const char *worktree, const char *sha, const char *dir);
+/* The commits from..to as git names them (reachable from to, not from from;
+ * from NULL: every ancestor), first parents only, oldest first, into *out
+ * (caller frees) and *n.  */
+int vcs_range(const char *worktree, const char *from, const char *to, char (**out)[41],
+	      size_t *n);
 
 /* Profiles travel between hosts in one ref, refs/perun/profiles, whose tree
  * holds files by their path under .perun (objects/xx/yyyy...): perun push
@@ -92,6 +101,9 @@ struct vcs_backend {
 	int (*save_state)(const char *worktree, int *saved);
 	int (*restore_state)(const char *worktree, int saved);
 	int (*checkout)(const char *worktree, const char *sha);
+	int (*export_tree)(const char *worktree, const char *sha, const char *dir);
+	int (*range)(const char *worktree, const char *from, const char *to, char (**out)[41],
+		     size_t *n);
 	int (*sync_fetch)(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
 			  char tip[41]);
 	int (*sync_push)(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,

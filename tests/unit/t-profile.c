@@ -67,6 +67,51 @@ static void test_quantiles(void)
 	       "p95: rank 4.75 (1024 + 1024 x 0.9375)");
 	is_int((long)log2_hist_quantile(h, 64, 0.95, 8, 1900), 1900, "p95 clamped to the maximum");
 	is_int((long)log2_hist_quantile(h, 64, 0.1, 8, 3000), 12, "p10 in bucket 3");
+	{
+		static const double v[] = { 10, 20, 30, 40 }, one[] = { 7 };
+		is_int((long)quantile_sorted(v, 4, 0.5), 25, "exact median of four: the middle two's mean");
+		is_int((long)quantile_sorted(v, 3, 0.5), 20, "of three: the middle one");
+		is_int((long)(quantile_sorted(v, 4, 0.95) * 10), 385, "p95: 30 + 0.85 x 10");
+		is_int((long)quantile_sorted(one, 1, 0.95), 7, "one value is every quantile");
+		is_int((long)quantile_sorted(v, 0, 0.5), 0, "none: 0");
+	}
+}
+
+/* An incomplete profile's header: what was lost, per function.  */
+static const char lossy[] =
+	"{\"header\":{\"type\":\"mixed\",\"units\":{\"mixed(time delta)\":\"ns\"}},"
+	"\"collector_info\":{\"name\":\"trace\",\"probes\":{\"planned\":6,\"attached\":4,"
+	"\"failed\":[\"h (/bin/x): its entry probe was not attached\"]}},"
+	"\"snapshots\":[{\"resources\":[{\"amount\":5,\"uid\":\"f\"}]}],"
+	"\"trace\":{\"complete\":false,\"anomalies\":{\"lost_events\":30,\"lost_in_buffer\":20,"
+	"\"lost_in_transport\":10,\"missing_records\":0,\"lost_by_function\":{\"f\":25,\"g\":5},"
+	"\"unfinished_by_function\":{\"g\":2},\"missing_end\":false}}}";
+
+static void test_incomplete(void)
+{
+	struct profile p;
+	struct strbuf out = STRBUF_INIT;
+
+	ok(profile_parse(&p, lossy, strlen(lossy), "lossy") == 0, "a lossy profile");
+	is_int(profile_incomplete(&p, "> ", &out), 1, "it says it is incomplete");
+	is_str(out.buf,
+	       "> incomplete profile: 30 events lost (20 in the recorder's full buffer, 10 in the "
+	       "runtime's transport), 2 of 6 probes not attached; the calls and times shown miss "
+	       "what was lost\n"
+	       ">   f: 25 events lost\n"
+	       ">   g: 5 events lost, 2 calls unfinished\n"
+	       ">   not attached: h (/bin/x): its entry probe was not attached\n",
+	       "the header: the loss, then per function, most first");
+	strbuf_reset(&out);
+	profile_summary(&p, &out);
+	ok(!strstr(out.buf, "incomplete"), "the table itself leaves it to its callers (show)");
+	profile_release(&p);
+	strbuf_release(&out);
+	ok(profile_parse(&p, aggregated, strlen(aggregated), "agg") == 0 &&
+		   profile_incomplete(&p, "", &out) == 0 && !out.len,
+	   "a profile that does not say it is incomplete: nothing");
+	profile_release(&p);
+	strbuf_release(&out);
 }
 
 static struct json_object *jget(struct json_object *o, const char *k)
@@ -92,6 +137,8 @@ static void test_writer(void)
 	plan_init(&plan);
 	plan_add(&plan, PROBE_FUNC, "/bin/x", "fib")->sampling = 1;
 	plan_add(&plan, PROBE_FUNC, "/bin/x", "g")->sampling = 10;
+	plan.probes[0].flags |= PROBE_F_ENTRY_EMULATED;
+	plan.probes[1].flags |= PROBE_F_ENTRY_STEPPED;
 	h = json_object_new_object();
 	ci = json_object_new_object();
 	json_object_object_add(h, "type", json_object_new_string("mixed"));
@@ -128,11 +175,32 @@ static void test_writer(void)
 	is_int((long)json_object_get_double(jget(js, "calibrated_exclusive")), 2600,
 	       "calibrated exclusive: 900 + (2000 - 100 - 1 x (300 - 100))");
 	ok(!jget(js, "sampled"), "fib records every call: no sampled field");
+	is_str(json_object_get_string(jget(js, "quantiles")), "log2-histogram",
+	       "one probe's summary alone: quantiles from its histograms, and it says so");
+	is_str(json_object_get_string(jget(js, "probe_entry")), "emulated",
+	       "fib's entry probe: on an instruction the kernel emulates (the plan's flag)");
 	json_object_put(js);
+	{
+		size_t ids[] = { 0 };
+		js = profile_writer_summary_json(&w, ids, 1);
+		is_str(json_object_get_string(jget(js, "quantiles")), "exact",
+		       "the writer's summary: exact quantiles over the recorded calls");
+		is_int((long)json_object_get_double(jget(js, "median")), 2000,
+		       "median of 1000 and 3000: their mean");
+		is_int((long)json_object_get_double(jget(js, "p95")), 2900,
+		       "p95: 1000 + 0.95 x 2000 (linear between the closest ranks)");
+		is_int((long)json_object_get_double(jget(js, "calibrated_median")), 1750,
+		       "calibrated median of 900 and 2600");
+		is_int((long)json_object_get_double(jget(js, "calibrated_p95")), 2515,
+		       "calibrated p95: 900 + 0.95 x 1700");
+		json_object_put(js);
+	}
 	js = probe_summary_json(&w.sum[1]);
 	is_int((long)json_object_get_double(jget(js, "calibrated_total")), 300,
 	       "g: 0 (50 ns is less than its probe cost, and never below 0) + 1000 - stepped 700");
 	ok(json_object_get_boolean(jget(js, "probe_stepped")), "g says its stepped cost was used");
+	is_str(json_object_get_string(jget(js, "probe_entry")), "stepped",
+	       "g's entry probe: stepped out of line");
 	is_int((long)json_object_get_int64(jget(js, "sampled")), 10, "g: sampled 1 in 10");
 	json_object_put(js);
 	memset(&st, 0, sizeof(st));
@@ -318,6 +386,49 @@ static void test_summary_merge(void)
 	}
 }
 
+/* Two C++ names of one class template, 150 characters long, that differ
+ * only in a template argument in their middle: the summary's rows read
+ * differently, and a short name is never cut.  */
+static void test_long_names(void)
+{
+	struct profile p;
+	struct strbuf js = STRBUF_INIT, out = STRBUF_INIT;
+	char pad[61], a[200], b[200], *la, *lb, *nl;
+
+	memset(pad, 'x', 60);
+	pad[60] = '\0';
+	snprintf(a, sizeof(a), "ns::Table<%s, int, %s>::lookup(std::string const&)", pad, pad);
+	snprintf(b, sizeof(b), "ns::Table<%s, long, %s>::lookup(std::string const&)", pad, pad);
+	strbuf_addf(&js,
+		    "{\"header\":{\"type\":\"mixed\",\"units\":{\"mixed(time delta)\":\"ns\"},"
+		    "\"cmd\":\"x\"},\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],"
+		    "\"snapshots\":[{\"resources\":["
+		    "{\"amount\":10,\"exclusive\":10,\"uid\":\"%s\",\"type\":\"mixed\","
+		    "\"call-id\":0,\"caller-id\":-1},"
+		    "{\"amount\":20,\"exclusive\":20,\"uid\":\"%s\",\"type\":\"mixed\","
+		    "\"call-id\":1,\"caller-id\":-1},"
+		    "{\"amount\":5,\"exclusive\":5,\"uid\":\"short\",\"type\":\"mixed\","
+		    "\"call-id\":2,\"caller-id\":-1}]}]}",
+		    a, b);
+	ok(profile_parse(&p, js.buf, js.len, "long") == 0, "a profile with two long names");
+	profile_summary(&p, &out);
+	/* rows by total: b (20), a (10), short (5), after the header */
+	la = strchr(out.buf, '\n') + 1;
+	lb = strchr(la, '\n') + 1;
+	nl = strchr(lb, '\n');
+	ok(nl && strstr(la, "...") && strstr(lb, "..."), "both long names are cut");
+	/* the name column is as wide in both rows: compare it */
+	ok(nl && strstr(la, " 1 ") && strstr(lb, " 1 ") &&
+		   strncmp(la, lb, (size_t)(strstr(la, " 1 ") - la)) != 0,
+	   "into names that differ");
+	ok(strstr(la, ", lon") && strstr(lb, ", int") && strstr(la, ">::lookup(std::string const&)"),
+	   "each shows its own template argument, and its end");
+	ok(strstr(out.buf, "\nshort "), "a short name is whole");
+	profile_release(&p);
+	strbuf_release(&js);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	struct profile p;
@@ -394,12 +505,14 @@ int main(void)
 	ok(profile_parse(&p, recursive, strlen(recursive), "rec") == 0, "a recursive profile");
 	strbuf_reset(&out);
 	profile_summary(&p, &out);
-	snprintf(line, sizeof(line), "%-40s %10s %14s %12s %12s %12s", "fib", "2", "30", "20.0", "30",
-		 "30");
+	snprintf(line, sizeof(line), "%-40s %10s %14s %12s %12s %12s", "fib", "2", "30", "20.0", "20",
+		 "29");
 	ok(strstr(out.buf, line),
-	   "fib: 2 calls, total 30 (not 40: the nested call is inside the outer one), p95 30");
-	ok(strstr(out.buf, "cal.mean") && strstr(out.buf, "      12.5\n"),
-	   "a cal.mean column from the trace summary's calibrated_mean");
+	   "fib: 2 calls, total 30 (not 40: the nested call is inside the outer one), median 20 "
+	   "(between 10 and 30), p95 29 (interpolated)");
+	ok(strstr(out.buf, "cal.mean cal.median probe") && strstr(out.buf, "      12.5       12.5 -\n"),
+	   "cal.mean from the trace summary's calibrated_mean; cal.median falls back to it in a "
+	   "profile without one; no probe kind known");
 	strbuf_reset(&out);
 	profile_folded(&p, &out);
 	is_str(out.buf, "fib 20\nfib;fib 10\n", "folded: each frame's exclusive time");
@@ -430,7 +543,9 @@ int main(void)
 			   calibrate_insn_stepped(ret, 4) && calibrate_insn_stepped(ret, 0),
 		   "sub, endbr64 and ret are stepped out of line");
 	}
+	test_long_names();
 	test_quantiles();
+	test_incomplete();
 	test_writer();
 	test_summary_merge();
 	strbuf_release(&out);

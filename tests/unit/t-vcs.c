@@ -57,6 +57,33 @@ int main(void)
 	   "minor info: subject, author, parent");
 	minor_version_release(&mv);
 	ok(vcs_walk(dir, head, 0, count_fn, &n) == 0 && n == 2, "walk sees two minor versions");
+	{
+		char (*list)[41] = NULL, *into = xstrfmt("%s-export", dir), *f = xstrfmt("%s/f", into);
+		size_t nl = 0;
+		ok(vcs_range(dir, NULL, head, &list, &nl) == 0 && nl == 2 && !strcmp(list[0], prev) &&
+		   !strcmp(list[1], head), "range of every ancestor, oldest first");
+		free(list);
+		ok(vcs_range(dir, prev, head, &list, &nl) == 0 && nl == 1 && !strcmp(list[0], head),
+		   "range A..B leaves A out");
+		free(list);
+		sh(dir, "echo local >>f");
+		ok(vcs_export_tree(dir, prev, into) == 0, "export the first commit into a directory");
+		strbuf_reset(&sb);
+		strbuf_read_file(&sb, f);
+		is_str(sb.buf, "one\n", "the exported file is the first commit's");
+		strbuf_reset(&sb);
+		free(f);
+		f = xstrfmt("%s/f", dir);
+		strbuf_read_file(&sb, f);
+		is_str(sb.buf, "one\ntwo\nlocal\n", "the work tree's file is untouched");
+		strbuf_reset(&sb);
+		ok(vcs_head(dir, again) == 0 && !strcmp(again, head), "HEAD did not move");
+		sh(dir, "git checkout -q f");
+		is_int(vcs_is_dirty(dir), 0, "the index still matches HEAD");
+		fs_remove_tree(into);
+		free(into);
+		free(f);
+	}
 	major = vcs_major_version(dir);
 	ok(major && (!strcmp(major, "master") || !strcmp(major, "main")), "major version is the branch");
 	free(major);

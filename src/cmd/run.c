@@ -1,0 +1,410 @@
+/* perun run matrix [options] [REV | A..B]...
+ * perun run job -c CMD [-a ARGS]... [-w WORKLOAD]... [options] [REV | A..B]... [trace [options]]
+ * perun bisect [options] GOOD BAD [FUNCTION]  */
+#include "config.h"
+
+#define PR_FMT "perun run"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "run/run.h"
+#include "store/localyml.h"
+#include "store/repo.h"
+#include "trace/driver.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "vcs/vcs.h"
+
+static const char usage_run[] =
+	"usage: perun run matrix [--repeat N] [-q] [-v] [REV | A..B]...\n"
+	"       perun run job -c CMD [-a ARGS]... [-w WORKLOAD]... [--repeat N] [-q] [-v]\n"
+	"                     [REV | A..B]... [trace [trace options]]\n"
+	"\n"
+	"Collects jobs and registers their profiles for each revision.  'matrix' runs\n"
+	"the job matrix of .perun/local.yml: every cmd with every args and workload,\n"
+	"collected by every collector (name: trace, params: trace options).  'job'\n"
+	"runs the one job given: every -c with every -a and -w, traced with the\n"
+	"options after 'trace' (as perun collect takes them).\n"
+	"\n"
+	"Each revision (REV, or A..B: the commits after A up to B on the first-parent\n"
+	"line) is written into a temporary work tree, execute.pre_run of local.yml\n"
+	"runs there (e.g. make), the jobs run there from the directory perun run was\n"
+	"started in, and the work tree is removed; the checkout is not touched.\n"
+	"Without a revision the jobs run in the work tree as it is, for HEAD.\n"
+	"\n"
+	"  --repeat N     collect each job N times (default: repeat in local.yml, else 1)\n"
+	"  -q, --quiet    no progress lines (they go to stderr on a terminal)\n"
+	"  -v, --verbose  collect's own messages too\n"
+	"\n"
+	"Prints one line per revision and job with the profiles registered.  Exit\n"
+	"status: 0 when every build and collect succeeded, 1 when one failed (each\n"
+	"is named with its revision and job; the rest still ran), 2 on a usage error.\n";
+
+static const char usage_bisect[] =
+	"usage: perun bisect [--repeat N] [--job N] [--threshold PCT] [-q] [-v]\n"
+	"                    GOOD BAD [FUNCTION]\n"
+	"\n"
+	"Finds the first commit after GOOD up to BAD where FUNCTION's median call time\n"
+	"steps up.  Revisions are collected as perun run matrix collects them (a\n"
+	"temporary work tree, execute.pre_run, the job, its profiles registered):\n"
+	"GOOD and BAD first, then the middle of the interval that holds the step the\n"
+	"step detection finds among the revisions collected so far, until the step\n"
+	"lies between two neighbouring commits: about log2(commits) + 2 revisions.\n"
+	"Without FUNCTION, the function whose time rose most from GOOD to BAD.\n"
+	"\n"
+	"  --repeat N       collect each revision N times (default: local.yml's repeat,\n"
+	"                   else 1); a revision's time is the median of its runs' medians\n"
+	"  --job N          the job of local.yml's matrix to run (default 1)\n"
+	"  --threshold PCT  the smallest step up that counts (default 20; one run per\n"
+	"                   revision on a busy machine moves a time by up to ~15 %)\n"
+	"  -q, --quiet      no progress lines\n"
+	"  -v, --verbose    collect's own messages too\n"
+	"\n"
+	"Exit status: 0 when a commit is named, 1 when no step up was found or a\n"
+	"collect failed at GOOD or BAD, 2 on a usage error.\n";
+
+static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "perun %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nsee 'perun %s --help'\n", cmd);
+	return EXIT_USAGE;
+}
+
+static int parse_count(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || *s == '-' || v < 1 || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* The options both run and bisect take; 1 when argv[*i] was one.  */
+struct common {
+	unsigned repeat;
+	int quiet, verbose;
+};
+
+static int parse_common(const char *cmd, struct common *c, int argc, char **argv, int *i,
+			int *err)
+{
+	const char *a = argv[*i];
+
+	*err = 0;
+	if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		c->quiet = 1;
+	} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+		c->verbose = 1;
+	} else if (!strcmp(a, "--repeat") || !strncmp(a, "--repeat=", 9)) {
+		const char *v = a[8] == '=' ? a + 9 : *i + 1 < argc ? argv[++*i] : NULL;
+		if (!v || parse_count(v, 1000, &c->repeat) < 0)
+			*err = usage_error(cmd, "--repeat wants a number of runs from 1 to 1000, not '%s'",
+					   v ? v : "");
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* local.yml of the repository: 1 read, 0 missing, -1 bad (reported).  */
+static int read_matrix(const struct repo *r, struct job_matrix *m)
+{
+	char *path = xstrfmt("%s/local.yml", r->dir);
+	int ret = fs_exists(path) ? (config_read_jobs(path, m) < 0 ? -1 : 1) : 0;
+
+	if (!ret)
+		memset(m, 0, sizeof(*m));
+	free(path);
+	return ret;
+}
+
+/* Runs the runner over the revisions; the exit status.  */
+static int run_revisions(struct runner *rn, char (*revs)[41], size_t nrevs)
+{
+	size_t i, total = nrevs ? nrevs : 1, failed_revs = 0;
+	int r;
+
+	for (i = 0; i < total; i++) {
+		size_t before = rn->failed;
+		r = runner_revision(rn, nrevs ? revs[i] : NULL, i, total);
+		if (r < 0 && rn->interrupted) {
+			fprintf(stderr, "perun run: interrupted at revision %zu of %zu\n", i + 1, total);
+			return EXIT_SIGNAL_BASE + driver_signal_received();
+		}
+		failed_revs += rn->failed > before;
+	}
+	if (failed_revs) {
+		fprintf(stderr, "perun run: %zu of %zu revision%s had a failure (named above); %zu "
+				"profile%s registered\n",
+			failed_revs, total, total == 1 ? "" : "s", rn->registered,
+			rn->registered == 1 ? "" : "s");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int cmd_run(int argc, char **argv, struct ctx *ctx)
+{
+	struct common c = { 0, 0, 0 };
+	struct strv cmds = STRV_INIT, args = STRV_INIT, wls = STRV_INIT, revargs = STRV_INIT;
+	struct job_matrix m;
+	struct run_job *jobs = NULL;
+	struct runner rn;
+	struct repo r = { NULL, NULL, -1 };
+	char (*revs)[41] = NULL;
+	size_t njobs = 0, nrevs = 0;
+	int i, err, is_job, have_matrix = 0, runner_ok = 0, ret = EXIT_FAIL, trace_at = -1;
+
+	(void)ctx;
+	memset(&m, 0, sizeof(m));
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_run, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (strcmp(argv[1], "matrix") && strcmp(argv[1], "job"))
+		return usage_error("run", "unknown subcommand '%s': use matrix or job", argv[1]);
+	is_job = !strcmp(argv[1], "job");
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (parse_common("run", &c, argc, argv, &i, &err)) {
+			if (err)
+				return err;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_run, stdout);
+			ret = EXIT_OK;
+			goto out;
+		} else if (is_job && (!strcmp(a, "-c") || !strcmp(a, "--cmd") || !strcmp(a, "-a") ||
+				      !strcmp(a, "--args") || !strcmp(a, "-w") ||
+				      !strcmp(a, "--workload"))) {
+			if (i + 1 >= argc) {
+				ret = usage_error("run", "%s wants a value", a);
+				goto out;
+			}
+			strv_push(a[1] == 'c' || a[2] == 'c' ? &cmds : a[1] == 'a' || a[2] == 'a' ? &args
+												: &wls,
+				  argv[++i]);
+		} else if (is_job && !strcmp(a, "trace")) {
+			trace_at = i;
+			break;
+		} else if (a[0] == '-' && a[1]) {
+			ret = usage_error("run", "unknown option '%s'", a);
+			goto out;
+		} else {
+			strv_push(&revargs, a);
+		}
+	}
+	if (is_job && !cmds.n) {
+		ret = usage_error("run", "%s", "run job needs the command: -c CMD");
+		goto out;
+	}
+	if (repo_find(&r) < 0)
+		goto out;
+	have_matrix = read_matrix(&r, &m);
+	if (have_matrix < 0)
+		goto out;
+	if (!is_job && !have_matrix) {
+		pr_error("%s/local.yml is missing: perun init writes it; list cmds and collectors "
+			 "there",
+			 r.dir);
+		goto out;
+	}
+	if (is_job) {
+		/* the job of the command line, with local.yml's pre_run and repeat */
+		struct job_matrix jm;
+		size_t k;
+		memset(&jm, 0, sizeof(jm));
+		for (k = 0; k < cmds.n; k++)
+			strv_push(&jm.cmds, cmds.v[k]);
+		for (k = 0; k < args.n; k++)
+			strv_push(&jm.args, args.v[k]);
+		for (k = 0; k < wls.n; k++)
+			strv_push(&jm.workloads, wls.v[k]);
+		jm.ncollectors = 1;
+		jm.collectors = xcalloc(1, sizeof(*jm.collectors));
+		jm.collectors[0].name = xstrdup("trace");
+		err = run_jobs_from_matrix(&jm, &jobs, &njobs);
+		job_matrix_release(&jm);
+		if (err < 0)
+			goto out;
+		if (trace_at >= 0 &&
+		    run_jobs_set_trace(jobs, njobs, argv + trace_at, (size_t)(argc - trace_at)) < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	} else {
+		if (m.npostprocessors)
+			pr_warn("local.yml names postprocessors: perun run does not run them yet; "
+				"run 'perun postprocessby' on the registered profiles");
+		if (run_jobs_from_matrix(&m, &jobs, &njobs) < 0)
+			goto out;
+	}
+	if (run_resolve_revisions(r.worktree, revargs.v, revargs.n, &revs, &nrevs) < 0)
+		goto out;
+	if (revargs.n && !nrevs) {
+		pr_error("the revisions given name no commit: nothing to run");
+		goto out;
+	}
+	if (runner_init(&rn, &r) < 0)
+		goto out;
+	runner_ok = 1;
+	rn.jobs = jobs;
+	rn.njobs = njobs;
+	rn.pre_run = &m.pre_run;
+	rn.repeat = c.repeat ? c.repeat : m.repeat ? m.repeat : 1;
+	rn.progress = !c.quiet && isatty(2);
+	rn.verbose = c.verbose;
+	driver_install_signals();
+	ret = run_revisions(&rn, revs, nrevs);
+out:
+	if (runner_ok)
+		runner_release(&rn);
+	run_jobs_free(jobs, njobs);
+	job_matrix_release(&m);
+	free(revs);
+	strv_clear(&cmds);
+	strv_clear(&args);
+	strv_clear(&wls);
+	strv_clear(&revargs);
+	repo_release(&r);
+	return ret;
+}
+
+int cmd_bisect(int argc, char **argv, struct ctx *ctx)
+{
+	struct common c = { 0, 0, 0 };
+	struct strv pos = STRV_INIT;
+	struct job_matrix m;
+	struct run_job *jobs = NULL;
+	struct runner rn;
+	struct repo r = { NULL, NULL, -1 };
+	struct bisect_result res;
+	struct minor_version mv;
+	char good[41], bad[41];
+	size_t njobs = 0;
+	unsigned job = 1;
+	double threshold = 0.20;
+	int i, err, have, runner_ok = 0, ret = EXIT_FAIL, b;
+
+	(void)ctx;
+	memset(&m, 0, sizeof(m));
+	memset(&res, 0, sizeof(res));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (parse_common("bisect", &c, argc, argv, &i, &err)) {
+			if (err) {
+				ret = err;
+				goto out;
+			}
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_bisect, stdout);
+			ret = EXIT_OK;
+			goto out;
+		} else if (!strcmp(a, "--job")) {
+			if (i + 1 >= argc || parse_count(argv[++i], 100000, &job) < 0) {
+				ret = usage_error("bisect", "--job wants a job number from 1, not '%s'",
+						  i < argc ? argv[i] : "");
+				goto out;
+			}
+		} else if (!strcmp(a, "--threshold")) {
+			char *end;
+			const char *v = i + 1 < argc ? argv[++i] : "";
+			errno = 0;
+			threshold = strtod(v, &end) / 100;
+			if (end && *end == '%')
+				end++;
+			if (!*v || *end || errno || !isfinite(threshold) || threshold <= 0 ||
+			    threshold > 100) {
+				ret = usage_error("bisect", "--threshold wants a percentage above 0 and "
+							    "at most 10000, not '%s'",
+						  v);
+				goto out;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			ret = usage_error("bisect", "unknown option '%s'", a);
+			goto out;
+		} else {
+			strv_push(&pos, a);
+		}
+	}
+	if (pos.n < 2 || pos.n > 3) {
+		ret = usage_error("bisect", "%s", "give GOOD and BAD revisions, and a FUNCTION if you "
+						  "like");
+		goto out;
+	}
+	if (repo_find(&r) < 0)
+		goto out;
+	have = read_matrix(&r, &m);
+	if (have <= 0) {
+		if (!have)
+			pr_error("%s/local.yml is missing: bisect runs its job matrix; list cmds and "
+				 "collectors there",
+				 r.dir);
+		goto out;
+	}
+	if (run_jobs_from_matrix(&m, &jobs, &njobs) < 0)
+		goto out;
+	if (job > njobs) {
+		char num[32];
+		snprintf(num, sizeof(num), "%u", job);
+		ret = usage_error("bisect", "--job %s: local.yml's matrix has fewer jobs", num);
+		goto out;
+	}
+	if (vcs_massage(r.worktree, pos.v[0], good) < 0 || vcs_massage(r.worktree, pos.v[1], bad) < 0)
+		goto out;
+	if (runner_init(&rn, &r) < 0)
+		goto out;
+	runner_ok = 1;
+	rn.jobs = jobs;
+	rn.njobs = njobs;
+	rn.pre_run = &m.pre_run;
+	rn.repeat = c.repeat ? c.repeat : m.repeat ? m.repeat : 1;
+	rn.progress = !c.quiet && isatty(2);
+	rn.verbose = c.verbose;
+	driver_install_signals();
+	b = run_bisect(&rn, good, bad, pos.n > 2 ? pos.v[2] : NULL, job - 1, threshold, &res);
+	if (rn.interrupted) {
+		ret = EXIT_SIGNAL_BASE + driver_signal_received();
+		goto out;
+	}
+	if (b != 0)
+		goto out;
+	memset(&mv, 0, sizeof(mv));
+	vcs_minor_info(r.worktree, res.sha, &mv);
+	printf("%s is the first commit where %s steps up: %s\n", res.sha, res.func,
+	       mv.subject ? mv.subject : "");
+	printf("%s: median call %.0f ns before, %.0f ns after (%+.0f %%)\n", res.func, res.before,
+	       res.after, (res.after / res.before - 1) * 100);
+	printf("collected %zu of %zu revisions\n", res.collected, res.ncommits);
+	minor_version_release(&mv);
+	ret = EXIT_OK;
+	if (rn.failed)
+		fprintf(stderr, "perun bisect: %zu build or collect failure%s on the way (named "
+				"above): those commits were skipped\n",
+			rn.failed, rn.failed == 1 ? "" : "s");
+out:
+	if (runner_ok)
+		runner_release(&rn);
+	bisect_result_release(&res);
+	run_jobs_free(jobs, njobs);
+	job_matrix_release(&m);
+	strv_clear(&pos);
+	repo_release(&r);
+	return ret;
+}

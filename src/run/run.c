@@ -1,0 +1,570 @@
+/* The job runner: jobs from the matrix, the temporary work tree of a
+ * revision, pre_run there, the collects through the collect pipeline, and
+ * registering their profiles for the revision.  */
+#include "config.h"
+
+#define PR_FMT "perun run"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collect/session.h"
+#include "run/run.h"
+#include "store/repo.h"
+#include "trace/cache.h"
+#include "trace/calibrate.h"
+#include "trace/driver.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/sha1.h"
+#include "util/strbuf.h"
+#include "vcs/vcs.h"
+
+/* --- jobs --------------------------------------------------------------------- */
+
+static int is_true(const char *v)
+{
+	return !strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "yes") || !strcmp(v, "on");
+}
+
+static int is_false(const char *v)
+{
+	return !strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "no") || !strcmp(v, "off");
+}
+
+/* A collector's params as trace options: key -> --key (or -k), '_' -> '-'.  */
+static void params_to_trace(const struct job_unit *u, struct strv *out)
+{
+	size_t i;
+
+	strv_push(out, "trace");
+	for (i = 0; i < u->nparams; i++) {
+		const char *k = u->params[i].key, *v = u->params[i].value;
+		char *opt, *p;
+		if (is_false(v))
+			continue;
+		opt = strlen(k) == 1 ? xstrfmt("-%s", k) : xstrfmt("--%s", k);
+		for (p = opt + 2; *p; p++)
+			if (*p == '_')
+				*p = '-';
+		strv_push(out, opt);
+		if (!is_true(v))
+			strv_push(out, v);
+		free(opt);
+	}
+}
+
+/* Checks the trace options as collect would take them.  */
+static int check_trace(const struct strv *trace, size_t idx)
+{
+	struct collect_opts o;
+	char **argv = xcalloc(trace->n + 1, sizeof(*argv));
+	int r;
+
+	memcpy(argv, trace->v, trace->n * sizeof(*argv));
+	collect_opts_init(&o);
+	r = collect_parse_trace((int)trace->n, argv, &o);
+	collect_opts_release(&o);
+	free(argv);
+	if (r && idx == (size_t)-1)
+		return -1;
+	if (r)
+		return pr_error("local.yml: collector %zu (trace): %s: change its params to "
+				"trace options perun collect takes (see 'perun collect --help')",
+				idx + 1, r == 1 ? "'help' is not a param" : "a param is refused (above)");
+	return 0;
+}
+
+static char *job_label(const char *cmd, const char *args, const char *wl)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, cmd);
+	if (args && *args)
+		strbuf_addf(&sb, " %s", args);
+	if (wl && *wl)
+		strbuf_addf(&sb, " %s", wl);
+	return strbuf_detach(&sb);
+}
+
+int run_jobs_from_matrix(const struct job_matrix *m, struct run_job **jobs, size_t *n)
+{
+	size_t c, a, w, k, na = m->args.n ? m->args.n : 1, nw = m->workloads.n ? m->workloads.n : 1;
+
+	*jobs = NULL;
+	*n = 0;
+	if (!m->cmds.n)
+		return pr_error("local.yml has no cmds: nothing to run; list the commands to profile "
+				"(cmds: [./app]) and a collector (collectors: [{name: trace}])");
+	if (!m->ncollectors)
+		return pr_error("local.yml has no collectors: add one (collectors: [{name: trace}])");
+	for (k = 0; k < m->ncollectors; k++) {
+		if (strcmp(m->collectors[k].name, "trace"))
+			return pr_error("local.yml: collector %zu is '%s': perun has the trace "
+					"collector only (name: trace)",
+					k + 1, m->collectors[k].name);
+	}
+	for (c = 0; c < m->cmds.n; c++)
+		for (a = 0; a < na; a++)
+			for (w = 0; w < nw; w++)
+				for (k = 0; k < m->ncollectors; k++) {
+					const char *args = m->args.n ? m->args.v[a] : NULL;
+					const char *wl = m->workloads.n ? m->workloads.v[w] : NULL;
+					struct run_job *j;
+					*jobs = xrealloc(*jobs, (*n + 1) * sizeof(**jobs));
+					j = &(*jobs)[(*n)++];
+					memset(j, 0, sizeof(*j));
+					j->cmd = xstrdup(m->cmds.v[c]);
+					j->args = args ? xstrdup(args) : NULL;
+					j->workload = wl ? xstrdup(wl) : NULL;
+					j->label = job_label(j->cmd, args, wl);
+					params_to_trace(&m->collectors[k], &j->trace);
+					if (check_trace(&j->trace, k) < 0) {
+						run_jobs_free(*jobs, *n);
+						*jobs = NULL;
+						*n = 0;
+						return -1;
+					}
+				}
+	return 0;
+}
+
+int run_jobs_set_trace(struct run_job *jobs, size_t n, char *const *argv, size_t argc)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		strv_clear(&jobs[i].trace);
+		for (k = 0; k < argc; k++)
+			strv_push(&jobs[i].trace, argv[k]);
+		if (check_trace(&jobs[i].trace, (size_t)-1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void run_jobs_free(struct run_job *jobs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(jobs[i].cmd);
+		free(jobs[i].args);
+		free(jobs[i].workload);
+		free(jobs[i].label);
+		strv_clear(&jobs[i].trace);
+	}
+	free(jobs);
+}
+
+/* --- revisions ---------------------------------------------------------------- */
+
+static void add_unique(char (**out)[41], size_t *n, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*out)[i], sha))
+			return;
+	*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+	snprintf((*out)[(*n)++], 41, "%s", sha);
+}
+
+int run_resolve_revisions(const char *worktree, char *const *args, size_t nargs,
+			  char (**out)[41], size_t *n)
+{
+	size_t i, k;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < nargs; i++) {
+		const char *dots = strstr(args[i], "..");
+		char a[41], b[41], (*range)[41] = NULL;
+		size_t nr = 0;
+		if (!dots) {
+			if (vcs_massage(worktree, args[i], a) < 0)
+				goto fail;
+			add_unique(out, n, a);
+			continue;
+		}
+		{
+			char *from = xstrfmt("%.*s", (int)(dots - args[i]), args[i]);
+			const char *to = dots[2] ? dots + 2 : "HEAD";
+			int r = vcs_massage(worktree, *from ? from : "HEAD", a) < 0 ||
+				vcs_massage(worktree, to, b) < 0 ||
+				vcs_range(worktree, a, b, &range, &nr) < 0;
+			free(from);
+			if (r)
+				goto fail;
+		}
+		if (!nr)
+			pr_warn("%s names no commit (nothing after %.7s up to %.7s)", args[i], a, b);
+		for (k = 0; k < nr; k++)
+			add_unique(out, n, range[k]);
+		free(range);
+	}
+	return 0;
+fail:
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* --- the runner --------------------------------------------------------------- */
+
+/* The working directory relative to the work tree: "" at its top.  */
+static char *relative_cwd(const char *worktree)
+{
+	char *cwd = fs_realpath("."), *top = fs_realpath(worktree), *rel;
+	size_t n = top ? strlen(top) : 0;
+
+	if (cwd && top && !strncmp(cwd, top, n) && (cwd[n] == '/' || !cwd[n]))
+		rel = xstrdup(cwd[n] ? cwd + n + 1 : "");
+	else
+		rel = xstrdup("");
+	free(cwd);
+	free(top);
+	return rel;
+}
+
+int runner_init(struct runner *r, struct repo *repo)
+{
+	char *cache = cache_default_dir(), *base = NULL, *lock = NULL, id[SHA1_HEXSZ + 1];
+	char *top = fs_realpath(repo->worktree);
+	int fd, ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->repo = repo;
+	r->repeat = 1;
+	r->lock_fd = -1;
+	r->subdir = relative_cwd(repo->worktree);
+	if (!(r->tmp = fs_mkdtemp("perun-run")) || cache_check_dir(cache) < 0)
+		goto out;
+	/* one place per repository: the same path at every revision and every run
+	 * keeps an unchanged binary byte for byte (its build-id and the script's
+	 * paths), so the module cache hits */
+	base = xstrfmt("%s/worktrees", cache);
+	if ((fd = fs_open_private_dir(base, 0700)) < 0)
+		goto out;
+	close(fd);
+	sha1_hex(top ? top : repo->worktree, strlen(top ? top : repo->worktree), id);
+	r->wt = xstrfmt("%s/%.16s", base, id);
+	lock = xstrfmt("%s.lock", r->wt);
+	r->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (r->lock_fd < 0) {
+		pr_error_errno("cannot open %s", lock);
+		goto out;
+	}
+	if (flock(r->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		/* another run of this repository works there: a place of our own,
+		 * where the module cache cannot hit what changed path */
+		char hex[17];
+		close(r->lock_fd);
+		r->lock_fd = -1;
+		fs_random_hex(hex, 16);
+		free(r->wt);
+		r->wt = xstrfmt("%s/%.16s-%s", base, id, hex);
+		pr_warn("another perun run of this repository holds %s.lock: this one works in %s, "
+			"so its modules are compiled afresh",
+			lock, r->wt);
+	} else if (fs_exists(r->wt)) {
+		/* left by a run of perun that was killed: only perun makes it */
+		fs_remove_tree(r->wt);
+	}
+	ret = 0;
+out:
+	free(cache);
+	free(base);
+	free(lock);
+	free(top);
+	return ret;
+}
+
+void runner_release(struct runner *r)
+{
+	if (r->wt && r->lock_fd >= 0)
+		fs_remove_tree(r->wt);
+	if (r->tmp) {
+		fs_remove_tree(r->tmp);
+		free(r->tmp);
+	}
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
+	free(r->wt);
+	free(r->subdir);
+	memset(r, 0, sizeof(*r));
+	r->lock_fd = -1;
+}
+
+/* Prints the last lines of the file path to stderr, indented.  */
+static void print_tail(const char *path, size_t lines)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, seen = 0;
+
+	if (strbuf_read_file(&sb, path) < 0 || !sb.len)
+		goto out;
+	for (i = sb.len; i > 0; i--)
+		if (sb.buf[i - 1] == '\n' && i != sb.len && ++seen == lines)
+			break;
+	{
+		const char *p = sb.buf + i, *nl;
+		while (*p) {
+			nl = strchr(p, '\n');
+			fprintf(stderr, "    %.*s\n", (int)(nl ? nl - p : (long)strlen(p)), p);
+			if (!nl)
+				break;
+			p = nl + 1;
+		}
+	}
+out:
+	strbuf_release(&sb);
+}
+
+/* Runs cmd with /bin/sh in dir, its output into log; the exit status as
+ * waitpid gives it, or -1 (reported).  A signal perun receives meanwhile
+ * is passed on as SIGTERM to the command's process group.  */
+static int run_shell(const char *dir, const char *cmd, const char *log)
+{
+	pid_t pid;
+	int status, fd, sent = 0;
+
+	fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return pr_error_errno("cannot create %s", log);
+	pid = fork();
+	if (pid < 0) {
+		close(fd);
+		return pr_error_errno("fork");
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL);
+		if (chdir(dir) < 0)
+			_exit(126);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	/* its own process group, so that a signal to perun stops the whole build */
+	setpgid(pid, pid);
+	for (;;) {
+		if (driver_signal_received() && !sent) {
+			kill(-pid, SIGTERM);
+			sent = 1;
+		}
+		if (waitpid(pid, &status, 0) >= 0)
+			break;
+		if (errno != EINTR)
+			return pr_error_errno("waitpid");
+	}
+	return status;
+}
+
+static const char *status_desc(int status, char *buf, size_t n)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, n, "exit %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, n, "signal %d", WTERMSIG(status));
+	return buf;
+}
+
+static int run_calibration(int runtime, int mode, int quiet, struct calibration *c)
+{
+	return mode == 0 ? 0 : calibrate_cached(runtime, quiet, c);
+}
+
+/* One collect of job j in dir for origin: 0 with the profile in *path
+ * (caller frees), 1 failed (said), -1 interrupted.  */
+static int collect_one(struct runner *r, const char *dir, const char *origin, const char *rev,
+		       size_t ji, unsigned k, char **path)
+{
+	const struct run_job *j = &r->jobs[ji];
+	struct collect_opts o;
+	struct session s;
+	char **argv = xcalloc(j->trace.n + 1, sizeof(*argv)), *jobs, *base;
+	int cwd_fd, status, ret = 1;
+
+	memcpy(argv, j->trace.v, j->trace.n * sizeof(*argv));
+	collect_opts_init(&o);
+	*path = NULL;
+	if (collect_parse_trace((int)j->trace.n, argv, &o) != 0)
+		goto out_opts;	/* checked when the jobs were read */
+	o.cmd = j->cmd;
+	o.args = j->args;
+	o.workload = j->workload;
+	o.quiet = !r->verbose;
+	o.origin = origin;
+	jobs = xstrfmt("%s/jobs", r->repo->dir);
+	fs_mkdir_p(jobs, 0755);
+	base = strrchr(j->cmd, '/') ? strrchr(j->cmd, '/') + 1 : j->cmd;
+	*path = xstrfmt("%s/%s-trace-%.7s-job%zu-run%u-%d.perf", jobs, base, origin, ji + 1, k + 1,
+			(int)getpid());
+	free(jobs);
+	o.output = *path;
+	cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cwd_fd < 0 || chdir(dir) < 0) {
+		pr_error_errno("%s: cannot enter %s", rev, dir);
+		if (cwd_fd >= 0)
+			close(cwd_fd);
+		goto out_opts;
+	}
+	session_init(&s, &o);
+	s.calibration_get = run_calibration;
+	status = collect_pipeline(&s, COLLECT_UNTIL_PROFILE);
+	session_release(&s);
+	if (fchdir(cwd_fd) < 0)
+		pr_error_errno("cannot return to the working directory");
+	close(cwd_fd);
+	if (driver_signal_received()) {
+		r->interrupted = 1;
+		ret = -1;
+	} else if (status == EXIT_OK || status == EXIT_INCOMPLETE) {
+		if (status == EXIT_INCOMPLETE)
+			pr_warn("%s: job %zu (%s), run %u: the profile is incomplete (events lost, "
+				"said above); registered all the same",
+				rev, ji + 1, j->label, k + 1);
+		ret = 0;
+	} else {
+		pr_error("%s: job %zu (%s), run %u: the collect failed (exit %d, said above)", rev,
+			 ji + 1, j->label, k + 1, status);
+	}
+out_opts:
+	if (ret != 0 && *path) {
+		/* a failed collect may have left its file: it is ours */
+		if (fs_exists(*path))
+			unlink(*path);
+		free(*path);
+		*path = NULL;
+	}
+	collect_opts_release(&o);
+	free(argv);
+	return ret;
+}
+
+int runner_revision(struct runner *r, const char *sha, size_t index, size_t total)
+{
+	char origin[41], rev[64], desc[32], *dir = NULL, *cwd = NULL;
+	size_t i, ji;
+	unsigned k;
+	int ret = 0, made = 0;
+
+	if (sha) {
+		snprintf(origin, sizeof(origin), "%s", sha);
+	} else if (vcs_head(r->repo->worktree, origin) < 0) {
+		r->failed++;
+		return pr_error("the work tree has no commit to register profiles for: commit "
+				"once, or name revisions");
+	}
+	snprintf(rev, sizeof(rev), "%.7s%s", origin, sha ? "" : " (work tree)");
+	if (r->progress)
+		fprintf(stderr, "perun run: [%zu/%zu] %s\n", index + 1, total, rev);
+	if (sha) {
+		if (vcs_export_tree(r->repo->worktree, sha, r->wt) < 0) {
+			fs_remove_tree(r->wt);
+			r->failed++;
+			return pr_error("%s: cannot write the revision into %s (said above)", rev, r->wt);
+		}
+		made = 1;
+		dir = *r->subdir ? xstrfmt("%s/%s", r->wt, r->subdir) : xstrdup(r->wt);
+		if (!fs_exists(dir)) {
+			pr_error("%s: the directory %s, where perun run was started, does not exist at "
+				 "this revision: its jobs were not run",
+				 rev, r->subdir);
+			r->failed++;
+			ret = 1;
+			goto out;
+		}
+	} else {
+		dir = cwd = fs_realpath(".");
+	}
+	for (i = 0; r->pre_run && i < r->pre_run->n; i++) {
+		char *log = xstrfmt("%s/pre_run-%.7s-%zu.log", r->tmp, origin, i + 1);
+		int st;
+		if (r->progress)
+			fprintf(stderr, "perun run: [%zu/%zu] %s: %s\n", index + 1, total, rev,
+				r->pre_run->v[i]);
+		st = run_shell(dir, r->pre_run->v[i], log);
+		if (driver_signal_received()) {
+			r->interrupted = 1;
+			free(log);
+			ret = -1;
+			goto out;
+		}
+		if (st != 0) {
+			if (st > 0)
+				pr_error("%s: pre_run '%s' failed (%s): the jobs of this revision were "
+					 "not run; its output ends:",
+					 rev, r->pre_run->v[i], status_desc(st, desc, sizeof(desc)));
+			print_tail(log, 15);
+			unlink(log);
+			free(log);
+			r->failed++;
+			ret = 1;
+			goto out;
+		}
+		unlink(log);
+		free(log);
+	}
+	for (ji = 0; ji < r->njobs; ji++) {
+		struct strbuf reg = STRBUF_INIT;
+		for (k = 0; k < r->repeat; k++) {
+			char *path = NULL, hex[SHA1_HEXSZ + 1];
+			size_t entry;
+			int c;
+			if (r->progress)
+				fprintf(stderr, "perun run: [%zu/%zu] %s: job %zu/%zu %s, run %u/%u\n",
+					index + 1, total, rev, ji + 1, r->njobs, r->jobs[ji].label,
+					k + 1, r->repeat);
+			c = collect_one(r, dir, origin, rev, ji, k, &path);
+			if (c < 0) {
+				strbuf_release(&reg);
+				ret = -1;
+				goto out;
+			}
+			if (c > 0) {
+				r->failed++;
+				ret = 1;
+				continue;
+			}
+			if (r->on_profile)
+				r->on_profile(r->ctx, origin, ji, path);
+			if (repo_register(r->repo, origin, 0, path, 0, &entry, hex) < 0) {
+				pr_error("%s: job %zu (%s), run %u: the profile was not registered (said "
+					 "above); it stays in %s",
+					 rev, ji + 1, r->jobs[ji].label, k + 1, path);
+				r->failed++;
+				ret = 1;
+			} else {
+				strbuf_addf(&reg, " %zu@i", entry);
+				r->registered++;
+			}
+			free(path);
+		}
+		if (reg.len)
+			printf("%.7s %s: registered%s\n", origin, r->jobs[ji].label, reg.buf);
+		fflush(stdout);
+		strbuf_release(&reg);
+	}
+out:
+	if (made && fs_remove_tree(r->wt) < 0)
+		pr_error("%s: the temporary work tree %s could not be removed", rev, r->wt);
+	free(sha ? dir : NULL);
+	free(cwd);
+	return ret;
+}

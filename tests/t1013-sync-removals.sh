@@ -1,0 +1,65 @@
+#!/bin/sh
+# perun rm travels: a profile removed on one host leaves a tombstone that
+# push and fetch carry, so the next fetch removes it on the other host
+# instead of bringing it back from there, and fsck lists the tombstones.
+# No tracing: profiles come from the parser.
+. "$SRCDIR/tests/lib.sh"
+GIT_CEILING_DIRECTORIES="$TRASH"
+export GIT_CEILING_DIRECTORIES
+
+# mkprof FILE WORKLOAD
+mkprof() {
+	printf "s 3e8 0 100\nr\n0 1 200\n2 1 300\n3 1 400\n1 1 500\nq\n" >"$TRASH/raw" &&
+	"$PERUN" __parse "$TRASH/plan" "$TRASH/raw" "$1.tmp" >/dev/null &&
+	python3 - "$1.tmp" "$1" "$2" <<-\PY &&
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	p["header"].update(units={"mixed(time delta)": "ns"}, cmd="./app", args="", workload=sys.argv[3])
+	json.dump(p, open(sys.argv[2], "w"))
+	PY
+	rm "$1.tmp"
+}
+
+names() { "$PERUN" status --short | sed -n "s/^  [0-9]*@i   //p" | sort; }
+
+test_expect_success 'two hosts share two profiles through a bare remote' '
+	printf "perun-plan 1\t2\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n" >plan &&
+	git init -q --bare remote.git &&
+	git init -q a && cd a && git config user.email a@example.com && git config user.name A &&
+	echo one >f && git add f && git commit -q -m one &&
+	git remote add origin ../remote.git && git push -q origin HEAD:refs/heads/main &&
+	"$PERUN" init >/dev/null &&
+	mkprof ../keep.perf keep && mkprof ../gone.perf gone &&
+	"$PERUN" add -m HEAD ../keep.perf ../gone.perf >/dev/null && "$PERUN" push -q && cd .. &&
+	git clone -q -b main remote.git b && cd b &&
+	git config user.email b@example.com && git config user.name B &&
+	"$PERUN" init >/dev/null && "$PERUN" fetch -q && names >../names.b && cd .. &&
+	printf "gone.perf\nkeep.perf\n" >expect && test_cmp expect names.b
+'
+
+test_expect_success 'rm on one host, push: the other host.s fetch removes it too' '
+	cd a && "$PERUN" rm gone.perf >out && cat out && "$PERUN" push -q &&
+	cd ../b && "$PERUN" fetch >out && cat out &&
+	grep "1 entry removed (perun rm on another host)" out &&
+	names >../names.b && echo keep.perf >../expect && test_cmp ../expect ../names.b
+'
+
+test_expect_success 'a host that holds it and never saw the rm: its push does not bring it back' '
+	git clone -q -b main remote.git d && cd d &&
+	git config user.email d@example.com && git config user.name D && "$PERUN" init >/dev/null &&
+	"$PERUN" add -m HEAD ../gone.perf >/dev/null && names >../names.d &&
+	echo gone.perf >../expect && test_cmp ../expect ../names.d &&
+	"$PERUN" push -q && names >../names.d &&
+	echo keep.perf >../expect && test_cmp ../expect ../names.d &&
+	cd ../a && "$PERUN" fetch -q && names >../names.a && test_cmp ../expect ../names.a
+'
+
+test_expect_success 'fsck lists the tombstones on both hosts and finds no problem' '
+	cd a && "$PERUN" fsck >out && cat out &&
+	grep "^tombstones of .......: 1 entry removed with perun rm (push and fetch remove it on other hosts too): [0-9a-f]\{12\}$" out &&
+	grep "^no problems found$" out &&
+	cd ../b && "$PERUN" fsck >out && cat out && grep "^tombstones of .......: 1 entry removed" out &&
+	git --git-dir=../remote.git ls-tree -r --name-only refs/perun/profiles | grep "^removed/[0-9a-f]\{40\}$"
+'
+
+test_done
