@@ -1,14 +1,14 @@
 #!/bin/sh
 # perun check, diff and postprocessby on a git repository whose profiles are
 # generated without tracing (tests/data/gen-calls.py writes raw streams,
-# perun __parse turns them into profiles): commits c1 and c2 have the same
-# timings up to noise, c2b has no profiles, and c3 makes one function
-# (work) three times slower.
+# perun __parse turns them into profiles): commits c1 and c2 have three runs
+# each with the same timings up to noise, c2b has no profiles, and c3 makes
+# one function (work) three times slower.
 . "$SRCDIR/tests/lib.sh"
 
 GEN="$SRCDIR/tests/data/gen-calls.py"
 
-# profile_at SEED SLOW [WORKLOAD]: a profile registered for HEAD
+# profile_at SEED SLOW [WORKLOAD]: a profile (one run) registered for HEAD
 profile_at() {
 	python3 "$GEN" raw plan raw "$1" "$2" &&
 	"$PERUN" __parse plan raw prof.perf >/dev/null &&
@@ -17,27 +17,42 @@ profile_at() {
 	rm -f plan raw prof.perf
 }
 
+# runs_at SEED SLOW: three runs, seeds SEED, SEED+1, SEED+2
+runs_at() {
+	profile_at "$1" "$2" && profile_at $(($1 + 1)) "$2" && profile_at $(($1 + 2)) "$2"
+}
+
+# the verdict lines of check's text output, without the numbers' noise
+verdicts() {
+	sed -n "s/^  \([a-z-]*\) *\([a-z]*\) .* runs  \(.*\)$/\1 \2 \3/p"
+}
+
 test_expect_success 'a repository: c1, c2 alike, c2b without profiles, c3 with work 3x slower' '
 	mkdir repo && cd repo &&
 	git init -q && git config user.email t@example.com && git config user.name Tester &&
 	"$PERUN" init >/dev/null &&
-	echo 1 >f && git add f && git commit -q -m c1 && profile_at 1 1 &&
-	echo 2 >f && git commit -q -am c2 && profile_at 2 1 &&
+	echo 1 >f && git add f && git commit -q -m c1 && runs_at 1 1 &&
+	echo 2 >f && git commit -q -am c2 && runs_at 11 1 &&
 	echo 3 >f && git commit -q -am c2b &&
-	echo 4 >f && git commit -q -am c3 && profile_at 3 3 &&
+	echo 4 >f && git commit -q -am c3 && runs_at 21 3 &&
 	profile_at 4 1 other-input &&
-	"$PERUN" status >st && grep "2 profiles registered" st
+	"$PERUN" status >st && grep "4 profiles registered" st
 '
 
-test_expect_success 'check at HEAD flags exactly work, against c2, and exits 1' '
+test_expect_success 'check at HEAD flags work and its caller, against c2, and exits 1' '
 	cd repo &&
 	set +e; "$PERUN" check >out 2>err; rc=$?; set -e
 	cat out err && test $rc = 1 &&
-	test "$(grep -c "^  degradation " out)" = 1 &&
-	grep "^  degradation  *work  *+[0-9.]*%" out &&
-	! grep -E "^  (degradation|optimization) +(main|helper)" out &&
-	grep "^1 degradation, 0 optimizations" out &&
-	grep "^$(git rev-parse --short=7 HEAD~2):0@i -> $(git rev-parse --short=7 HEAD):0@i" out
+	verdicts <out >actual &&
+	cat >expect <<-\EOF &&
+	degradation self main;work
+	degradation inclusive main;work
+	degradation inclusive main  (callee main;work)
+	EOF
+	test_cmp expect actual &&
+	grep "^3 degradations, 0 optimizations, 0 undecided" out &&
+	grep "^$(git rev-parse --short=7 HEAD~2):0@i,... -> $(git rev-parse --short=7 HEAD):0@i,...: trace ./app input.txt" out &&
+	grep "^  3 runs -> 3 runs" out
 '
 
 test_expect_success 'check --format json parses and says the same' '
@@ -48,41 +63,50 @@ test_expect_success 'check --format json parses and says the same' '
 	import json, sys
 	r = json.load(open("j"))
 	assert r["baseline"] == sys.argv[1] and r["target"] == sys.argv[2], r
-	assert r["degradations"] == 1 and r["optimizations"] == 0, r
-	assert len(r["pairs"]) == 1, "other-input has no baseline: not paired"
-	p = r["pairs"][0]
-	assert p["workload"] == "input.txt" and p["cmd"] == "./app", p
-	d = [c for c in p["changes"] if c["change"] == "degradation"]
-	assert [c["function"] for c in d] == ["work"], d
-	w = d[0]
-	assert 1.7 < w["severity"] < 2.3, w
-	assert w["confidence"] > 0.999 and w["mann_whitney"]["effect"] > 0.95, w
-	assert w["baseline"]["calls"] == 200 and w["target"]["time"] == "exclusive", w
-	print("ok", w["severity"], w["confidence"])
+	assert r["degradations"] == 3 and r["optimizations"] == 0, r
+	assert r["method"] == "runs" and r["threshold"] == 0.1, r
+	assert len(r["jobs"]) == 1, "other-input has no baseline: not paired"
+	assert r["unpaired"] == 1, r
+	j = r["jobs"][0]
+	assert j["workload"] == "input.txt" and j["cmd"] == "./app", j
+	assert len(j["baseline_runs"]) == 3 and len(j["target_runs"]) == 3, j
+	d = [(c["context"], c["time"]) for c in j["changes"] if c["change"] == "degradation"]
+	assert sorted(d) == [("main", "inclusive"), ("main;work", "inclusive"),
+	                     ("main;work", "self")], d
+	w = [c for c in j["changes"] if c["context"] == "main;work" and c["time"] == "self"][0]
+	assert 2.8 < w["ratio"] < 3.2 and w["ci"][0] > 2.5 and w["ci"][1] < 3.5, w
+	assert w["p"] < 0.001 and w["effect"] > 5 and w["runs"] == [3, 3], w
+	assert w["calls"] == [200, 200] and 900 < w["baseline"] < 1100, w
+	h = [c for c in j["changes"] if c["context"] == "main;helper" and c["time"] == "self"][0]
+	assert h["change"] == "no-change" and 0.9 < h["ratio"] < 1.1, h
+	print("ok", w["ratio"], w["ci"])
 	PY
 '
 
 test_expect_success 'check of two alike versions: no degradation, exit 0' '
 	cd repo &&
 	"$PERUN" check HEAD~3 HEAD~2 >out && cat out &&
-	grep "^0 degradations, 0 optimizations" out &&
-	"$PERUN" check HEAD~3 HEAD~2 --all >out && grep "no-change  *work" out &&
-	grep "no-change  *helper" out
+	grep "^0 degradations, 0 optimizations, 0 undecided" out &&
+	"$PERUN" check HEAD~3 HEAD~2 --all >out && grep "no-change  *self .* main;work$" out &&
+	grep "no-change  *inclusive .* main;helper$" out
 '
 
-test_expect_success 'check the other way round: an optimization, exit 0' '
+test_expect_success 'check the other way round: optimizations, exit 0' '
 	cd repo &&
 	"$PERUN" check HEAD HEAD~2 >out && cat out &&
-	grep "^  optimization  *work" out && grep "^0 degradations, 1 optimization" out
+	grep "^  optimization  *self .* main;work$" out &&
+	grep "^0 degradations, 3 optimizations" out
 '
 
-test_expect_success 'check of two files; --threshold' '
+test_expect_success 'check of two files: one run a side cannot decide; --threshold' '
 	cd repo &&
 	"$PERUN" show 0@i -m HEAD~2 --format json >base.perf &&
 	"$PERUN" show 0@i --format json >target.perf &&
-	set +e; "$PERUN" check base.perf target.perf >out; rc=$?; set -e
-	test $rc = 1 && grep "^base.perf -> target.perf" out &&
-	"$PERUN" check base.perf target.perf --threshold 2.5 >out &&
+	"$PERUN" check base.perf target.perf >out && cat out &&
+	grep "^base.perf -> target.perf" out &&
+	grep "^  undecided  *self  *+[0-9.]*% .* main;work  (fewer than 2 runs on a side: collect with repeats)" out &&
+	grep "^0 degradations, 0 optimizations, 3 undecided" out &&
+	"$PERUN" check HEAD~2 HEAD --threshold 2.5 >out &&
 	grep "^0 degradations" out
 '
 
@@ -90,16 +114,14 @@ test_expect_success 'the per-call and compact forms read alike (profile_each_res
 	cd repo &&
 	"$PERUN" show 0@i -m HEAD~2 --format json --expand >base-pc.perf &&
 	"$PERUN" show 0@i --format json --expand >target-pc.perf &&
-	grep -q "\"call-order\"" target-pc.perf && ! grep -q "\"call-order\"" target.perf &&
-	set +e
-	"$PERUN" check base.perf target.perf --format json --all >compact.json
-	"$PERUN" check base-pc.perf target-pc.perf --format json --all >pc.json
-	set -e
+	grep -q "\"calls\":\[" target.perf && ! grep -q "\"calls\":\[" target-pc.perf &&
+	"$PERUN" check base.perf target.perf --format json >compact.json &&
+	"$PERUN" check base-pc.perf target-pc.perf --format json >pc.json &&
 	python3 - <<-\PY &&
 	import json
 	a, b = json.load(open("compact.json")), json.load(open("pc.json"))
-	ca, cb = a["pairs"][0]["changes"], b["pairs"][0]["changes"]
-	assert ca == cb and len(ca) == 3, (ca, cb)
+	ca, cb = a["jobs"][0]["changes"], b["jobs"][0]["changes"]
+	assert ca == cb and len(ca) == 6, (ca, cb)
 	PY
 	"$PERUN" diff base.perf target.perf | tail -n +3 >d1 &&
 	"$PERUN" diff base-pc.perf target-pc.perf | tail -n +3 >d2 && test_cmp d1 d2
@@ -120,10 +142,32 @@ test_expect_success 'check reads --aggregate summaries from their histograms, an
 	prof("agg1.perf", 10)
 	prof("agg2.perf", 12)
 	PY
-	set +e; "$PERUN" check agg1.perf agg2.perf >out 2>err; rc=$?; set -e
-	cat out err && test $rc = 1 &&
-	grep "^  degradation  *g  *+[0-9.]*%  mean call 1.45 us -> 5.79 us" out &&
-	grep "log2 histograms" err
+	"$PERUN" check agg1.perf agg2.perf >out && cat out &&
+	grep "^  undecided  *inclusive  *+299.8% .* 1.45 us -> 5.79 us .* g  (fewer than 2 runs" out &&
+	grep "log2 histograms" out
+'
+
+test_expect_success 'check --method best-model-order-equality: linear to quadratic degrades' '
+	python3 - <<-\PY &&
+	import json
+	def prof(path, forms):
+	    ms = [{"uid": "f", "model": k, "r_square": r2, "method": "full",
+	           "coeffs": [{"name": "b0", "value": 1}, {"name": "b1", "value": 1}],
+	           "x_interval_start": 0, "x_interval_end": 9} for k, r2 in forms]
+	    res = [{"amount": 10, "uid": "f", "type": "mixed", "subtype": "time delta"}]
+	    p = {"header": {"type": "mixed", "units": {"mixed(time delta)": "ns"}, "cmd": "x"},
+	         "collector_info": {"name": "trace"},
+	         "postprocessors": [{"name": "regression_analysis", "params": {}}],
+	         "snapshots": [{"resources": res, "models": ms}]}
+	    json.dump(p, open(path, "w"))
+	prof("m1.perf", [("linear", 0.9), ("quadratic", 0.8)])
+	prof("m2.perf", [("linear", 0.7), ("quadratic", 0.95)])
+	PY
+	set +e; "$PERUN" check m1.perf m2.perf --method best-model-order-equality >out; rc=$?; set -e
+	cat out && test $rc = 1 &&
+	grep "^  degradation  *inclusive linear -> quadratic (r2 0.900 -> 0.950)  f$" out &&
+	"$PERUN" check m2.perf m1.perf --method best-model-order-equality >out &&
+	grep "^0 degradations, 1 optimization" out
 '
 
 test_expect_success 'check: usage and failures' '
@@ -133,10 +177,11 @@ test_expect_success 'check: usage and failures' '
 	"$PERUN" check --threshold -1 2>>err; rc2=$?
 	"$PERUN" check a b c 2>>err; rc3=$?
 	"$PERUN" check HEAD~1 2>err4; rc4=$?
+	"$PERUN" check --method t-test 2>>err; rc5=$?
 	set -e
 	cat err err4 &&
-	test $rc1 = 2 && test $rc2 = 2 && test $rc3 = 2 && test $rc4 = 1 &&
-	grep "no profile of" err4
+	test $rc1 = 2 && test $rc2 = 2 && test $rc3 = 2 && test $rc4 = 1 && test $rc5 = 2 &&
+	grep "no run of" err4
 '
 
 test_expect_success 'diff: work first, the ratio near 3' '
@@ -206,7 +251,9 @@ test_expect_success 'postprocessby regression-analysis: models region and postpr
 	assert work["logarithmic"]["x_interval_start"] == 1, "x = 0 left out of ln x"
 	print("ok", len(ms), "models")
 	PY
-	"$PERUN" add 0@p >/dev/null && "$PERUN" status | grep "3 profiles registered"
+	"$PERUN" add 0@p >/dev/null && "$PERUN" status | grep "5 profiles registered" &&
+	"$PERUN" check HEAD~2 HEAD >out; cat out &&
+	grep "^  3 runs -> 3 runs" out && grep "^3 degradations" out
 '
 
 test_expect_success 'postprocessby regressogram and moving-average with -o' '
@@ -227,20 +274,6 @@ test_expect_success 'postprocessby regressogram and moving-average with -o' '
 	ma = [m for m in ms if m["model"] == "moving_average" and m["uid"] == "helper"][0]
 	assert ma["method"] == "smm" and ma["window_width"] == 5 and len(ma["bucket_stats"]) == 200
 	PY
-'
-
-test_expect_success 'check uses the integrals of models both profiles have' '
-	cd repo &&
-	"$PERUN" postprocessby HEAD~2:0@i regression-analysis --models linear,quadratic -o b.perf &&
-	"$PERUN" postprocessby 0@i regression-analysis --models linear,quadratic -o t.perf &&
-	set +e; "$PERUN" check b.perf t.perf --format json >j; rc=$?; set -e
-	test $rc = 1 &&
-	python3 -c "
-import json; r = json.load(open(\"j\"))
-w = [c for c in r[\"pairs\"][0][\"changes\"] if c[\"function\"] == \"work\"][0]
-assert w[\"change\"] == \"degradation\" and w[\"model\"] in (\"linear\", \"quadratic\"), w
-assert 2.7 < w[\"integral_ratio\"] < 3.3, w
-"
 '
 
 test_expect_success 'postprocessby: usage and failures' '

@@ -3,6 +3,9 @@
 
 #define PR_FMT "models"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,68 +52,61 @@ double r_squared(const double *y, const double *f, size_t n)
 	return (double)(1 - ss_res / ss_tot);
 }
 
-/* Least squares of u = a0 + a1 t (+ a2 t^2), on t centred and scaled so
- * that the normal equations stay well conditioned.  1 when every t is equal.  */
+/* Least squares of u = a0 + a1 t (+ a2 t^2) by GSL's multifit (SVD), on t
+ * centred and scaled so that the fit stays well conditioned.  1 when every
+ * t is equal or GSL fails.  */
 static int poly_fit(const double *t, const double *u, size_t n, int deg, double a[3])
 {
-	long double m = 0, s = 0, S[5] = {0}, R[3] = {0}, M[3][4];
-	size_t i;
-	int r, c, k, d = deg + 1;
+	size_t i, d = (size_t)deg + 1;
+	double m, s, chisq, z[3] = {0, 0, 0};
+	gsl_matrix *X, *cov;
+	gsl_vector *y, *c;
+	gsl_multifit_linear_workspace *w;
+	int ret = 1;
 
-	for (i = 0; i < n; i++)
-		m += t[i];
-	m /= (long double)n;
-	for (i = 0; i < n; i++)
-		s += (t[i] - m) * (t[i] - m);
-	s = sqrtl(s / (long double)n);
+	if (n < d)
+		return 1;
+	m = gsl_stats_mean(t, 1, n);
+	s = n > 1 ? gsl_stats_sd_with_fixed_mean(t, 1, n, m) : 0;
 	if (!(s > 0))
 		return 1;
+	gsl_set_error_handler_off();
+	X = gsl_matrix_alloc(n, d);
+	y = gsl_vector_alloc(n);
+	c = gsl_vector_alloc(d);
+	cov = gsl_matrix_alloc(d, d);
+	w = gsl_multifit_linear_alloc(n, d);
+	if (!X || !y || !c || !cov || !w)
+		goto out;
 	for (i = 0; i < n; i++) {
-		long double z = (t[i] - m) / s, p = 1;
-		for (k = 0; k <= 2 * deg; k++) {
-			S[k] += p;
-			if (k <= deg)
-				R[k] += p * u[i];
-			p *= z;
-		}
+		double zz = (t[i] - m) / s;
+		gsl_matrix_set(X, i, 0, 1);
+		gsl_matrix_set(X, i, 1, zz);
+		if (deg == 2)
+			gsl_matrix_set(X, i, 2, zz * zz);
+		gsl_vector_set(y, i, u[i]);
 	}
-	for (r = 0; r < d; r++) {
-		for (c = 0; c < d; c++)
-			M[r][c] = S[r + c];
-		M[r][d] = R[r];
-	}
-	/* Gaussian elimination with partial pivoting */
-	for (c = 0; c < d; c++) {
-		int piv = c;
-		for (r = c + 1; r < d; r++)
-			if (fabsl(M[r][c]) > fabsl(M[piv][c]))
-				piv = r;
-		if (fabsl(M[piv][c]) < 1e-300L)
-			return 1;
-		if (piv != c)
-			for (k = 0; k <= d; k++) {
-				long double tmp = M[c][k];
-				M[c][k] = M[piv][k];
-				M[piv][k] = tmp;
-			}
-		for (r = 0; r < d; r++) {
-			long double f;
-			if (r == c)
-				continue;
-			f = M[r][c] / M[c][c];
-			for (k = c; k <= d; k++)
-				M[r][k] -= f * M[c][k];
-		}
-	}
-	{
-		long double z0 = M[0][d] / M[0][0], z1 = M[1][d] / M[1][1];
-		long double z2 = deg == 2 ? M[2][d] / M[2][2] : 0;
-		/* u = z0 + z1 (t - m)/s + z2 ((t - m)/s)^2 expanded in t */
-		a[2] = (double)(z2 / (s * s));
-		a[1] = (double)(z1 / s - 2 * z2 * m / (s * s));
-		a[0] = (double)(z0 - z1 * m / s + z2 * m * m / (s * s));
-	}
-	return 0;
+	if (gsl_multifit_linear(X, y, c, cov, &chisq, w) != GSL_SUCCESS)
+		goto out;
+	for (i = 0; i < d; i++)
+		z[i] = gsl_vector_get(c, i);
+	/* u = z0 + z1 (t - m)/s + z2 ((t - m)/s)^2 expanded in t */
+	a[2] = z[2] / (s * s);
+	a[1] = z[1] / s - 2 * z[2] * m / (s * s);
+	a[0] = z[0] - z[1] * m / s + z[2] * m * m / (s * s);
+	ret = 0;
+out:
+	if (w)
+		gsl_multifit_linear_free(w);
+	if (cov)
+		gsl_matrix_free(cov);
+	if (c)
+		gsl_vector_free(c);
+	if (y)
+		gsl_vector_free(y);
+	if (X)
+		gsl_matrix_free(X);
+	return ret;
 }
 
 /* Whether (x, y) is in the domain of form k.  */

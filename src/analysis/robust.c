@@ -1,21 +1,18 @@
-/* Robust statistics: quantiles and the Mann-Whitney U test.  */
+/* Robust statistics: quantiles, means and the normal distribution from GSL;
+ * the Mann-Whitney U test, which GSL does not have.  */
 #include "config.h"
 
 #define PR_FMT "stats"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "analysis/robust.h"
 #include "profile/profile.h"
 #include "util/log.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 double stats_quantile_sorted(const double *v, size_t n, double q)
 {
@@ -24,23 +21,18 @@ double stats_quantile_sorted(const double *v, size_t n, double q)
 
 double stats_median(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	gsl_sort(v, 1, n);
 	return stats_quantile_sorted(v, n, 0.5);
 }
 
 double stats_mean(const double *v, size_t n)
 {
-	double s = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / (double)n : 0;
+	return n ? gsl_stats_mean(v, 1, n) : 0;
 }
 
 double stats_norm_cdf(double z)
 {
-	return 0.5 * erfc(-z / sqrt(2.0));
+	return gsl_cdf_ugaussian_P(z);
 }
 
 struct tagged {

@@ -9,15 +9,25 @@
  * minimised over rho, with gamma from the one-segment cost down to 0.1/m of
  * it and asv's noise floor sigma_0 (asv.step_detect.solve_potts_autogamma).
  *
- * Two departures from asv, measured on 200 seeds of Gaussian noise with a
- * 6-sigma step in the middle: rho is bounded by |rho| <= 0.5, because an
- * unbounded rho near 1 passes a step off as correlated noise (asv's search
- * found the step in 111 of 200 series of 20 points, 82 of 200 of 60 points
- * under AR(1) noise of rho 0.5; bounded: 193 and 197, and still no false
- * step on such noise); and fewer than 8 points report no step, because the
- * criterion cannot tell a step from noise there (it flagged 184 of 200
- * noise series of 2 points, 41 of 5, 0 of 8).  Both are options.
- * No I/O; pure functions of their input.  */
+ * Departures from asv, for the short series of a young repository (3 to 10
+ * commits) as much as for long ones:
+ *   - the noise floor sigma_0 of eq. 14 is not only asv's heuristic (a
+ *     tenth of the smallest change of level) but the noise the points are
+ *     known to carry: the sum of w_i noise_i when the caller measured each
+ *     point's noise (the spread of its runs, or its calls), else estimated
+ *     from the series itself, robustly, as the median absolute difference
+ *     of successive points (a step moves one difference; it takes 5 points
+ *     or more to trust).  A fit then cannot win by splitting noise it was
+ *     told about (from 10 points on the floor shrinks as (10/m)^3: a long
+ *     series tells noise from steps by itself, as asv's does), so a short series needs no minimum length beyond 3 points
+ *     (the old guard of 8 points hid a 2.3x step in 5 commits); on 200 noise
+ *     series each of 3 to 10 points it found no step (tests/unit/t-steps.c).
+ *   - rho is bounded by |rho| <= 0.5, because an unbounded rho near 1
+ *     passes a step off as correlated noise (asv's search found the step in
+ *     111 of 200 series of 20 points, 82 of 200 of 60 points under AR(1)
+ *     noise of rho 0.5; bounded: 193 and 197, and still no false step on
+ *     such noise).
+  * No I/O; pure functions of their input.  */
 #ifndef PERUN_ANALYSIS_STEPS_H
 #define PERUN_ANALYSIS_STEPS_H
 
@@ -38,8 +48,10 @@ struct steps_opts {
 	double beta;	   /* penalty factor of r(m) = beta ln(m)/m; default 4.0 */
 	size_t min_size;   /* shortest segment that may stand alone; default 1 */
 	double threshold;  /* report only steps with |rel| >= threshold; default 0 */
-	size_t min_points; /* fewer finite points give no step; default 8 (2 = asv) */
+	size_t min_points; /* fewer finite points give no step; default 3 (2 = asv) */
 	double rho_max;	   /* bound on |rho| of the AR(1) noise; default 0.5 (0.99 ~ asv) */
+	const double *noise; /* per point of y: its expected absolute error (say the standard
+				error of a median), or NULL: estimated from the series */
 };
 
 /* What the fit found besides the steps (optional).  */
@@ -49,6 +61,7 @@ struct steps_info {
 	double gamma;	  /* the chosen Potts penalty */
 	double rho;	  /* the AR(1) coefficient of the residuals */
 	double sigma;	  /* ML noise amplitude: mean |eps_i - rho eps_{i-1}| */
+	double floor;	  /* the noise floor used: sum of w_i noise_i (not asv's part) */
 };
 
 /* Finds the steps of y[0..n) (weights w, or NULL for all 1; a weight <= 0

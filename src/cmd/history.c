@@ -18,7 +18,7 @@
 #define USAGE                                                                                      \
 	"usage: perun history FUNCTION|--all [-n N] [-m REV] [--format text|json]\n"               \
 	"                     [--cmd CMD] [--args ARGS] [--workload W] [--collector C]\n"          \
-	"                     [--threshold R]\n"
+	"                     [--threshold R] [--any-machine]\n"
 
 static void usage_history(FILE *f)
 {
@@ -28,11 +28,13 @@ static void usage_history(FILE *f)
 		"for each of the last N commits (default 100, 0: all) that has profiles of\n"
 		"the same collector, command, arguments and workload (given, or those of the\n"
 		"newest profile), the median and p95 of the call times and the calls per\n"
-		"profile.  Steps in the median are found as asv does (an L1 Potts fit whose\n"
-		"penalty the information criterion picks, AR(1) noise); each is named by\n"
-		"the commit where the new level starts.  --threshold R (default 0.05) drops\n"
-		"steps smaller than R relative to the level before.  Exit 0 whether or not\n"
-		"steps were found.\n");
+		"profile.  Steps in the median and in the p95 are found as asv does (an L1\n"
+		"Potts fit whose penalty the information criterion picks, AR(1) noise), with\n"
+		"the noise each commit's runs and calls show as the floor, so that 3 commits\n"
+		"can show a step; each is named by the commit where the new level starts.\n"
+		"--threshold R (default 0.05) drops steps smaller than R relative to the level\n"
+		"before.  Only profiles of the newest profile's machine count, unless\n"
+		"--any-machine.  Exit 0 whether or not steps were found.\n");
 }
 
 static void print_amount(double v, char *buf, size_t n)
@@ -61,6 +63,13 @@ static void print_series(const struct history *h, const struct history_series *s
 		print_amount(st->before, a, sizeof(a));
 		print_amount(st->after, b, sizeof(b));
 		printf("  step at %.7s %s -> %s (%+.1f%%)  %s\n", h->c[st->index].sha, a, b,
+		       100.0 * st->rel, h->c[st->index].subject);
+	}
+	for (i = 0; i < s->np95_steps; i++) {
+		const struct history_step *st = &s->p95_steps[i];
+		print_amount(st->before, a, sizeof(a));
+		print_amount(st->after, b, sizeof(b));
+		printf("  p95 step at %.7s %s -> %s (%+.1f%%)  %s\n", h->c[st->index].sha, a, b,
 		       100.0 * st->rel, h->c[st->index].subject);
 	}
 	if (!table)
@@ -103,6 +112,10 @@ int history_args_parse(struct history_args *a, const char *cmd, int argc, char *
 	const char *o = argv[*i];
 	char *end;
 
+	if (!strcmp(o, "--any-machine")) {
+		a->f.any_machine = 1;
+		return 1;
+	}
 	if (*i + 1 >= (size_t)argc)
 		return 0;
 	if (!strcmp(o, "-n")) {
@@ -181,6 +194,10 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 			 ha.max, ha.rev);
 		goto out;
 	}
+	if (h.skipped_machine)
+		pr_warn("left out %zu profile%s from another machine than %s (--any-machine counts "
+			"them)",
+			h.skipped_machine, h.skipped_machine == 1 ? "" : "s", h.machine);
 	if (func && !history_find(&h, func)) {
 		pr_error("no profile in this history has calls of '%s': see 'perun history --all'",
 			 func);

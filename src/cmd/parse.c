@@ -48,7 +48,7 @@ int cmd_parse(int argc, char **argv, struct ctx *ctx)
 	json_object_object_add(h, "type", json_object_new_string("mixed"));
 	ci = json_object_new_object();
 	json_object_object_add(ci, "name", json_object_new_string("trace"));
-	if (profile_writer_open(&w, argv[3], &plan, NULL, h, ci,
+	if (profile_writer_open(&w, argv[3], &plan, NULL, h, ci, NULL,
 				aggregate  ? PROFILE_SUMMARIES
 				: per_call ? PROFILE_PER_CALL
 					   : PROFILE_COMPACT) < 0)

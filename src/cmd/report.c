@@ -20,7 +20,7 @@
 #define USAGE                                                                                      \
 	"usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]\n"                   \
 	"                    [--workload W] [--collector C] [--threshold R]\n"                     \
-	"                    [--aggregates DIR]\n"
+	"                    [--aggregates DIR] [--any-machine]\n"
 
 static void usage_report(FILE *f)
 {
@@ -123,6 +123,10 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 			 ha.max, ha.rev);
 		goto out;
 	}
+	if (h.skipped_machine)
+		pr_warn("left out %zu profile%s from another machine than %s (--any-machine counts "
+			"them)",
+			h.skipped_machine, h.skipped_machine == 1 ? "" : "s", h.machine);
 	{
 		char *adir = adir_opt ? xstrdup(adir_opt) : xstrfmt("%s/aggregates", r.dir);
 		int bad = load_aggregates(adir, &aggs, &naggs) < 0;

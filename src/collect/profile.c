@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collect/session.h"
+#include "profile/machine.h"
 #include "profile/writer.h"
 #include "store/output.h"
 #include "store/repo.h"
@@ -316,11 +317,16 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	struct collect_opts *o = s->o;
 	struct probe_cost cost;
 	struct parser *parser;
+	/* where it ran, and the probe cost its calibrated amounts subtract */
+	struct json_object *machine =
+	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL);
+	int opened = profile_writer_open(w, path, &s->plan, origin, header, ci, machine,
+					 o->aggregate  ? PROFILE_SUMMARIES
+					 : o->per_call ? PROFILE_PER_CALL
+						       : PROFILE_COMPACT);
 
-	if (profile_writer_open(w, path, &s->plan, origin, header, ci,
-				o->aggregate  ? PROFILE_SUMMARIES
-				: o->per_call ? PROFILE_PER_CALL
-					      : PROFILE_COMPACT) < 0) {
+	json_object_put(machine);
+	if (opened < 0) {
 		profile_writer_abort(w);	/* frees what open kept */
 		return -1;
 	}

@@ -100,7 +100,7 @@ static int call_error(struct profile_writer *w)
 
 int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
 			const char *origin, struct json_object *header,
-			struct json_object *collector_info, int per_call)
+			struct json_object *collector_info, struct json_object *machine, int per_call)
 {
 	int fd;
 	size_t i;
@@ -150,6 +150,10 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 	put_json(w, header);
 	puts_(w, ",\"collector_info\":");
 	put_json(w, collector_info);
+	if (machine) {
+		puts_(w, ",\"machine\":");
+		put_json(w, machine);
+	}
 	puts_(w, ",\"postprocessors\":[]");
 	open_snapshot(w);
 	return 0;

@@ -78,10 +78,12 @@ struct profile_writer {
 };
 
 /* Opens path.tmpXXXXXX and writes every region up to the resources.  origin
- * may be NULL.  header and collector_info are borrowed.  */
+ * and machine (profile/machine.h) may be NULL.  header, collector_info and
+ * machine are borrowed.  */
 int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
 			const char *origin, struct json_object *header,
-			struct json_object *collector_info, int per_call);
+			struct json_object *collector_info, struct json_object *machine,
+			int per_call);
 /* Adds calibrated amounts to the summaries (cost and stepped, per probe and
  * may be NULL, are borrowed; call before the first record).  */
 void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost *cost,

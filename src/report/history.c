@@ -9,6 +9,7 @@
 
 #include "analysis/samples.h"
 #include "analysis/robust.h"
+#include "profile/machine.h"
 #include "profile/profile.h"
 #include "report/history.h"
 #include "store/repo.h"
@@ -25,11 +26,14 @@ static const char *hstr(const struct profile *p, const char *path)
 	return v ? v : "";
 }
 
-/* The calls of one function at one commit, pooled over its profiles.  */
+/* The calls of one function at one commit, pooled over its profiles, and
+ * each profile's (run's) own median and p95.  */
 struct pool {
 	char *name;
 	double *v;
 	size_t n, alloc;
+	double *run_median, *run_p95;
+	size_t runs;
 };
 
 struct commit_pool {
@@ -60,6 +64,8 @@ static void pool_release(struct commit_pool *cp)
 	for (i = 0; i < cp->n; i++) {
 		free(cp->f[i].name);
 		free(cp->f[i].v);
+		free(cp->f[i].run_median);
+		free(cp->f[i].run_p95);
 	}
 	free(cp->f);
 	strbuf_release(&cp->incomplete);
@@ -73,9 +79,25 @@ static int matches(struct history *h, const struct profile *p)
 	const char *col = hstr(p, "collector_info.name"), *cmd = hstr(p, "header.cmd"),
 		   *args = hstr(p, "header.args"), *wl = hstr(p, "header.workload");
 
+	char *machine;
+
 	if ((h->collector && strcmp(col, h->collector)) || (h->cmd && strcmp(cmd, h->cmd)) ||
 	    (h->args && strcmp(args, h->args)) || (h->workload && strcmp(wl, h->workload)))
 		return 0;
+	/* one machine: that of the newest profile with a machine region */
+	machine = machine_describe(p);
+	if (!h->any_machine && *machine && h->machine && *h->machine &&
+	    strcmp(machine, h->machine)) {
+		h->skipped_machine++;
+		free(machine);
+		return 0;
+	}
+	if (!h->any_machine && *machine && (!h->machine || !*h->machine)) {
+		free(h->machine);
+		h->machine = machine;
+	} else {
+		free(machine);
+	}
 	if (!h->collector)
 		h->collector = xstrdup(col);
 	if (!h->cmd)
@@ -120,6 +142,12 @@ static int pool_commit(struct repo *r, struct history *h, const char *sha, struc
 				}
 				for (k = 0; k < t.f[j].n; k++)
 					pl->v[pl->n++] = t.f[j].amount[k];
+				pl->run_median = xrealloc(pl->run_median,
+							  (pl->runs + 1) * sizeof(double));
+				pl->run_p95 =
+				    xrealloc(pl->run_p95, (pl->runs + 1) * sizeof(double));
+				pl->run_median[pl->runs] = t.f[j].median;
+				pl->run_p95[pl->runs++] = t.f[j].p95;
 			}
 			samples_release(&t);
 			cp->profiles++;
@@ -136,6 +164,32 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* The standard error of the q-quantile of sorted v[0..n): half the span
+ * of the order statistics one standard deviation of the binomial rank
+ * away (distribution-free); with runs >= 2, at least the standard error of
+ * the mean of the runs' own quantiles, since a run's state moves all its
+ * calls.  */
+static double quantile_se(const double *v, size_t n, double q, const double *runs, size_t nruns)
+{
+	double sd = sqrt((double)n * q * (1 - q)), se, lo, hi;
+
+	lo = stats_quantile_sorted(v, n, (q * (double)n - sd) / (double)n);
+	hi = stats_quantile_sorted(v, n, (q * (double)n + sd) / (double)n);
+	se = (hi - lo) / 2;
+	if (nruns >= 2) {
+		double m = 0, ss = 0, r;
+		size_t i;
+		for (i = 0; i < nruns; i++)
+			m += runs[i];
+		m /= (double)nruns;
+		for (i = 0; i < nruns; i++)
+			ss += (runs[i] - m) * (runs[i] - m);
+		r = sqrt(ss / (double)(nruns - 1) / (double)nruns);
+		se = r > se ? r : se;
+	}
+	return se;
 }
 
 static struct history_series *series_get(struct history *h, const char *name)
@@ -173,6 +227,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 
 	memset(h, 0, sizeof(*h));
 	if (f) {
+		h->any_machine = f->any_machine;
 		h->collector = f->collector ? xstrdup(f->collector) : NULL;
 		h->cmd = f->cmd ? xstrdup(f->cmd) : NULL;
 		h->args = f->args ? xstrdup(f->args) : NULL;
@@ -227,6 +282,8 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 		s->median = xcalloc(ng ? ng : 1, sizeof(double));
 		s->p95 = xcalloc(ng ? ng : 1, sizeof(double));
 		s->calls = xcalloc(ng ? ng : 1, sizeof(double));
+		s->median_noise = xcalloc(ng ? ng : 1, sizeof(double));
+		s->p95_noise = xcalloc(ng ? ng : 1, sizeof(double));
 		for (i = 0; i < ng; i++) {
 			struct commit_pool *cp = &g[ng - 1 - i].pool;
 			struct pool *pl = NULL;
@@ -235,11 +292,14 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 					pl = &cp->f[j];
 			if (!pl || !pl->n) {
 				s->median[i] = s->p95[i] = s->calls[i] = NAN;
+				s->median_noise[i] = s->p95_noise[i] = NAN;
 				continue;
 			}
 			qsort(pl->v, pl->n, sizeof(double), cmp_double);
 			s->median[i] = stats_quantile_sorted(pl->v, pl->n, 0.5);
 			s->p95[i] = stats_quantile_sorted(pl->v, pl->n, 0.95);
+			s->median_noise[i] = quantile_se(pl->v, pl->n, 0.5, pl->run_median, pl->runs);
+			s->p95_noise[i] = quantile_se(pl->v, pl->n, 0.95, pl->run_p95, pl->runs);
 			s->calls[i] = (double)pl->n / (double)cp->profiles;
 		}
 	}
@@ -256,28 +316,45 @@ out:
 	return ret;
 }
 
+static int detect_into(const double *y, const double *noise, size_t n,
+		       const struct steps_opts *opts, struct history_step **out, size_t *nout)
+{
+	struct steps_opts o;
+	struct step *st = NULL;
+	size_t ns = 0, i;
+
+	if (opts)
+		o = *opts;
+	else
+		memset(&o, 0, sizeof(o));
+	o.noise = noise;
+	free(*out);
+	*out = NULL;
+	*nout = 0;
+	if (history_detect(y, NULL, n, &o, &st, &ns, NULL) < 0)
+		return -1;
+	*out = xcalloc(ns ? ns : 1, sizeof(**out));
+	for (i = 0; i < ns; i++) {
+		(*out)[i].index = st[i].start;
+		(*out)[i].before = st[i].before;
+		(*out)[i].after = st[i].after;
+		(*out)[i].rel = st[i].rel;
+	}
+	*nout = ns;
+	free(st);
+	return 0;
+}
+
 int history_steps(struct history *h, const struct steps_opts *opts)
 {
-	size_t k, i;
+	size_t k;
 
 	for (k = 0; k < h->ns; k++) {
 		struct history_series *s = &h->s[k];
-		struct step *st = NULL;
-		size_t n = 0;
-		free(s->steps);
-		s->steps = NULL;
-		s->nsteps = 0;
-		if (history_detect(s->median, NULL, h->nc, opts, &st, &n, NULL) < 0)
+		if (detect_into(s->median, s->median_noise, h->nc, opts, &s->steps, &s->nsteps) < 0 ||
+		    detect_into(s->p95, s->p95_noise, h->nc, opts, &s->p95_steps, &s->np95_steps) <
+			0)
 			return -1;
-		s->steps = xcalloc(n ? n : 1, sizeof(*s->steps));
-		for (i = 0; i < n; i++) {
-			s->steps[i].index = st[i].start;
-			s->steps[i].before = st[i].before;
-			s->steps[i].after = st[i].after;
-			s->steps[i].rel = st[i].rel;
-		}
-		s->nsteps = n;
-		free(st);
 	}
 	return 0;
 }
@@ -296,13 +373,17 @@ void history_release(struct history *h)
 		free(h->s[i].median);
 		free(h->s[i].p95);
 		free(h->s[i].calls);
+		free(h->s[i].median_noise);
+		free(h->s[i].p95_noise);
 		free(h->s[i].steps);
+		free(h->s[i].p95_steps);
 	}
 	free(h->s);
 	free(h->collector);
 	free(h->cmd);
 	free(h->args);
 	free(h->workload);
+	free(h->machine);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -337,22 +418,14 @@ static void array(struct strbuf *sb, const char *key, const double *v, size_t n)
 	strbuf_addch(sb, ']');
 }
 
-void history_series_json(const struct history *h, const struct history_series *s,
-			 struct strbuf *out)
+static void steps_json(const struct history *h, const struct history_step *steps, size_t n,
+		       struct strbuf *out)
 {
 	size_t i;
 
-	strbuf_addstr(out, "{\"function\":");
-	strbuf_add_json_str(out, s->name);
-	strbuf_addch(out, ',');
-	array(out, "median", s->median, h->nc);
-	strbuf_addch(out, ',');
-	array(out, "p95", s->p95, h->nc);
-	strbuf_addch(out, ',');
-	array(out, "calls", s->calls, h->nc);
-	strbuf_addstr(out, ",\"steps\":[");
-	for (i = 0; i < s->nsteps; i++) {
-		const struct history_step *st = &s->steps[i];
+	strbuf_addch(out, '[');
+	for (i = 0; i < n; i++) {
+		const struct history_step *st = &steps[i];
 		strbuf_addf(out, "%s{\"index\":%zu,\"commit\":\"%s\",\"before\":", i ? "," : "",
 			    st->index, h->c[st->index].sha);
 		num(out, st->before);
@@ -362,7 +435,25 @@ void history_series_json(const struct history *h, const struct history_series *s
 		num(out, st->rel);
 		strbuf_addch(out, '}');
 	}
-	strbuf_addstr(out, "]}");
+	strbuf_addch(out, ']');
+}
+
+void history_series_json(const struct history *h, const struct history_series *s,
+			 struct strbuf *out)
+{
+	strbuf_addstr(out, "{\"function\":");
+	strbuf_add_json_str(out, s->name);
+	strbuf_addch(out, ',');
+	array(out, "median", s->median, h->nc);
+	strbuf_addch(out, ',');
+	array(out, "p95", s->p95, h->nc);
+	strbuf_addch(out, ',');
+	array(out, "calls", s->calls, h->nc);
+	strbuf_addstr(out, ",\"steps\":");
+	steps_json(h, s->steps, s->nsteps, out);
+	strbuf_addstr(out, ",\"p95_steps\":");
+	steps_json(h, s->p95_steps, s->np95_steps, out);
+	strbuf_addch(out, '}');
 }
 
 void history_to_json(const struct history *h, const char *only, struct strbuf *out)
@@ -377,6 +468,9 @@ void history_to_json(const struct history *h, const char *only, struct strbuf *o
 	strbuf_add_json_str(out, h->args ? h->args : "");
 	strbuf_addstr(out, ",\"workload\":");
 	strbuf_add_json_str(out, h->workload ? h->workload : "");
+	strbuf_addstr(out, ",\"machine\":");
+	strbuf_add_json_str(out, h->machine ? h->machine : "");
+	strbuf_addf(out, ",\"skipped_other_machine\":%zu", h->skipped_machine);
 	strbuf_addstr(out, ",\"commits\":[");
 	for (i = 0; i < h->nc; i++) {
 		strbuf_addf(out, "%s{\"sha\":\"%s\",\"date\":%lld,\"profiles\":%zu,\"subject\":",

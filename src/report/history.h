@@ -16,6 +16,7 @@ struct repo;
  * and workload.  NULL fields: taken from the newest profile found.  */
 struct history_filter {
 	const char *collector, *cmd, *args, *workload;
+	int any_machine; /* else only profiles of the newest one's machine */
 };
 
 struct history_commit {
@@ -37,13 +38,22 @@ struct history_step {
 struct history_series {
 	char *name;
 	double *median, *p95, *calls; /* per commit; NAN where the function was not seen */
-	struct history_step *steps;
+	/* per commit, the standard error of median and p95: the spread of the
+	 * runs' own (several profiles), or of the calls around the order
+	 * statistic (one profile), whichever is larger */
+	double *median_noise, *p95_noise;
+	struct history_step *steps;	/* of the median */
 	size_t nsteps;
+	struct history_step *p95_steps; /* of the p95 */
+	size_t np95_steps;
 };
 
 /* Commits oldest first; series sorted by name.  */
 struct history {
 	char *collector, *cmd, *args, *workload;
+	char *machine;		 /* where the profiles ran ("" unknown), unless any_machine */
+	int any_machine;
+	size_t skipped_machine; /* matching profiles left out: another machine */
 	struct history_commit *c;
 	size_t nc;
 	struct history_series *s;
@@ -54,7 +64,8 @@ struct history {
  * (0: all), pooling the calls of the matching profiles of each commit.  */
 int history_build(struct repo *r, const char *rev, size_t max, const struct history_filter *f,
 		  struct history *h);
-/* Finds the steps of every series' median (opts may be NULL).  The
+/* Finds the steps of every series' median and p95 (opts may be NULL; its
+ * noise is set from the series').  The
  * detection is one call, through this pointer: a seam for tests and other
  * detectors.  */
 typedef int (*history_detect_fn)(const double *y, const double *w, size_t n,

@@ -165,6 +165,7 @@ static int write_flames(const struct history *h, const struct repo *r, const cha
 struct regression {
 	const struct history_series *s;
 	const struct history_step *st;
+	const char *stat; /* "median" or "p95" */
 };
 
 static int cmp_regression(const void *a, const void *b)
@@ -180,14 +181,24 @@ static size_t regressions(const struct history *h, struct regression **out)
 	size_t i, j, n = 0;
 
 	*out = NULL;
-	for (i = 0; i < h->ns; i++)
+	for (i = 0; i < h->ns; i++) {
 		for (j = 0; j < h->s[i].nsteps; j++)
 			if (h->s[i].steps[j].rel > 0) {
 				*out = xrealloc(*out, (n + 1) * sizeof(**out));
 				(*out)[n].s = &h->s[i];
 				(*out)[n].st = &h->s[i].steps[j];
+				(*out)[n].stat = "median";
 				n++;
 			}
+		for (j = 0; j < h->s[i].np95_steps; j++)
+			if (h->s[i].p95_steps[j].rel > 0) {
+				*out = xrealloc(*out, (n + 1) * sizeof(**out));
+				(*out)[n].s = &h->s[i];
+				(*out)[n].st = &h->s[i].p95_steps[j];
+				(*out)[n].stat = "p95";
+				n++;
+			}
+	}
 	if (n)
 		qsort(*out, n, sizeof(**out), cmp_regression);
 	return n;
@@ -362,7 +373,7 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 		strbuf_addstr(out,
 			      "<table id=\"regressions\"><tr><th>function</th><th>commit where "
 			      "it starts</th><th>before</th><th>after</th><th>change</th>"
-			      "</tr>\n");
+			      "<th>of</th></tr>\n");
 		for (i = 0; i < nr; i++) {
 			const struct history_commit *c = &h->c[rg[i].st->index];
 			strbuf_addstr(out, "<tr><td>");
@@ -374,8 +385,8 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 			amount(out, rg[i].st->before);
 			strbuf_addstr(out, "</td><td class=\"num\">");
 			amount(out, rg[i].st->after);
-			strbuf_addf(out, "</td><td class=\"num up\">%+.1f%%</td></tr>\n",
-				    100.0 * rg[i].st->rel);
+			strbuf_addf(out, "</td><td class=\"num up\">%+.1f%%</td><td>%s</td></tr>\n",
+				    100.0 * rg[i].st->rel, rg[i].stat);
 		}
 		strbuf_addstr(out, "</table>\n");
 	} else {
@@ -538,9 +549,10 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 		strbuf_addstr(&sb, "{\"function\":");
 		strbuf_add_json_str(&sb, rg[i].s->name);
 		strbuf_addf(&sb,
-			    ",\"commit\":\"%s\",\"before\":%.17g,\"after\":%.17g,\"rel\":%.17g}",
-			    h->c[rg[i].st->index].sha, rg[i].st->before, rg[i].st->after,
-			    isfinite(rg[i].st->rel) ? rg[i].st->rel : 1e308);
+			    ",\"of\":\"%s\",\"commit\":\"%s\",\"before\":%.17g,\"after\":%.17g,"
+			    "\"rel\":%.17g}",
+			    rg[i].stat, h->c[rg[i].st->index].sha, rg[i].st->before,
+			    rg[i].st->after, isfinite(rg[i].st->rel) ? rg[i].st->rel : 1e308);
 	}
 	free(rg);
 	strbuf_addf(&sb, "],\"flamegraphs\":%zu,\"aggregates\":[", nflames);

@@ -372,3 +372,109 @@ void job_matrix_release(struct job_matrix *m)
 	units_free(m->postprocessors, m->npostprocessors);
 	memset(m, 0, sizeof(*m));
 }
+static void thresholds_free(char **regex, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(regex[i]);
+	free(regex);
+}
+
+/* One threshold: a number >= 0; -1 after pr_error() naming where.  */
+static int threshold_value(const char *path, const yaml_node_t *v, double *out)
+{
+	const char *s;
+	char *end;
+
+	if (v->type != YAML_SCALAR_NODE)
+		return pr_error("%s:%zu: regressions_thresholds wants a number (0.05 = 5%%) for "
+				"each regular expression",
+				path, v->start_mark.line + 1);
+	s = (const char *)v->data.scalar.value;
+	*out = strtod(s, &end);
+	if (!*s || *end || !(*out >= 0))
+		return pr_error("%s:%zu: regressions_thresholds: '%s' is not a ratio >= 0 (0.05 "
+				"= 5%%)",
+				path, v->start_mark.line + 1, s);
+	return 0;
+}
+
+int config_read_thresholds(const char *path, char ***regex, double **threshold, size_t *n)
+{
+	FILE *f;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root, *node = NULL;
+	yaml_node_pair_t *pair;
+	int ret = -1;
+
+	*regex = NULL;
+	*threshold = NULL;
+	*n = 0;
+	f = fopen(path, "rb");
+	if (!f)
+		return errno == ENOENT ? 0 : pr_error_errno("%s", path);
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		pr_error("%s:%zu: %s", path, parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "YAML error");
+		goto out_parser;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root && root->type == YAML_MAPPING_NODE)
+		for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top;
+		     pair++) {
+			yaml_node_t *k = yaml_document_get_node(&doc, pair->key);
+			if (k && k->type == YAML_SCALAR_NODE &&
+			    !strcmp((const char *)k->data.scalar.value, "regressions_thresholds"))
+				node = yaml_document_get_node(&doc, pair->value);
+		}
+	if (!node) {
+		ret = 0;
+	} else if (node->type == YAML_SCALAR_NODE) { /* one number: every function */
+		*regex = xcalloc(1, sizeof(**regex));
+		*threshold = xcalloc(1, sizeof(**threshold));
+		if (threshold_value(path, node, *threshold) == 0) {
+			(*regex)[0] = xstrdup(".*");
+			*n = 1;
+			ret = 0;
+		}
+	} else if (node->type == YAML_MAPPING_NODE) {
+		size_t cap = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+		*regex = xcalloc(cap ? cap : 1, sizeof(**regex));
+		*threshold = xcalloc(cap ? cap : 1, sizeof(**threshold));
+		ret = 0;
+		for (pair = node->data.mapping.pairs.start;
+		     ret == 0 && pair < node->data.mapping.pairs.top; pair++) {
+			yaml_node_t *k = yaml_document_get_node(&doc, pair->key);
+			yaml_node_t *v = yaml_document_get_node(&doc, pair->value);
+			if (!k || k->type != YAML_SCALAR_NODE || !v) {
+				ret = pr_error("%s:%zu: regressions_thresholds maps regular "
+					       "expressions to numbers",
+					       path, node->start_mark.line + 1);
+				break;
+			}
+			ret = threshold_value(path, v, &(*threshold)[*n]);
+			if (ret == 0)
+				(*regex)[(*n)++] = xstrdup((const char *)k->data.scalar.value);
+		}
+	} else {
+		pr_error("%s:%zu: regressions_thresholds maps regular expressions to numbers "
+			 "(\"^parse$\": 0.2)",
+			 path, node->start_mark.line + 1);
+	}
+	if (ret < 0) {
+		thresholds_free(*regex, *n);
+		free(*threshold);
+		*regex = NULL;
+		*threshold = NULL;
+		*n = 0;
+	}
+	yaml_document_delete(&doc);
+out_parser:
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return ret;
+}

@@ -84,7 +84,7 @@ int main(void)
 	make(&h, y, 20);
 	history_detect = fake_detect;
 	is_int(history_steps(&h, NULL), 0, "steps through the seam");
-	is_int(fake_calls, 1, "the seam is the one call site");
+	is_int(fake_calls, 2, "the seam is the one call site, for the median and the p95");
 	is_int(h.s[0].nsteps, 1, "its step is kept");
 	is_int(h.s[0].steps[0].index, 10, "at the index it gave");
 	history_detect = real;
@@ -116,6 +116,26 @@ int main(void)
 		history_release(&h);
 	}
 	is_int(falses, 0, "no step on pure noise over 100 seeds");
+
+	/* five commits, the third 2.3x slower (medians in us), each commit's
+	 * median and p95 known to +-0.4 us */
+	{
+		double five[5] = {32.3, 31.6, 71.7, 72.3, 72.2};
+		make(&h, five, 5);
+		h.s[0].median_noise = malloc(5 * sizeof(double));
+		h.s[0].p95_noise = malloc(5 * sizeof(double));
+		for (i = 0; i < 5; i++)
+			h.s[0].median_noise[i] = h.s[0].p95_noise[i] = 0.4;
+		so.threshold = 0.01;
+		history_steps(&h, &so);
+		ok(h.s[0].nsteps == 1 && h.s[0].steps[0].index == 2 &&
+			   h.s[0].steps[0].rel > 1.2,
+		   "five commits: the 2.3x step of the median at the third (%zu steps)",
+		   h.s[0].nsteps);
+		ok(h.s[0].np95_steps == 1 && h.s[0].p95_steps[0].index == 2,
+		   "and of the p95 (%zu steps)", h.s[0].np95_steps);
+		history_release(&h);
+	}
 
 	name = site_series_name("ns::f<int>");
 	is_str(name, "ns_3A_3Af_3Cint_3E.json", "a C++ name as a file name");

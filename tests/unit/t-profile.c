@@ -145,7 +145,7 @@ static void test_writer(void)
 	json_object_object_add(h, "units", json_object_new_object());
 	json_object_object_add(h, "cmd", json_object_new_string("x"));
 	json_object_object_add(ci, "name", json_object_new_string("trace"));
-	ok(profile_writer_open(&w, path, &plan, NULL, h, ci, 1) == 0, "writer opens");
+	ok(profile_writer_open(&w, path, &plan, NULL, h, ci, NULL, 1) == 0, "writer opens");
 	profile_writer_calibrate(&w, &cost, stepped);
 	memset(&r, 0, sizeof(r));
 	/* inner fib: 1000 ns, inside the outer one */

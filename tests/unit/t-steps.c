@@ -118,10 +118,12 @@ static void test_edges(void)
 	is_int(detect(y, 1, &st), 0, "one point has no step");
 	{
 		double few[6] = {10, 10, 10, 50, 50, 50};
-		struct steps_opts o = {.min_points = 2};
-		is_int(detect(few, 6, &st), 0, "fewer than 8 points: no step by default");
+		struct steps_opts o = {.min_points = 7};
+		is_int(detect(few, 6, &st), 1, "6 points with a clean step: found by default");
+		ok(st && st[0].start == 3, "at its index");
+		free(st);
 		steps_detect_opts(few, NULL, 6, &o, &st, &ns, NULL);
-		ok(ns == 1 && st[0].start == 3, "min_points 2 finds it");
+		is_int(ns, 0, "min_points 7: none");
 		free(st);
 	}
 	is_int(detect(y, 0, &st), 0, "no points, no step");
@@ -163,10 +165,86 @@ static void test_edges(void)
 	}
 }
 
+/* The series of history's report: work's median over five commits, the
+ * third 2.3x slower (the guard of 8 points hid it).  */
+static void test_five_commits(void)
+{
+	double y[5] = {32.3, 31.6, 71.7, 72.3, 72.2}, p95[5] = {40.1, 39.0, 88.5, 90.2, 89.9};
+	double noise[5] = {0.3, 0.3, 0.5, 0.4, 0.4};
+	struct steps_opts o = {.threshold = 0.05};
+	struct steps_info info;
+	struct step *st;
+	size_t ns;
+
+	steps_detect_opts(y, NULL, 5, &o, &st, &ns, &info);
+	ok(ns == 1 && st[0].start == 2 && st[0].rel > 1.2 && st[0].rel < 1.4,
+	   "the median's step at commit 3 of 5, noise from the series: %zu step(s), rel %.2f", ns,
+	   ns ? st[0].rel : 0);
+	free(st);
+	o.noise = noise;
+	steps_detect_opts(y, NULL, 5, &o, &st, &ns, &info);
+	ok(ns == 1 && st[0].start == 2 && info.floor >= 0.35 * 1.9 - 1e-9,
+	   "with each point's measured noise: found, floor %.2f", info.floor);
+	free(st);
+	o.noise = NULL;
+	steps_detect_opts(p95, NULL, 5, &o, &st, &ns, NULL);
+	ok(ns == 1 && st[0].start == 2, "on p95 too");
+	free(st);
+	/* three points: only the measured noise can tell */
+	o.noise = noise + 2;
+	steps_detect_opts(y + 1, NULL, 3, &o, &st, &ns, NULL);
+	ok(ns == 1 && st[0].start == 1, "3 commits, measured noise: the step at the second");
+	free(st);
+}
+
+/* Series of 3 to 10 commits: no false step on noise whose size is known
+ * (or, from 5 points, estimated); a step of 12 sd found.  */
+static void test_short_series(void)
+{
+	double y[10], noise[10];
+	size_t m, seed, i, ns, false_known = 0, false_est = 0, found = 0, tries = 0;
+	struct step *st;
+
+	for (i = 0; i < 10; i++)
+		noise[i] = 0.7979; /* E|e| of a unit gaussian */
+	for (m = 3; m <= 10; m++)
+		for (seed = 1; seed <= 200; seed++) {
+			struct steps_opts o = {.noise = noise};
+			rng_state = 5000 + 1000 * m + seed;
+			for (i = 0; i < m; i++)
+				y[i] = 100 + rng_gauss();
+			steps_detect_opts(y, NULL, m, &o, &st, &ns, NULL);
+			false_known += ns;
+			free(st);
+			o.noise = NULL;
+			if (m >= 5) {
+				steps_detect_opts(y, NULL, m, &o, &st, &ns, NULL);
+				false_est += ns;
+				free(st);
+			}
+			for (i = m / 2; i < m; i++)
+				y[i] += 12;
+			o.noise = noise;
+			steps_detect_opts(y, NULL, m, &o, &st, &ns, NULL);
+			found += ns == 1 && st[0].start == m / 2;
+			tries++;
+			free(st);
+		}
+	ok(false_known <= 3, "noise of known size, 3-10 points x 200 seeds: %zu false steps",
+	   false_known);
+	ok(false_est <= 16, "noise estimated from the series, 5-10 points x 200 seeds: %zu false "
+			    "steps",
+	   false_est);
+	ok(found >= tries * 85 / 100, "a 12 sd step, 3-10 points: found at its index in %zu of %zu",
+	   found, tries);
+}
+
 int main(void)
 {
 	test_planted();
 	test_noise();
 	test_edges();
+	test_five_commits();
+	test_short_series();
 	return tap_done();
 }

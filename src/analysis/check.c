@@ -1,0 +1,1039 @@
+/* The degradation check over runs and calling contexts (analysis/check.h).  */
+#include "config.h"
+
+#define PR_FMT "check"
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/check.h"
+#include "analysis/robust.h"
+#include "profile/machine.h"
+#include "profile/profile.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+static const char *const verdict_names[] = {"no-change", "degradation", "optimization",
+					    "undecided", "new",		"removed"};
+static const char *const metric_names[] = {"self", "inclusive"};
+static const char *const method_names[] = {"runs", "mann-whitney", "best-model-order-equality"};
+
+const char *check_verdict_name(enum check_verdict v)
+{
+	return verdict_names[v];
+}
+
+const char *check_metric_name(enum check_metric m)
+{
+	return metric_names[m];
+}
+
+const char *check_method_name(enum check_method m)
+{
+	return method_names[m];
+}
+
+int check_method_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(method_names) / sizeof(*method_names); i++)
+		if (!strcmp(s, method_names[i]))
+			return (int)i;
+	return -1;
+}
+
+void check_opts_init(struct check_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->method = CHECK_RUNS;
+	o->threshold = 0.1;
+	o->confidence = 0.99;
+}
+
+static const char *hstr(const struct profile *p, const char *path)
+{
+	const char *v = profile_str(p, path);
+
+	return v ? v : "";
+}
+
+/* The names of the postprocessors that made p, joined: a postprocessed
+ * profile is another job (Perun's jobs are collector x postprocessors), not
+ * one more run.  */
+static void postprocessors(const struct profile *p, char *buf, size_t n)
+{
+	struct json_object *pp = NULL;
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	if (!p->root || !json_object_object_get_ex(p->root, "postprocessors", &pp) ||
+	    !json_object_is_type(pp, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(pp) && len + 1 < n; i++) {
+		struct json_object *name = NULL;
+		json_object_object_get_ex(json_object_array_get_idx(pp, i), "name", &name);
+		len += (size_t)snprintf(buf + len, n - len, "%s,",
+					name ? json_object_get_string(name) : "?");
+		if (len >= n)
+			len = n - 1;
+	}
+}
+
+int check_same_job(const struct profile *a, const struct profile *b)
+{
+	char pa[256], pb[256];
+
+	postprocessors(a, pa, sizeof(pa));
+	postprocessors(b, pb, sizeof(pb));
+	return !strcmp(pa, pb) &&
+	       !strcmp(hstr(a, "collector_info.name"), hstr(b, "collector_info.name")) &&
+	       !strcmp(hstr(a, "header.cmd"), hstr(b, "header.cmd")) &&
+	       !strcmp(hstr(a, "header.args"), hstr(b, "header.args")) &&
+	       !strcmp(hstr(a, "header.workload"), hstr(b, "header.workload"));
+}
+
+/* --- calling contexts ---------------------------------------------------- */
+
+/* Interned names and contexts, shared by every run of a job: a context is
+ * (parent context, function), the root's parent is NONE.  */
+#define NONE SIZE_MAX
+
+struct ctx_node {
+	size_t parent, name;
+};
+
+struct interner {
+	char **names;
+	size_t nnames, name_alloc;
+	size_t *name_slot, name_nslots; /* open addressing, index + 1 */
+	struct ctx_node *ctx;
+	size_t nctx, ctx_alloc;
+	size_t *ctx_slot, ctx_nslots;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t hash_pair(size_t a, size_t b)
+{
+	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ull ^ ((uint64_t)b + 0x632be59bd9b4e019ull);
+
+	h ^= h >> 31;
+	return h * 0xbf58476d1ce4e5b9ull;
+}
+
+static size_t intern_name(struct interner *in, const char *s)
+{
+	size_t h, i;
+
+	if (2 * (in->nnames + 1) > in->name_nslots) {
+		size_t n = in->name_nslots ? 2 * in->name_nslots : 64;
+		free(in->name_slot);
+		in->name_slot = xcalloc(n, sizeof(*in->name_slot));
+		in->name_nslots = n;
+		for (i = 0; i < in->nnames; i++) {
+			h = (size_t)hash_str(in->names[i]) & (n - 1);
+			while (in->name_slot[h])
+				h = (h + 1) & (n - 1);
+			in->name_slot[h] = i + 1;
+		}
+	}
+	for (h = (size_t)hash_str(s) & (in->name_nslots - 1); in->name_slot[h];
+	     h = (h + 1) & (in->name_nslots - 1))
+		if (!strcmp(in->names[in->name_slot[h] - 1], s))
+			return in->name_slot[h] - 1;
+	if (in->nnames == in->name_alloc) {
+		in->name_alloc = in->name_alloc ? 2 * in->name_alloc : 64;
+		in->names = xrealloc(in->names, in->name_alloc * sizeof(*in->names));
+	}
+	in->names[in->nnames] = xstrdup(s);
+	in->name_slot[h] = ++in->nnames;
+	return in->nnames - 1;
+}
+
+static size_t intern_ctx(struct interner *in, size_t parent, size_t name)
+{
+	size_t h, i;
+
+	if (2 * (in->nctx + 1) > in->ctx_nslots) {
+		size_t n = in->ctx_nslots ? 2 * in->ctx_nslots : 64;
+		free(in->ctx_slot);
+		in->ctx_slot = xcalloc(n, sizeof(*in->ctx_slot));
+		in->ctx_nslots = n;
+		for (i = 0; i < in->nctx; i++) {
+			h = (size_t)hash_pair(in->ctx[i].parent, in->ctx[i].name) & (n - 1);
+			while (in->ctx_slot[h])
+				h = (h + 1) & (n - 1);
+			in->ctx_slot[h] = i + 1;
+		}
+	}
+	for (h = (size_t)hash_pair(parent, name) & (in->ctx_nslots - 1); in->ctx_slot[h];
+	     h = (h + 1) & (in->ctx_nslots - 1)) {
+		const struct ctx_node *c = &in->ctx[in->ctx_slot[h] - 1];
+		if (c->parent == parent && c->name == name)
+			return in->ctx_slot[h] - 1;
+	}
+	if (in->nctx == in->ctx_alloc) {
+		in->ctx_alloc = in->ctx_alloc ? 2 * in->ctx_alloc : 64;
+		in->ctx = xrealloc(in->ctx, in->ctx_alloc * sizeof(*in->ctx));
+	}
+	in->ctx[in->nctx] = (struct ctx_node){parent, name};
+	in->ctx_slot[h] = ++in->nctx;
+	return in->nctx - 1;
+}
+
+static void interner_release(struct interner *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nnames; i++)
+		free(in->names[i]);
+	free(in->names);
+	free(in->name_slot);
+	free(in->ctx);
+	free(in->ctx_slot);
+	memset(in, 0, sizeof(*in));
+}
+
+/* "main;slowpart;spin": the folded-stack form (';' and ' ' inside a name
+ * become '_').  */
+static char *ctx_path(const struct interner *in, size_t c)
+{
+	size_t depth = 0, k, *chain = NULL, alloc = 0;
+	struct strbuf sb = STRBUF_INIT;
+	const char *ch;
+
+	for (k = c; k != NONE; k = in->ctx[k].parent) {
+		if (depth == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			chain = xrealloc(chain, alloc * sizeof(*chain));
+		}
+		chain[depth++] = in->ctx[k].name;
+	}
+	while (depth--) {
+		for (ch = in->names[chain[depth]]; *ch; ch++)
+			strbuf_addch(&sb, *ch == ';' || *ch == ' ' ? '_' : *ch);
+		if (depth)
+			strbuf_addch(&sb, ';');
+	}
+	free(chain);
+	return sb.buf ? strbuf_detach(&sb) : xstrdup("");
+}
+
+/* --- one run: its calls, then per context the median call times -------- */
+
+struct call {
+	size_t name;
+	double amount, exclusive; /* exclusive NAN when the record has none */
+	int64_t id, caller;
+	size_t ctx;
+};
+
+struct run_reader {
+	struct interner *in;
+	struct call *c;
+	size_t n, alloc;
+	int binned;
+};
+
+static struct json_object *get(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return NULL;
+	return json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static int number(struct json_object *v, double *out)
+{
+	if (!v ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return 0;
+	*out = json_object_get_double(v);
+	return 1;
+}
+
+static void push_call(struct run_reader *r, size_t name, double a, double e, int64_t id,
+		      int64_t caller)
+{
+	if (r->n == r->alloc) {
+		r->alloc = r->alloc ? 2 * r->alloc : 1024;
+		r->c = xrealloc(r->c, r->alloc * sizeof(*r->c));
+	}
+	r->c[r->n++] = (struct call){name, a, e, id, caller, NONE};
+}
+
+static void read_one(void *ctx, struct json_object *res)
+{
+	struct run_reader *r = ctx;
+	struct json_object *uid = get(res, "uid"), *sub = get(res, "subtype"), *hist;
+	const char *name = NULL;
+	double a, e = NAN, v;
+	int64_t id = -1, caller = -1;
+	size_t ni;
+
+	if (sub && json_object_is_type(sub, json_type_string) &&
+	    !strcmp(json_object_get_string(sub), "point"))
+		return;
+	if (uid && json_object_is_type(uid, json_type_string))
+		name = json_object_get_string(uid);
+	else if (get(uid, "function") &&
+		 json_object_is_type(get(uid, "function"), json_type_string))
+		name = json_object_get_string(get(uid, "function"));
+	if (!name || !number(get(res, "amount"), &a))
+		return;
+	ni = intern_name(r->in, name);
+	hist = get(res, "log2_hist");
+	if (hist && json_object_is_type(hist, json_type_array)) {
+		/* --aggregate: each call at the geometric middle of its bucket */
+		double lo = 0, hi = INFINITY;
+		size_t b;
+		number(get(res, "min"), &lo);
+		number(get(res, "max"), &hi);
+		for (b = 0; b < json_object_array_length(hist); b++) {
+			double c = 0, mid = b ? sqrt(ldexp(1, (int)(b < 62 ? b : 62)) *
+						     ldexp(1, (int)(b < 62 ? b + 1 : 63)))
+					      : 0.5;
+			uint64_t k;
+			number(json_object_array_get_idx(hist, b), &c);
+			mid = mid < lo ? lo : mid > hi ? hi : mid;
+			for (k = 0; k < (uint64_t)c; k++)
+				push_call(r, ni, mid, NAN, -1, -1);
+		}
+		r->binned = 1;
+		return;
+	}
+	if (number(get(res, "exclusive"), &v))
+		e = v;
+	if (number(get(res, "call-id"), &v))
+		id = (int64_t)v;
+	if (number(get(res, "caller-id"), &v))
+		caller = (int64_t)v;
+	push_call(r, ni, a, e, id, caller);
+}
+
+static int cmp_call_id(const void *a, const void *b)
+{
+	int64_t x = (*(const struct call *const *)a)->id, y = (*(const struct call *const *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* Fills c->ctx of every call: the caller's context, then this function.  */
+static void assign_contexts(struct interner *in, struct call *c, size_t n)
+{
+	struct call **by_id = xmalloc((n ? n : 1) * sizeof(*by_id)), **stack = NULL;
+	size_t i, nid = 0, depth, alloc = 0;
+
+	for (i = 0; i < n; i++)
+		if (c[i].id >= 0)
+			by_id[nid++] = &c[i];
+	qsort(by_id, nid, sizeof(*by_id), cmp_call_id);
+	for (i = 0; i < n; i++) {
+		struct call *k = &c[i];
+		size_t parent = NONE;
+		depth = 0;
+		/* climb to a caller whose context is known, or to the root */
+		while (k && k->ctx == NONE) {
+			struct call key, *kp = &key, **f = NULL;
+			if (depth == alloc) {
+				alloc = alloc ? 2 * alloc : 64;
+				stack = xrealloc(stack, alloc * sizeof(*stack));
+			}
+			stack[depth++] = k;
+			if (k->caller >= 0 && depth <= n) {
+				key.id = k->caller;
+				f = bsearch(&kp, by_id, nid, sizeof(*by_id), cmp_call_id);
+			}
+			k = f ? *f : NULL;
+		}
+		if (k)
+			parent = k->ctx;
+		while (depth--) {
+			stack[depth]->ctx = intern_ctx(in, parent, stack[depth]->name);
+			parent = stack[depth]->ctx;
+		}
+	}
+	free(stack);
+	free(by_id);
+}
+
+/* Per run and context: the median self and inclusive call times.  */
+struct run_stat {
+	size_t ctx;
+	double self, incl; /* NAN: no exclusive times */
+	double calls;
+};
+
+struct run {
+	struct run_stat *s; /* sorted by ctx */
+	size_t n;
+};
+
+static int cmp_call_ctx(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+
+	return (x->ctx > y->ctx) - (x->ctx < y->ctx);
+}
+
+static int read_run(struct interner *in, const struct profile *p, struct run *run, int *binned)
+{
+	struct run_reader r = {in, NULL, 0, 0, 0};
+	double *tmp;
+	size_t i, j, k, m;
+
+	memset(run, 0, sizeof(*run));
+	profile_each_resource(p, read_one, &r);
+	*binned |= r.binned;
+	assign_contexts(in, r.c, r.n);
+	qsort(r.c, r.n, sizeof(*r.c), cmp_call_ctx);
+	tmp = xmalloc((r.n ? r.n : 1) * sizeof(*tmp));
+	run->s = xmalloc((r.n ? r.n : 1) * sizeof(*run->s));
+	for (i = 0; i < r.n; i = j) {
+		struct run_stat st;
+		int have_self = 1;
+		for (j = i; j < r.n && r.c[j].ctx == r.c[i].ctx; j++)
+			have_self &= !isnan(r.c[j].exclusive);
+		m = j - i;
+		st.ctx = r.c[i].ctx;
+		st.calls = (double)m;
+		for (k = 0; k < m; k++)
+			tmp[k] = r.c[i + k].amount;
+		gsl_sort(tmp, 1, m);
+		st.incl = gsl_stats_median_from_sorted_data(tmp, 1, m);
+		st.self = NAN;
+		if (have_self) {
+			for (k = 0; k < m; k++)
+				tmp[k] = r.c[i + k].exclusive;
+			gsl_sort(tmp, 1, m);
+			st.self = gsl_stats_median_from_sorted_data(tmp, 1, m);
+		}
+		run->s[run->n++] = st;
+	}
+	free(tmp);
+	free(r.c);
+	return 0;
+}
+
+static const struct run_stat *run_find(const struct run *run, size_t ctx)
+{
+	size_t lo = 0, hi = run->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (run->s[mid].ctx < ctx)
+			lo = mid + 1;
+		else if (run->s[mid].ctx > ctx)
+			hi = mid;
+		else
+			return &run->s[mid];
+	}
+	return NULL;
+}
+
+/* --- the statistics over runs -------------------------------------------- */
+
+/* The runs' values are in ns, >= 0; logs of v + 1 keep 0 finite.  */
+static double lg(double v)
+{
+	return log((v > 0 ? v : 0) + 1);
+}
+
+/* Welch's t over the logs: ratio of geometric means and its interval.  */
+static void compare_runs(const double *b, size_t nb, const double *t, size_t nt, double conf,
+			 struct check_finding *f)
+{
+	double *lb = xmalloc(nb * sizeof(*lb)), *lt = xmalloc(nt * sizeof(*lt));
+	double mb, mt, vb, vt, se, df, d, q, sp;
+	size_t i;
+
+	for (i = 0; i < nb; i++)
+		lb[i] = lg(b[i]);
+	for (i = 0; i < nt; i++)
+		lt[i] = lg(t[i]);
+	mb = gsl_stats_mean(lb, 1, nb);
+	mt = gsl_stats_mean(lt, 1, nt);
+	f->base = exp(mb) - 1;
+	f->target = exp(mt) - 1;
+	d = mt - mb;
+	f->ratio = exp(d);
+	if (nb < 2 || nt < 2)
+		goto out;
+	vb = gsl_stats_variance_m(lb, 1, nb, mb);
+	vt = gsl_stats_variance_m(lt, 1, nt, mt);
+	se = sqrt(vb / (double)nb + vt / (double)nt);
+	if (!(se > 0)) { /* every run alike on both sides */
+		f->ci_low = f->ci_high = f->ratio;
+		f->p = d == 0 ? 1 : 0;
+		f->effect = d == 0 ? 0 : d > 0 ? INFINITY : -INFINITY;
+		goto out;
+	}
+	df = se * se * se * se /
+	     ((vb / (double)nb) * (vb / (double)nb) / (double)(nb - 1) +
+	      (vt / (double)nt) * (vt / (double)nt) / (double)(nt - 1));
+	q = gsl_cdf_tdist_Qinv((1 - conf) / 2, df);
+	f->ci_low = exp(d - q * se);
+	f->ci_high = exp(d + q * se);
+	f->p = 2 * gsl_cdf_tdist_Q(fabs(d) / se, df);
+	/* Hedges' g: the difference in pooled standard deviations, corrected
+	 * for small samples */
+	sp = sqrt(((double)(nb - 1) * vb + (double)(nt - 1) * vt) / (double)(nb + nt - 2));
+	f->effect = sp > 0 ? d / sp * (1 - 3 / (4 * (double)(nb + nt) - 9)) : 0;
+out:
+	free(lb);
+	free(lt);
+}
+
+/* The exact two-sided p of U (no ties) for samples of n and m: the count
+ * of arrangements with U <= u over all C(n+m, n), doubled.  */
+static double mw_exact_p(size_t n, size_t m, double u)
+{
+	size_t umax = n * m, i, j, k;
+	double *cur, *prev, total = 0, tail = 0, lo;
+
+	/* f[i][j][k]: arrangements of i and j values with U = k, by rows of j */
+	prev = xcalloc((n + 1) * (umax + 1), sizeof(*prev));
+	cur = xcalloc((n + 1) * (umax + 1), sizeof(*cur));
+	for (i = 0; i <= n; i++)
+		prev[i * (umax + 1)] = 1; /* j = 0: one arrangement, U = 0 */
+	for (j = 1; j <= m; j++) {
+		memset(cur, 0, (n + 1) * (umax + 1) * sizeof(*cur));
+		for (i = 0; i <= n; i++)
+			for (k = 0; k <= umax; k++) {
+				/* the largest value is from the j side (adds i to U) or the i side */
+				double v = 0;
+				if (k >= i)
+					v += prev[i * (umax + 1) + k - i];
+				if (i)
+					v += cur[(i - 1) * (umax + 1) + k];
+				cur[i * (umax + 1) + k] = v;
+			}
+		memcpy(prev, cur, (n + 1) * (umax + 1) * sizeof(*cur));
+	}
+	lo = u < (double)umax - u ? u : (double)umax - u;
+	for (k = 0; k <= umax; k++) {
+		total += prev[n * (umax + 1) + k];
+		if ((double)k <= lo + 1e-9)
+			tail += prev[n * (umax + 1) + k];
+	}
+	free(prev);
+	free(cur);
+	return total > 0 && 2 * tail / total < 1 ? 2 * tail / total : 1;
+}
+
+static double median_of(const double *v, size_t n)
+{
+	double *tmp = xmalloc((n ? n : 1) * sizeof(*tmp)), m;
+
+	memcpy(tmp, v, n * sizeof(*tmp));
+	gsl_sort(tmp, 1, n);
+	m = n ? gsl_stats_median_from_sorted_data(tmp, 1, n) : 0;
+	free(tmp);
+	return m;
+}
+
+/* asv's: Mann-Whitney over the run medians, the ratio of their medians.  */
+static int compare_mw(const double *b, size_t nb, const double *t, size_t nt,
+		      struct check_finding *f)
+{
+	struct mw_result mw;
+	size_t i, j;
+	int ties = 0;
+
+	f->base = median_of(b, nb);
+	f->target = median_of(t, nt);
+	f->ratio = (f->target + 1) / (f->base + 1);
+	if (stats_mann_whitney(b, nb, t, nt, &mw) < 0)
+		return -1;
+	for (i = 0; i < nb; i++)
+		for (j = 0; j < nt; j++)
+			ties |= b[i] == t[j];
+	f->effect = mw.effect;
+	f->p = !ties && nb * nt <= 400 ? mw_exact_p(nb, nt, mw.u) : mw.p;
+	return 0;
+}
+
+/* --- thresholds ------------------------------------------------------------ */
+
+struct thresholds {
+	pcre2_code **re;
+	size_t n;
+	pcre2_match_data *md;
+};
+
+static int thresholds_compile(const struct check_opts *o, struct thresholds *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (!o->nthresholds)
+		return 0;
+	t->re = xcalloc(o->nthresholds, sizeof(*t->re));
+	t->md = pcre2_match_data_create(4, NULL);
+	for (i = 0; i < o->nthresholds; i++, t->n++) {
+		int err;
+		PCRE2_SIZE off;
+		t->re[i] = pcre2_compile((PCRE2_SPTR)o->thresholds[i].regex, PCRE2_ZERO_TERMINATED,
+					 PCRE2_UTF, &err, &off, NULL);
+		if (!t->re[i]) {
+			PCRE2_UCHAR msg[256];
+			pcre2_get_error_message(err, msg, sizeof(msg));
+			return pr_error("regressions_thresholds: the regular expression '%s' at "
+					"offset %zu: %s: fix it in .perun/local.yml",
+					o->thresholds[i].regex, (size_t)off, (char *)msg);
+		}
+	}
+	return 0;
+}
+
+static void thresholds_release(struct thresholds *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		pcre2_code_free(t->re[i]);
+	free(t->re);
+	if (t->md)
+		pcre2_match_data_free(t->md);
+	memset(t, 0, sizeof(*t));
+}
+
+static int re_match(const struct thresholds *t, size_t i, const char *s)
+{
+	return pcre2_match(t->re[i], (PCRE2_SPTR)s, strlen(s), 0, 0, t->md, NULL) >= 0;
+}
+
+static double threshold_of(const struct check_opts *o, const struct thresholds *t,
+			   const char *function, const char *context)
+{
+	double thr = -1;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if ((re_match(t, i, function) || re_match(t, i, context)) &&
+		    o->thresholds[i].threshold > thr)
+			thr = o->thresholds[i].threshold;
+	return thr >= 0 ? thr : o->threshold;
+}
+
+/* --- one job ------------------------------------------------------------- */
+
+static void decide(struct check_finding *f, const struct check_opts *o)
+{
+	double up = 1 + f->threshold, down = 1 / (1 + f->threshold), alpha = 1 - o->confidence;
+	int sig_up, sig_down;
+
+	if (o->method == CHECK_MANN_WHITNEY) {
+		sig_up = f->ratio > 1 && f->p < alpha;
+		sig_down = f->ratio < 1 && f->p < alpha;
+	} else {
+		sig_up = !isnan(f->ci_low) && f->ci_low > 1;
+		sig_down = !isnan(f->ci_high) && f->ci_high < 1;
+	}
+	if (f->ratio >= up)
+		f->verdict = sig_up ? CHECK_DEGRADATION : CHECK_UNDECIDED;
+	else if (f->ratio <= down)
+		f->verdict = sig_down ? CHECK_OPTIMIZATION : CHECK_UNDECIDED;
+	else
+		f->verdict = CHECK_NO_CHANGE;
+	if (f->verdict != CHECK_UNDECIDED)
+		return;
+	if (f->nbase < 2 || f->ntarget < 2)
+		f->why = "fewer than 2 runs on a side: collect with repeats";
+	else if (o->method == CHECK_MANN_WHITNEY &&
+		 mw_exact_p(f->nbase, f->ntarget, 0) >= alpha)
+		f->why = "too few runs for a rank test at this confidence";
+	else
+		f->why = "the runs vary too much to tell";
+}
+
+static int rank_of(enum check_verdict v)
+{
+	switch (v) {
+	case CHECK_DEGRADATION:
+		return 0;
+	case CHECK_OPTIMIZATION:
+		return 1;
+	case CHECK_UNDECIDED:
+		return 2;
+	case CHECK_NEW:
+	case CHECK_REMOVED:
+		return 3;
+	default:
+		return 4;
+	}
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct check_finding *x = a, *y = b;
+	double sx, sy;
+	int c;
+
+	if (rank_of(x->verdict) != rank_of(y->verdict))
+		return rank_of(x->verdict) - rank_of(y->verdict);
+	sx = isfinite(x->ratio) && x->ratio > 0 ? fabs(log(x->ratio)) : 0;
+	sy = isfinite(y->ratio) && y->ratio > 0 ? fabs(log(y->ratio)) : 0;
+	if (sx != sy)
+		return (sx < sy) - (sx > sy);
+	c = strcmp(x->context, y->context);
+	return c ? c : (int)x->metric - (int)y->metric;
+}
+
+/* An inclusive degradation of context c is explained by the self
+ * degradation of c or a callee of c: name the largest.  */
+static void find_causes(struct check_job *job)
+{
+	size_t i, j;
+
+	for (i = 0; i < job->nf; i++) {
+		struct check_finding *f = &job->f[i];
+		size_t len = strlen(f->context), best = SIZE_MAX;
+		if (f->metric != CHECK_INCLUSIVE || f->verdict != CHECK_DEGRADATION)
+			continue;
+		for (j = 0; j < job->nf; j++) {
+			const struct check_finding *g = &job->f[j];
+			if (g->metric != CHECK_SELF || g->verdict != CHECK_DEGRADATION ||
+			    strncmp(g->context, f->context, len) ||
+			    (g->context[len] != '\0' && g->context[len] != ';'))
+				continue;
+			if (best == SIZE_MAX || g->ratio > job->f[best].ratio)
+				best = j;
+		}
+		if (best != SIZE_MAX)
+			f->cause = xstrdup(job->f[best].context);
+	}
+}
+
+static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
+		       const struct profile *target, const size_t *ti, size_t nt,
+		       const struct check_opts *o, const struct thresholds *thr,
+		       struct check_job *job)
+{
+	struct interner in;
+	struct run *rb = xcalloc(nb, sizeof(*rb)), *rt = xcalloc(nt, sizeof(*rt));
+	double *vb = xmalloc(nb * sizeof(*vb)), *vt = xmalloc(nt * sizeof(*vt));
+	double *cb = xmalloc(nb * sizeof(*cb)), *ct = xmalloc(nt * sizeof(*ct));
+	size_t i, c, k;
+	int metric, ret = -1;
+
+	memset(&in, 0, sizeof(in));
+	for (i = 0; i < nb; i++)
+		read_run(&in, &base[bi[i]], &rb[i], &job->binned);
+	for (i = 0; i < nt; i++)
+		read_run(&in, &target[ti[i]], &rt[i], &job->binned);
+	for (c = 0; c < in.nctx; c++) {
+		char *path = ctx_path(&in, c);
+		for (metric = CHECK_SELF; metric <= CHECK_INCLUSIVE; metric++) {
+			struct check_finding f;
+			size_t n_b = 0, n_t = 0, calls_b = 0, calls_t = 0;
+			for (i = 0; i < nb; i++) {
+				const struct run_stat *s = run_find(&rb[i], c);
+				double v = s ? (metric == CHECK_SELF ? s->self : s->incl) : NAN;
+				if (s)
+					cb[calls_b++] = s->calls;
+				if (s && !isnan(v))
+					vb[n_b++] = v;
+			}
+			for (i = 0; i < nt; i++) {
+				const struct run_stat *s = run_find(&rt[i], c);
+				double v = s ? (metric == CHECK_SELF ? s->self : s->incl) : NAN;
+				if (s)
+					ct[calls_t++] = s->calls;
+				if (s && !isnan(v))
+					vt[n_t++] = v;
+			}
+			if (!calls_b && !calls_t)
+				continue;
+			if ((calls_b && !n_b) || (calls_t && !n_t))
+				continue; /* no self times on a side: nothing to compare */
+			memset(&f, 0, sizeof(f));
+			f.metric = (enum check_metric)metric;
+			f.nbase = n_b;
+			f.ntarget = n_t;
+			f.ci_low = f.ci_high = f.p = f.effect = NAN;
+			f.ratio = 1;
+			/* runs without calls count as 0 calls */
+			f.calls_base = calls_b ? gsl_stats_mean(cb, 1, calls_b) *
+						     ((double)calls_b / (double)nb)
+					       : 0;
+			f.calls_target = calls_t ? gsl_stats_mean(ct, 1, calls_t) *
+						       ((double)calls_t / (double)nt)
+						 : 0;
+			f.context = xstrdup(path);
+			f.function = strrchr(f.context, ';') ? strrchr(f.context, ';') + 1
+							      : f.context;
+			f.threshold = threshold_of(o, thr, in.names[in.ctx[c].name], path);
+			if (!n_b || !n_t) {
+				f.verdict = n_b ? CHECK_REMOVED : CHECK_NEW;
+				if (n_b)
+					f.base = median_of(vb, n_b);
+				if (n_t)
+					f.target = median_of(vt, n_t);
+				f.ratio = NAN;
+			} else if (o->method == CHECK_MANN_WHITNEY) {
+				if (compare_mw(vb, n_b, vt, n_t, &f) < 0) {
+					free(f.context);
+					free(path);
+					goto out;
+				}
+				decide(&f, o);
+			} else {
+				compare_runs(vb, n_b, vt, n_t, o->confidence, &f);
+				decide(&f, o);
+			}
+			job->f = xrealloc(job->f, (job->nf + 1) * sizeof(*job->f));
+			job->f[job->nf++] = f;
+		}
+		free(path);
+	}
+	qsort(job->f, job->nf, sizeof(*job->f), cmp_finding);
+	find_causes(job);
+	for (k = 0; k < job->nf; k++) {
+		job->degradations += job->f[k].verdict == CHECK_DEGRADATION;
+		job->optimizations += job->f[k].verdict == CHECK_OPTIMIZATION;
+		job->undecided += job->f[k].verdict == CHECK_UNDECIDED;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < nb; i++)
+		free(rb[i].s);
+	for (i = 0; i < nt; i++)
+		free(rt[i].s);
+	free(rb);
+	free(rt);
+	free(vb);
+	free(vt);
+	free(cb);
+	free(ct);
+	interner_release(&in);
+	return ret;
+}
+
+/* --- best-model-order-equality ------------------------------------------ */
+
+/* Perun's order of the forms, slowest growing first.  */
+static const char *const model_order[] = {"constant", "logarithmic", "linear",
+					  "quadratic", "power",	      "exponential"};
+
+static int model_rank(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(model_order) / sizeof(*model_order); i++)
+		if (!strcmp(kind, model_order[i]))
+			return (int)i;
+	return -1;
+}
+
+struct best_model {
+	size_t name; /* interned function */
+	int rank;
+	double r2;
+};
+
+/* Per function, the parametric model with the best r^2 over the profiles.  */
+static void best_models(struct interner *in, const struct profile *p, const size_t *idx,
+			size_t n, struct best_model **out, size_t *nout)
+{
+	size_t i, j, k, m;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *snaps = get(p[idx[i]].root, "snapshots");
+		for (j = 0; snaps && json_object_is_type(snaps, json_type_array) &&
+			    j < json_object_array_length(snaps);
+		     j++) {
+			struct json_object *ms = get(json_object_array_get_idx(snaps, j), "models");
+			for (k = 0; ms && json_object_is_type(ms, json_type_array) &&
+				    k < json_object_array_length(ms);
+			     k++) {
+				struct json_object *mo = json_object_array_get_idx(ms, k);
+				struct json_object *uid = get(mo, "uid"), *kind = get(mo, "model");
+				double r2 = -INFINITY;
+				size_t name;
+				int rank;
+				if (!uid || !kind || !json_object_is_type(uid, json_type_string) ||
+				    !json_object_is_type(kind, json_type_string) ||
+				    (rank = model_rank(json_object_get_string(kind))) < 0)
+					continue;
+				number(get(mo, "r_square"), &r2);
+				name = intern_name(in, json_object_get_string(uid));
+				for (m = 0; m < *nout && (*out)[m].name != name; m++)
+					;
+				if (m == *nout) {
+					*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+					(*out)[(*nout)++] = (struct best_model){name, rank, r2};
+				} else if (r2 > (*out)[m].r2) {
+					(*out)[m].rank = rank;
+					(*out)[m].r2 = r2;
+				}
+			}
+		}
+	}
+}
+
+static void compare_models(const struct profile *base, const size_t *bi, size_t nb,
+			   const struct profile *target, const size_t *ti, size_t nt,
+			   struct check_job *job)
+{
+	struct interner in;
+	struct best_model *mb = NULL, *mt = NULL;
+	size_t i, j, nmb = 0, nmt = 0;
+
+	memset(&in, 0, sizeof(in));
+	best_models(&in, base, bi, nb, &mb, &nmb);
+	best_models(&in, target, ti, nt, &mt, &nmt);
+	for (i = 0; i < nmt; i++) {
+		struct check_finding f;
+		for (j = 0; j < nmb && mb[j].name != mt[i].name; j++)
+			;
+		if (j == nmb)
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.context = xstrdup(in.names[mt[i].name]);
+		f.function = f.context;
+		f.metric = CHECK_INCLUSIVE;
+		f.nbase = nb;
+		f.ntarget = nt;
+		f.base = mb[j].r2;
+		f.target = mt[i].r2;
+		f.ratio = f.ci_low = f.ci_high = f.p = f.effect = NAN;
+		f.base_model = model_order[mb[j].rank];
+		f.target_model = model_order[mt[i].rank];
+		f.verdict = mt[i].rank > mb[j].rank	  ? CHECK_DEGRADATION
+			    : mt[i].rank < mb[j].rank ? CHECK_OPTIMIZATION
+						      : CHECK_NO_CHANGE;
+		job->f = xrealloc(job->f, (job->nf + 1) * sizeof(*job->f));
+		job->f[job->nf++] = f;
+		job->degradations += f.verdict == CHECK_DEGRADATION;
+		job->optimizations += f.verdict == CHECK_OPTIMIZATION;
+	}
+	if (job->nf)
+		qsort(job->f, job->nf, sizeof(*job->f), cmp_finding);
+	free(mb);
+	free(mt);
+	interner_release(&in);
+}
+
+static char **copy_labels(const char *const *labels, const size_t *idx, size_t n)
+{
+	char **out = xcalloc(n ? n : 1, sizeof(*out));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(labels ? labels[idx[i]] : "");
+	return out;
+}
+
+int check_compare(const struct profile *base, const char *const *base_labels, size_t nbase,
+		  const struct profile *target, const char *const *target_labels, size_t ntarget,
+		  const struct check_opts *o, struct check_result *res)
+{
+	struct thresholds thr;
+	size_t *taken = xcalloc(ntarget ? ntarget : 1, sizeof(*taken));
+	size_t *ti = xmalloc((ntarget ? ntarget : 1) * sizeof(*ti));
+	size_t *bi = xmalloc((nbase ? nbase : 1) * sizeof(*bi));
+	size_t i, j, nt, nb, other;
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (thresholds_compile(o, &thr) < 0)
+		goto out;
+	for (i = 0; i < ntarget; i++) {
+		struct check_job job;
+		if (taken[i])
+			continue;
+		/* the target runs of this job, on this machine */
+		for (j = i, nt = 0; j < ntarget; j++)
+			if (!taken[j] && (o->any_job || check_same_job(&target[i], &target[j])) &&
+			    (o->any_machine || machine_same(&target[i], &target[j]))) {
+				taken[j] = 1;
+				ti[nt++] = j;
+			}
+		for (j = 0, nb = 0, other = 0; j < nbase; j++) {
+			if (!o->any_job && !check_same_job(&target[i], &base[j]))
+				continue;
+			if (o->any_machine || machine_same(&target[i], &base[j]))
+				bi[nb++] = j;
+			else
+				other++;
+		}
+		res->skipped_machine += other;
+		if (!nb) {
+			res->unpaired += nt;
+			continue;
+		}
+		memset(&job, 0, sizeof(job));
+		job.collector = xstrdup(hstr(&target[i], "collector_info.name"));
+		job.cmd = xstrdup(hstr(&target[i], "header.cmd"));
+		job.args = xstrdup(hstr(&target[i], "header.args"));
+		job.workload = xstrdup(hstr(&target[i], "header.workload"));
+		job.machine = machine_describe(&target[i]);
+		job.base_labels = copy_labels(base_labels, bi, nb);
+		job.target_labels = copy_labels(target_labels, ti, nt);
+		job.nbase = nb;
+		job.ntarget = nt;
+		res->jobs = xrealloc(res->jobs, (res->njobs + 1) * sizeof(*res->jobs));
+		res->jobs[res->njobs++] = job;
+		if (o->method == CHECK_MODEL_ORDER)
+			compare_models(base, bi, nb, target, ti, nt, &res->jobs[res->njobs - 1]);
+		else if (compare_job(base, bi, nb, target, ti, nt, o, &thr,
+				     &res->jobs[res->njobs - 1]) < 0)
+			goto out;
+		res->degradations += res->jobs[res->njobs - 1].degradations;
+		res->optimizations += res->jobs[res->njobs - 1].optimizations;
+		res->undecided += res->jobs[res->njobs - 1].undecided;
+	}
+	ret = 0;
+out:
+	thresholds_release(&thr);
+	free(taken);
+	free(ti);
+	free(bi);
+	return ret;
+}
+
+void check_result_release(struct check_result *res)
+{
+	size_t i, j;
+
+	for (i = 0; i < res->njobs; i++) {
+		struct check_job *job = &res->jobs[i];
+		for (j = 0; j < job->nf; j++) {
+			free(job->f[j].context);
+			free(job->f[j].cause);
+		}
+		free(job->f);
+		for (j = 0; j < job->nbase; j++)
+			free(job->base_labels[j]);
+		for (j = 0; j < job->ntarget; j++)
+			free(job->target_labels[j]);
+		free(job->base_labels);
+		free(job->target_labels);
+		free(job->collector);
+		free(job->cmd);
+		free(job->args);
+		free(job->workload);
+		free(job->machine);
+	}
+	free(res->jobs);
+	memset(res, 0, sizeof(*res));
+}

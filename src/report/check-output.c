@@ -1,0 +1,490 @@
+/* check's outputs: text, JSON, JUnit XML, Markdown.  */
+#include "config.h"
+
+#define PR_FMT "check"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/check-output.h"
+#include "util/log.h"
+
+int check_format_parse(const char *s)
+{
+	static const char *const names[] = {"text", "json", "junit", "markdown"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -1;
+}
+
+static void fmt_ns(struct strbuf *sb, double ns)
+{
+	if (!isfinite(ns))
+		strbuf_addstr(sb, "-");
+	else if (ns >= 1e9)
+		strbuf_addf(sb, "%.3g s", ns / 1e9);
+	else if (ns >= 1e6)
+		strbuf_addf(sb, "%.3g ms", ns / 1e6);
+	else if (ns >= 1e3)
+		strbuf_addf(sb, "%.3g us", ns / 1e3);
+	else
+		strbuf_addf(sb, "%.3g ns", ns);
+}
+
+/* A ratio as a change: x1.25 -> "+25.0%".  */
+static void fmt_change(struct strbuf *sb, double ratio)
+{
+	if (!isfinite(ratio))
+		strbuf_addstr(sb, "-");
+	else
+		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
+}
+
+static void fmt_ci(struct strbuf *sb, const struct check_finding *f)
+{
+	if (isnan(f->ci_low)) {
+		strbuf_addstr(sb, "-");
+		return;
+	}
+	strbuf_addch(sb, '[');
+	fmt_change(sb, f->ci_low);
+	strbuf_addstr(sb, ", ");
+	fmt_change(sb, f->ci_high);
+	strbuf_addch(sb, ']');
+}
+
+static void job_title(struct strbuf *sb, const struct check_job *j)
+{
+	strbuf_addf(sb, "%s %s%s%s%s%s", j->collector, j->cmd, *j->args ? " " : "", j->args,
+		    *j->workload ? " " : "", j->workload);
+}
+
+static int shown(const struct check_finding *f, int all)
+{
+	return all || f->verdict != CHECK_NO_CHANGE;
+}
+
+/* --- text ------------------------------------------------------------------ */
+
+static void text_finding(struct strbuf *out, const struct check_finding *f,
+			 const struct check_opts *o)
+{
+	struct strbuf col = STRBUF_INIT;
+
+	strbuf_addf(out, "  %-12s %-9s ", check_verdict_name(f->verdict),
+		    check_metric_name(f->metric));
+	if (f->base_model) {
+		strbuf_addf(out, "%s -> %s (r2 %.3f -> %.3f)  %s\n", f->base_model, f->target_model,
+			    f->base, f->target, f->context);
+		return;
+	}
+	if (f->verdict == CHECK_NEW || f->verdict == CHECK_REMOVED) {
+		strbuf_addf(out, "%.1f -> %.1f calls per run  %s\n", f->calls_base,
+			    f->calls_target, f->context);
+		return;
+	}
+	fmt_change(&col, f->ratio);
+	strbuf_addf(out, "%8s ", col.buf);
+	strbuf_reset(&col);
+	if (o->method == CHECK_RUNS) {
+		fmt_ci(&col, f);
+		strbuf_addf(out, "%-20s ", col.buf);
+	} else {
+		strbuf_addf(out, "p %-8.2g ", f->p);
+	}
+	strbuf_reset(&col);
+	fmt_ns(&col, f->base);
+	strbuf_addstr(&col, " -> ");
+	fmt_ns(&col, f->target);
+	strbuf_addf(out, "%-22s %zu/%zu runs  %s", col.buf, f->nbase, f->ntarget, f->context);
+	if (f->cause && strcmp(f->cause, f->context))
+		strbuf_addf(out, "  (callee %s)", f->cause);
+	if (f->why)
+		strbuf_addf(out, "  (%s)", f->why);
+	strbuf_addch(out, '\n');
+	strbuf_release(&col);
+}
+
+static void text(const struct check_result *r, const struct check_opts *o, int all,
+		 struct strbuf *out)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->njobs; i++) {
+		const struct check_job *j = &r->jobs[i];
+		strbuf_addf(out, "%s%s -> %s%s: ", j->base_labels[0], j->nbase > 1 ? ",..." : "",
+			    j->target_labels[0], j->ntarget > 1 ? ",..." : "");
+		job_title(out, j);
+		strbuf_addf(out, "\n  %zu run%s -> %zu run%s", j->nbase, j->nbase == 1 ? "" : "s",
+			    j->ntarget, j->ntarget == 1 ? "" : "s");
+		if (*j->machine)
+			strbuf_addf(out, " on %s", j->machine);
+		if (o->method == CHECK_MODEL_ORDER)
+			strbuf_addstr(out, "; best-model-order-equality over the fitted models\n");
+		else
+			strbuf_addf(out, "; per-call median of each run, %s, %.0f%% confidence\n",
+				    o->method == CHECK_RUNS ? "ratio of geometric means (Welch t)"
+							    : "Mann-Whitney over runs",
+				    100 * o->confidence);
+		if (j->binned)
+			strbuf_addstr(out, "  (call times read from --aggregate log2 histograms: "
+					   "small changes go unseen)\n");
+		for (k = 0; k < j->nf; k++)
+			if (shown(&j->f[k], all))
+				text_finding(out, &j->f[k], o);
+	}
+	strbuf_addf(out, "%zu degradation%s, %zu optimization%s, %zu undecided\n", r->degradations,
+		    r->degradations == 1 ? "" : "s", r->optimizations,
+		    r->optimizations == 1 ? "" : "s", r->undecided);
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static void jnum(struct strbuf *sb, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "%.17g", v);
+	else
+		strbuf_addstr(sb, "null");
+}
+
+static void jkey(struct strbuf *sb, const char *k)
+{
+	strbuf_add_json_str(sb, k);
+	strbuf_addch(sb, ':');
+}
+
+static void jlabels(struct strbuf *sb, char **v, size_t n)
+{
+	size_t i;
+
+	strbuf_addch(sb, '[');
+	for (i = 0; i < n; i++) {
+		if (i)
+			strbuf_addch(sb, ',');
+		strbuf_add_json_str(sb, v[i]);
+	}
+	strbuf_addch(sb, ']');
+}
+
+static void json_finding(struct strbuf *sb, const struct check_finding *f)
+{
+	strbuf_addstr(sb, "{\"context\":");
+	strbuf_add_json_str(sb, f->context);
+	strbuf_addstr(sb, ",\"function\":");
+	strbuf_add_json_str(sb, f->function);
+	strbuf_addf(sb, ",\"time\":\"%s\",\"change\":\"%s\",\"runs\":[%zu,%zu],",
+		    check_metric_name(f->metric), check_verdict_name(f->verdict), f->nbase,
+		    f->ntarget);
+	jkey(sb, "baseline");
+	jnum(sb, f->base);
+	strbuf_addch(sb, ',');
+	jkey(sb, "target");
+	jnum(sb, f->target);
+	strbuf_addch(sb, ',');
+	jkey(sb, "ratio");
+	jnum(sb, f->ratio);
+	strbuf_addstr(sb, ",\"ci\":[");
+	jnum(sb, f->ci_low);
+	strbuf_addch(sb, ',');
+	jnum(sb, f->ci_high);
+	strbuf_addstr(sb, "],");
+	jkey(sb, "p");
+	jnum(sb, f->p);
+	strbuf_addch(sb, ',');
+	jkey(sb, "effect");
+	jnum(sb, f->effect);
+	strbuf_addch(sb, ',');
+	jkey(sb, "threshold");
+	jnum(sb, f->threshold);
+	strbuf_addstr(sb, ",\"calls\":[");
+	jnum(sb, f->calls_base);
+	strbuf_addch(sb, ',');
+	jnum(sb, f->calls_target);
+	strbuf_addch(sb, ']');
+	if (f->why) {
+		strbuf_addstr(sb, ",\"why\":");
+		strbuf_add_json_str(sb, f->why);
+	}
+	if (f->cause) {
+		strbuf_addstr(sb, ",\"cause\":");
+		strbuf_add_json_str(sb, f->cause);
+	}
+	if (f->base_model)
+		strbuf_addf(sb, ",\"models\":[\"%s\",\"%s\"]", f->base_model, f->target_model);
+	strbuf_addch(sb, '}');
+}
+
+static void json(const struct check_result *r, const struct check_opts *o, const char *base,
+		 const char *target, struct strbuf *sb)
+{
+	size_t i, k;
+
+	strbuf_addstr(sb, "{\"baseline\":");
+	strbuf_add_json_str(sb, base);
+	strbuf_addstr(sb, ",\"target\":");
+	strbuf_add_json_str(sb, target);
+	strbuf_addf(sb, ",\"method\":\"%s\",", check_method_name(o->method));
+	jkey(sb, "threshold");
+	jnum(sb, o->threshold);
+	strbuf_addch(sb, ',');
+	jkey(sb, "confidence");
+	jnum(sb, o->confidence);
+	strbuf_addf(sb,
+		    ",\"degradations\":%zu,\"optimizations\":%zu,\"undecided\":%zu,"
+		    "\"skipped_other_machine\":%zu,\"unpaired\":%zu,\"jobs\":[",
+		    r->degradations, r->optimizations, r->undecided, r->skipped_machine,
+		    r->unpaired);
+	for (i = 0; i < r->njobs; i++) {
+		const struct check_job *j = &r->jobs[i];
+		strbuf_addstr(sb, i ? ",{" : "{");
+		strbuf_addstr(sb, "\"collector\":");
+		strbuf_add_json_str(sb, j->collector);
+		strbuf_addstr(sb, ",\"cmd\":");
+		strbuf_add_json_str(sb, j->cmd);
+		strbuf_addstr(sb, ",\"args\":");
+		strbuf_add_json_str(sb, j->args);
+		strbuf_addstr(sb, ",\"workload\":");
+		strbuf_add_json_str(sb, j->workload);
+		strbuf_addstr(sb, ",\"machine\":");
+		strbuf_add_json_str(sb, j->machine);
+		strbuf_addstr(sb, ",\"baseline_runs\":");
+		jlabels(sb, j->base_labels, j->nbase);
+		strbuf_addstr(sb, ",\"target_runs\":");
+		jlabels(sb, j->target_labels, j->ntarget);
+		strbuf_addf(sb, ",\"degradations\":%zu,\"optimizations\":%zu,\"undecided\":%zu",
+			    j->degradations, j->optimizations, j->undecided);
+		strbuf_addstr(sb, ",\"changes\":[");
+		for (k = 0; k < j->nf; k++) {
+			if (k)
+				strbuf_addch(sb, ',');
+			json_finding(sb, &j->f[k]);
+		}
+		strbuf_addstr(sb, "]}");
+	}
+	strbuf_addstr(sb, "]}\n");
+}
+
+/* --- JUnit ----------------------------------------------------------------- */
+
+static void xml_str(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			strbuf_addstr(sb, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(sb, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(sb, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(sb, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(sb, "&apos;");
+			break;
+		default:
+			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+				strbuf_addch(sb, '?');
+			else
+				strbuf_addch(sb, *s);
+		}
+	}
+}
+
+static void finding_sentence(struct strbuf *sb, const struct check_finding *f,
+			     const struct check_opts *o)
+{
+	if (f->base_model) {
+		strbuf_addf(sb, "best model %s -> %s", f->base_model, f->target_model);
+		return;
+	}
+	strbuf_addf(sb, "%s time ", check_metric_name(f->metric));
+	fmt_change(sb, f->ratio);
+	strbuf_addstr(sb, " (");
+	fmt_ns(sb, f->base);
+	strbuf_addstr(sb, " -> ");
+	fmt_ns(sb, f->target);
+	strbuf_addf(sb, " per call, %zu -> %zu runs", f->nbase, f->ntarget);
+	if (!isnan(f->ci_low)) {
+		strbuf_addf(sb, ", %.0f%% interval ", 100 * o->confidence);
+		fmt_ci(sb, f);
+	}
+	if (!isnan(f->p))
+		strbuf_addf(sb, ", p %.2g", f->p);
+	strbuf_addf(sb, ", threshold %.0f%%)", 100 * f->threshold);
+	if (f->cause && strcmp(f->cause, f->context))
+		strbuf_addf(sb, ", in callee %s", f->cause);
+}
+
+static void junit(const struct check_result *r, const struct check_opts *o, struct strbuf *sb)
+{
+	size_t i, k, m, tests = 0, failures = 0;
+	struct strbuf body = STRBUF_INIT;
+
+	for (i = 0; i < r->njobs; i++) {
+		const struct check_job *j = &r->jobs[i];
+		struct strbuf name = STRBUF_INIT, cases = STRBUF_INIT;
+		size_t jt = 0, jf = 0, js = 0;
+		job_title(&name, j);
+		/* one test case per context: findings of one context are
+		 * adjacent once sorted by context */
+		for (k = 0; k < j->nf; k++) {
+			struct strbuf fail = STRBUF_INIT, skip = STRBUF_INIT;
+			int seen = 0;
+			for (m = 0; m < k && !seen; m++)
+				seen = !strcmp(j->f[m].context, j->f[k].context);
+			if (seen)
+				continue;
+			for (m = k; m < j->nf; m++) {
+				const struct check_finding *f = &j->f[m];
+				if (strcmp(f->context, j->f[k].context))
+					continue;
+				if (f->verdict == CHECK_DEGRADATION) {
+					if (fail.len)
+						strbuf_addstr(&fail, "; ");
+					finding_sentence(&fail, f, o);
+				} else if (f->verdict == CHECK_UNDECIDED) {
+					if (skip.len)
+						strbuf_addstr(&skip, "; ");
+					strbuf_addf(&skip, "%s time undecided: %s",
+						    check_metric_name(f->metric), f->why);
+				}
+			}
+			jt++;
+			strbuf_addstr(&cases, "    <testcase classname=\"");
+			xml_str(&cases, name.buf);
+			strbuf_addstr(&cases, "\" name=\"");
+			xml_str(&cases, j->f[k].context);
+			strbuf_addstr(&cases, "\" time=\"0\"");
+			if (fail.len) {
+				jf++;
+				strbuf_addstr(&cases, ">\n      <failure type=\"degradation\" message=\"");
+				xml_str(&cases, fail.buf);
+				strbuf_addstr(&cases, "\">");
+				xml_str(&cases, fail.buf);
+				strbuf_addstr(&cases, "</failure>\n    </testcase>\n");
+			} else if (skip.len) {
+				js++;
+				strbuf_addstr(&cases, ">\n      <skipped message=\"");
+				xml_str(&cases, skip.buf);
+				strbuf_addstr(&cases, "\"/>\n    </testcase>\n");
+			} else {
+				strbuf_addstr(&cases, "/>\n");
+			}
+			strbuf_release(&fail);
+			strbuf_release(&skip);
+		}
+		strbuf_addstr(&body, "  <testsuite name=\"");
+		xml_str(&body, name.buf);
+		strbuf_addf(&body, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
+			    jt, jf, js);
+		if (*j->machine) {
+			strbuf_addstr(&body, "    <properties>\n      <property name=\"machine\" "
+					     "value=\"");
+			xml_str(&body, j->machine);
+			strbuf_addstr(&body, "\"/>\n    </properties>\n");
+		}
+		strbuf_add(&body, cases.buf ? cases.buf : "", cases.len);
+		strbuf_addstr(&body, "  </testsuite>\n");
+		tests += jt;
+		failures += jf;
+		strbuf_release(&name);
+		strbuf_release(&cases);
+	}
+	strbuf_addf(sb,
+		    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		    "<testsuites name=\"perun check\" tests=\"%zu\" failures=\"%zu\" "
+		    "errors=\"0\">\n",
+		    tests, failures);
+	strbuf_add(sb, body.buf ? body.buf : "", body.len);
+	strbuf_addstr(sb, "</testsuites>\n");
+	strbuf_release(&body);
+}
+
+/* --- Markdown -------------------------------------------------------------- */
+
+static void md_cell(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '|')
+			strbuf_addstr(sb, "\\|");
+		else if (*s == '`')
+			strbuf_addch(sb, '\'');
+		else
+			strbuf_addch(sb, *s);
+}
+
+static void markdown(const struct check_result *r, const struct check_opts *o, int all,
+		     const char *base, const char *target, struct strbuf *sb)
+{
+	size_t i, k;
+
+	strbuf_addf(sb, "### perun check: %zu degradation%s, %zu optimization%s, %zu undecided\n\n",
+		    r->degradations, r->degradations == 1 ? "" : "s", r->optimizations,
+		    r->optimizations == 1 ? "" : "s", r->undecided);
+	strbuf_addf(sb, "`%.12s` → `%.12s`, threshold %.0f%%, confidence %.0f%% (%s)\n", base,
+		    target, 100 * o->threshold, 100 * o->confidence, check_method_name(o->method));
+	for (i = 0; i < r->njobs; i++) {
+		const struct check_job *j = &r->jobs[i];
+		size_t rows = 0;
+		strbuf_addstr(sb, "\n#### ");
+		job_title(sb, j);
+		strbuf_addf(sb, "\n\n%zu → %zu runs", j->nbase, j->ntarget);
+		if (*j->machine) {
+			strbuf_addstr(sb, " on ");
+			md_cell(sb, j->machine);
+		}
+		strbuf_addstr(sb, "\n\n");
+		for (k = 0; k < j->nf; k++) {
+			const struct check_finding *f = &j->f[k];
+			if (!shown(f, all))
+				continue;
+			if (!rows++)
+				strbuf_addstr(sb, "| change | time | context | ratio | interval | "
+						  "baseline | target | runs |\n"
+						  "|---|---|---|---:|---|---:|---:|---:|\n");
+			strbuf_addf(sb, "| %s%s%s | %s | `", f->verdict == CHECK_DEGRADATION ? "**" : "",
+				    check_verdict_name(f->verdict),
+				    f->verdict == CHECK_DEGRADATION ? "**" : "",
+				    check_metric_name(f->metric));
+			md_cell(sb, f->context);
+			strbuf_addstr(sb, "` | ");
+			fmt_change(sb, f->ratio);
+			strbuf_addstr(sb, " | ");
+			fmt_ci(sb, f);
+			strbuf_addstr(sb, " | ");
+			fmt_ns(sb, f->base);
+			strbuf_addstr(sb, " | ");
+			fmt_ns(sb, f->target);
+			strbuf_addf(sb, " | %zu/%zu |\n", f->nbase, f->ntarget);
+		}
+		if (!rows)
+			strbuf_addstr(sb, "No change past the threshold.\n");
+	}
+}
+
+void check_output(const struct check_result *r, const struct check_opts *o, enum check_format f,
+		  int all, const char *base, const char *target, struct strbuf *out)
+{
+	switch (f) {
+	case CHECK_FORMAT_JSON:
+		json(r, o, base, target, out);
+		break;
+	case CHECK_FORMAT_JUNIT:
+		junit(r, o, out);
+		break;
+	case CHECK_FORMAT_MARKDOWN:
+		markdown(r, o, all, base, target, out);
+		break;
+	default:
+		text(r, o, all, out);
+	}
+}

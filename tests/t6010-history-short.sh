@@ -1,0 +1,107 @@
+#!/bin/sh
+# Steps in a short series, per machine: five commits whose third makes work
+# 2.3x slower (medians near 32, 32, 72, 72, 72 us); perun history names the
+# step on the median and on the p95, and perun report lists it under
+# regressions.  Profiles of another machine stay out of the series (and are
+# counted) unless --any-machine.  Profiles come from the parser alone (no
+# tracing), with seeded noise.
+. "$SRCDIR/tests/lib.sh"
+
+GIT_CEILING_DIRECTORIES="$TRASH"
+export GIT_CEILING_DIRECTORIES
+
+# prof SEED WORK_NS [HOST]: registers for HEAD a profile of main calling work
+# 15 times, every call within +-3% of its level; HOST sets its machine region.
+prof() {
+	python3 - "$1" "$2" <<-\PY >"$TRASH/raw" &&
+	import random, sys
+	rnd = random.Random(int(sys.argv[1]))
+	work = int(sys.argv[2])
+	print("s 3e8 0 100"); print("r")
+	t = 0x100
+	print("0 1 %x" % t)
+	for i in range(15):
+	    t += 10; print("2 1 %x" % t)
+	    t += int(work * rnd.uniform(0.97, 1.03)); print("3 1 %x" % t)
+	t += 10; print("1 1 %x" % t); print("q")
+	PY
+	"$PERUN" __parse "$TRASH/plan" "$TRASH/raw" "$TRASH/p.tmp" >/dev/null &&
+	python3 - "$TRASH/p.tmp" "$TRASH/p.perf" "${3:-}" <<-\PY &&
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	p["header"].update(units={"mixed(time delta)": "ns"}, cmd="./app", args="", workload="w")
+	if sys.argv[3]:
+	    p["machine"] = {"host": sys.argv[3], "system": "Linux", "release": "6.1",
+	                    "architecture": "x86_64", "cpu": {"total": 2, "model": "m"},
+	                    "memory": {"total_ram": 8 << 30}}
+	json.dump(p, open(sys.argv[2], "w"))
+	PY
+	"$PERUN" add -m HEAD "$TRASH/p.perf" >/dev/null
+}
+
+commit() { echo "$1" >>f && git add f && git commit -q -m "$1"; }
+
+test_expect_success 'five commits, the third 2.3x slower; a profile from elsewhere at each' '
+	printf "perun-plan 1\t2\n0\tfunc\t1\t1000\t0\t/t/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/t/app\twork\t\t\t\n" >plan &&
+	mkdir repo && cd repo && git init -q &&
+	git config user.email t@example.com && git config user.name Tester &&
+	"$PERUN" init >/dev/null &&
+	commit c1 && prof 1 32300 here && prof 11 60000 there &&
+	commit c2 && prof 2 31600 here && prof 12 60000 there &&
+	commit c3 && prof 3 71700 here && prof 13 60000 there &&
+	commit c4 && prof 4 72300 here && prof 14 60000 there &&
+	commit c5 && prof 5 72200 here
+'
+
+test_expect_success 'history names the step at c3, on the median and the p95' '
+	cd repo &&
+	"$PERUN" history work >out 2>err && cat out err &&
+	c3=$(git rev-parse --short=7 HEAD~2) &&
+	grep "^work: 1 step over 5 commits" out &&
+	grep "^  step at $c3 3[12].* us -> 7[12].* us (+12[0-9]\.[0-9]%)  c3" out &&
+	grep "^  p95 step at $c3 " out &&
+	grep "left out 4 profiles from another machine than here (x86_64, 2 x m, 8.0 GiB, Linux 6.1)" err
+'
+
+test_expect_success 'history --threshold 0.01 and --format json say the same' '
+	cd repo &&
+	"$PERUN" history work --threshold 0.01 --format json >j 2>/dev/null &&
+	python3 - "$(git rev-parse HEAD~2)" <<-\PY
+	import json, sys
+	h = json.load(open("j"))
+	assert h["machine"].startswith("here ") and h["skipped_other_machine"] == 4, h
+	s = h["series"][0]
+	assert [st["commit"] for st in s["steps"]] == [sys.argv[1]], s["steps"]
+	assert [st["commit"] for st in s["p95_steps"]] == [sys.argv[1]], s["p95_steps"]
+	assert 1.2 < s["steps"][0]["rel"] < 1.35, s["steps"]
+	PY
+'
+
+test_expect_success 'report lists it under regressions' '
+	cd repo &&
+	"$PERUN" report -o site >out 2>err && cat out err &&
+	python3 - "$(git rev-parse HEAD~2)" <<-\PY
+	import json, re, sys
+	page = open("site/index.html").read()
+	# work, and main which calls it, each on the median and the p95
+	assert "<h2>Regressions (4)</h2>" in page, re.findall("<h2>Regressions[^<]*</h2>", page)
+	idx = json.load(open("site/index.json"))
+	rg = idx["regressions"]
+	assert sorted((r["function"], r["of"]) for r in rg) == [
+	    ("main", "median"), ("main", "p95"), ("work", "median"), ("work", "p95")], rg
+	assert all(r["commit"] == sys.argv[1] for r in rg), rg
+	PY
+'
+
+test_expect_success '--any-machine pools every profile: no clean step then' '
+	cd repo &&
+	"$PERUN" history work --any-machine --format json >j 2>err &&
+	! grep "left out" err &&
+	python3 -c "
+import json; h = json.load(open(\"j\"))
+assert h[\"skipped_other_machine\"] == 0 and h[\"machine\"] == \"\", h
+assert len(h[\"commits\"]) == 5 and h[\"commits\"][0][\"profiles\"] == 2, h[\"commits\"]
+"
+'
+
+test_done

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Live: no false alarm on a busy host.  One unchanged binary, six commits
+# (only a text file changes), three runs each collected with real SystemTap
+# while another process keeps a core busy, so whole runs move as they do on
+# a loaded machine.  perun check compares each commit with the one before
+# (5 comparisons): none may report a degradation.  The rate measured and the
+# machine's load are printed.
+. "$SRCDIR/tests/lib.sh"
+require_live
+
+GIT_CEILING_DIRECTORIES="$TRASH"
+export GIT_CEILING_DIRECTORIES
+
+runs() {
+	i=0
+	while [ $i -lt "$1" ]; do
+		"$PERUN" collect -c ./app -o run.perf trace -s userspace >/dev/null 2>>collect.err &&
+		"$PERUN" add run.perf -m HEAD >/dev/null && rm -f run.perf || return 1
+		i=$((i + 1))
+	done
+}
+
+busy_pid=
+busy_stop() { [ -z "$busy_pid" ] || kill "$busy_pid" 2>/dev/null; busy_pid=; }
+trap 'busy_stop; cleanup_trash' EXIT
+
+test_expect_success 'six commits of one binary, 3 runs each, a core kept busy' '
+	mkdir repo && cd repo && git init -q &&
+	git config user.email t@example.com && git config user.name Tester &&
+	cp "$SRCDIR/tests/data/slowcallee.c" app.c && echo app >.gitignore &&
+	git add app.c .gitignore && git commit -q -m c0 && "$PERUN" init >/dev/null &&
+	cc -O1 -g -o app app.c || exit 1
+	sh -c "while :; do :; done" &
+	busy_pid=$!
+	for c in 1 2 3 4 5 6; do
+		echo $c >notes && git add notes && git commit -q -m "c$c" &&
+		runs 3 || { busy_stop; exit 1; }
+	done &&
+	busy_stop &&
+	test "$(git rev-list --count HEAD)" = 7
+'
+
+test_expect_success 'no degradation in 5 comparisons of consecutive commits' '
+	cd repo &&
+	alarms=0 &&
+	for k in 5 4 3 2 1; do
+		set +e; "$PERUN" check HEAD~$k HEAD~$((k - 1)) >out.$k 2>&1; rc=$?; set -e
+		grep -q "^[0-9]* degradations\{0,1\}, " out.$k || { cat out.$k; exit 1; }
+		if [ $rc = 1 ]; then alarms=$((alarms + 1)); cat out.$k; fi
+		tail -n 1 out.$k
+	done &&
+	echo "$alarms of 5 comparisons (load average: $(cut -d" " -f1-3 /proc/loadavg))" \
+		>"$TRASH/rate" &&
+	test $alarms = 0
+'
+say "false alarms: $(cat "$TRASH/rate" 2>/dev/null)"
+
+test_done

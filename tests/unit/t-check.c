@@ -1,0 +1,338 @@
+/* The check over runs and calling contexts (analysis/check.h) on profiles
+ * built here: main calls slowpart and steady, both call spin.  Each run has
+ * its own speed (noise that moves a whole run), each call its own jitter.
+ * A slower spin under slowpart is found in that context only; unchanged
+ * code gives no false alarm over many comparisons, even with busy runs;
+ * too few runs are undecided; asv's exact Mann-Whitney; per-function
+ * thresholds; runs of other machines are left out.  */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/check.h"
+#include "profile/profile.h"
+#include "rng.h"
+#include "tap.h"
+#include "util/strbuf.h"
+
+struct shape {
+	double spin_slow;   /* factor on spin's time under slowpart */
+	double run_sd;	    /* sd of a run's log speed */
+	double busy_p;	    /* probability that a run is busy (all calls x busy) */
+	double busy;	    /* factor of a busy run */
+	const char *host;   /* machine region's host, NULL: none */
+	double all_slow;    /* factor on every call of the run */
+};
+
+static void res(struct strbuf *sb, int *first, const char *uid, double amount, double excl,
+		long id, long caller)
+{
+	strbuf_addf(sb,
+		    "%s{\"uid\":\"%s\",\"amount\":%.0f,\"exclusive\":%.0f,\"call-id\":%ld,"
+		    "\"caller-id\":%ld,\"type\":\"mixed\",\"subtype\":\"time delta\"}",
+		    *first ? "" : ",", uid, amount, excl, id, caller);
+	*first = 0;
+}
+
+/* One run: main -> 20 x (slowpart -> spin, steady -> spin).  */
+static void make_run(struct profile *p, const struct shape *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	double speed = exp(s->run_sd * rng_gauss()) * (s->all_slow > 0 ? s->all_slow : 1);
+	double main_incl = 0;
+	long id = 1, i;
+	int first = 1;
+
+	if (rng_uniform() < s->busy_p)
+		speed *= s->busy;
+	strbuf_addstr(&sb, "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./app\",\"args\":\"\","
+			   "\"workload\":\"\",\"units\":{\"mixed(time delta)\":\"ns\"}},"
+			   "\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],");
+	if (s->host)
+		strbuf_addf(&sb, "\"machine\":{\"host\":\"%s\",\"cpu\":{\"total\":2}},", s->host);
+	strbuf_addstr(&sb, "\"snapshots\":[{\"resources\":[");
+	for (i = 0; i < 20; i++) {
+		double jit = 1 + 0.03 * rng_gauss();
+		double spin1 = 1000 * s->spin_slow * speed * jit, own = 100 * speed;
+		double spin2 = 1000 * speed * (1 + 0.03 * rng_gauss());
+		long sp = ++id, st;
+		res(&sb, &first, "spin", spin1, spin1, ++id, sp);
+		res(&sb, &first, "slowpart", spin1 + own, own, sp, 1);
+		st = ++id;
+		res(&sb, &first, "spin", spin2, spin2, ++id, st);
+		res(&sb, &first, "steady", spin2 + own, own, st, 1);
+		main_incl += 2 * own + spin1 + spin2 + 10 * speed;
+	}
+	res(&sb, &first, "main", main_incl, 200 * speed, 1, -1);
+	strbuf_addstr(&sb, "]}]}");
+	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
+		abort();
+	strbuf_release(&sb);
+}
+
+static void make_runs(struct profile *p, size_t n, const struct shape *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		make_run(&p[i], s);
+}
+
+static void free_runs(struct profile *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		profile_release(&p[i]);
+}
+
+static const struct check_finding *find(const struct check_result *r, const char *ctx,
+					enum check_metric m)
+{
+	size_t i;
+
+	if (r->njobs != 1)
+		return NULL;
+	for (i = 0; i < r->jobs[0].nf; i++)
+		if (!strcmp(r->jobs[0].f[i].context, ctx) && r->jobs[0].f[i].metric == m)
+			return &r->jobs[0].f[i];
+	return NULL;
+}
+
+static enum check_verdict verdict(const struct check_result *r, const char *ctx,
+				  enum check_metric m)
+{
+	const struct check_finding *f = find(r, ctx, m);
+
+	return f ? f->verdict : (enum check_verdict)-1;
+}
+
+static void test_slowed_callee(void)
+{
+	struct profile b[5], t[5];
+	struct shape base = {1, 0.05, 0, 1, NULL, 0}, slow = base;
+	struct check_opts o;
+	struct check_result r;
+	const struct check_finding *f;
+
+	rng_state = 1;
+	slow.spin_slow = 3;
+	make_runs(b, 5, &base);
+	make_runs(t, 5, &slow);
+	check_opts_init(&o);
+	ok(check_compare(b, NULL, 5, t, NULL, 5, &o, &r) == 0, "check_compare");
+	is_int(r.njobs, 1, "one job");
+	is_int(verdict(&r, "main;slowpart;spin", CHECK_SELF), CHECK_DEGRADATION,
+	       "spin under slowpart: a degradation of its self time");
+	is_int(verdict(&r, "main;slowpart;spin", CHECK_INCLUSIVE), CHECK_DEGRADATION,
+	       "and of its inclusive time");
+	is_int(verdict(&r, "main;steady;spin", CHECK_SELF), CHECK_NO_CHANGE,
+	       "spin under steady: no change");
+	is_int(verdict(&r, "main;steady", CHECK_INCLUSIVE), CHECK_NO_CHANGE, "steady: no change");
+	is_int(verdict(&r, "main;slowpart", CHECK_SELF), CHECK_NO_CHANGE,
+	       "slowpart's own time: no change");
+	f = find(&r, "main;slowpart", CHECK_INCLUSIVE);
+	ok(f && f->verdict == CHECK_DEGRADATION && f->cause &&
+		   !strcmp(f->cause, "main;slowpart;spin"),
+	   "slowpart's inclusive time degraded, the callee named: %s", f && f->cause ? f->cause : "-");
+	f = find(&r, "main;slowpart;spin", CHECK_SELF);
+	ok(f && f->ratio > 2.8 && f->ratio < 3.2 && f->ci_low > 2.5 && f->ci_high < 3.7 &&
+		   f->p < 1e-6 && f->nbase == 5 && f->ntarget == 5,
+	   "ratio %.3f in [%.3f, %.3f], p %.2g", f ? f->ratio : 0, f ? f->ci_low : 0,
+	   f ? f->ci_high : 0, f ? f->p : 0);
+	is_int(r.degradations, 4, "4 degradations: spin self and inclusive, slowpart, main");
+	is_str(r.jobs[0].f[0].context, "main;slowpart;spin", "the largest first");
+	check_result_release(&r);
+	free_runs(b, 5);
+	free_runs(t, 5);
+}
+
+/* Unchanged code: the false alarms of nrep comparisons of n runs a side,
+ * with whole runs moved by noise (sd 5 %) and one run in ten busy (x1.3).  */
+static size_t false_alarms(enum check_method m, size_t n, size_t nrep)
+{
+	struct profile b[10], t[10];
+	struct shape s = {1, 0.05, 0.1, 1.3, NULL, 0};
+	struct check_opts o;
+	size_t k, alarms = 0;
+
+	check_opts_init(&o);
+	o.method = m;
+	for (k = 0; k < nrep; k++) {
+		struct check_result r;
+		make_runs(b, n, &s);
+		make_runs(t, n, &s);
+		if (check_compare(b, NULL, n, t, NULL, n, &o, &r) == 0)
+			alarms += r.degradations > 0;
+		check_result_release(&r);
+		free_runs(b, n);
+		free_runs(t, n);
+	}
+	return alarms;
+}
+
+static void test_no_false_alarm(void)
+{
+	size_t a5, a3, a10;
+
+	rng_state = 2;
+	a3 = false_alarms(CHECK_RUNS, 3, 100);
+	a5 = false_alarms(CHECK_RUNS, 5, 100);
+	a10 = false_alarms(CHECK_RUNS, 10, 100);
+	ok(a3 <= 2 && a5 <= 2 && a10 <= 2,
+	   "unchanged code, busy runs: false alarms in 100 comparisons: %zu at 3 runs, %zu at 5, "
+	   "%zu at 10",
+	   a3, a5, a10);
+}
+
+static void test_detects_whole_run_slowdown(void)
+{
+	struct profile b[5], t[5];
+	struct shape base = {1, 0.02, 0, 1, NULL, 0}, slow = base;
+	struct check_opts o;
+	struct check_result r;
+
+	rng_state = 3;
+	slow.all_slow = 1.15;
+	make_runs(b, 5, &base);
+	make_runs(t, 5, &slow);
+	check_opts_init(&o);
+	check_compare(b, NULL, 5, t, NULL, 5, &o, &r);
+	is_int(verdict(&r, "main", CHECK_INCLUSIVE), CHECK_DEGRADATION,
+	       "everything 15%% slower, run noise 2%%: main degraded");
+	check_result_release(&r);
+	free_runs(b, 5);
+	free_runs(t, 5);
+}
+
+static void test_undecided(void)
+{
+	struct profile b[3], t[3];
+	struct shape base = {1, 0.02, 0, 1, NULL, 0}, slow = base;
+	struct check_opts o;
+	struct check_result r;
+	const struct check_finding *f;
+
+	rng_state = 4;
+	slow.spin_slow = 3;
+	make_runs(b, 3, &base);
+	make_runs(t, 3, &slow);
+	check_opts_init(&o);
+	check_compare(b, NULL, 1, t, NULL, 1, &o, &r);
+	f = find(&r, "main;slowpart;spin", CHECK_SELF);
+	ok(f && f->verdict == CHECK_UNDECIDED && f->why && strstr(f->why, "fewer than 2 runs"),
+	   "one run a side: undecided (%s)", f && f->why ? f->why : "-");
+	is_int(r.degradations, 0, "and no degradation");
+	check_result_release(&r);
+	o.method = CHECK_MANN_WHITNEY;
+	check_compare(b, NULL, 3, t, NULL, 3, &o, &r);
+	f = find(&r, "main;slowpart;spin", CHECK_SELF);
+	ok(f && f->verdict == CHECK_UNDECIDED && fabs(f->p - 0.1) < 1e-9 && f->why &&
+		   strstr(f->why, "too few runs for a rank test"),
+	   "mann-whitney over 3 and 3 runs cannot reach 99%%: p %.3f", f ? f->p : 0);
+	check_result_release(&r);
+	free_runs(b, 3);
+	free_runs(t, 3);
+}
+
+static void test_mann_whitney_exact(void)
+{
+	struct profile b[5], t[5];
+	struct shape base = {1, 0.02, 0, 1, NULL, 0}, slow = base;
+	struct check_opts o;
+	struct check_result r;
+	const struct check_finding *f;
+
+	rng_state = 5;
+	slow.spin_slow = 3;
+	make_runs(b, 5, &base);
+	make_runs(t, 5, &slow);
+	check_opts_init(&o);
+	o.method = CHECK_MANN_WHITNEY;
+	check_compare(b, NULL, 5, t, NULL, 5, &o, &r);
+	f = find(&r, "main;slowpart;spin", CHECK_SELF);
+	ok(f && f->verdict == CHECK_DEGRADATION && fabs(f->p - 2.0 / 252) < 1e-12 &&
+		   f->effect == 1,
+	   "5 runs above 5 runs: exact p = 2/252 (%.6f), U/nm = 1", f ? f->p : 0);
+	is_int(verdict(&r, "main;steady;spin", CHECK_SELF), CHECK_NO_CHANGE, "steady's spin");
+	check_result_release(&r);
+	free_runs(b, 5);
+	free_runs(t, 5);
+}
+
+static void test_thresholds(void)
+{
+	struct profile b[4], t[4];
+	struct shape base = {1, 0.02, 0, 1, NULL, 0}, slow = base;
+	struct check_threshold th[2] = {{(char *)"^spin$", 5}, {(char *)"^main;slowpart$", 0.01}};
+	struct check_threshold bad = {(char *)"([", 1};
+	struct check_opts o;
+	struct check_result r;
+	const struct check_finding *f;
+
+	rng_state = 6;
+	slow.spin_slow = 3;
+	make_runs(b, 4, &base);
+	make_runs(t, 4, &slow);
+	check_opts_init(&o);
+	o.thresholds = th;
+	o.nthresholds = 2;
+	check_compare(b, NULL, 4, t, NULL, 4, &o, &r);
+	f = find(&r, "main;slowpart;spin", CHECK_SELF);
+	ok(f && f->verdict == CHECK_NO_CHANGE && f->threshold == 5,
+	   "spin's threshold 5 (x6): its x3 is no change");
+	f = find(&r, "main;slowpart", CHECK_INCLUSIVE);
+	ok(f && f->verdict == CHECK_DEGRADATION && f->threshold == 0.01,
+	   "a regex over the context: slowpart's threshold 0.01");
+	check_result_release(&r);
+	o.thresholds = &bad;
+	o.nthresholds = 1;
+	ok(check_compare(b, NULL, 4, t, NULL, 4, &o, &r) < 0, "a bad regex fails");
+	check_result_release(&r);
+	free_runs(b, 4);
+	free_runs(t, 4);
+}
+
+static void test_machines(void)
+{
+	struct profile b[4], t[3];
+	struct shape here = {1, 0.02, 0, 1, "here", 0}, there = here;
+	struct check_opts o;
+	struct check_result r;
+
+	rng_state = 7;
+	there.host = "there";
+	make_runs(b, 2, &here);
+	make_runs(b + 2, 2, &there);
+	make_runs(t, 3, &here);
+	check_opts_init(&o);
+	check_compare(b, NULL, 4, t, NULL, 3, &o, &r);
+	ok(r.njobs == 1 && r.jobs[0].nbase == 2 && r.skipped_machine == 2,
+	   "runs of another machine are left out, and counted (%zu)", r.skipped_machine);
+	check_result_release(&r);
+	o.any_machine = 1;
+	check_compare(b, NULL, 4, t, NULL, 3, &o, &r);
+	ok(r.njobs == 1 && r.jobs[0].nbase == 4 && r.skipped_machine == 0,
+	   "--any-machine: all 4 baseline runs");
+	check_result_release(&r);
+	o.any_machine = 0;
+	check_compare(b + 2, NULL, 2, t, NULL, 3, &o, &r);
+	ok(r.njobs == 0 && r.unpaired == 3, "no baseline on this machine: nothing paired");
+	check_result_release(&r);
+	free_runs(b, 4);
+	free_runs(t, 3);
+}
+
+int main(void)
+{
+	test_slowed_callee();
+	test_no_false_alarm();
+	test_detects_whole_run_slowdown();
+	test_undecided();
+	test_mann_whitney_exact();
+	test_thresholds();
+	test_machines();
+	return tap_done();
+}
