@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Tracing a running service at scale: perun's own loader (uprobe_multi links
 # bound to the process, a ring buffer) side by side with stapbpf (through
 # perun --loader stapbpf) and bpftrace, in one run.

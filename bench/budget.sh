@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/budget.sh [PERUN]: does --max-overhead keep the overhead it promises?
 #
 # tests/fixtures/optimize.c calls f() N times (each spins ~2 us) and h() every

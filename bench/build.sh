@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by the bench scripts: bench_build SRC OUT builds an optimized perun
 # (-O2, no sanitizers, what users run) from the tree SRC into OUT/build, with
 # its memlock shim, calibration helper and uprobe loader, and sets PERUN to it.  The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/callgraph.sh [PERUN]: how long 'perun callgraph' takes on a large
 # binary (the goal: <= 2 s cold for /usr/bin/python3.11d, 11,324
 # functions), cold (an empty cache: the function list, DWARF call sites,

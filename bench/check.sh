@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/check.sh [PERUN]: how often perun check cries wolf, and how often it
 # sees a real slowdown, against the runs per side and the slowdown's size,
 # for check's method (runs: Welch's t over the logs of the run medians) and

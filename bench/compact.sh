@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Issue 8: the compact profile form against the per-call form, on generated
 # streams of 1M and 4M events (bench/gen-raw.c: 4 threads, 200 functions,
 # calls three deep), in one run:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun benchmark of dynamic probing: does disarming a probe lower
 # the overhead, on each runtime?  bench/loop.c calls a tiny f() N times and
 # times its own loop (loop_ns), so the cost is measured inside the traced

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/durations.sh [PERUN [PERUN_BEFORE]]: is a calibrated median the
 # function's own time?
 #

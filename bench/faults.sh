@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/faults.sh [PERUN]: the fault-injection table (what each fault leaves).  Each fault
 # runs FAULT_RUNS times (default 10); after every run it checks
 #   lost:   the profile exists when it should and says what it recorded (or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/gate.sh [PERUN]: what --one-module costs and saves, in one run.
 #
 #   - the gate's cost per hit: bench/loop.c calls f() N times; its own loop

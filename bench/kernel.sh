@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun benchmark of the kernel runtime: per-call cost of a tiny
 # function called 20k and 200k times under SystemTap's kernel runtime, in the
 # QEMU guest (tools/stap-vm.sh; this host cannot load modules), against a

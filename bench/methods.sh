@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # bench/methods.sh [PERUN]: the optimization methods' table, like the thesis'
 # Appendix B (seeds/003, 8.1 metrics): perun collect of /usr/bin/python3.11d
 # running a recursive quicksort of 10,000 numbers (pure Python, fixed seed),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun benchmarks: ratios in one run against baselines, printed as one table.
 #   1. parse throughput raw -> finished profile (MB/s, events/s), peak RSS at
 #      1M and 4M events (should be flat);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun benchmark of the transports: per-call cost and recorded/total of a tiny
 # function called 20k, 200k and 1M times, in one run, against baselines:
 # untraced, bare uprobe+uretprobe counting (stapbpf and bpftrace), perun per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
 #include <signal.h>
@@ -131,7 +132,10 @@ int main(int argc, char **argv)
 		return finish(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("perun %s\n", PACKAGE_VERSION);
+		printf("perun %s\n"
+		       "License GPL-3.0-or-later <https://gnu.org/licenses/gpl.html>: you may\n"
+		       "change and redistribute it; there is NO WARRANTY (see COPYING).\n",
+		       PACKAGE_VERSION);
 		return finish(EXIT_OK);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

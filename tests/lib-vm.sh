@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by the kernel-runtime tests (t51xx) after lib.sh: the QEMU guest of
 # tools/stap-vm.sh (Debian 6.1, this host's files visible read-only), the
 # release its modules are built for ($REL), the patched runtime sources

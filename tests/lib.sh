@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by every tests/tNNNN-*.sh: git-style helpers printing TAP.
 #
 #   test_expect_success 'description' 'shell body'   the body runs with set -e

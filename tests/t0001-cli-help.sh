@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The command line: help, version, every command's --help, and each man
 # page's SYNOPSIS naming the options --help names.
 . "$SRCDIR/tests/lib.sh"

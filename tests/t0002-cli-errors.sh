@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Bad input gets a clear error and the documented exit code, and nothing is
 # written: missing, stripped and non-ELF binaries, bad options.
 . "$SRCDIR/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # README's set-up commands and its first main-job example (building the README's
 # app from tests/fixtures, then tracing it), exactly as written, in a fresh clone
 # of this repository's HEAD (uncommitted work is not in it) with no PERUN_*

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # README's "Profiles that version with git" section, every example exactly as
 # written, in order, in a git work tree whose three earlier commits were
 # profiled the same way (so HEAD~3, check, diff and history have something to

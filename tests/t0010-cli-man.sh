@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Run from its source tree, perun points at its man pages there ('man
 # perun-collect' finds nothing before make install): the help names the
 # 'man -l' command, and that command shows a page for every command.

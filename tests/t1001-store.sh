@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The store end to end in a temporary git repository: init, collect (real
 # trace), add, status, log, show, rm; revision expressions; bad input.  An
 # independent reader in Python's standard library (struct, zlib, hashlib)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun show --format flamegraph: a self-contained SVG that a browser opens.
 # Headless Chromium (Debian's chromium) renders it to a PNG and dumps its DOM
 # after the inline script ran; the number of frames equals the number of

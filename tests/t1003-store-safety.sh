@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Data safety of the store, without tracing: profiles come from the parser
 # alone (perun __parse on a two-function stream) with their fields set by
 # Python.  add/rm resolve every argument first; a path names exactly that

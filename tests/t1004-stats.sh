@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun stats: dynamic statistics computed after collect, stored per minor
 # version and named by command, arguments and workload (seeds/003 6.2.2,
 # 7.1.2, Table A.3).  The numbers are checked against the profile's own calls,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Bad profiles and bad names given to every reader: a FIFO never hangs one,
 # one validation (src/profile/profile.c profile_validate) refuses the same
 # profile in show, add, diff, postprocessby and check with the same message,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Names perun prints that someone else wrote: function names in a profile
 # (show, diff) and index entry names (status, fsck, a fetch from a remote)
 # reach the terminal with their control characters escaped (\xNN); a

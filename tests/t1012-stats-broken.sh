@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: only a run that ended as it should leaves dynamic stats (.perun/stats,
 # what the optimizations read next time).  A run stopped by Ctrl-C, by its
 # timeout, or whose runtime was killed (SIGKILL) stores none and says so,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun rm travels: a profile removed on one host leaves a tombstone that
 # push and fetch carry, so the next fetch removes it on the other host
 # instead of bringing it back from there, and fsck lists the tombstones.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The compact profile form: columns per uid and thread in
 # snapshots[0].calls, uids and call contexts in chunks.  Profiles come from
 # the parser alone (perun __parse), no tracing.  Checks: compact -> per-call

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The same generated plan must be valid for the kernel runtime too: stap
 # elaborates it through pass 3 here, with the running kernel's (stub) build
 # tree.  Pass 4 and real runs of kernel modules are in t5101, which builds for

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun cache on an empty and a damaged cache, without tracing; prune and
 # clear remove only what perun can prove it wrote; sizes are parsed strictly.
 . "$SRCDIR/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Security: a hostile local user (nobody, through setpriv) attacks root's
 # perun through the module cache and the -z log files.  Each attack must be
 # refused with a message naming the path, the reason and the fix, and nothing

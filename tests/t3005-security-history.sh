@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Attacks by a local user (nobody) on what branch history merged: perun
 # aggregate --expire-before / --dir, perun report -o DIR and perun fetch.
 # Each test states what should hold; on history at 2e17058 they failed,

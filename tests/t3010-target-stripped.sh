@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Stripped binaries without tracing: what perun says about where functions
 # come from and what to install (perun doctor BINARY, collect's and
 # callgraph's errors), a library rule that works whatever the program

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Where perun writes beside what it did not write: report -o DIR never
 # replaces a page of the user's own, aggregate creates nothing through a
 # link inside .perun/aggregates, and a foreign entry in the cache's targets/

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun callgraph on a fixture whose call graph is known
 # (tests/fixtures/cgraph.c): edges, PLT names, the indirect call, recursion,
 # the loop nest, levels by Algorithm 1, leaves and depth; DWARF call sites

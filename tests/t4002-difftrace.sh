@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Diff Tracing chooses the probes (--script-only: no tracing needed): a git
 # repository with two versions of tests/fixtures/difftrace.c, both built;
 # standalone, only the changed functions (and main) keep their probes, by

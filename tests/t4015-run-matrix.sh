@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: perun run matrix over three revisions of a repository with a C
 # program and a Makefile.  local.yml's execute.pre_run builds each revision
 # in a temporary work tree; each job is collected --repeat times and its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: perun run matrix when things fail.  A revision whose pre_run build
 # fails is named with the failing command and the end of its output, its
 # jobs are not run, and the other revisions still run and register; a job

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: perun bisect finds the commit that made a function 3x slower among 16
 # commits, collecting about log2(16) + 2 revisions (not 16) through the same
 # runner as perun run matrix (temporary work trees, pre_run, registered

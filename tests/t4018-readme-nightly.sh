@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # README's "Nightly jobs" section exactly as written: its local.yml lines
 # become the project's .perun/local.yml and every perun command of it runs,
 # in order, in a project of four commits whose third makes work 3x slower;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: real SystemTap (bpf runtime) on fixtures whose call counts are known,
 # cross-checked against bpftrace on the same run.
 . "$SRCDIR/tests/lib.sh"

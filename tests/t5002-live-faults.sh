@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: timeouts, a crashing target, Ctrl-C and kill -9 leave a profile (where
 # one can be written) and nothing behind: no runtime, no target, no uprobe
 # event, no temp dir.  The fake stapbpf below is for fault paths only.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: the module cache.  A hit must not start stap at all; a corrupted entry
 # is rebuilt; an entry another user could have written is refused.  The
 # cache serves stapbpf and the kernel runtime (perun's own loader needs no

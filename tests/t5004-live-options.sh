@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: where profiles go (origin, .perun/jobs), output handling, and the
 # options that keep temp files.
 . "$SRCDIR/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: what a first run meets.  The binary finds its data from the build tree
 # and from an installed layout with no PERUN_* variable; arguments are kept as
 # written; the target's exit status, an oddly named USDT note and a closed pipe

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: probes that used to attach silently to nothing.  Binaries without
 # DWARF, a static binary, libc aliases, an IFUNC, C++ overloads, a path with
 # spaces; "attached A of P probes"; exit 1 when nothing attached or a named

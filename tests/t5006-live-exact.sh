@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: per-event tracing through the bpf runtime records every call, or
 # says exactly how many it lost, per function, and exits 3.  The fixture
 # counts its own calls; bpftrace counts the same run independently.

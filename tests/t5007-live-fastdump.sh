@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: perun reads the bpf recorder's map itself, in batches, once the
 # command has ended and before stapbpf's end probe (which reads one entry
 # per bpf() call).  The counts are exact either way, nothing is read twice,

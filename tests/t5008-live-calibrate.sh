@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: perun calibrate measures the probe cost on this host and caches it
 # per runtime and kernel; collect records it and subtracts it in the
 # summaries, leaving the resources' raw amounts alone.  The check: a 1 us

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: the optimization layer's run-optimize methods on the bpf runtime.
 # Dynamic probing disarms a probe past its threshold and marks its count
 # partial; timed sampling records part of the calls and says the trace is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: a target that longjmps out of traced functions.  A longjmp skips
 # the return of every frame it jumps past, so their return probes never
 # fire (the kernel drops the stale return instances; the program runs on).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: a Go program.  Go copies a goroutine's stack when it grows and its
 # runtime aborts on a return address a uretprobe replaced ("unexpected
 # return pc"), so perun detects Go (.go.buildinfo / .gopclntab), says so in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: the pre-optimize methods on the call graph and the dynamic stats
 # (cg-shaping, baseline-static, baseline-dynamic, dynamic-sampling) with real
 # stapbpf.  On a call tree eight levels deep, -op advanced traces fewer

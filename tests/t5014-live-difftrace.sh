@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: diff-tracing standalone on the bpf runtime traces only what changed
 # between two commits of tests/fixtures/difftrace.c (and main), counts it
 # exactly, and records what it found in the profile.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: --one-module compiles one module per binary with every function
 # gated by a selection map; a second collect with another -f set, the
 # userspace strategy, or diff-tracing's selection hits the module cache and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: the overhead budget (--max-overhead PCT).  The script estimates what
 # the recorded calls cost (the calibrated cost per call, a default when the
 # host is not calibrated) per 20 ms window and disarms the hottest probes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: a recursion deeper than the kernel's 64 pending return probes per
 # thread (python3.11d's quicksort goes 340 calls deep).  The calls entered
 # past the limit get no return probe; perun must not pair an outer call's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: two static functions of one name (in two objects) are one function
 # in the profile, and its summary counts the calls of both, not the last
 # one's alone (python3.11d has hundreds of such names).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: binaries as distributions ship them.  Debian's stripped /usr/bin/xz
 # and /usr/bin/gzip traced in their libraries (-f LIB#NAME), counted as
 # bpftrace counts the same process; a program stripped with its debuginfo

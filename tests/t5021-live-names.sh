@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: names as users write them and as perun prints them.  A template
 # instance named without return type or parameters (-f 'accum<long>'), every
 # instance (-f accum) and a mangled name trace exactly what the program counts

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: a number perun prints is the function's own time.  The entry probe
 # sits on the function's first instruction (not after the prologue, where
 # -O0 code has a load the kernel steps out of line), the plan knows per

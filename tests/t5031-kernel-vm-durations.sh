@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live, kernel runtime (the QEMU guest of tools/stap-vm.sh): the entry probe
 # on the function's first instruction and the calibrated medians hold on
 # staprun too.  The host compiles perun calibrate's module and the traces

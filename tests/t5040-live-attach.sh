@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: perun collect --pid attaches to a multi-threaded service that runs
 # before it and must run on after it: exact counts of the requests made
 # while attached, Ctrl-C and -t detach and leave it serving, an untraced

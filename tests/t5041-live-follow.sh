@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: --follow traces the processes a traced one starts (a fork that
 # serves, a child that execs the same binary), each with its own links and
 # its threads under its own pid; without it they are counted as untraced.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: --min-duration keeps only the calls at least that slow (uftrace's -t),
 # counting the faster ones per function, so a latency hunt on a live service
 # keeps a small profile.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live, kernel runtime: perun's own driver runs staprun inside a QEMU guest
 # that boots Debian's 6.1 kernel (tools/stap-vm.sh; this host cannot load
 # modules).  The host is the build host: perun collect --compile-only -r

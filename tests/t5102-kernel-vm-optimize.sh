@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live, kernel runtime: the run-optimize methods (dynamic probing, timed
 # sampling) through staprun in the QEMU guest of t5101 (tools/stap-vm.sh).
 # The host builds the modules (--compile-only -r RELEASE); the guest runs them

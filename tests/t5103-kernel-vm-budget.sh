@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live, kernel runtime: the overhead budget (--max-overhead) through staprun
 # in the QEMU guest of t5101 (tools/stap-vm.sh), where SystemTap's own answer
 # to overhead is its overload abort (perun's modules turn that off).  A

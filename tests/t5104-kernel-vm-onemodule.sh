@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live, kernel runtime: --one-module in the QEMU guest (tests/lib-vm.sh).
 # The host compiles one module for every function of the fixture
 # (--compile-only -r RELEASE); in the guest, two collects with different -f

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live, kernel runtime: perun collect --pid in the QEMU guest (tests/lib-vm.sh).
 # The build host compiles the module for the service (--compile-only -r);
 # in the guest a service started before perun is traced by pid with that

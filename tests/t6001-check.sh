@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun check, diff and postprocessby on a git repository whose profiles are
 # generated without tracing (tests/data/gen-calls.py writes raw streams,
 # perun __parse turns them into profiles): commits c1 and c2 have three runs

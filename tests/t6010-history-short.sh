@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Steps in a short series, per machine: five commits whose third makes work
 # 2.3x slower (medians near 32, 32, 72, 72, 72 us); perun history names the
 # step on the median and on the p95, and perun report lists it under

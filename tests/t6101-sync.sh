@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun push / perun fetch: two clones of one bare remote register different
 # profiles for the same commit and push at the same time; both end with
 # both profiles, and the remote holds every object.  A damaged object on the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun aggregate: profiles of many runs and hosts merged per release, shard
 # and time box (seeds/002's layout); the same profile twice counts once;
 # aggregates merge into aggregates; --expire-before deletes only old time

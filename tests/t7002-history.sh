@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun history: per-function series (median, p95, calls) over the
 # first-parent history, and asv's step detection naming the commit where a
 # planted 3x slowdown starts; a steady function shows no step; a merged

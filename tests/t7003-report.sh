@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # perun report -o DIR: the static site (index.json, one JSON series per
 # function, a flame graph per commit, index.html) of a repository where one
 # commit makes a function 3x slower.  Headless Chromium loads the page: no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # An incomplete profile (events lost, a probe not attached) says so wherever
 # it is shown, with the loss per function: show in every format (the table's
 # first lines; stderr where stdout is JSON, folded stacks or SVG), diff,

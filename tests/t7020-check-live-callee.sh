@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: the gate catches a slowed callee.  A git repository holds a C program
 # whose slowpart() and steady() both call spin(); a commit makes slowpart's
 # spin 3x longer (SLOW 3: 1200000 iterations instead of 400000).  Each commit is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Live: no false alarm on a busy host.  One unchanged binary, six commits
 # (only a text file changes), three runs each collected with real SystemTap
 # while another process keeps a core busy, so whole runs move as they do on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs perun's build and test dependencies on Debian 12, prepares the
 # machine for SystemTap tracing, and builds ./perun for use: a release build
 # (-O2, no sanitizers).  CI (.ci/run) rebuilds it with sanitizers and -Werror
@@ -54,4 +55,4 @@ if [ "$old" != "$(./config.status --config)" ] && [ -f Makefile ]; then
 	make clean >/dev/null
 fi
 make -j"$(nproc)" >/dev/null
-say "built ./perun ($(./perun --version)); put it on PATH with: export PATH=\"\$PWD:\$PATH\""
+say "built ./perun ($(./perun --version | head -n 1)); put it on PATH with: export PATH=\"\$PWD:\$PATH\""

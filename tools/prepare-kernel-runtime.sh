@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Prepares perun's private copy of SystemTap's kernel runtime.  Idempotent; root.
 #
 #   sh prepare-kernel-runtime.sh [--dest DIR] [--without-txfix] [--check]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Prepares a Debian machine for perun's SystemTap tracing.  Idempotent; root.
 #
 #   - installs systemtap (stap, stapbpf, staprun) and the SDT headers;

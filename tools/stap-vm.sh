@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # stap-vm.sh - run SystemTap's kernel-module runtime (stap -p4 .ko + staprun)
 # inside a throw-away QEMU guest, on hosts whose own kernel cannot load modules.
 #

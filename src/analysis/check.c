@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The degradation check over runs and calling contexts (analysis/check.h).  */
 #include "config.h"
 

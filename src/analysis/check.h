@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The degradation check: the profiles of a baseline revision against those
  * of a target revision, per job and per calling context.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Regression models, regressogram and moving average (seeds/003 ch. 3).  */
 #include "config.h"
 

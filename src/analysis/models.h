@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Models of y against x (seeds/003 ch. 3; the models region of seeds/001):
  * least-squares regression of six parametric forms, the regressogram and
  * the moving average.  No I/O; pure functions of their input.  */

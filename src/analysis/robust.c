@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Robust statistics: quantiles, means and the normal distribution from GSL;
  * the Mann-Whitney U test, which GSL does not have.  */
 #include "config.h"

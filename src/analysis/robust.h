@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Robust statistics for comparing call-time distributions.  No I/O.  */
 #ifndef PERUN_ANALYSIS_ROBUST_H
 #define PERUN_ANALYSIS_ROBUST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Call times per function, read through profile_each_resource().  */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The call times of a profile per function, read only through
  * profile_each_resource() so that per-call and compact profiles read alike;
  * what postprocessby, check and diff compute on.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Step detection after asv (seeds/004 "Step detection"): the exact L1 Potts
  * fit by dynamic programming over a table of segment costs, the penalty
  * chosen by the Schwarz-type criterion with AR(1) Laplace noise.  */

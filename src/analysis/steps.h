@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Step detection in a series of measurements, as asv does it (seeds/004,
  * "Step detection"): the series is modelled as piecewise constant plus AR(1)
  * Laplace noise; for a penalty gamma the L1 Potts problem

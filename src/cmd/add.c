@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun add PROFILE... [--keep-profile] [-m REV]
  * perun rm PROFILE... [-m REV] | perun rm --pending  */
 #include "config.h"

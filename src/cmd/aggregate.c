@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun aggregate --release REV --shard HOST [--time-box SECONDS] [--dir DIR]
  *                 [-m REV] PROFILE...
  * perun aggregate [--release REV] --expire-before TIME [--dir DIR]

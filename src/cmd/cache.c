@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun cache list|verify|prune [--max-size SIZE]|clear [--json]  */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun calibrate [--runtime R] [--calls N] [--force] [-q]: measures the
  * probe effect on this host and runtime and caches it (src/trace/calibrate.h);
  * collect uses it for calibrated amounts in the summaries.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun callgraph BINARY [--format text|json|dot] [--function NAME]: the
  * call-graph resource of a binary (target/callgraph.h), for people and
  * for machines.  */

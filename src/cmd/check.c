@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun check [BASELINE] [TARGET]: loads the runs of both sides, calls
  * check_compare() (analysis/check.h) and prints its result
  * (report/check-output.h).  */

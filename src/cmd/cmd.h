@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The subcommands.  Each parses its own options and returns an exit code.  */
 #ifndef PERUN_CMD_H
 #define PERUN_CMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]  */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun diff A B: two profiles function by function, side by side, the
  * biggest change of median call time first.  */
 #include "config.h"

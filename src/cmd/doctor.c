@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun doctor [--json] [BINARY...]: can this machine trace, and where do
  * the functions of each BINARY come from?  Every failed check names the
  * command that fixes it.  Exit 0 only when a collect can work.  */

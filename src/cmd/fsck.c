@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun fsck [--repair]: checks every object and index of .perun; with
  * --repair, moves damaged files aside and rebuilds damaged or lost indexes
  * from the objects, which record their minor version (origin).  Nothing is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun history FUNCTION|--all [-n N] [-m REV] [--cmd CMD] [--args ARGS]
  *               [--workload W] [--collector C] [--threshold R] [--format text|json]  */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun __parse PLAN RAW OUT [--aggregate|--per-call]: the parser and profile writer
  * alone, on a recorded stream; for benchmarks and for re-parsing a raw
  * stream kept with -vt.  Prints what it did as JSON.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun postprocessby PROFILE METHOD [options]: fits models of call time
  * against a resource field per function (seeds/003 ch. 3), adds them to the
  * models region and the method to the postprocessors region (seeds/001),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The PROFILE argument of postprocessby and diff: a path, or what
  * 'perun show' looks up (N@i, N@p, a registered name, part of a pending
  * name) for HEAD, or for REV when written REV:SPEC.  */

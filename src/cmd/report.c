@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS] [--workload W]
  *              [--collector C] [--threshold R]  */
 #include "config.h"

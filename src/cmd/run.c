@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun run matrix [options] [REV | A..B]...
  * perun run job -c CMD [-a ARGS]... [-w WORKLOAD]... [options] [REV | A..B]... [trace [options]]
  * perun bisect [options] GOOD BAD [FUNCTION]  */

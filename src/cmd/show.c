@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun show PROFILE [--format json|summary|folded|flamegraph] [--expand|--compact] [-m REV]  */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun stats: the dynamic statistics under .perun/stats (seeds/003 Table A.3):
  * list-files, list-versions, sync, clean, delete file|minor|all, plus show and
  * compute.  Only files perun wrote are ever deleted.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun status [--short] and perun log [--short] [-n N] [REV]  */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun push [REMOTE] | perun fetch [REMOTE]: profiles between hosts
  * through git (store/sync.h).  */
 #include "config.h"

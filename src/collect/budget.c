@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The overhead budget (--max-overhead PCT): instead of SystemTap's overload
  * abort, which ends the whole trace, the script disarms the hottest probes
  * once what the recorded calls cost (the calibrated cost per call times the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Diff Tracing in the pre-optimize phase (thesis 7.2.4; the comparisons are
  * src/optimize/difftrace.c).
  *

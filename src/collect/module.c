@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The module phase: the compiled script from the module cache, or stap -p4
  * (then stored in the cache).  */
 #include "config.h"

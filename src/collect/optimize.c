@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The pre-optimize and post-optimize phases: the optimization methods of the
  * selection (src/optimize/) around the collect, and what they did in the
  * profile.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun collect's trace options (thesis Table A.1, and perun's own) into
  * struct collect_opts: what perun collect parses after 'trace', and what
  * perun run makes of a collector's params in local.yml.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The phases before the module (analyse, strategy, pre-optimize, plan,
  * script), the session's life, and the pipeline that runs every phase in
  * order.  */

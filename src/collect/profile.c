@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The parse and profile phases: the raw stream into the Perun profile, its
  * header, collector_info and extra (anomalies, summaries, metrics), where it
  * goes, and the exit status the collect ends with.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The run phase: the runtime (stapbpf or staprun) runs the module around the
  * command; the fast read empties the bpf recorder.  */
 #include "config.h"

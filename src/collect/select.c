@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One module, many selections (--one-module): the module holds a probe for
  * every function of the binary (the userspace strategy), each gated by
  * __perun_sel[id]; what this collect traces (its -f set, its strategy, what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The collect session: helpers every phase uses.  */
 #include "config.h"
 

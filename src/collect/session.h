@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* One collect as a pipeline of phases (DESIGN.md): analyse -> strategy ->
  * pre-optimize -> plan -> script -> module (cache) -> run -> parse ->
  * post-optimize -> profile.  Each phase reads and fills a part of struct

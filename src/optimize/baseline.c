@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Static Baseline (thesis 7.2.1) on the CFG complexity classes of the call
  * graph, and Dynamic Baseline (7.2.2, Algorithm 2) on the dynamic stats of
  * an earlier collect.  */

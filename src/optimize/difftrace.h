@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Diff Tracing (thesis 7.2.4): which functions of the current version of a
  * binary changed since a baseline version, by three comparisons, each
  * refining the one before:

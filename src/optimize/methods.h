@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The pre-optimize methods of the thesis that work on the call graph and the
  * dynamic stats (7.2.1 Static Baseline, 7.2.2 Dynamic Baseline, 7.2.3 Call
  * Graph Shaping, 7.2.5 Dynamic Sampling), as pure functions over node sets.

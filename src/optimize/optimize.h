@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The optimization layer (thesis ch. 6.2, 7): a registry of methods, each
  * hooking phases of the collect pipeline, its requirements and the
  * parameters of Table A.4; pipelines (7.3) as lists of methods; and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Dynamic Sampling (thesis 7.2.5, Algorithm 5): an initial sampling of
  * step^level from the call graph, refined toward the threshold from the
  * dynamic stats of an earlier collect, normalized.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Call Graph Shaping (thesis 7.2.3): matching, trimming (Algorithm 3) and
  * pruning (Algorithm 4) over the call-graph resource.  */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The compact per-call form of a trace profile: the calls as columns.
  *
  * Seed 001's regions stay as they are (origin, header, collector_info,

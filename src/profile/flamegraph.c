@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A self-contained interactive flame graph (SVG with an inline script: click
  * a frame to zoom into it, click "reset" to come back), drawn from folded
  * stacks.  Every node of the stack trie is one <g class="frame">, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The machine region: Perun's keys (host, system, release, architecture,
  * cpu {total, physical, model}, memory {total_ram, swap}) plus the probe
  * calibration collect used.  */

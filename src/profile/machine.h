@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Perun's machine region of a profile: where it ran (host, operating
  * system release, architecture, cpu model and count, memory) and the probe
  * calibration in use.  Comparisons of timings hold only on one machine.  */

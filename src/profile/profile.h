@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Perun profiles in memory (seeds/001): load, validate, and the queries the
  * store commands need.  One json_object owner: struct profile.  */
 #ifndef PERUN_PROFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Writes a Perun profile (seeds/001) as the parser produces calls: the
  * resources are streamed, never held in memory; the small regions go
  * through json-c.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Aggregates of many runs on many hosts (seeds/002, StatProfiler's report
  * structure): per release id, per shard (a host), per time box.
  *

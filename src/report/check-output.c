@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check's outputs: text, JSON, JUnit XML, Markdown.  */
 #include "config.h"
 

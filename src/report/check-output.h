@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What perun check prints, from a check_result (analysis/check.h): text for
  * a terminal, JSON, JUnit XML for CI (one test case per calling context and
  * job, a failure per degradation) and Markdown for a pull-request comment.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Versions over time: per-function series (median, p95, calls) over the
  * first-parent history of commits that have matching profiles, and the
  * steps in them (analysis/steps.h, asv's detection, seeds/004).  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun report: a static site like asv's publish (seeds/004): index.json,
  * graphs/<function>.json (one series each), graphs/flame/<commit>.svg and
  * index.html, whose inline script (no network) draws each series over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun bisect: binary search for the first commit where a function's time
  * steps up, collecting revisions through the runner and finding the step
  * with the step detection history uses (analysis/steps.h).  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The job runner: jobs from the matrix, the temporary work tree of a
  * revision, pre_run there, the collects through the collect pipeline, and
  * registering their profiles for the revision.  */

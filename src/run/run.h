@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Running collection jobs over revisions, as Perun's 'perun run matrix' and
  * 'perun run job' do: each revision is written into a temporary work tree
  * (the user's checkout is never touched), execute.pre_run builds it there,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* .perun/local.yml through libyaml: the wrapped VCS and the collection
  * jobs (written as empty lists, as Perun writes them; read as Perun's job
  * matrix).  */

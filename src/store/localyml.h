@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* .perun/local.yml, written and read through libyaml.  */
 #ifndef PERUN_LOCALYML_H
 #define PERUN_LOCALYML_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Where perun collect puts a profile: -o checked before anything runs, a
  * default name never taken twice, and a rescue file when the place asked
  * for cannot be written at the end.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A perun repository: a git work tree with .perun/ (seeds/000).  */
 #ifndef PERUN_REPO_H
 #define PERUN_REPO_H

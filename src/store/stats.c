@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Dynamic statistics: computed from a profile, stored per minor version.  */
 #include "config.h"
 

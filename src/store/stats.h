@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Dynamic statistics (seeds/003 6.2.2 and 7.1.2): per function of one
  * profiled command, what the last collection saw (calls recorded, sampling,
  * estimated calls, total, min, max, avg, quartiles), kept under

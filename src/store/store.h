@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The .perun store (seeds/000): zlib objects named by the SHA-1 of
  * "profile <type> <len>\0<json>", and one binary index (pidx) per minor
  * version listing the profiles registered for it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Many hosts, one history: .perun's objects, indexes and tombstones travel
  * through a git ref (vcs/vcs.h, VCS_SYNC_REF).  Objects are named by their
  * content, so two hosts' stores merge as a union: every object of both, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The call graph's cache file (callgraph-cache.h).  */
 #include "config.h"
 

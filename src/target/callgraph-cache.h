@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The call graph's cache file in targets/ (private to target/callgraph*.c):
  * a header with the record sizes, counts and a CRC-32 of the rest, then the
  * nodes, edges, blocks and successors as fixed records, and the import

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The rooted analysis of a call graph (callgraph.h): reachability, levels
  * by Algorithm 1 of seeds/003 (ch. 7.1.1), strongly connected components
  * and reachable sets, leaves, complexity; and the queries over them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The call-graph resource (callgraph.h): extraction from ELF, DWARF and
  * machine code, its cache, and the rooted analysis (Algorithm 1 of
  * seeds/003, ch. 7.1.1).  */

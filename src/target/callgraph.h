@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The call-graph resource (the thesis' CGR, ch. 7.1.1) of one binary: who
  * calls whom, from the binary itself, and each function's control-flow
  * summary.

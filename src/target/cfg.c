@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Control-flow graphs of x86-64 functions with capstone (cfg.h).
  *
  * Instructions are decoded without capstone's detail mode (about twice as

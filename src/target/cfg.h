@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Per-function control-flow graphs of x86-64 machine code: basic blocks,
  * edges, the calls each block makes, natural loops from back edges
  * (dominators) and their nesting depth, and a static complexity class.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What to install when a binary names no function: the distribution's
  * debug symbol package for the file, asked of its package manager.  */
 #include "config.h"

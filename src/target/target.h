@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What perun knows about a binary: its functions and USDT probes.  The only
  * module that talks to libelf/libdw; nothing of theirs leaks through here.  */
 #ifndef PERUN_TARGET_H

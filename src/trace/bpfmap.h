@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Reading another process's BPF maps: the fast way out of the bpf runtime's
  * in-map recorder.  stapbpf's end probe reads its map with one bpf() call per
  * entry; perun instead finds the map in /proc/PID/fdinfo, opens it by id and

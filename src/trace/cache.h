@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The module cache (DESIGN.md): compiled modules keyed by a hash of
  * everything that decides their content.  Entries are directories
  * modules/<key>/ holding the module, the plan, the script and a meta file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun-calib CALLS REPORT: calls an empty function CALLS times, and an
  * identical untraced twin as often, in turn, times each call, and writes the
  * median call time of each to REPORT (untraced_ns includes a clock read).

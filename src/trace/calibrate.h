@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The probe effect: what an empty traced call costs on this host and
  * runtime, measured once (perun calibrate) on perun-calib, a program with an
  * empty function and an untraced twin, and cached per runtime and kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The only module that starts processes.  A run goes through a supervisor
  * child that is a subreaper for everything below it: when the run ends,
  * times out, is interrupted, or perun itself dies (even by SIGKILL), the

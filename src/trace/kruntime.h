@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The kernel runtime (stap -p4 .ko, staprun): which copy of SystemTap's
  * runtime sources perun builds modules with, and what a host needs to build
  * or to load them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Streaming parser of the raw stream (format in tapsets/perun.stp).
  *
  * One pass; memory is bounded by threads x depth, probes, and a fixed

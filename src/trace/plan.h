@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The probe plan: what is probed, where, and how often.  Ids index the
  * probes; the raw stream carries ids only, names live here.  */
 #ifndef PERUN_PLAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Facts about this machine that decide how a trace can run.  */
 #ifndef PERUN_RUNTIME_H
 #define PERUN_RUNTIME_H

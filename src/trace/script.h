@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Generates the SystemTap script for a probe plan from templates/ and the
  * perun tapset.  Function names never enter the script (probes are placed
  * by address); paths and marks are escaped or rejected.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Strategies turn a target and the user's rules into a probe plan.  */
 #ifndef PERUN_STRATEGY_H
 #define PERUN_STRATEGY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun-uprobes: the bpf runtime's loader that perun runs in place of
  * stapbpf when the kernel has uprobe_multi links (trace/uprobes.h).
  *

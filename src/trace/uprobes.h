@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun's own uprobe loader for the bpf runtime.
  *
  * stapbpf opens one perf-event uprobe per probe point for every process

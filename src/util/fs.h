@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* File-system helpers: private temp dirs, atomic writes, recursive removal.  */
 #ifndef PERUN_FS_H
 #define PERUN_FS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Messages and error returns.  Modules report with pr_error() and return -1;
  * only src/cmd/ decides to exit.  Each file may define PR_FMT before including
  * this header to prefix its messages.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Preloaded into stapbpf where root lacks CAP_SYS_RESOURCE: stapbpf 4.8
  * aborts when it cannot raise RLIMIT_MEMLOCK, although kernels >= 5.11
  * account BPF memory to the memory cgroup and need no such limit.  Other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Root working in another user's repository: the files it made there go back to
  * that user, so a later 'perun add' or 'git clean' by the user is not refused.  */
 #ifndef PERUN_OWNER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* SHA-1 (FIPS 180-4): the object ids of .perun and the cache keys.  */
 #ifndef PERUN_SHA1_H
 #define PERUN_SHA1_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Growable NUL-terminated byte buffer, after git's strbuf.  */
 #ifndef PERUN_STRBUF_H
 #define PERUN_STRBUF_H

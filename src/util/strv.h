@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A growable NULL-terminated array of strings (an argv), after git's strvec.  */
 #ifndef PERUN_STRV_H
 #define PERUN_STRV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Dispatch of the VCS API to a backend.  */
 #include "config.h"
 

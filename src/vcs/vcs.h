@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Version control, for origins and the store (seeds/000 "VCS API").  The
  * only file that includes git2.h is vcs/git.c; another backend would be
  * one more file behind this header.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A seeded generator for the analysis unit tests: splitmix64, with
  * Gaussian (Box-Muller) and Laplace draws.  */
 #ifndef PERUN_TEST_RNG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The laws of report/aggregate.h's merge: associative, commutative,
  * idempotent (the same input twice counts once), and totals that add up;
  * and the JSON round trip.  */

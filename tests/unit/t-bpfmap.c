@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Finding and draining the bpf recorder's map: fdinfo text as stapbpf's maps
  * show it, and (as root) a real hash map of this process.  */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The module cache: miss, store, hit, corruption, permission refusal, LRU.  */
 #include "config.h"
 

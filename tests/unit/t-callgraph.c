@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* target/callgraph's rooted analysis on hand-made graphs: reachability,
  * levels by Algorithm 1 (cycles broken at the lowest candidate, ties by
  * name), leaves, depth, recursion, reachable sets.  */

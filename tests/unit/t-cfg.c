@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* target/cfg: basic blocks, edges, calls and loops of known machine code,
  * and the loop analysis on hand-made graphs.  */
 #include "config.h"

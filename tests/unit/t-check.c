@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The check over runs and calling contexts (analysis/check.h) on profiles
  * built here: main calls slowpart and steady, both call spin.  Each run has
  * its own speed (noise that moves a whole run), each call its own jitter.

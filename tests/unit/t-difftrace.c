@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* optimize/difftrace: renames and new functions on hand-made call graphs;
  * then a git repository with two versions of a C file, both built: the
  * function whose code changed is found (in the modes that see its change),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report/history.c and report/site.c without a repository: steps found
  * through the history_detect seam, the real detector on a planted step and
  * on noise, the JSON of a series, and the file names of functions.  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* local.yml's job matrix (Perun's keys) and the jobs perun run makes of it:
  * every cmd x args x workload x collector, a collector's params as trace
  * options, and the errors that name the key.  */

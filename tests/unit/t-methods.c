@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* optimize/methods on hand-made call graphs: matching, trimming (Algorithm
  * 3), bottom-level functions, pruning (Algorithm 4), the static baseline,
  * the dynamic baseline's filters (Algorithm 2) and dynamic sampling's

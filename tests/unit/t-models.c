@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The models library: regression recovers known coefficients from noisy
  * generated data (fixed seeds), integrals, the regressogram and its bin
  * rule, moving averages, and the Mann-Whitney test.  */

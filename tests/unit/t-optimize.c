@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The optimization layer: the registry, pipelines, -on/-off/-oa, requirements
  * switching methods off, and the run-optimize code in the script.  */
 #include "config.h"

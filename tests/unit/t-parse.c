@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The raw-stream parser on recorded streams with every anomaly.  */
 #include "config.h"
 

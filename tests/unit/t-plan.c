@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Probe plans: rules, serialization round trip, hostile names.  */
 #include "config.h"
 

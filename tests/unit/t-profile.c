@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The profile library: validation messages, the seed 001 query API,
  * summaries and folded stacks on a small profile.  */
 #include "config.h"

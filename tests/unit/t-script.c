@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Script generation: a golden script, and hostile names escaped or rejected.  */
 #include "config.h"
 

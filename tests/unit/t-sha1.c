@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* SHA-1 against FIPS 180 test vectors.  */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Step detection (seeds/004): planted steps are found at their index under
  * Gaussian, Laplace and AR(1) noise; pure noise gives no step over 100
  * seeds; the Potts fit itself; points that are not finite keep their place.  */

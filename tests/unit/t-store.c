@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The store's byte formats: objects and pidx indexes, golden bytes,
  * round trips, and corruption detection.  */
 #include "config.h"

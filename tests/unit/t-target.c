@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* target/elf on programs built here: where functions come from when a binary
  * is stripped (.symtab, separate debuginfo by build-id or .gnu_debuglink,
  * .dynsym, nothing), the analysis cache keeping that, longjmp detection in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The VCS API on a temporary git repository made with the git CLI.  */
 #include "config.h"
 

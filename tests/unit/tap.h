@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A tiny TAP producer for the unit tests (read by build-aux/tap-driver.sh).  */
 #ifndef PERUN_TAP_H
 #define PERUN_TAP_H
