@@ -6,7 +6,7 @@
 # itself; two methods of a class template whose long names differ only in
 # their middle get rows that read differently in show's table (and whole
 # names in JSON); SystemTap's raw debuginfo warnings about a binary without
-# DWARF do not reach the user; a static threaded program gets no setjmp/longjmp
+# DWARF do not reach the user (stapbpf loader: stap runs); a static threaded program gets no setjmp/longjmp
 # warning, a static program that calls longjmp does.
 . "$SRCDIR/tests/lib.sh"
 require_live
@@ -55,7 +55,8 @@ test_expect_success 'long names that differ in the middle read differently' '
 
 test_expect_success 'no raw SystemTap debuginfo warning for a binary without DWARF' '
 	cc -O1 -o nodwarf "$FIXTURES/stripped.c" &&
-	"$PERUN" collect -c ./nodwarf -a 10 -o nd.perf trace -s custom -f work >out 2>err &&
+	"$PERUN" collect -c ./nodwarf -a 10 -o nd.perf trace -s custom -f work \
+		--loader stapbpf >out 2>err &&
 	cat err &&
 	! grep -i "debuginfo\|WARNING" err &&
 	test "$(profile_counts nd.perf)" = "work 1" &&
