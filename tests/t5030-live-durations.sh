@@ -9,7 +9,8 @@
 # The truth: tests/fixtures/durations.c times untraced twins of its
 # functions itself: tiny (return x + 1, ~1 ns) must read at most 1 us, the
 # 5 us and 50 us busy-waits within 5 %, at -O0, -O1 and -O2.  Then a lossy
-# collect: show says what it lost, per function.
+# collect (stapbpf's in-map recorder, a small buffer): show says what it
+# lost, per function.
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -111,7 +112,7 @@ test_expect_success 'show: the median is the summary'"'"'s exact one; cal.median
 
 test_expect_success 'a lossy collect: show says what was lost, per function' '
 	set +e
-	"$PERUN" collect -c ./d0 -a 300 -o lossy.perf trace -s custom -f tiny -f spin5 \
+	"$PERUN" collect -c ./d0 -a 300 -o lossy.perf trace -s custom -f tiny -f spin5 --loader stapbpf \
 		--buffer-size 200 >/dev/null 2>err
 	rc=$?; set -e; cat err && test $rc = 1 -o $rc = 3 &&
 	"$PERUN" show lossy.perf >out && cat out &&
