@@ -104,7 +104,8 @@ stapbpf_attach() {
 bpftrace_attach() {
 	rm -f bt.out
 	t0=$(now)
-	bpftrace -p "$1" -e "BEGIN { printf(\"armed\\n\"); } uprobe:$2:benchfn_* { @[probe] = count(); } uretprobe:$2:benchfn_* { @r[probe] = count(); }" >bt.out 2>&1 &
+	# bpftrace loads one program per probe point, 512 at most by default
+	BPFTRACE_MAX_BPF_PROGS=100000 bpftrace -p "$1" -e "BEGIN { printf(\"armed\\n\"); } uprobe:$2:benchfn_* { @[probe] = count(); } uretprobe:$2:benchfn_* { @r[probe] = count(); }" >bt.out 2>&1 &
 	bp=$!
 	while ! grep -q armed bt.out 2>/dev/null; do
 		kill -0 $bp 2>/dev/null || { cat bt.out >&2; return 1; }
@@ -126,12 +127,14 @@ for n in 100 1000 2716; do
 	gen $f
 	"./prog$f" & pid=$!
 	sleep 0.3
-	set -- $(perun_attach $pid --include '^benchfn_')
-	pa=$1 pd=$2
+	r=$(perun_attach $pid --include '^benchfn_' || echo "- -")
+	pa=${r% *} pd=${r#* }
 	sa=- sd=- ba=- bd=-
 	if [ "$n" -le "$OTHERS_MAX" ]; then
-		set -- $(stapbpf_attach $pid --include '^benchfn_') && sa=$1 sd=$2 || true
-		set -- $(bpftrace_attach $pid "$work/prog$f") && ba=$1 bd=$2 || true
+		r=$(stapbpf_attach $pid --include '^benchfn_' || echo "- -")
+		sa=${r% *} sd=${r#* }
+		r=$(bpftrace_attach $pid "$work/prog$f" || echo "- -")
+		ba=${r% *} bd=${r#* }
 	fi
 	kill $pid; wait $pid 2>/dev/null || true
 	say "| $n | $pa | $pd | $sa | $sd | $ba | $bd |"
@@ -139,9 +142,9 @@ done
 if [ -x /usr/bin/python3.11d ]; then
 	python3.11d -c 'import time; time.sleep(3600)' & pid=$!
 	sleep 1
-	set -- $(perun_attach $pid)
+	r=$(perun_attach $pid || echo "- -")
 	pts=$(sed -n 's/^perun: attached \([0-9]*\) of .*/\1/p' pa.err)
-	say "| $pts (every function of python3.11d) | $1 | $2 | - | - | - | - |"
+	say "| $pts (every function of python3.11d) | ${r% *} | ${r#* } | - | - | - | - |"
 	kill $pid; wait $pid 2>/dev/null || true
 fi
 
