@@ -323,6 +323,30 @@ static int tp_read(const char *event, const char *name, char *buf, size_t n)
 	return -1;
 }
 
+/* Loads a tracepoint program named name; its fd, or -1 with the verifier's
+ * word in err.  */
+static int tp_prog_load(const struct bpf_insn *insns, size_t n, const char *name,
+			struct bpfmap_err *err)
+{
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+	a.insns = (uint64_t)(uintptr_t)insns;
+	a.insn_cnt = (uint32_t)n;
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	snprintf(a.prog_name, sizeof(a.prog_name), "%s", name);
+	a.log_buf = (uint64_t)(uintptr_t)verifier_log;
+	a.log_size = sizeof(verifier_log);
+	a.log_level = 1;
+	verifier_log[0] = '\0';
+	fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
+	if (fd < 0)
+		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) of %s %.180s", name, verifier_log);
+	return fd;
+}
+
 /* A perf event on tracepoint id running prog; its fd, or -1.  */
 static int tp_attach(int id, int prog, const char *what, struct bpfmap_err *err)
 {
@@ -351,7 +375,6 @@ static int tp_attach(int id, int prog, const char *what, struct bpfmap_err *err)
 static int watch_execs(struct uprobes *u, struct bpfmap_err *err)
 {
 	char idtext[32];
-	union bpf_attr a;
 	int id;
 	struct bpf_insn prog[] = {
 		CALL(BPF_FUNC_get_current_pid_tgid),
@@ -384,19 +407,9 @@ static int watch_execs(struct uprobes *u, struct bpfmap_err *err)
 
 	if (tp_read("sched_process_exec", "id", idtext, sizeof(idtext)) < 0 || (id = atoi(idtext)) <= 0)
 		return bpfmap_fail(err, errno, "tracefs sched/sched_process_exec");
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
-	a.insns = (uint64_t)(uintptr_t)prog;
-	a.insn_cnt = (uint32_t)(sizeof(prog) / sizeof(prog[0]));
-	a.license = (uint64_t)(uintptr_t)"GPL";
-	snprintf(a.prog_name, sizeof(a.prog_name), "perun_exec");
-	a.log_buf = (uint64_t)(uintptr_t)verifier_log;
-	a.log_size = sizeof(verifier_log);
-	a.log_level = 1;
-	verifier_log[0] = '\0';
-	u->exec_prog_fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
+	u->exec_prog_fd = tp_prog_load(prog, sizeof(prog) / sizeof(prog[0]), "perun_exec", err);
 	if (u->exec_prog_fd < 0)
-		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) of the exec watcher %.180s", verifier_log);
+		return -1;
 	if ((u->exec_event_fd = tp_attach(id, u->exec_prog_fd, "sched_process_exec", err)) < 0)
 		return -1;
 	return 0;
@@ -475,20 +488,10 @@ int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err)
 			return bpfmap_fail(err, ENOMEM, "malloc");
 		memcpy(insns, prog, sizeof(prog));
 	}
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
-	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = (uint32_t)n;
-	a.license = (uint64_t)(uintptr_t)"GPL";
-	snprintf(a.prog_name, sizeof(a.prog_name), "perun_fork");
-	a.log_buf = (uint64_t)(uintptr_t)verifier_log;
-	a.log_size = sizeof(verifier_log);
-	a.log_level = 1;
-	verifier_log[0] = '\0';
-	u->fork_prog_fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
+	u->fork_prog_fd = tp_prog_load(insns, n, "perun_fork", err);
 	free(insns);
 	if (u->fork_prog_fd < 0)
-		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) of the fork watcher %.180s", verifier_log);
+		return -1;
 	if ((u->fork_event_fd = tp_attach(id, u->fork_prog_fd, "sched_process_fork", err)) < 0)
 		return -1;
 	return watch_execs(u, err);
