@@ -10,7 +10,7 @@ bench_build() {
 	printf '%s\n' '#define _GNU_SOURCE 1' '#define PACKAGE_VERSION "bench"' \
 		'#define STAP_PATH "/usr/bin/stap"' '#define STAPBPF_PATH "/usr/bin/stapbpf"' \
 		'#define STAPRUN_PATH "/usr/bin/staprun"' >"$_b/config.h"
-	_pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone"
+	_pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone gsl"
 	# shellcheck disable=SC2046
 	cc -O2 -g -std=c11 -I"$_b" -I"$_src/src" $(pkg-config --cflags $_pkgs) \
 		-DPKGDATADIR=\"$_src\" -DPKGLIBDIR=\"$_b\" \
