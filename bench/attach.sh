@@ -178,7 +178,7 @@ rm -f pa.err
 "$PERUN" collect --pid $spid -o c.perf trace -s custom -f handle -f parse -f reply 2>pa.err & pp=$!
 wait_for pa.err "^perun: attached"
 lp=$(pgrep -f "perun-uprobes .*$work" | head -1)
-hwm() { sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null || echo 0; }
+hwm() { v=$(awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null); echo "${v:-0}"; }
 end=$(( $(date +%s) + DURATION )); sent=0; mp=0; ml=0
 while [ "$(date +%s)" -lt "$end" ]; do
 	echo 2000 >&4; sent=$((sent + 2000))
