@@ -64,7 +64,7 @@ test_expect_success 'the numbers: spin ~x3 under slowpart, steady unchanged, 100
 	    assert ch[k]["change"] != "degradation", ch[k]
 	    assert 0.8 < ch[k]["ratio"] < 1.25 and ch[k]["calls"] == [100, 100], ch[k]
 	# on a loaded machine a context whose self time is mostly probe cost
-	# (steady's own few microseconds) may move too: not asserted, printed
+	# (the few microseconds of steady itself) may move too: not asserted, printed
 	d = sorted(c for c, t in ch if ch[(c, t)]["change"] == "degradation" and t == "self")
 	assert "main;slowpart;spin" in d and "main;steady;spin" not in d, d
 	print("self degradations:", d)
