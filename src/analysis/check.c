@@ -992,6 +992,15 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 		job.target_labels = copy_labels(target_labels, ti, nt);
 		job.nbase = nb;
 		job.ntarget = nt;
+		{
+			struct strbuf inc = STRBUF_INIT;
+			size_t k;
+			for (k = 0; k < nb; k++)
+				profile_incomplete(&base[bi[k]], "  baseline: ", &inc);
+			for (k = 0; k < nt; k++)
+				profile_incomplete(&target[ti[k]], "  target: ", &inc);
+			job.incomplete = strbuf_detach(&inc);
+		}
 		res->jobs = xrealloc(res->jobs, (res->njobs + 1) * sizeof(*res->jobs));
 		res->jobs[res->njobs++] = job;
 		if (o->method == CHECK_MODEL_ORDER)
@@ -1034,6 +1043,7 @@ void check_result_release(struct check_result *res)
 		free(job->args);
 		free(job->workload);
 		free(job->machine);
+		free(job->incomplete);
 	}
 	free(res->jobs);
 	memset(res, 0, sizeof(*res));

@@ -98,6 +98,9 @@ struct check_job {
 	size_t nf;
 	size_t degradations, optimizations, undecided;
 	int binned; /* some call times come from --aggregate histograms */
+	/* what each side's incomplete profiles lost (profile_incomplete's lines,
+	 * after "  baseline: " or "  target: "), or "" */
+	char *incomplete;
 };
 
 struct check_result {

@@ -120,7 +120,10 @@ static void text(const struct check_result *r, const struct check_opts *o, int a
 		strbuf_addf(out, "%s%s -> %s%s: ", j->base_labels[0], j->nbase > 1 ? ",..." : "",
 			    j->target_labels[0], j->ntarget > 1 ? ",..." : "");
 		job_title(out, j);
-		strbuf_addf(out, "\n  %zu run%s -> %zu run%s", j->nbase, j->nbase == 1 ? "" : "s",
+		strbuf_addch(out, '\n');
+		if (j->incomplete && *j->incomplete)
+			strbuf_addstr(out, j->incomplete);	/* names escaped by profile_incomplete */
+		strbuf_addf(out, "  %zu run%s -> %zu run%s", j->nbase, j->nbase == 1 ? "" : "s",
 			    j->ntarget, j->ntarget == 1 ? "" : "s");
 		if (*j->machine)
 			strbuf_addf(out, " on %s", j->machine);
