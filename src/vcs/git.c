@@ -673,9 +673,15 @@ static int sync_push_local(git_remote *remote, const char *path, const git_oid *
 	spec = xstrfmt("+%s:%s", VCS_SYNC_REF, tmp);
 	specs.strings = &spec;
 	specs.count = 1;
-	if (git_remote_push(remote, &specs, opts) < 0) {
-		git_fail("git_remote_push", path);
-		goto out;
+	/* another host deleting its own incoming ref rewrites the remote's
+	 * packed refs while libgit2 reads them ("reference ... not found"):
+	 * the push of a private name is safe to try again */
+	for (r = 0; git_remote_push(remote, &specs, opts) < 0; r++) {
+		if (r == 4) {
+			git_fail("git_remote_push", path);
+			goto out;
+		}
+		usleep(20000 * (unsigned)(r + 1));
 	}
 	if (git_repository_open_ext(&rrepo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
 		git_fail("git_repository_open", path);
