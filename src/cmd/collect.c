@@ -110,18 +110,6 @@ void usage_collect(FILE *f)
 	      f);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "perun collect: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nsee 'perun collect --help'\n");
-	return EXIT_USAGE;
-}
 
 static int parse_opts(int argc, char **argv, struct collect_opts *o)
 {
@@ -145,7 +133,7 @@ static int parse_opts(int argc, char **argv, struct collect_opts *o)
 			errno = 0;
 			o->pid = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || o->pid <= 0 || o->pid > 0x3fffffff)
-				return usage_error("--pid wants a process id, not '%s'", optarg);
+				return collect_usage_error("--pid wants a process id, not '%s'", optarg);
 			break;
 		case 'c': o->cmd = optarg; break;
 		case 'F': o->follow = 1; break;
@@ -153,13 +141,13 @@ static int parse_opts(int argc, char **argv, struct collect_opts *o)
 		case 'w': o->workload = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'h': usage_collect(stdout); return -1;
-		default: return usage_error("%s", "bad option");
+		default: return collect_usage_error("%s", "bad option");
 		}
 	}
 	if (optind >= argc)
-		return usage_error("%s", "missing collector: 'trace'");
+		return collect_usage_error("%s", "missing collector: 'trace'");
 	if (strcmp(argv[optind], "trace"))
-		return usage_error("unknown collector '%s': perun has 'trace'", argv[optind]);
+		return collect_usage_error("unknown collector '%s': perun has 'trace'", argv[optind]);
 	{
 		int r = collect_parse_trace(argc - optind, argv + optind, o);
 		if (r == 1)
@@ -188,11 +176,11 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	if (o.quiet)
 		log_level = 0;
 	if (o.pid && (o.cmd || o.args || o.workload)) {
-		ret = usage_error("%s", "--pid traces a process that runs: not with -c, -a or -w");
+		ret = collect_usage_error("%s", "--pid traces a process that runs: not with -c, -a or -w");
 		goto out;
 	}
 	if (!o.cmd && !o.pid) {
-		ret = usage_error("%s", "nothing to run: give the command with -c, or a running "
+		ret = collect_usage_error("%s", "nothing to run: give the command with -c, or a running "
 					"process with --pid (-b names the binary to probe when it "
 					"differs)");
 		goto out;

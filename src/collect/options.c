@@ -47,8 +47,7 @@ enum {
 	OPT_OPT_RESET_CACHE, OPT_ONE_MODULE, OPT_MAX_OVERHEAD,
 };
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
+int collect_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -210,14 +209,14 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case 'e':
 			o->engine = optarg;
 			if (!strcmp(optarg, "ebpf"))
-				return usage_error("the ebpf engine is SystemTap's BPF runtime here: "
+				return collect_usage_error("the ebpf engine is SystemTap's BPF runtime here: "
 						   "use '-e stap --runtime bpf'");
 			if (strcmp(optarg, "stap"))
-				return usage_error("unknown engine '%s': use stap", optarg);
+				return collect_usage_error("unknown engine '%s': use stap", optarg);
 			break;
 		case 's':
 			if (!strategy_valid(optarg))
-				return usage_error("unknown strategy '%s': use userspace, all, "
+				return collect_usage_error("unknown strategy '%s': use userspace, all, "
 						   "u_sampled, a_sampled or custom",
 						   optarg);
 			o->strategy = optarg;
@@ -226,14 +225,14 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case 'u':
 		case 'd':
 			if (check_rule_sampling(optarg) < 0)
-				return usage_error("-%c %s: the sampling after the last '#' is an "
+				return collect_usage_error("-%c %s: the sampling after the last '#' is an "
 						   "integer from 1 to %d",
 						   c, optarg, SAMPLING_MAX);
 			strv_push(c == 'f' ? &o->funcs : c == 'u' ? &o->usdts : &o->dyns, optarg);
 			break;
 		case 'g':
 			if (parse_sampling(optarg, &o->global_sampling) < 0)
-				return usage_error("-g wants an integer from 1 to %d, not '%s'",
+				return collect_usage_error("-g wants an integer from 1 to %d, not '%s'",
 						   SAMPLING_MAX, optarg);
 			break;
 		case OPT_WITH_USDT: o->with_usdt = 1; break;
@@ -244,7 +243,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 			o->timeout = strtod(optarg, &end);
 			if (*end || !*optarg || errno || !isfinite(o->timeout) || o->timeout <= 0 ||
 			    o->timeout > TIMEOUT_MAX)
-				return usage_error("-t wants a number of seconds above 0 and at most "
+				return collect_usage_error("-t wants a number of seconds above 0 and at most "
 						   "%d, not '%s'",
 						   TIMEOUT_MAX, optarg);
 			break;
@@ -256,7 +255,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case 'o':
 			if (strcmp(optarg, "default") && strcmp(optarg, "capture") &&
 			    strcmp(optarg, "suppress"))
-				return usage_error("-o/--output-handling is default, capture or "
+				return collect_usage_error("-o/--output-handling is default, capture or "
 						   "suppress, not '%s'; to write the profile to '%s', "
 						   "put -o before 'trace': perun collect -o %s -c CMD "
 						   "trace ...",
@@ -270,7 +269,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case OPT_CACHE_OFF: o->cache_off = 1; break;
 		case OPT_RUNTIME:
 			if (runtime_parse(optarg, &o->runtime) < 0)
-				return usage_error("--runtime is auto, kernel or bpf, not '%s'", optarg);
+				return collect_usage_error("--runtime is auto, kernel or bpf, not '%s'", optarg);
 			break;
 		case OPT_INCLUDE: o->include = optarg; break;
 		case OPT_EXCLUDE: o->exclude = optarg; break;
@@ -283,7 +282,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 				end++;
 			if (*end || !*optarg || errno || !isfinite(o->max_overhead) ||
 			    o->max_overhead <= 0 || o->max_overhead > 10000)
-				return usage_error("--max-overhead wants a percentage above 0 and at "
+				return collect_usage_error("--max-overhead wants a percentage above 0 and at "
 						   "most 10000, not '%s'",
 						   optarg);
 			break;
@@ -293,7 +292,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case OPT_ENTRY_ONLY: o->entry_only = 1; break;
 		case OPT_TRANSPORT:
 			if (strcmp(optarg, "record") && strcmp(optarg, "print"))
-				return usage_error("--transport is record or print, not '%s'", optarg);
+				return collect_usage_error("--transport is record or print, not '%s'", optarg);
 			o->transport = optarg;
 			break;
 		case OPT_BUFFER_SIZE: {
@@ -302,7 +301,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || !*optarg || *optarg == '-' || v == 0 ||
 			    v > MAX_BUFFER_SIZE)
-				return usage_error("--buffer-size wants a number of events from 1 to "
+				return collect_usage_error("--buffer-size wants a number of events from 1 to "
 						   "%d, not '%s'",
 						   MAX_BUFFER_SIZE, optarg);
 			o->buffer_size = (size_t)v;
@@ -312,7 +311,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case OPT_COMPILE_ONLY: o->compile_only = 1; break;
 		case 'r':
 			if (!*optarg || strchr(optarg, '/') || strchr(optarg, ' '))
-				return usage_error("-r wants a kernel release like 6.1.0-56-amd64, "
+				return collect_usage_error("-r wants a kernel release like 6.1.0-56-amd64, "
 						   "not '%s'",
 						   optarg);
 			o->kernel_release = optarg;
@@ -321,18 +320,18 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case OPT_FOLLOW: o->follow = 1; break;
 		case OPT_MIN_DURATION:
 			if (parse_duration_ns(optarg, &o->min_duration_ns) < 0)
-				return usage_error("--min-duration wants a time like 10us, 2ms or 500ns, "
+				return collect_usage_error("--min-duration wants a time like 10us, 2ms or 500ns, "
 						   "not '%s'", optarg);
 			break;
 		case OPT_LOADER:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "perun") && strcmp(optarg, "stapbpf"))
-				return usage_error("--loader is auto, perun or stapbpf, not '%s'", optarg);
+				return collect_usage_error("--loader is auto, perun or stapbpf, not '%s'", optarg);
 			o->loader = optarg;
 			break;
 		case OPT_NO_CALIBRATE: o->calibrate = 0; break;
 		case OPT_OPT_PIPELINE:
 			if (!opt_pipeline_valid(optarg))
-				return usage_error("-op is basic, advanced or full, not '%s'", optarg);
+				return collect_usage_error("-op is basic, advanced or full, not '%s'", optarg);
 			o->opt.pipeline = optarg;
 			break;
 		case OPT_OPT_ON:
@@ -343,7 +342,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case OPT_OPT_ARGS:
 			/* two arguments: NAME VALUE */
 			if (optind >= argc)
-				return usage_error("-oa %s: give its value too (-oa NAME VALUE)", optarg);
+				return collect_usage_error("-oa %s: give its value too (-oa NAME VALUE)", optarg);
 			if (opt_set(&o->opt, optarg, argv[optind]) < 0)
 				return EXIT_USAGE;
 			optind++;
@@ -351,16 +350,16 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		case OPT_OPT_CACHE_OFF: o->opt.cache_off = 1; break;
 		case OPT_OPT_RESET_CACHE: o->opt.reset_cache = 1; break;
 		case 'h': return 1;
-		default: return usage_error("%s", "bad trace option");
+		default: return collect_usage_error("%s", "bad trace option");
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s' after the trace options", argv[optind]);
+		return collect_usage_error("unexpected argument '%s' after the trace options", argv[optind]);
 	if (o->compile_only && o->cache_off)
-		return usage_error("%s", "--compile-only fills the module cache: not with -sc");
+		return collect_usage_error("%s", "--compile-only fills the module cache: not with -sc");
 	if (o->kernel_release) {
 		if (o->runtime == RUNTIME_BPF)
-			return usage_error("%s", "-r builds kernel modules: not with --runtime bpf");
+			return collect_usage_error("%s", "-r builds kernel modules: not with --runtime bpf");
 		o->runtime = RUNTIME_KERNEL;
 	}
 	return 0;

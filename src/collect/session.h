@@ -67,6 +67,8 @@ void collect_opts_release(struct collect_opts *o);
  * keeps pointers into argv (and may rewrite argv's two-letter options): 0,
  * EXIT_USAGE after saying why on stderr, or 1 when --help was asked.  */
 int collect_parse_trace(int argc, char **argv, struct collect_opts *o);
+/* "perun collect: MESSAGE" and the --help hint on stderr; returns EXIT_USAGE.  */
+int collect_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* -w: every step of the collection, timed, in the temp dir.  */
 struct watchdog {
