@@ -22,20 +22,6 @@ int check_format_parse(const char *s)
 	return -1;
 }
 
-static void fmt_ns(struct strbuf *sb, double ns)
-{
-	if (!isfinite(ns))
-		strbuf_addstr(sb, "-");
-	else if (ns >= 1e9)
-		strbuf_addf(sb, "%.3g s", ns / 1e9);
-	else if (ns >= 1e6)
-		strbuf_addf(sb, "%.3g ms", ns / 1e6);
-	else if (ns >= 1e3)
-		strbuf_addf(sb, "%.3g us", ns / 1e3);
-	else
-		strbuf_addf(sb, "%.3g ns", ns);
-}
-
 /* A ratio as a change: x1.25 -> "+25.0%".  */
 static void fmt_change(struct strbuf *sb, double ratio)
 {
@@ -98,9 +84,9 @@ static void text_finding(struct strbuf *out, const struct check_finding *f,
 		strbuf_addf(out, "p %-8.2g ", f->p);
 	}
 	strbuf_reset(&col);
-	fmt_ns(&col, f->base);
+	strbuf_add_ns(&col, f->base);
 	strbuf_addstr(&col, " -> ");
-	fmt_ns(&col, f->target);
+	strbuf_add_ns(&col, f->target);
 	strbuf_addf(out, "%-22s %zu/%zu runs  %s", col.buf, f->nbase, f->ntarget, f->context);
 	if (f->cause && strcmp(f->cause, f->context))
 		strbuf_addf(out, "  (callee %s)", f->cause);
@@ -313,9 +299,9 @@ static void finding_sentence(struct strbuf *sb, const struct check_finding *f,
 	strbuf_addf(sb, "%s time ", check_metric_name(f->metric));
 	fmt_change(sb, f->ratio);
 	strbuf_addstr(sb, " (");
-	fmt_ns(sb, f->base);
+	strbuf_add_ns(sb, f->base);
 	strbuf_addstr(sb, " -> ");
-	fmt_ns(sb, f->target);
+	strbuf_add_ns(sb, f->target);
 	strbuf_addf(sb, " per call, %zu -> %zu runs", f->nbase, f->ntarget);
 	if (!isnan(f->ci_low)) {
 		strbuf_addf(sb, ", %.0f%% interval ", 100 * o->confidence);
@@ -465,9 +451,9 @@ static void markdown(const struct check_result *r, const struct check_opts *o, i
 			strbuf_addstr(sb, " | ");
 			fmt_ci(sb, f);
 			strbuf_addstr(sb, " | ");
-			fmt_ns(sb, f->base);
+			strbuf_add_ns(sb, f->base);
 			strbuf_addstr(sb, " | ");
-			fmt_ns(sb, f->target);
+			strbuf_add_ns(sb, f->target);
 			strbuf_addf(sb, " | %zu/%zu |\n", f->nbase, f->ntarget);
 		}
 		if (!rows)

@@ -81,20 +81,6 @@ static void script_safe(struct strbuf *out, const struct strbuf *json)
 			strbuf_addch(out, json->buf[i]);
 }
 
-static void amount(struct strbuf *sb, double v)
-{
-	if (!isfinite(v))
-		strbuf_addstr(sb, "-");
-	else if (v >= 1e9)
-		strbuf_addf(sb, "%.3g s", v / 1e9);
-	else if (v >= 1e6)
-		strbuf_addf(sb, "%.3g ms", v / 1e6);
-	else if (v >= 1e3)
-		strbuf_addf(sb, "%.3g us", v / 1e3);
-	else
-		strbuf_addf(sb, "%.3g ns", v);
-}
-
 /* Replaces only a file perun wrote: one there already must be a regular
  * file of ours that no one else may write (the directories are trusted).  */
 static int write_text(const char *path, const struct strbuf *sb)
@@ -326,17 +312,17 @@ static void write_aggregates(const struct agg *aggs, size_t naggs, struct strbuf
 			html_escape(out, t[j].name);
 			strbuf_addf(out, "</td><td class=\"num\">%llu</td><td class=\"num\">",
 				    (unsigned long long)t[j].calls);
-			amount(out, t[j].calls ? (double)t[j].total / (double)t[j].calls : NAN);
+			strbuf_add_ns(out, t[j].calls ? (double)t[j].total / (double)t[j].calls : NAN);
 			strbuf_addstr(out, "</td><td class=\"num\">");
-			amount(out, log2_hist_quantile(t[j].hist, AGG_BUCKETS, 0.5,
+			strbuf_add_ns(out, log2_hist_quantile(t[j].hist, AGG_BUCKETS, 0.5,
 						       (double)t[j].min, (double)t[j].max));
 			strbuf_addstr(out, "</td><td class=\"num\">");
-			amount(out, log2_hist_quantile(t[j].hist, AGG_BUCKETS, 0.95,
+			strbuf_add_ns(out, log2_hist_quantile(t[j].hist, AGG_BUCKETS, 0.95,
 						       (double)t[j].min, (double)t[j].max));
 			strbuf_addstr(out, "</td><td class=\"num\">");
-			amount(out, (double)t[j].min);
+			strbuf_add_ns(out, (double)t[j].min);
 			strbuf_addstr(out, "</td><td class=\"num\">");
-			amount(out, (double)t[j].max);
+			strbuf_add_ns(out, (double)t[j].max);
 			strbuf_addstr(out, "</td></tr>\n");
 		}
 		strbuf_addstr(out, "</table>\n");
@@ -383,9 +369,9 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 				    c->sha, c->sha);
 			html_escape(out, c->subject);
 			strbuf_addstr(out, "</td><td class=\"num\">");
-			amount(out, rg[i].st->before);
+			strbuf_add_ns(out, rg[i].st->before);
 			strbuf_addstr(out, "</td><td class=\"num\">");
-			amount(out, rg[i].st->after);
+			strbuf_add_ns(out, rg[i].st->after);
 			strbuf_addf(out, "</td><td class=\"num up\">%+.1f%%</td><td>%s</td></tr>\n",
 				    100.0 * rg[i].st->rel, rg[i].stat);
 		}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,4 +234,18 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 const char *strbuf_str(const struct strbuf *sb)
 {
 	return sb->buf ? sb->buf : "";
+}
+
+void strbuf_add_ns(struct strbuf *sb, double ns)
+{
+	if (!isfinite(ns))
+		strbuf_addstr(sb, "-");
+	else if (ns >= 1e9)
+		strbuf_addf(sb, "%.3g s", ns / 1e9);
+	else if (ns >= 1e6)
+		strbuf_addf(sb, "%.3g ms", ns / 1e6);
+	else if (ns >= 1e3)
+		strbuf_addf(sb, "%.3g us", ns / 1e3);
+	else
+		strbuf_addf(sb, "%.3g ns", ns);
 }

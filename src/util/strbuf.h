@@ -31,6 +31,9 @@ void strbuf_add_json_str(struct strbuf *sb, const char *s);
  * name from a profile or a remote cannot move the cursor, retitle the
  * window or forge a line.  */
 void strbuf_add_printable(struct strbuf *sb, const char *s);
+/* A time of ns nanoseconds in three digits and a unit ("12.3 us"), or "-"
+ * when it is not finite.  */
+void strbuf_add_ns(struct strbuf *sb, double ns);
 /* s as strbuf_add_printable writes it; caller frees.  */
 char *xstrdup_printable(const char *s);
 /* Reads the whole file; returns -1 with errno set on failure.  */
