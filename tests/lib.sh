@@ -146,7 +146,10 @@ uprobe_lines() {
 		[ -r "$ev" ] && grep stapprobe "$ev" && break
 	done | sort -u
 }
-pgrep -x 'stapbpf|stap|staprun|stapio' | sort >"$TRASH/.procs.before" || true
+# stap, stapbpf, staprun, stapio, stapdyn and perun's own loader (pgrep -x
+# looks at the 15-character process name: one short pattern each)
+runtime_procs() { pgrep -x 'stap[a-z]*'; pgrep -x perun-uprobes; }
+runtime_procs | sort >"$TRASH/.procs.before" || true
 uprobe_lines >"$TRASH/.uprobes.before" || true
 
 # Whether process $1's command line names $TRASH: one this test file started
@@ -161,7 +164,7 @@ mentions_trash() {
 # events are not this run's doing.
 assert_nothing_left() {
 	sleep "${1:-0}"
-	pgrep -x 'stapbpf|stap|staprun|stapio' | sort >"$TRASH/.procs.now" || true
+	runtime_procs | sort >"$TRASH/.procs.now" || true
 	new=
 	for p in $(comm -13 "$TRASH/.procs.before" "$TRASH/.procs.now"); do
 		mentions_trash "$p" && new="$new $p"

@@ -26,13 +26,17 @@ set -u
 echo "b_status=\$?" >guest.status
 GUEST
 
-test_expect_success 'in the guest: f disarmed by the budget, g and h exact' '
+# f (50000 calls) passes the budget first.  On a TCG guest of a loaded host,
+# h (500 calls) sometimes passes it too; then it must be named with its count,
+# which is below 500 and equals its disarmed_after.  Every probe not named in
+# the message is exact.
+test_expect_success 'in the guest: f disarmed by the budget first, the rest exact or named' '
 	in_guest guest-budget.sh >guest.out 2>&1 || { cat guest.out; exit 1; }
 	cat guest.out guest.status b.err &&
 	grep "^b_status=0" guest.status &&
 	grep "module cache: hit" b.err &&
 	grep "calls f=50000 g=10 h=500" b.out &&
-	grep "the overhead budget (1 %) disarmed 1 probe, so their counts are partial: f after" b.err &&
+	grep "the overhead budget (1 %) disarmed [12] probes\{0,1\}, so their counts are partial: f after" b.err &&
 	n=$(profile_counts b.perf | sed -n "s/^f //p") &&
 	say "kernel runtime: f recorded $n of 50000 calls before the budget disarmed it" &&
 	test "$n" -gt 0 && test "$n" -lt 50000 &&
@@ -41,9 +45,19 @@ test_expect_success 'in the guest: f disarmed by the budget, g and h exact' '
 	test "$(profile_field b.perf trace.optimization.max_overhead.disarm_by)" = unregister &&
 	! profile_field b.perf trace.optimization.max_overhead.disarmed.f.calls 2>/dev/null &&
 	! grep "still trapped" b.err &&
+	printf "g 10\nh 500\n" >full &&
 	profile_counts b.perf | grep -v "^f " >actual &&
-	printf "g 10\nh 500\n" >expect &&
-	test_cmp expect actual &&
+	while read fn c; do
+		want=$(sed -n "s/^$fn //p" full) &&
+		if grep "disarmed.*partial:.* $fn after $c calls" b.err >/dev/null; then
+			say "kernel runtime: $fn also disarmed, after $c of $want calls" &&
+			test "$c" -lt "$want" &&
+			test "$(profile_field b.perf trace.summary.$fn.disarmed_after)" = "$c" || exit 1
+		else
+			test "$c" = "$want" || { echo "$fn: $c calls, not disarmed, want $want"; exit 1; }
+		fi
+	done <actual &&
+	test "$(wc -l <actual)" = 2 &&
 	test "$(profile_field b.perf trace.complete)" = true &&
 	test "$(profile_field b.perf trace.runtime)" = kernel
 '
