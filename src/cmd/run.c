@@ -60,7 +60,9 @@ static const char usage_bisect[] =
 	"GOOD and BAD first, then the middle of the interval that holds the step the\n"
 	"step detection finds among the revisions collected so far, until the step\n"
 	"lies between two neighbouring commits: about log2(commits) + 2 revisions.\n"
-	"Without FUNCTION, the function whose time rose most from GOOD to BAD.\n"
+	"Without FUNCTION, the function whose time rose most from GOOD to BAD.\n"	"A revision that already has --repeat registered runs of the job on this\n"
+	"machine (the same command, arguments, workload and postprocessors) is not\n"
+	"collected again: its registered runs are read.\n"
 	"\n"
 	"  --repeat N       collect each revision N times (default: local.yml's repeat,\n"
 	"                   else 1); a revision's time is the median of its runs' medians\n"
@@ -402,7 +404,10 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	       mv.subject ? mv.subject : "");
 	printf("%s: median call %.0f ns before, %.0f ns after (%+.0f %%)\n", res.func, res.before,
 	       res.after, (res.after / res.before - 1) * 100);
-	printf("collected %zu of %zu revisions\n", res.collected, res.ncommits);
+	printf("collected %zu of %zu revisions", res.collected, res.ncommits);
+	if (res.reused)
+		printf("; the registered runs of %zu more reused", res.reused);
+	printf("\n");
 	minor_version_release(&mv);
 	ret = EXIT_OK;
 	if (rn.failed)

@@ -99,8 +99,11 @@ struct bisect_result {
 	double before, after;	/* its median call time (ns) either side */
 	size_t ncommits;	/* commits from good to bad, both counted */
 	size_t collected;	/* revisions collected */
+	size_t reused;		/* revisions whose registered runs of the job were read
+				   instead (as many as repeat asks, same job, this machine) */
 };
-/* Collects good and bad, then the middle of the interval holding the step up
+/* Collects good and bad (or reads the runs of the job already registered
+ * for them on this machine), then the middle of the interval holding the step up
  * that the step detection finds among the revisions collected so far, until
  * the step lies between two adjacent commits.  Runs the runner's job number
  * job only.  threshold: the smallest relative step that counts.  0 found, 1
