@@ -107,8 +107,9 @@ stapbpf_attach() {
 bpftrace_attach() {
 	rm -f bt.out
 	t0=$(now)
-	# bpftrace loads one program per probe point, 512 at most by default
-	BPFTRACE_MAX_BPF_PROGS=100000 bpftrace -p "$1" -e "BEGIN { printf(\"armed\\n\"); } uprobe:$2:benchfn_* { @[probe] = count(); } uretprobe:$2:benchfn_* { @r[probe] = count(); }" >bt.out 2>&1 &
+	# bpftrace loads one program per probe point, and refuses more than 512
+	# probes or programs by default
+	BPFTRACE_MAX_PROBES=100000 BPFTRACE_MAX_BPF_PROGS=100000 bpftrace -p "$1" -e "BEGIN { printf(\"armed\\n\"); } uprobe:$2:benchfn_* { @[probe] = count(); } uretprobe:$2:benchfn_* { @r[probe] = count(); }" >bt.out 2>&1 &
 	bp=$!
 	while ! grep -q armed bt.out 2>/dev/null; do
 		kill -0 $bp 2>/dev/null || { cat bt.out >&2; return 1; }
