@@ -75,17 +75,19 @@ const char *driver_uprobe_events_path(void)
 	return NULL;
 }
 
+static int own_uprobes(pid_t pid, struct strbuf *keep);
+
 int driver_remove_uprobes(pid_t pid)
 {
 	const char *path = driver_uprobe_events_path();
 	struct strbuf sb = STRBUF_INIT;
-	char prefix[64];
 	char *line, *save = NULL;
 	int n = 0;
 
-	if (!path || strbuf_read_file(&sb, path) < 0)
+	if (!path || !own_uprobes(pid, &sb)) {
+		strbuf_release(&sb);
 		return 0;
-	snprintf(prefix, sizeof(prefix), "stapprobe_%d_", (int)pid);
+	}
 	for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *name = strchr(line, ':'), *sp;
 		int fd;
@@ -93,8 +95,6 @@ int driver_remove_uprobes(pid_t pid)
 			continue;
 		*sp = '\0';
 		name++;	/* group/event */
-		if (!strstr(name, prefix))
-			continue;
 		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 		if (fd >= 0) {
 			char *cmd = xstrfmt("-:%s\n", name);
@@ -110,29 +110,49 @@ int driver_remove_uprobes(pid_t pid)
 
 /* The uprobe events of the runtime pid (their event name holds
  * /stapprobe_PID_): how many, and their lines appended to keep (or NULL).
- * stapbpf removes its own one by one as it detaches.  */
+ * stapbpf removes its own one by one as it detaches.  uprobe_events is
+ * read a page at a time, each read starting at a line number: when another
+ * tracer removes events listed earlier between two reads, the next one
+ * starts that many lines too far and skips lines of ours (concurrent
+ * collects said probes they had traced had not attached).  So the list is
+ * read again until one read shows every line of ours that any read showed.  */
 static int own_uprobes(pid_t pid, struct strbuf *keep)
 {
 	const char *path = driver_uprobe_events_path();
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, seen = STRBUF_INIT;
 	char prefix[64];
-	char *line, *save = NULL;
-	int n = 0;
+	int n = 0, round;
 
-	if (!path || strbuf_read_file(&sb, path) < 0) {
-		strbuf_release(&sb);
-		return 0;
-	}
 	snprintf(prefix, sizeof(prefix), "/stapprobe_%d_", (int)pid);
-	for (line = strtok_r(sb.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' '), *hit = strstr(line, prefix);
-		if (!hit || !sp || hit > sp)
-			continue;
-		if (keep)
-			strbuf_addf(keep, "%s\n", line);
-		n++;
+	strbuf_addch(&seen, '\n');
+	for (round = 0; path && round < 10; round++) {
+		char *line, *save = NULL;
+		int shown = 0;
+		strbuf_reset(&sb);
+		if (strbuf_read_file(&sb, path) < 0)
+			break;
+		for (line = strtok_r(sb.buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *sp = strchr(line, ' '), *hit = strstr(line, prefix), *at;
+			size_t len = strlen(line);
+			if (!hit || !sp || hit > sp)
+				continue;
+			shown++;
+			for (at = strstr(seen.buf, line); at; at = strstr(at + 1, line))
+				if (at[-1] == '\n' && at[len] == '\n')
+					break;
+			if (!at) {
+				strbuf_addf(&seen, "%s\n", line);
+				n++;
+			}
+		}
+		if (round > 0 && shown == n)
+			break;
 	}
+	if (keep)
+		strbuf_addstr(keep, seen.buf + 1);
 	strbuf_release(&sb);
+	strbuf_release(&seen);
 	return n;
 }
 
