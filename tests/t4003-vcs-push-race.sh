@@ -9,7 +9,7 @@
 . "$SRCDIR/tests/lib.sh"
 GIT_CEILING_DIRECTORIES="$TRASH"
 export GIT_CEILING_DIRECTORIES
-ROUNDS=${PERUN_TEST_PUSH_ROUNDS:-10}
+ROUNDS=${PERUN_TEST_PUSH_ROUNDS:-5}
 
 # mkprofs ROUNDS: HR.perf for each clone H and round R, its workload HR
 mkprofs() {

@@ -6,7 +6,7 @@
 # with the counts the fixture counts itself, for both bpf loaders.
 . "$SRCDIR/tests/lib.sh"
 require_live
-N=${PERUN_TEST_CONCURRENT:-12}
+N=${PERUN_TEST_CONCURRENT:-8}
 
 test_expect_success 'build the fixture; one collect fills the module cache' '
 	cc -g -O1 -pthread -o exact "$FIXTURES/exact.c" &&
