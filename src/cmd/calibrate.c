@@ -21,6 +21,7 @@
 #include "profile/profile.h"
 #include "trace/cache.h"
 #include "trace/calibrate.h"
+#include "trace/kruntime.h"
 #include "trace/runtime.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -64,7 +65,7 @@ static enum runtime resolve_runtime(enum runtime r)
 	const char *why;
 
 	if (r == RUNTIME_AUTO)
-		r = runtime_kernel_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
+		r = kruntime_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
 	return r;
 }
 

@@ -18,6 +18,7 @@
 #include "profile/profile.h"
 #include "trace/cache.h"
 #include "trace/calibrate.h"
+#include "trace/kruntime.h"
 #include "trace/runtime.h"
 #include "trace/plan.h"
 #include "util/fs.h"
@@ -322,7 +323,7 @@ int calibrate_cached(int runtime, int quiet, struct calibration *c)
 	int r;
 
 	if (rt == RUNTIME_AUTO)
-		rt = runtime_kernel_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
+		rt = kruntime_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
 	uname(&u);
 	dir = cache_default_dir();
 	path = calibrate_path(dir, runtime_name(rt), u.release);
