@@ -65,12 +65,6 @@ struct profile;
  * (caller frees); minor receives the minor version it belongs to, or "".  */
 int profile_arg_load(const char *spec, struct profile *p, char **label, char minor[41]);
 
-struct calibration;
-/* The probe cost for collect: mode 0 none, -1 the cached one if any, 1 the
- * cached one or measure it now (runtime is an enum runtime).  1 with *c
- * filled, 0 none, -1 failed (reported).  */
-int calibration_get(int runtime, int mode, int quiet, struct calibration *c);
-
 /* Prints the man-page-like usage of a command; used by --help.  */
 void usage_collect(FILE *f);
 

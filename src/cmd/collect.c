@@ -171,7 +171,6 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		goto out_opts;
 	}
 	session_init(&s, &o);
-	s.calibration_get = calibration_get;
 	driver_install_signals();
 	if (o.quiet)
 		log_level = 0;

@@ -143,7 +143,6 @@ struct session {
 	size_t attached;	/* probe points attached (with attached_path) */
 
 	/* parse */
-	int (*calibration_get)(int runtime, int mode, int quiet, struct calibration *c);
 	int have_cal;		/* 1 when cal holds the probe cost */
 	struct calibration cal;
 	unsigned char *stepped;	/* per probe: its cost is calibrated stepwise */
