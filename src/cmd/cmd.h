@@ -59,12 +59,6 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx);
 int cmd_check(int argc, char **argv, struct ctx *ctx);
 int cmd_diff(int argc, char **argv, struct ctx *ctx);
 
-struct profile;
-/* Loads a PROFILE argument: a path, or N@i, N@p, a name (as perun show
- * looks them up) for HEAD, or REV:SPEC for REV.  *label names it for output
- * (caller frees); minor receives the minor version it belongs to, or "".  */
-int profile_arg_load(const char *spec, struct profile *p, char **label, char minor[41]);
-
 /* Prints the man-page-like usage of a command; used by --help.  */
 void usage_collect(FILE *f);
 
