@@ -59,7 +59,17 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx);
 int cmd_check(int argc, char **argv, struct ctx *ctx);
 int cmd_diff(int argc, char **argv, struct ctx *ctx);
 
-/* Prints the man-page-like usage of a command; used by --help.  */
+/* collect's options (cmd/opt-collect.c), for collect and cache build.  */
+struct collect_opts;
+struct session;
+/* Prints collect's man-page-like usage; used by --help.  */
 void usage_collect(FILE *f);
+/* Parses perun collect's arguments (argv[0] is "collect") into o, which
+ * keeps pointers into argv, and checks what they ask for together: 0; -1
+ * when --help was printed; EXIT_USAGE after saying why on stderr.  */
+int collect_args_parse(int argc, char **argv, struct collect_opts *o);
+/* After --compile-only: "KEY RUNTIME RELEASE" on stdout, and where the
+ * module is on stderr unless quiet.  */
+void collect_say_module(const struct session *s);
 
 #endif
