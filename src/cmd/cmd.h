@@ -34,8 +34,9 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx);
 
 #include "analysis/steps.h"
 #include "report/history.h"
-/* The options history and report share: which commits and profiles (-n,
- * -m, --cmd, --args, --workload, --collector) and --threshold.  */
+/* The options history and report share (cmd/opt-history.c): which commits
+ * and profiles (-n, -m, --cmd, --args, --workload, --collector,
+ * --any-machine) and --threshold.  */
 struct history_args {
 	const char *rev;	/* -m, default HEAD */
 	size_t max;		/* -n, default 100 */
