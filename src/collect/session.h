@@ -199,7 +199,7 @@ int collect_reset_optimization_cache(struct session *s);
  * whose requirement is missing is switched off, with a notice), then the
  * methods rewrite s->plan and choose their run-optimize code (s->sopt).  */
 int collect_pre_optimize(struct session *s);
-/* pre-optimize, diff-tracing (collect/difftrace.c): when active, compares
+/* pre-optimize, diff-tracing (collect/apply-difftrace.c): when active, compares
  * the binary with the baseline (-oa diff-baseline, diff-version) and fills
  * s->protected_funcs and s->diff_j; standalone, cuts s->plan to the changed
  * functions.  0, or -1 (reported).  */
