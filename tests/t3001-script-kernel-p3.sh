@@ -68,7 +68,13 @@ test_expect_success 'cross-building options: usage errors' '
 	test_expect_code 2 "$PERUN" collect -c ./counts trace -r ../x 2>err &&
 	test_expect_code 2 "$PERUN" cache build --kernel 2>err &&
 	test_expect_code 2 "$PERUN" cache build -c ./counts 2>err &&
-	grep "give the collect arguments" err
+	grep "give the collect arguments" err &&
+	test_expect_code 2 "$PERUN" cache build -c ./counts trace --script-only >out 2>err &&
+	cat >expect <<-\EOF &&
+	perun cache build: --script-only builds no module: use perun collect --script-only
+	EOF
+	test_cmp expect err &&
+	! test -s out
 '
 
 test_expect_success 'a release without headers here: the build fails naming the package' '

@@ -12,7 +12,9 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "collect/session.h"
 #include "trace/cache.h"
+#include "trace/driver.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -59,10 +61,12 @@ static void human(uint64_t n, char *buf, size_t len)
 }
 
 /* perun cache build [--kernel RELEASE] COLLECT-ARGS: collect --compile-only.  */
-static int cache_build(int argc, char **argv, struct ctx *ctx)
+static int cache_build(int argc, char **argv)
 {
 	char **v = calloc((size_t)argc + 5, sizeof(*v));
 	int n = 0, i = 1, ret, trace = 0;
+	struct collect_opts o;
+	struct session s;
 
 	if (!v)
 		return EXIT_FAIL;
@@ -91,7 +95,25 @@ static int cache_build(int argc, char **argv, struct ctx *ctx)
 		v[n++] = (char *)"--kernel-release";
 		v[n++] = argv[2];
 	}
-	ret = cmd_collect(n, v, ctx);
+	collect_opts_init(&o);
+	ret = collect_args_parse(n, v, &o);
+	if (ret) {
+		ret = ret < 0 ? EXIT_OK : ret;
+	} else if (o.script_only) {
+		fprintf(stderr, "perun cache build: --script-only builds no module: use perun "
+				"collect --script-only\n");
+		ret = EXIT_USAGE;
+	} else {
+		session_init(&s, &o);
+		driver_install_signals();
+		if (o.quiet)
+			log_level = 0;
+		ret = collect_pipeline(&s, COLLECT_UNTIL_MODULE);
+		if (ret == EXIT_OK)
+			collect_say_module(&s);
+		session_release(&s);
+	}
+	collect_opts_release(&o);
 	free(v);
 	return ret;
 }
@@ -112,8 +134,9 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 	char *dir;
 	int opt, json = 0, ret = EXIT_FAIL, bad = 0, max_given = 0;
 
+	(void)ctx;
 	if (argc > 1 && !strcmp(argv[1], "build"))
-		return cache_build(argc - 1, argv + 1, ctx);
+		return cache_build(argc - 1, argv + 1);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (opt) {

@@ -34,8 +34,9 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx);
 
 #include "analysis/steps.h"
 #include "report/history.h"
-/* The options history and report share: which commits and profiles (-n,
- * -m, --cmd, --args, --workload, --collector) and --threshold.  */
+/* The options history and report share (cmd/opt-history.c): which commits
+ * and profiles (-n, -m, --cmd, --args, --workload, --collector,
+ * --any-machine) and --threshold.  */
 struct history_args {
 	const char *rev;	/* -m, default HEAD */
 	size_t max;		/* -n, default 100 */
@@ -59,19 +60,17 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx);
 int cmd_check(int argc, char **argv, struct ctx *ctx);
 int cmd_diff(int argc, char **argv, struct ctx *ctx);
 
-struct profile;
-/* Loads a PROFILE argument: a path, or N@i, N@p, a name (as perun show
- * looks them up) for HEAD, or REV:SPEC for REV.  *label names it for output
- * (caller frees); minor receives the minor version it belongs to, or "".  */
-int profile_arg_load(const char *spec, struct profile *p, char **label, char minor[41]);
-
-struct calibration;
-/* The probe cost for collect: mode 0 none, -1 the cached one if any, 1 the
- * cached one or measure it now (runtime is an enum runtime).  1 with *c
- * filled, 0 none, -1 failed (reported).  */
-int calibration_get(int runtime, int mode, int quiet, struct calibration *c);
-
-/* Prints the man-page-like usage of a command; used by --help.  */
+/* collect's options (cmd/opt-collect.c), for collect and cache build.  */
+struct collect_opts;
+struct session;
+/* Prints collect's man-page-like usage; used by --help.  */
 void usage_collect(FILE *f);
+/* Parses perun collect's arguments (argv[0] is "collect") into o, which
+ * keeps pointers into argv, and checks what they ask for together: 0; -1
+ * when --help was printed; EXIT_USAGE after saying why on stderr.  */
+int collect_args_parse(int argc, char **argv, struct collect_opts *o);
+/* After --compile-only: "KEY RUNTIME RELEASE" on stdout, and where the
+ * module is on stderr unless quiet.  */
+void collect_say_module(const struct session *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include "analysis/samples.h"
 #include "cmd/cmd.h"
 #include "profile/profile.h"
+#include "store/profarg.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 

@@ -260,7 +260,7 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	r = access(p, R_OK) == 0;
 	add("perun data", r, 1, p, xstrdup("reinstall perun, or set PERUN_DATADIR to its source tree"));
 	kernel_checks(stap);
-	kernel_ok = runtime_kernel_usable(&why);
+	kernel_ok = kruntime_usable(&why);
 	add("kernel runtime", kernel_ok && staprun, 0,
 	    xstrdup(kernel_ok ? "modules can be built and loaded" : why),
 	    modules ? xstrdup("install linux-headers-$(uname -r) and prepare the runtime sources "

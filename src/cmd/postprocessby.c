@@ -18,6 +18,7 @@
 #include "cmd/cmd.h"
 #include "profile/profile.h"
 #include "store/output.h"
+#include "store/profarg.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"

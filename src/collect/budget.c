@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/calibration.h"
 #include "collect/session.h"
 #include "trace/parse.h"
 #include "util/log.h"
@@ -44,8 +45,8 @@ int collect_budget(struct session *s)
 	memset(&cal, 0, sizeof(cal));
 	/* the calibration is this host's: a module built for another kernel
 	 * (-r) gets the default, like the host that runs it without one */
-	if (s->calibration_get && o->calibrate && !o->kernel_release)
-		have = s->calibration_get((int)s->runtime, o->calibrate, 1, &cal) > 0;
+	if (o->calibrate && !o->kernel_release)
+		have = calibration_get(s->runtime, o->calibrate, 1, &cal) > 0;
 	if (have && cal.pair_ns >= 1) {
 		ns = cal.pair_ns;
 		/* a function whose first instruction is stepped out of line costs

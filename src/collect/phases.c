@@ -100,7 +100,7 @@ void session_release(struct session *s)
 static int choose_runtime(struct session *s)
 {
 	const char *why = NULL;
-	int kernel_ok = runtime_kernel_usable(&why);
+	int kernel_ok = kruntime_usable(&why);
 
 	s->runtime = s->o->runtime;
 	if (s->runtime == RUNTIME_AUTO) {

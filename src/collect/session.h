@@ -143,7 +143,6 @@ struct session {
 	size_t attached;	/* probe points attached (with attached_path) */
 
 	/* parse */
-	int (*calibration_get)(int runtime, int mode, int quiet, struct calibration *c);
 	int have_cal;		/* 1 when cal holds the probe cost */
 	struct calibration cal;
 	unsigned char *stepped;	/* per probe: its cost is calibrated stepwise */
@@ -200,7 +199,7 @@ int collect_reset_optimization_cache(struct session *s);
  * whose requirement is missing is switched off, with a notice), then the
  * methods rewrite s->plan and choose their run-optimize code (s->sopt).  */
 int collect_pre_optimize(struct session *s);
-/* pre-optimize, diff-tracing (collect/difftrace.c): when active, compares
+/* pre-optimize, diff-tracing (collect/apply-difftrace.c): when active, compares
  * the binary with the baseline (-oa diff-baseline, diff-version) and fills
  * s->protected_funcs and s->diff_j; standalone, cuts s->plan to the changed
  * functions.  0, or -1 (reported).  */

@@ -16,7 +16,7 @@
 #define M(x) (1u << (x))
 
 const struct opt_method_def opt_methods[OPT_NMETHODS] = {
-	/* loads the call graphs of both versions itself (collect/difftrace.c) */
+	/* loads the call graphs of both versions itself (collect/apply-difftrace.c) */
 	[OPT_DIFF_TRACING] = { "diff-tracing", OPT_PHASE_PRE, OPT_REQ_VCS, 1 },
 	[OPT_CG_SHAPING] = { "cg-shaping", OPT_PHASE_PRE, OPT_REQ_CALLGRAPH, 1 },
 	/* the CFG's complexity classes stand in for Loopus: no sources needed */
@@ -39,7 +39,7 @@ const struct opt_param opt_params[] = {
 	{ "diff-inspect-all", OPT_T_BOOL, "true", NULL, 0, 0, M(OPT_DIFF_TRACING) },
 	{ "diff-cfg-mode", OPT_T_ENUM, "semistrict", "soft|semistrict|strict", 0, 0,
 	  M(OPT_DIFF_TRACING) },
-	/* the baseline: a binary built at diff-version (collect/difftrace.c) */
+	/* the baseline: a binary built at diff-version (collect/apply-difftrace.c) */
 	{ "diff-baseline", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_DIFF_TRACING) },
 	{ "diff-version", OPT_T_PATHS, "HEAD~1", NULL, 0, 0, M(OPT_DIFF_TRACING) },
 	{ "source-files", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC) },

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* the quantiles of amounts (median, p95) every reader of a profile uses */
+#include "util/quantile.h"
 #include "util/strbuf.h"
 
 struct json_object;
@@ -64,18 +66,6 @@ size_t profile_unique_values(const struct profile *p, const char *key, char ***o
 size_t profile_numeric_keys(const struct profile *p, char ***out);
 void strings_free(char **v, size_t n);
 
-/* The q-quantile (0..1) of n sorted values: linear interpolation between
- * the closest ranks (Hyndman and Fan's type 7), so the median of an even
- * count is the mean of the middle two; 0 when n is 0.  The one definition
- * of median and p95 wherever the calls are in the profile (collect's
- * summaries, show, diff, check, history); log2_hist_quantile only where
- * they are not (--aggregate).  */
-double quantile_sorted(const double *v, size_t n, double q);
-/* The q-quantile (0..1) of a log2 histogram (bucket b holds [2^b, 2^(b+1)),
- * bucket 0 holds 0 and 1), interpolated linearly within its bucket and
- * clamped to [min, max]; 0 when empty.  */
-double log2_hist_quantile(const uint64_t *hist, size_t nbuckets, double q, double min,
-			  double max);
 /* Calls fn for every resource: the stored ones, and for a compact profile
  * one per call as the per-call form has it (one object refilled for each
  * call: fn must not keep a reference).  */

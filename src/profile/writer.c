@@ -13,6 +13,7 @@
 #include "profile/writer.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/quantile.h"
 #include "util/strbuf.h"
 
 #define WBUF 65536

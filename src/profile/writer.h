@@ -10,7 +10,6 @@
 
 #include "trace/parse.h"
 #include "trace/plan.h"
-#include "profile/profile.h"
 
 struct json_object;
 

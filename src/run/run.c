@@ -23,7 +23,6 @@
 #include "run/run.h"
 #include "store/repo.h"
 #include "trace/cache.h"
-#include "trace/calibrate.h"
 #include "trace/driver.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -387,11 +386,6 @@ static const char *status_desc(int status, char *buf, size_t n)
 	return buf;
 }
 
-static int run_calibration(int runtime, int mode, int quiet, struct calibration *c)
-{
-	return mode == 0 ? 0 : calibrate_cached(runtime, quiet, c);
-}
-
 /* One collect of job j in dir for origin: 0 with the profile in *path
  * (caller frees), 1 failed (said), -1 interrupted.  */
 static int collect_one(struct runner *r, const char *dir, const char *origin, const char *rev,
@@ -413,6 +407,8 @@ static int collect_one(struct runner *r, const char *dir, const char *origin, co
 	o.workload = j->workload;
 	o.quiet = !r->verbose;
 	o.origin = origin;
+	if (o.calibrate > 0)
+		o.calibrate = -1;	/* a cached calibration only: no measuring between jobs */
 	jobs = xstrfmt("%s/jobs", r->repo->dir);
 	fs_mkdir_p(jobs, 0755);
 	base = strrchr(j->cmd, '/') ? strrchr(j->cmd, '/') + 1 : j->cmd;
@@ -428,7 +424,6 @@ static int collect_one(struct runner *r, const char *dir, const char *origin, co
 		goto out_opts;
 	}
 	session_init(&s, &o);
-	s.calibration_get = run_calibration;
 	status = collect_pipeline(&s, COLLECT_UNTIL_PROFILE);
 	session_release(&s);
 	if (fchdir(cwd_fd) < 0)

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "profile/profile.h"
 #include "trace/cache.h"
 #include "trace/calibrate.h"
+#include "trace/kruntime.h"
 #include "trace/runtime.h"
 #include "trace/plan.h"
 #include "util/fs.h"
@@ -143,92 +143,6 @@ int calibrate_store(const char *path, const struct calibration *c)
 	return ret;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-struct amounts_ctx {
-	const char *uid;
-	double *a;
-	size_t n, alloc;
-};
-
-static void amount_one(void *ctx, struct json_object *r)
-{
-	struct amounts_ctx *c = ctx;
-	const char *u = json_object_get_string(get(r, "uid"));
-
-	if (!u || strcmp(u, c->uid))
-		return;
-	if (c->n == c->alloc) {
-		c->alloc = c->alloc ? 2 * c->alloc : 1024;
-		c->a = xrealloc(c->a, c->alloc * sizeof(*c->a));
-	}
-	c->a[c->n++] = json_object_get_double(get(r, "amount"));
-}
-
-/* The recorded amounts of function uid, sorted; caller frees.  Reads
- * either profile form.  */
-static double *amounts(const struct profile *p, const char *uid, size_t *out)
-{
-	struct amounts_ctx c = { uid, NULL, 0, 0 };
-
-	profile_each_resource(p, amount_one, &c);
-	if (c.n > 1)
-		qsort(c.a, c.n, sizeof(*c.a), cmp_double);
-	*out = c.n;
-	return c.a;
-}
-
-int calibrate_compute(const struct profile *p, const char *report, struct calibration *c)
-{
-	double traced = -1, untraced = -1, calls = -1, gap = 0, *a;
-	size_t n, ns;
-	const char *s = report;
-
-	while (s && *s) {
-		double v;
-		char key[32];
-		if (sscanf(s, "%31s %lf", key, &v) == 2) {
-			if (!strcmp(key, "calls"))
-				calls = v;
-			else if (!strcmp(key, "untraced_ns"))
-				untraced = v;
-			else if (!strcmp(key, "traced_ns"))
-				traced = v;
-			else if (!strcmp(key, "gap_ns"))
-				gap = v;
-		}
-		s = strchr(s, '\n');
-		if (s)
-			s++;
-	}
-	if (calls <= 0 || untraced < 0 || traced < 0)
-		return pr_error("perun-calib wrote no calls, untraced_ns and traced_ns lines: "
-				"reinstall perun");
-	a = amounts(p, CALIB_FUNC, &n);
-	if ((double)n < calls / 2) {
-		free(a);
-		return pr_error("the calibration trace recorded %zu of %.0f calls of %s: the probe "
-				"cost cannot be measured; see 'perun doctor'", n, calls, CALIB_FUNC);
-	}
-	c->probe_ns = a[n / 2];
-	free(a);
-	a = amounts(p, CALIB_STEPPED, &ns);
-	c->stepped_ns = ns ? a[ns / 2] : 0;
-	free(a);
-	c->untraced_ns = untraced > gap ? untraced - gap : 0;	/* gap_ns: older helpers */
-	c->pair_ns = traced - untraced;
-	/* what the caller pays can't be less than what the callee's amount shows */
-	if (c->pair_ns < c->probe_ns)
-		c->pair_ns = c->probe_ns;
-	c->calls = (uint64_t)n;
-	c->when = (int64_t)time(NULL);
-	return 0;
-}
-
 int calibrate_insn_stepped(const unsigned char *b, size_t n)
 {
 	size_t i = 0;
@@ -322,7 +236,7 @@ int calibrate_cached(int runtime, int quiet, struct calibration *c)
 	int r;
 
 	if (rt == RUNTIME_AUTO)
-		rt = runtime_kernel_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
+		rt = kruntime_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
 	uname(&u);
 	dir = cache_default_dir();
 	path = calibrate_path(dir, runtime_name(rt), u.release);

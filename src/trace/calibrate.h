@@ -10,7 +10,6 @@
 
 struct json_object;
 struct plan;
-struct profile;
 
 struct calibration {
 	double probe_ns;	/* recorded amount of an empty call (median) */
@@ -44,10 +43,6 @@ int calibrate_load(const char *path, const char *runtime, const char *release,
 int calibrate_cached(int runtime, int quiet, struct calibration *c);
 /* Writes c through a new temp file (O_EXCL, never a link) renamed into place.  */
 int calibrate_store(const char *path, const struct calibration *c);
-/* Fills c's amounts from perun-calib's report (calls, untraced_ns,
- * traced_ns and gap_ns lines: per loop iteration) and the profile of its traced run: probe_ns is the
- * median recorded amount of CALIB_FUNC.  */
-int calibrate_compute(const struct profile *p, const char *report, struct calibration *c);
 /* 1 when x86's uprobes step the instruction b[0..n) out of line (a trap
  * more per hit), 0 when they emulate it: push, call, jmp, jcc, nop.  */
 int calibrate_insn_stepped(const unsigned char *b, size_t n);

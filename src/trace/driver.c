@@ -21,7 +21,6 @@
 
 #include "trace/bpfmap.h"
 #include "trace/driver.h"
-#include "trace/kruntime.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -310,12 +309,33 @@ static int read_selection(const char *path, unsigned long long *slots, uint64_t 
 	return 0;
 }
 
+/* The loaded module staprun -R named for runtime pid: "PREFIX..._PID"
+ * (staprun shortens the name before the suffix), or NULL; caller frees.  */
+static char *loaded_module(const char *prefix, long pid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *line, *save = NULL, *found = NULL, suffix[32];
+	size_t n = strlen(prefix), ns;
+
+	snprintf(suffix, sizeof(suffix), "_%ld", pid);
+	ns = strlen(suffix);
+	if (strbuf_read_file(&sb, "/proc/modules") < 0)
+		return NULL;
+	for (line = strtok_r(sb.buf, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strcspn(line, " ");
+		if (len > n + ns && !strncmp(line, prefix, n) && !strncmp(line + len - ns, suffix, ns))
+			found = xstrfmt("%.*s", (int)len, line);
+	}
+	strbuf_release(&sb);
+	return found;
+}
+
 /* The kernel runtime: each id written to the module's
  * /proc/systemtap/NAME/perun_sel, one per write.  */
 static int fill_selection_procfs(const struct run_spec *spec, pid_t rt, const uint64_t *ids,
 				 size_t n, struct bpfmap_err *err)
 {
-	char *name = kruntime_find_module(spec->module_prefix, (long)rt), *proc;
+	char *name = loaded_module(spec->module_prefix, (long)rt), *proc;
 	size_t i;
 	int fd, ret = -1;
 
@@ -458,7 +478,7 @@ static pid_t start_runtime(const struct run_spec *spec, int errw, pid_t target)
  * is still loaded after staprun ended, removes it with cleanup_argv.  */
 static void remove_module(const struct run_spec *spec, pid_t rt)
 {
-	char *name = kruntime_find_module(spec->module_prefix, (long)rt), *argv[32];
+	char *name = loaded_module(spec->module_prefix, (long)rt), *argv[32];
 	pid_t p;
 	size_t i;
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "trace/driver.h"
@@ -177,6 +178,53 @@ out:
 	return v;
 }
 
+/* 0 when stap needs perun's patched runtime copy and it is not prepared.  */
+static int kernel_sources_ok(void)
+{
+	struct kruntime kr;
+	char *stap, *ver;
+	int ok;
+
+	kruntime_select(&kr);
+	ok = kr.dir != NULL;
+	kruntime_release(&kr);
+	if (ok)
+		return 1;
+	stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
+	ver = kruntime_stap_version(stap);
+	ok = !kruntime_has_patches(ver);
+	free(ver);
+	free(stap);
+	return ok;
+}
+
+int kruntime_usable(const char **why)
+{
+	struct utsname u;
+	char *mk;
+	int ok;
+
+	if (access("/proc/modules", F_OK) != 0) {
+		*why = "the kernel cannot load modules (CONFIG_MODULES is off)";
+		return 0;
+	}
+	uname(&u);
+	mk = xstrfmt("/lib/modules/%s/build/Makefile", u.release);
+	ok = access(mk, R_OK) == 0;
+	free(mk);
+	if (!ok) {
+		*why = "no kernel build tree for the running kernel (install linux-headers-$(uname -r))";
+		return 0;
+	}
+	if (!kernel_sources_ok()) {
+		*why = "this stap needs perun's patched kernel runtime (run prepare-kernel-runtime.sh "
+		       "from perun's data directory; see perun doctor)";
+		return 0;
+	}
+	*why = NULL;
+	return 1;
+}
+
 int kruntime_can_load(const char **why)
 {
 	if (access("/proc/modules", F_OK) != 0) {
@@ -202,23 +250,4 @@ int kruntime_can_build(const char *release, char **why)
 			    release, release, release);
 	free(mk);
 	return ok;
-}
-
-char *kruntime_find_module(const char *prefix, long pid)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *line, *save = NULL, *found = NULL, suffix[32];
-	size_t n = strlen(prefix), ns;
-
-	snprintf(suffix, sizeof(suffix), "_%ld", pid);
-	ns = strlen(suffix);
-	if (strbuf_read_file(&sb, "/proc/modules") < 0)
-		return NULL;
-	for (line = strtok_r(sb.buf, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
-		size_t len = strcspn(line, " ");
-		if (len > n + ns && !strncmp(line, prefix, n) && !strncmp(line + len - ns, suffix, ns))
-			found = xstrfmt("%.*s", (int)len, line);
-	}
-	strbuf_release(&sb);
-	return found;
 }

@@ -35,13 +35,12 @@ char *kruntime_stap_version(const char *stap);
 int kruntime_has_patches(const char *version);
 /* The command that prepares the copy ("sh .../prepare-kernel-runtime.sh"); caller frees.  */
 char *kruntime_prepare_command(void);
+/* 1 when modules can be built and loaded for the running kernel with what
+ * this stap needs; otherwise *why says what is missing.  */
+int kruntime_usable(const char **why);
 /* 1 when modules can be loaded here (CONFIG_MODULES, root); else *why.  */
 int kruntime_can_load(const char **why);
 /* 1 when modules can be built for release (its build tree exists); else
  * *why says what to install (caller frees).  */
 int kruntime_can_build(const char *release, char **why);
-/* The loaded module staprun -R named for runtime pid: "PREFIX..._PID"
- * (staprun shortens the name before the suffix), or NULL; caller frees.  */
-char *kruntime_find_module(const char *prefix, long pid);
-
 #endif

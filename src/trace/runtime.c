@@ -14,7 +14,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "trace/kruntime.h"
 #include "trace/runtime.h"
 #include "util/fs.h"
 #include "util/strbuf.h"
@@ -35,53 +34,6 @@ int runtime_parse(const char *s, enum runtime *out)
 	else
 		return -1;
 	return 0;
-}
-
-/* 0 when stap needs perun's patched runtime copy and it is not prepared.  */
-static int kernel_sources_ok(void)
-{
-	struct kruntime kr;
-	char *stap, *ver;
-	int ok;
-
-	kruntime_select(&kr);
-	ok = kr.dir != NULL;
-	kruntime_release(&kr);
-	if (ok)
-		return 1;
-	stap = runtime_find_program("PERUN_STAP", "stap", STAP_PATH);
-	ver = kruntime_stap_version(stap);
-	ok = !kruntime_has_patches(ver);
-	free(ver);
-	free(stap);
-	return ok;
-}
-
-int runtime_kernel_usable(const char **why)
-{
-	struct utsname u;
-	char *mk;
-	int ok;
-
-	if (access("/proc/modules", F_OK) != 0) {
-		*why = "the kernel cannot load modules (CONFIG_MODULES is off)";
-		return 0;
-	}
-	uname(&u);
-	mk = xstrfmt("/lib/modules/%s/build/Makefile", u.release);
-	ok = access(mk, R_OK) == 0;
-	free(mk);
-	if (!ok) {
-		*why = "no kernel build tree for the running kernel (install linux-headers-$(uname -r))";
-		return 0;
-	}
-	if (!kernel_sources_ok()) {
-		*why = "this stap needs perun's patched kernel runtime (run prepare-kernel-runtime.sh "
-		       "from perun's data directory; see perun doctor)";
-		return 0;
-	}
-	*why = NULL;
-	return 1;
 }
 
 int runtime_needs_memlock_shim(void)

@@ -9,8 +9,6 @@ enum runtime { RUNTIME_AUTO, RUNTIME_KERNEL, RUNTIME_BPF };
 
 const char *runtime_name(enum runtime r);
 int runtime_parse(const char *s, enum runtime *out);
-/* 1 when modules can be built and loaded; otherwise *why says what is missing.  */
-int runtime_kernel_usable(const char **why);
 /* 1 when raising RLIMIT_MEMLOCK fails, so stapbpf needs perun's shim.  */
 int runtime_needs_memlock_shim(void);
 /* Path of perun-memlock-shim.so, or NULL when not found; caller frees.  Looked up in

@@ -533,8 +533,8 @@ static int sync_walk_cb(const char *root, const git_tree_entry *e, void *payload
 	return 0;
 }
 
-static int git_sync_fetch(const char *worktree, const char *name, vcs_file_fn fn, void *ctx,
-			  char tip[41])
+static int git_fetch_ref(const char *worktree, const char *name, vcs_file_fn fn, void *ctx,
+			 char tip[41])
 {
 	git_repository *repo = open_repo(worktree);
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
@@ -715,8 +715,8 @@ out:
 	return ret;
 }
 
-static int git_sync_push(const char *worktree, const char *name, vcs_read_fn read_fn,
-			 void *ctx, char *const *paths, size_t n, const char *remote_tip)
+static int git_push_ref(const char *worktree, const char *name, vcs_read_fn read_fn, void *ctx,
+			char *const *paths, size_t n, const char *remote_tip)
 {
 	git_repository *repo = open_repo(worktree);
 	git_push_options opts = GIT_PUSH_OPTIONS_INIT;
@@ -936,7 +936,7 @@ const struct vcs_backend vcs_git = {
 	.checkout = git_checkout_minor,
 	.export_tree = git_export,
 	.range = git_range,
-	.sync_fetch = git_sync_fetch,
-	.sync_push = git_sync_push,
+	.fetch_ref = git_fetch_ref,
+	.push_ref = git_push_ref,
 	.diff = git_diff_versions,
 };

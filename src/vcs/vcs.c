@@ -117,14 +117,14 @@ int vcs_range(const char *worktree, const char *from, const char *to, char (**ou
 int vcs_sync_fetch(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
 		   char tip[41])
 {
-	return backend_for(worktree)->sync_fetch(worktree, remote, fn, ctx, tip);
+	return backend_for(worktree)->fetch_ref(worktree, remote, fn, ctx, tip);
 }
 
 int vcs_sync_push(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,
 		  char *const *paths, size_t n, const char *remote_tip)
 {
-	return backend_for(worktree)->sync_push(worktree, remote, read_fn, ctx, paths, n,
-						remote_tip);
+	return backend_for(worktree)->push_ref(worktree, remote, read_fn, ctx, paths, n,
+					      remote_tip);
 }
 
 int vcs_diff(const char *worktree, const char *from, const char *to, unsigned context,

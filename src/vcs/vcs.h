@@ -105,10 +105,10 @@ struct vcs_backend {
 	int (*export_tree)(const char *worktree, const char *sha, const char *dir);
 	int (*range)(const char *worktree, const char *from, const char *to, char (**out)[41],
 		     size_t *n);
-	int (*sync_fetch)(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
-			  char tip[41]);
-	int (*sync_push)(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,
-			 char *const *paths, size_t n, const char *remote_tip);
+	int (*fetch_ref)(const char *worktree, const char *remote, vcs_file_fn fn, void *ctx,
+			 char tip[41]);
+	int (*push_ref)(const char *worktree, const char *remote, vcs_read_fn read_fn, void *ctx,
+			char *const *paths, size_t n, const char *remote_tip);
 	int (*diff)(const char *worktree, const char *from, const char *to, unsigned context,
 		    vcs_diff_fn fn, void *ctx);
 };

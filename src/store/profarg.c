@@ -1,7 +1,4 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The PROFILE argument of postprocessby and diff: a path, or what
- * 'perun show' looks up (N@i, N@p, a registered name, part of a pending
- * name) for HEAD, or for REV when written REV:SPEC.  */
 #include "config.h"
 
 #define PR_FMT "perun"
@@ -9,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "profile/profile.h"
+#include "store/profarg.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"

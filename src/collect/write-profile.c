@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collect/calibration.h"
 #include "collect/session.h"
 #include "profile/machine.h"
 #include "profile/writer.h"
@@ -418,11 +419,8 @@ int collect_profile(struct session *s)
 		s->probes_j = NULL;
 	}
 	/* the probe cost, for calibrated amounts; a failed measurement leaves them out */
-	s->have_cal = s->calibration_get ? s->calibration_get((int)s->runtime,
-							       o->aggregate && o->calibrate ? -1
-											     : o->calibrate,
-							       o->quiet, &s->cal)
-					     : 0;
+	s->have_cal = calibration_get(s->runtime, o->aggregate && o->calibrate ? -1 : o->calibrate,
+				      o->quiet, &s->cal);
 	json_object_object_add(json_object_object_get(ci, "params"), "calibration",
 			       s->have_cal > 0 ? calibration_json(&s->cal) : NULL);
 	free(s->points);

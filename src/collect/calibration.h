@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The probe cost of this host, measured and looked up: a measurement is a
+ * collect of perun-calib (src/trace/calibrate-helper.c) whose profile and
+ * report give the amounts; it is cached per runtime and kernel release in
+ * the module cache directory (the file and its format: trace/calibrate.h).
+ * perun calibrate measures; collect looks up, and measures with
+ * --calibrate.  */
+#ifndef PERUN_COLLECT_CALIBRATION_H
+#define PERUN_COLLECT_CALIBRATION_H
+
+#include "trace/calibrate.h"
+#include "trace/runtime.h"
+
+struct profile;
+
+/* Traced calls of a measurement unless perun calibrate --calls says.  */
+#define CALIBRATION_CALLS 20000
+
+/* Fills c's amounts from perun-calib's report (calls, untraced_ns,
+ * traced_ns and gap_ns lines: per loop iteration) and the profile of its
+ * traced run: probe_ns is the median recorded amount of CALIB_FUNC.  */
+int calibration_compute(const struct profile *p, const char *report, struct calibration *c);
+/* The probe cost for runtime rt (auto resolved as collect resolves it) on
+ * the running kernel: the cached one, or with force or when none is cached
+ * one measured now with calls traced calls and cached.  *path receives the
+ * cache file's path (caller frees).  1 in c, -1 refused or failed
+ * (reported).  */
+int calibration_obtain(enum runtime rt, unsigned long calls, int force, struct calibration *c,
+		       char **path);
+/* The probe cost a collect subtracts, for rt on the running kernel: mode 0
+ * (--no-calibrate) none; -1 the cached one only; 1 (--calibrate) the
+ * cached one, else one measured now and cached.  What it found is said on
+ * stderr unless quiet.  1 in c, 0 none, -1 refused or failed (reported).  */
+int calibration_get(enum runtime rt, int mode, int quiet, struct calibration *c);
+/* "perun: probe cost (...)": c and its cache file, on stderr.  */
+void calibration_say(const struct calibration *c, const char *path);
+
+#endif
