@@ -42,7 +42,8 @@ test_expect_success 'prepare-kernel-runtime.sh makes a stamped, patched copy; do
 	if ! stap -V 2>&1 | grep -q "version 4\.8/"; then
 		grep "ships no runtime patches" err; exit 0
 	fi &&
-	grep "^patches 01-task-work-cancel-func 02-relay-txfix$" krt/.perun-kruntime &&
+	grep "^patches 01-task-work-cancel-func 02-relay-txfix 03-uprobe-filter$" krt/.perun-kruntime &&
+	grep -q "stapiu_filter" krt/linux/uprobes-inode.c &&
 	grep -q "task_work_cancel_func" krt/stp_task_work.c &&
 	grep -q "_stp_exit_drain_ms" krt/transport/transport.c &&
 	sh "$SRCDIR/tools/prepare-kernel-runtime.sh" --dest "$TRASH/krt" --check 2>err &&
