@@ -17,6 +17,7 @@
 #
 #   sh bench/attach.sh [RESULTS_FILE]
 #   DURATION=60 OTHERS_MAX=100 sh bench/attach.sh     a shorter run
+#   SECTIONS="C" sh bench/attach.sh FILE               only the steady trace
 #
 # Times are wall clock on this machine; say how busy it was (uptime is
 # printed).  Needs root, stap, bpftrace, python3.11-dbg.
@@ -25,6 +26,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$src/bench/results/attach-$(date +%Y-%m-%d).txt}
 DURATION=${DURATION:-600}
 OTHERS_MAX=${OTHERS_MAX:-1000}
+SECTIONS=${SECTIONS:-A B C D}
+section() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 work=$(mktemp -d /tmp/perun-bench-attach.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 . "$src/bench/build.sh"
@@ -118,6 +121,7 @@ bpftrace_attach() {
 }
 
 export TMPDIR="$work/tmp"; mkdir -p "$TMPDIR"
+if section A; then
 say ""
 say "## A. attach and detach (perun: its own numbers; others: wall clock)"
 say "| probe points | perun attach ms | perun detach ms | stapbpf arm s | stapbpf detach s | bpftrace attach s | bpftrace detach s |"
@@ -148,11 +152,15 @@ if [ -x /usr/bin/python3.11d ]; then
 	kill $pid; wait $pid 2>/dev/null || true
 fi
 
-say ""
-say "## B. an untraced twin of the traced binary (2,000,000 calls, its own clock)"
+fi
+
 cc -O1 -g -pthread -o service "$src/tests/fixtures/service.c"
 mkfifo in; ./service <in >sout & spid=$!; exec 4>in
 twin() { ./service --bench 2000000 | sed -n 's/^bench 2000000 ns //p'; }
+
+if section B; then
+say ""
+say "## B. an untraced twin of the traced binary (2,000,000 calls, its own clock)"
 base=$(twin)
 rm -f pa.err
 "$PERUN" collect --pid $spid -o b1.perf trace -s custom -f handle -f parse -f reply 2>pa.err & pp=$!
@@ -172,6 +180,9 @@ say "| twin alone | with perun's loader attached to its sibling | with stapbpf a
 say "|---|---|---|"
 say "| $base ns | $own ns ($(python3 -c "print(round($own / $base, 2))")x) | $stb ns ($(python3 -c "print(round($stb / $base, 1))")x) |"
 
+fi
+
+if section C; then
 say ""
 say "## C. $DURATION s of a service at a steady rate (perun's loader)"
 rm -f pa.err
@@ -198,8 +209,10 @@ print("| %d in %.0f s | %d | %d | %d | %.1f MiB | %.1f MiB | 32 MiB (fixed) |" %
     sent, dur, t["summary"]["handle"]["count"], t["events"], t["anomalies"]["lost_events"],
     mp / 1024, ml / 1024))
 PY
+fi
 echo quit >&4; exec 4>&-; wait $spid || true
 
+if section D; then
 say ""
 say "## D. perun collect -c python3.11d -w sort.py trace -s userspace -op basic"
 cat >sort.py <<'PY'
@@ -225,6 +238,7 @@ print("|---|---|---|---|---|---|")
 print("| %s | %s | %d | %d | %d | %s |" % (sys.argv[2], sys.argv[3], t["probes"], t["events"],
       t["anomalies"]["lost_events"], t["complete"]))
 PY
+fi
 fi
 say ""
 say "# load at the end: $(uptime | sed 's/.*load average/load average/')"

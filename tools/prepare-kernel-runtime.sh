@@ -4,13 +4,16 @@
 #
 #   sh prepare-kernel-runtime.sh [--dest DIR] [--without-txfix] [--check]
 #
-# Debian 12's systemtap 4.8 needs two fixes for perun's kernel runtime
+# Debian 12's systemtap 4.8 needs three fixes for perun's kernel runtime
 # (--runtime kernel), shipped as patches in stap-runtime/<version>/ next to
 # this script:
 #   01-task-work-cancel-func.patch  stap -p4 cannot build modules for current
 #                                   Debian 6.1 kernels without it
 #   02-relay-txfix.patch            the stock relay transport loses most
 #                                   per-event output at high rates
+#   03-uprobe-filter.patch          uprobes get a consumer filter, so only
+#                                   the traced process tree holds breakpoints
+#                                   (stock: every process of the binary traps)
 # This copies /usr/share/systemtap/runtime to DIR (default
 # $PERUN_KRUNTIME_DIR, else /var/lib/perun/stap-runtime), applies the
 # patches, and writes DIR/.perun-kruntime, which records the stap version, the
@@ -19,7 +22,7 @@
 # doctor' says which runtime is used and why.  For a stap version perun ships
 # no patches for, nothing is done and perun uses the stock runtime.
 #
-#   --without-txfix  apply the build fix only (the stock, lossy transport;
+#   --without-txfix  leave the relay transport fix out (the stock, lossy transport;
 #                    for comparisons)
 #   --check          only say whether DIR is prepared and current (exit 1 if not)
 set -eu

@@ -30,7 +30,7 @@
 #   stap-vm.sh clean              delete the cache (host packages stay installed)
 #
 # Two runtimes are prepared (both need `stap -R`; see tools/stap-runtime/*/):
-#   runtime        stock 4.8 runtime + the task_work_cancel_func build fix only
+#   runtime        stock 4.8 runtime + the build fix and the uprobe filter (no txfix)
 #   runtime-txfix  the same + a relay transport fix: with stock 4.8, per-event
 #                  output at high rates is mostly lost (see 02-relay-txfix.patch)
 #
@@ -183,7 +183,7 @@ install_headers() {
 }
 
 patch_runtime() {
-	# runtime: the build fix only (stock 4.8 transport); runtime-txfix: both
+	# runtime: all but the relay fix (stock 4.8 transport); runtime-txfix: all
 	# fixes, the copy perun's users get.  Idempotent through their stamps.
 	sh "$PREPARE_RUNTIME" --dest "$RUNTIME" --without-txfix ||
 		die "preparing $RUNTIME failed (systemtap is not 4.8?)"

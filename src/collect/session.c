@@ -219,13 +219,19 @@ void collect_zip_temps(const char *tmpdir, const char *logdir, const char *stamp
 
 /* --aggregate, else --transport, else record: on bpf, perf rings drop
  * per-event printfs; on the kernel runtime, record costs 1.4x a bare
- * counting module and print 3x (bench/kernel.sh).  */
+ * counting module and print 3x (bench/kernel.sh).  An attach on the kernel
+ * runtime prints: the recorder's map is written out only when the trace
+ * ends, so a service traced for as long as it runs would fill any map,
+ * while the relay (with perun's transport fix) drains into the raw file as
+ * the trace runs.  perun's own bpf loader streams through its ring.  */
 enum script_mode collect_script_mode(const struct session *s)
 {
 	if (s->o->aggregate)
 		return SCRIPT_AGGREGATE;
 	if (s->o->transport)
 		return strcmp(s->o->transport, "record") ? SCRIPT_PRINT : SCRIPT_RECORD;
+	if (s->runtime == RUNTIME_KERNEL && s->o->pid > 0)
+		return SCRIPT_PRINT;
 	return SCRIPT_RECORD;
 }
 
