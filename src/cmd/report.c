@@ -15,7 +15,6 @@
 #include "store/aggregate-dir.h"
 #include "store/aggregate.h"
 #include "store/repo.h"
-#include "util/fs.h"
 #include "util/log.h"
 
 #define USAGE                                                                                      \
