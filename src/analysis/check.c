@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/check-models.h"
 #include "analysis/check.h"
 #include "analysis/robust.h"
 #include "profile/machine.h"
@@ -26,7 +27,10 @@
 static const char *const verdict_names[] = {"no-change", "degradation", "optimization",
 					    "undecided", "new",		"removed"};
 static const char *const metric_names[] = {"self", "inclusive"};
-static const char *const method_names[] = {"runs", "mann-whitney", "best-model-order-equality"};
+static const char *const method_names[] = {
+    "runs",	       "mann-whitney",	       "best-model-order-equality",
+    "linear-regression", "polynomial-regression", "fast-check",
+    "local-statistics",  "exclusive-time-outliers"};
 
 const char *check_verdict_name(enum check_verdict v)
 {
@@ -41,6 +45,21 @@ const char *check_metric_name(enum check_metric m)
 const char *check_method_name(enum check_method m)
 {
 	return method_names[m];
+}
+
+double check_method_threshold(enum check_method m)
+{
+	return m == CHECK_LINEAR_REGRESSION || m == CHECK_POLYNOMIAL_REGRESSION ||
+			       m == CHECK_FAST_CHECK || m == CHECK_LOCAL_STATISTICS
+		   ? 0.25
+		   : 0.1;
+}
+
+int check_method_models(enum check_method m)
+{
+	return m == CHECK_MODEL_ORDER || m == CHECK_LINEAR_REGRESSION ||
+	       m == CHECK_POLYNOMIAL_REGRESSION || m == CHECK_FAST_CHECK ||
+	       m == CHECK_LOCAL_STATISTICS;
 }
 
 int check_method_parse(const char *s)
@@ -635,6 +654,20 @@ static double threshold_of(const struct check_opts *o, const struct thresholds *
 	return thr >= 0 ? thr : o->threshold;
 }
 
+struct threshold_ctx {
+	const struct check_opts *o;
+	const struct thresholds *t;
+};
+
+/* check_threshold_fn of a function name (the model methods' findings are
+ * per function, so the name is the context as well).  */
+static double threshold_fn(void *ctx, const char *function)
+{
+	struct threshold_ctx *c = ctx;
+
+	return threshold_of(c->o, c->t, function, function);
+}
+
 /* --- one job ------------------------------------------------------------- */
 
 static void decide(struct check_finding *f, const struct check_opts *o)
@@ -724,6 +757,21 @@ static void find_causes(struct check_job *job)
 	}
 }
 
+void check_job_finish(struct check_job *job)
+{
+	size_t k;
+
+	if (job->nf)
+		qsort(job->f, job->nf, sizeof(*job->f), cmp_finding);
+	find_causes(job);
+	job->degradations = job->optimizations = job->undecided = 0;
+	for (k = 0; k < job->nf; k++) {
+		job->degradations += job->f[k].verdict == CHECK_DEGRADATION;
+		job->optimizations += job->f[k].verdict == CHECK_OPTIMIZATION;
+		job->undecided += job->f[k].verdict == CHECK_UNDECIDED;
+	}
+}
+
 static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		       const struct profile *target, const size_t *ti, size_t nt,
 		       const struct check_opts *o, const struct thresholds *thr,
@@ -733,7 +781,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	struct run *rb = xcalloc(nb, sizeof(*rb)), *rt = xcalloc(nt, sizeof(*rt));
 	double *vb = xmalloc(nb * sizeof(*vb)), *vt = xmalloc(nt * sizeof(*vt));
 	double *cb = xmalloc(nb * sizeof(*cb)), *ct = xmalloc(nt * sizeof(*ct));
-	size_t i, c, k;
+	size_t i, c;
 	int metric, ret = -1;
 
 	memset(&in, 0, sizeof(in));
@@ -806,13 +854,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		}
 		free(path);
 	}
-	qsort(job->f, job->nf, sizeof(*job->f), cmp_finding);
-	find_causes(job);
-	for (k = 0; k < job->nf; k++) {
-		job->degradations += job->f[k].verdict == CHECK_DEGRADATION;
-		job->optimizations += job->f[k].verdict == CHECK_OPTIMIZATION;
-		job->undecided += job->f[k].verdict == CHECK_UNDECIDED;
-	}
+	check_job_finish(job);
 	ret = 0;
 out:
 	for (i = 0; i < nb; i++)
@@ -827,111 +869,6 @@ out:
 	free(ct);
 	interner_release(&in);
 	return ret;
-}
-
-/* --- best-model-order-equality ------------------------------------------ */
-
-/* Perun's order of the forms, slowest growing first.  */
-static const char *const model_order[] = {"constant", "logarithmic", "linear",
-					  "quadratic", "power",	      "exponential"};
-
-static int model_rank(const char *kind)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(model_order) / sizeof(*model_order); i++)
-		if (!strcmp(kind, model_order[i]))
-			return (int)i;
-	return -1;
-}
-
-struct best_model {
-	size_t name; /* interned function */
-	int rank;
-	double r2;
-};
-
-/* Per function, the parametric model with the best r^2 over the profiles.  */
-static void best_models(struct interner *in, const struct profile *p, const size_t *idx,
-			size_t n, struct best_model **out, size_t *nout)
-{
-	size_t i, j, k, m;
-
-	for (i = 0; i < n; i++) {
-		struct json_object *snaps = get(p[idx[i]].root, "snapshots");
-		for (j = 0; snaps && json_object_is_type(snaps, json_type_array) &&
-			    j < json_object_array_length(snaps);
-		     j++) {
-			struct json_object *ms = get(json_object_array_get_idx(snaps, j), "models");
-			for (k = 0; ms && json_object_is_type(ms, json_type_array) &&
-				    k < json_object_array_length(ms);
-			     k++) {
-				struct json_object *mo = json_object_array_get_idx(ms, k);
-				struct json_object *uid = get(mo, "uid"), *kind = get(mo, "model");
-				double r2 = -INFINITY;
-				size_t name;
-				int rank;
-				if (!uid || !kind || !json_object_is_type(uid, json_type_string) ||
-				    !json_object_is_type(kind, json_type_string) ||
-				    (rank = model_rank(json_object_get_string(kind))) < 0)
-					continue;
-				number(get(mo, "r_square"), &r2);
-				name = intern_name(in, json_object_get_string(uid));
-				for (m = 0; m < *nout && (*out)[m].name != name; m++)
-					;
-				if (m == *nout) {
-					*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
-					(*out)[(*nout)++] = (struct best_model){name, rank, r2};
-				} else if (r2 > (*out)[m].r2) {
-					(*out)[m].rank = rank;
-					(*out)[m].r2 = r2;
-				}
-			}
-		}
-	}
-}
-
-static void compare_models(const struct profile *base, const size_t *bi, size_t nb,
-			   const struct profile *target, const size_t *ti, size_t nt,
-			   struct check_job *job)
-{
-	struct interner in;
-	struct best_model *mb = NULL, *mt = NULL;
-	size_t i, j, nmb = 0, nmt = 0;
-
-	memset(&in, 0, sizeof(in));
-	best_models(&in, base, bi, nb, &mb, &nmb);
-	best_models(&in, target, ti, nt, &mt, &nmt);
-	for (i = 0; i < nmt; i++) {
-		struct check_finding f;
-		for (j = 0; j < nmb && mb[j].name != mt[i].name; j++)
-			;
-		if (j == nmb)
-			continue;
-		memset(&f, 0, sizeof(f));
-		f.context = xstrdup(in.names[mt[i].name]);
-		f.function = f.context;
-		f.metric = CHECK_INCLUSIVE;
-		f.nbase = nb;
-		f.ntarget = nt;
-		f.base = mb[j].r2;
-		f.target = mt[i].r2;
-		f.ratio = f.ci_low = f.ci_high = f.p = f.effect = NAN;
-		f.base_model = model_order[mb[j].rank];
-		f.target_model = model_order[mt[i].rank];
-		f.verdict = mt[i].rank > mb[j].rank	  ? CHECK_DEGRADATION
-			    : mt[i].rank < mb[j].rank ? CHECK_OPTIMIZATION
-						      : CHECK_NO_CHANGE;
-		job->f = xrealloc(job->f, (job->nf + 1) * sizeof(*job->f));
-		job->f[job->nf++] = f;
-		job->degradations += f.verdict == CHECK_DEGRADATION;
-		job->optimizations += f.verdict == CHECK_OPTIMIZATION;
-	}
-	if (job->nf)
-		qsort(job->f, job->nf, sizeof(*job->f), cmp_finding);
-	free(mb);
-	free(mt);
-	interner_release(&in);
 }
 
 static char **copy_labels(const char *const *labels, const size_t *idx, size_t n)
@@ -1003,9 +940,12 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 		}
 		res->jobs = xrealloc(res->jobs, (res->njobs + 1) * sizeof(*res->jobs));
 		res->jobs[res->njobs++] = job;
-		if (o->method == CHECK_MODEL_ORDER)
-			compare_models(base, bi, nb, target, ti, nt, &res->jobs[res->njobs - 1]);
-		else if (compare_job(base, bi, nb, target, ti, nt, o, &thr,
+		if (o->method >= CHECK_MODEL_ORDER) {
+			struct threshold_ctx tc = {o, &thr};
+			if (check_models_job(base, bi, nb, target, ti, nt, o, threshold_fn, &tc,
+					     &res->jobs[res->njobs - 1]) < 0)
+				goto out;
+		} else if (compare_job(base, bi, nb, target, ti, nt, o, &thr,
 				     &res->jobs[res->njobs - 1]) < 0)
 			goto out;
 		res->degradations += res->jobs[res->njobs - 1].degradations;

@@ -25,6 +25,38 @@
  *                      grows faster (constant < logarithmic < linear <
  *                      quadratic < power < exponential).  Per function, not
  *                      per context; needs models on both sides.
+ *   CHECK_LINEAR_REGRESSION, CHECK_POLYNOMIAL_REGRESSION, CHECK_FAST_CHECK
+ *                      Perun's three regression checks: per function, the
+ *                      best parametric model and the linear model of each
+ *                      side, sampled at 1000 points over the x both cover;
+ *                      no change when the best models' b0 and b1 differ by
+ *                      5 % or less, else the mean relative difference of
+ *                      the curves decides: past the threshold a degradation
+ *                      (or optimization), below it undecided (Perun's
+ *                      "maybe").  They differ in how they name the shape of
+ *                      the change (f->shape): a linear regression of the
+ *                      linear models' difference, the lowest polynomial
+ *                      degree that fits it, or the best model of the best
+ *                      models' difference.
+ *   CHECK_LOCAL_STATISTICS  Perun's local-statistics: the curves of the best
+ *                      models (parametric, regressogram or moving average)
+ *                      cut into windows of 5 % of their points; per window
+ *                      the relative differences of eight statistics
+ *                      (integral, mean, median, min, max, sum, quartiles);
+ *                      their mean over the windows decides: 10 % or less no
+ *                      change, up to the threshold undecided, past it a
+ *                      change.  Models with r^2 below 0.15 are undecided.
+ *   CHECK_EXCLUSIVE_TIME_OUTLIERS  Perun's: per function the total exclusive
+ *                      time of a run (the mean over a side's runs), the
+ *                      target's minus the baseline's; a delta that is an
+ *                      outlier among all functions' deltas (modified z-score
+ *                      past 3.5: severe; outside 1.5 IQR of the quartiles)
+ *                      is a change, one past 2 standard deviations of the
+ *                      others undecided, when the function's own time moved
+ *                      by the threshold or more.  Needs no models.
+ * With several runs a side, the model methods take per function the form
+ * with the best mean r^2 over the side's runs and the pointwise median of
+ * the runs' curves of that form.
  * The first two say "undecided" when the data cannot decide: too few runs,
  * or a change past the threshold that the runs' spread does not support.
  *
@@ -36,7 +68,16 @@
 
 struct profile;
 
-enum check_method { CHECK_RUNS, CHECK_MANN_WHITNEY, CHECK_MODEL_ORDER };
+enum check_method {
+	CHECK_RUNS,
+	CHECK_MANN_WHITNEY,
+	CHECK_MODEL_ORDER,
+	CHECK_LINEAR_REGRESSION,
+	CHECK_POLYNOMIAL_REGRESSION,
+	CHECK_FAST_CHECK,
+	CHECK_LOCAL_STATISTICS,
+	CHECK_EXCLUSIVE_TIME_OUTLIERS,
+};
 
 enum check_verdict {
 	CHECK_NO_CHANGE,
@@ -84,7 +125,13 @@ struct check_finding {
 	double calls_base, calls_target; /* mean calls per run */
 	const char *why;	  /* for CHECK_UNDECIDED: the reason (static text) */
 	char *cause;		  /* an inclusive degradation's degraded callee context, or NULL */
-	const char *base_model, *target_model; /* CHECK_MODEL_ORDER: the best forms */
+	const char *base_model, *target_model; /* model methods: the best forms */
+	const char *shape;	  /* the shape of the change the models show (Perun's change
+				     type: "constant", "linear", ...), "severe" for an
+				     exclusive-time outlier by modified z-score, or NULL */
+	const char *rate_name;	  /* Perun's confidence: "r_square", "IQR multiple",
+				     "stddev multiple", or NULL */
+	double rate;		  /* its value */
 };
 
 /* The comparison of one job.  Findings sorted: degradations, optimizations,
@@ -129,9 +176,15 @@ int check_same_job(const struct profile *a, const struct profile *b);
 
 const char *check_verdict_name(enum check_verdict v);
 const char *check_metric_name(enum check_metric m);
-/* The method named s ("runs", "mann-whitney", "best-model-order-equality"),
- * or -1.  */
+/* The method named s ("runs", "mann-whitney", "best-model-order-equality",
+ * "linear-regression", "polynomial-regression", "fast-check",
+ * "local-statistics", "exclusive-time-outliers"), or -1.  */
 int check_method_parse(const char *s);
 const char *check_method_name(enum check_method m);
+/* The threshold a method uses when none is given: 0.1, or Perun's 0.25 for
+ * the regression checks and local-statistics.  */
+double check_method_threshold(enum check_method m);
+/* Whether m compares the models postprocessby fitted (not the calls).  */
+int check_method_models(enum check_method m);
 
 #endif

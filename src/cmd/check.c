@@ -36,13 +36,24 @@ static const char usage[] =
     "compared: a degradation when the target is slower by the threshold or more and\n"
     "the confidence interval of the ratio lies above 1.  With too few runs or too\n"
     "much spread between runs the change is undecided.\n\n"
-    "  --threshold R      relative change that counts (default 0.1); per-function\n"
+    "  --threshold R      relative change that counts (default 0.1; 0.25, Perun's, for\n"
+    "                     the regression methods and local-statistics); per-function\n"
     "                     thresholds come from regressions_thresholds in .perun/local.yml\n"
     "  --confidence C     confidence of the interval or test (default 0.99)\n"
     "  --method M         runs (default: Welch's t over the logs of the run medians)\n"
     "                     or mann-whitney (asv's rank test over the run medians)\n"
-    "                     or best-model-order-equality (Perun's, on the models of\n"
-    "                     postprocessby regression-analysis)\n"
+    "                     or one of Perun's, per function:\n"
+    "                     on the models postprocessby fitted (regression-analysis;\n"
+    "                     local-statistics also regressogram and moving-average):\n"
+    "                       best-model-order-equality  the best form grows faster\n"
+    "                       linear-regression, polynomial-regression, fast-check\n"
+    "                                  the curves of the best models differ by the\n"
+    "                                  threshold (they name the change's shape apart)\n"
+    "                       local-statistics  statistics of the curves per window\n"
+    "                     on the calls:\n"
+    "                       exclusive-time-outliers  a function's change in total\n"
+    "                                  exclusive time is an outlier among all\n"
+    "                                  functions' changes\n"
     "  --format FORMAT    text (default), json, junit (for CI) or markdown\n"
     "  --all              list unchanged contexts too\n"
     "  --any-machine      compare runs from other machines too\n\n"
@@ -238,7 +249,7 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 	struct side base, target;
 	struct repo r;
 	struct strbuf out = STRBUF_INIT;
-	int i, nargs = 0, all = 0, have_repo = 0, fmt, ret = EXIT_FAIL, m;
+	int i, nargs = 0, all = 0, have_repo = 0, fmt, ret = EXIT_FAIL, m, threshold_given = 0;
 	const char *bname, *tname;
 
 	(void)ctx;
@@ -260,6 +271,7 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "--threshold") && v) {
 			if (parse_ratio(a, v, 0, 1e9, &o.threshold) < 0)
 				return EXIT_USAGE;
+			threshold_given = 1;
 			i++;
 		} else if (!strcmp(a, "--confidence") && v) {
 			if (parse_ratio(a, v, 0, 1, &o.confidence) < 0)
@@ -268,8 +280,10 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		} else if (!strcmp(a, "--method") && v) {
 			if ((m = check_method_parse(v)) < 0) {
 				fprintf(stderr,
-					"perun check: unknown method '%s': runs, mann-whitney or "
-					"best-model-order-equality\n",
+					"perun check: unknown method '%s': runs, mann-whitney, "
+					"best-model-order-equality, linear-regression, "
+					"polynomial-regression, fast-check, local-statistics or "
+					"exclusive-time-outliers\n",
 					v);
 				return EXIT_USAGE;
 			}
@@ -290,6 +304,8 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 			return EXIT_USAGE;
 		}
 	}
+	if (!threshold_given)
+		o.threshold = check_method_threshold(o.method);
 	if ((fmt = check_format_parse(format)) < 0) {
 		fprintf(stderr, "perun check: unknown format '%s': text, json, junit or markdown\n",
 			format);
@@ -335,6 +351,18 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 	if (check_compare(base.p, (const char *const *)base.labels, base.n, target.p,
 			  (const char *const *)target.labels, target.n, &o, &res) < 0)
 		goto out;
+	if (check_method_models(o.method)) {
+		size_t nf = 0;
+		for (k = 0; k < res.njobs; k++)
+			nf += res.jobs[k].nf;
+		if (res.njobs && !nf) {
+			pr_error("%s needs the models of a function on both sides, and no function "
+				 "has them: fit them with 'perun postprocessby PROFILE "
+				 "regression-analysis' (or postprocessors in .perun/local.yml)",
+				 check_method_name(o.method));
+			goto out;
+		}
+	}
 	if (res.skipped_machine)
 		pr_warn("left out %zu baseline run%s from another machine (--any-machine compares "
 			"them)",

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/postprocess.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
 #include "store/localyml.h"
@@ -32,7 +33,8 @@ static const char usage_run[] =
 	"the job matrix of .perun/local.yml: every cmd with every args and workload,\n"
 	"collected by every collector (name: trace, params: trace options).  'job'\n"
 	"runs the one job given: every -c with every -a and -w, traced with the\n"
-	"options after 'trace' (as perun collect takes them).\n"
+	"options after 'trace' (as perun collect takes them).\n"	"Each collected profile is postprocessed by local.yml's postprocessors (e.g.\n"
+	"regression_analysis) before it is registered.\n"
 	"\n"
 	"Each revision (REV, or A..B: the commits after A up to B on the first-parent\n"
 	"line) is written into a temporary work tree, execute.pre_run of local.yml\n"
@@ -58,7 +60,9 @@ static const char usage_bisect[] =
 	"GOOD and BAD first, then the middle of the interval that holds the step the\n"
 	"step detection finds among the revisions collected so far, until the step\n"
 	"lies between two neighbouring commits: about log2(commits) + 2 revisions.\n"
-	"Without FUNCTION, the function whose time rose most from GOOD to BAD.\n"
+	"Without FUNCTION, the function whose time rose most from GOOD to BAD.\n"	"A revision that already has --repeat registered runs of the job on this\n"
+	"machine (the same command, arguments, workload and postprocessors) is not\n"
+	"collected again: its registered runs are read.\n"
 	"\n"
 	"  --repeat N       collect each revision N times (default: local.yml's repeat,\n"
 	"                   else 1); a revision's time is the median of its runs' medians\n"
@@ -170,7 +174,8 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 	struct runner rn;
 	struct repo r = { NULL, NULL, -1 };
 	char (*revs)[41] = NULL;
-	size_t njobs = 0, nrevs = 0;
+	struct pp_opts *post = NULL;
+	size_t njobs = 0, nrevs = 0, npost = 0;
 	int i, err, is_job, have_matrix = 0, runner_ok = 0, ret = EXIT_FAIL, trace_at = -1;
 
 	(void)ctx;
@@ -227,7 +232,8 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 		goto out;
 	}
 	if (is_job) {
-		/* the job of the command line, with local.yml's pre_run and repeat */
+		/* the job of the command line, with local.yml's pre_run, repeat and
+		 * postprocessors */
 		struct job_matrix jm;
 		size_t k;
 		memset(&jm, 0, sizeof(jm));
@@ -250,12 +256,11 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 			goto out;
 		}
 	} else {
-		if (m.npostprocessors)
-			pr_warn("local.yml names postprocessors: perun run does not run them yet; "
-				"run 'perun postprocessby' on the registered profiles");
 		if (run_jobs_from_matrix(&m, &jobs, &njobs) < 0)
 			goto out;
 	}
+	if (run_postprocessors_from_matrix(&m, &post, &npost) < 0)
+		goto out;
 	if (run_resolve_revisions(r.worktree, revargs.v, revargs.n, &revs, &nrevs) < 0)
 		goto out;
 	if (revargs.n && !nrevs) {
@@ -268,12 +273,15 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 	rn.jobs = jobs;
 	rn.njobs = njobs;
 	rn.pre_run = &m.pre_run;
+	rn.post = post;
+	rn.npost = npost;
 	rn.repeat = c.repeat ? c.repeat : m.repeat ? m.repeat : 1;
 	rn.progress = !c.quiet && isatty(2);
 	rn.verbose = c.verbose;
 	driver_install_signals();
 	ret = run_revisions(&rn, revs, nrevs);
 out:
+	free(post);
 	if (runner_ok)
 		runner_release(&rn);
 	run_jobs_free(jobs, njobs);
@@ -298,7 +306,8 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	struct bisect_result res;
 	struct minor_version mv;
 	char good[41], bad[41];
-	size_t njobs = 0;
+	struct pp_opts *post = NULL;
+	size_t njobs = 0, npost = 0;
 	unsigned job = 1;
 	double threshold = 0.20;
 	int i, err, have, runner_ok = 0, ret = EXIT_FAIL, b;
@@ -359,7 +368,8 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 				 r.dir);
 		goto out;
 	}
-	if (run_jobs_from_matrix(&m, &jobs, &njobs) < 0)
+	if (run_jobs_from_matrix(&m, &jobs, &njobs) < 0 ||
+	    run_postprocessors_from_matrix(&m, &post, &npost) < 0)
 		goto out;
 	if (job > njobs) {
 		char num[32];
@@ -375,6 +385,8 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	rn.jobs = jobs;
 	rn.njobs = njobs;
 	rn.pre_run = &m.pre_run;
+	rn.post = post;
+	rn.npost = npost;
 	rn.repeat = c.repeat ? c.repeat : m.repeat ? m.repeat : 1;
 	rn.progress = !c.quiet && isatty(2);
 	rn.verbose = c.verbose;
@@ -392,7 +404,10 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	       mv.subject ? mv.subject : "");
 	printf("%s: median call %.0f ns before, %.0f ns after (%+.0f %%)\n", res.func, res.before,
 	       res.after, (res.after / res.before - 1) * 100);
-	printf("collected %zu of %zu revisions\n", res.collected, res.ncommits);
+	printf("collected %zu of %zu revisions", res.collected, res.ncommits);
+	if (res.reused)
+		printf("; the registered runs of %zu more reused", res.reused);
+	printf("\n");
 	minor_version_release(&mv);
 	ret = EXIT_OK;
 	if (rn.failed)
@@ -403,6 +418,7 @@ out:
 	if (runner_ok)
 		runner_release(&rn);
 	bisect_result_release(&res);
+	free(post);
 	run_jobs_free(jobs, njobs);
 	job_matrix_release(&m);
 	strv_clear(&pos);

@@ -64,9 +64,35 @@ static void text_finding(struct strbuf *out, const struct check_finding *f,
 
 	strbuf_addf(out, "  %-12s %-9s ", check_verdict_name(f->verdict),
 		    check_metric_name(f->metric));
-	if (f->base_model) {
+	if (o->method == CHECK_MODEL_ORDER && f->base_model) {
 		strbuf_addf(out, "%s -> %s (r2 %.3f -> %.3f)  %s\n", f->base_model, f->target_model,
 			    f->base, f->target, f->context);
+		return;
+	}
+	if (f->verdict != CHECK_NEW && f->verdict != CHECK_REMOVED &&
+	    o->method > CHECK_MODEL_ORDER) {
+		/* Perun's methods: the change, the forms, Perun's confidence */
+		fmt_change(&col, f->ratio);
+		strbuf_addf(out, "%8s ", col.buf);
+		strbuf_reset(&col);
+		if (f->base_model)
+			strbuf_addf(&col, "%s -> %s", f->base_model, f->target_model);
+		strbuf_addf(out, "%-26s ", col.buf ? col.buf : "");
+		strbuf_reset(&col);
+		if (f->rate_name && isfinite(f->rate))
+			strbuf_addf(&col, "%s %.3g", f->rate_name, f->rate);
+		strbuf_addf(out, "%-20s ", col.buf ? col.buf : "");
+		strbuf_reset(&col);
+		strbuf_add_ns(&col, f->base);
+		strbuf_addstr(&col, " -> ");
+		strbuf_add_ns(&col, f->target);
+		strbuf_addf(out, "%-22s %zu/%zu runs  %s", col.buf, f->nbase, f->ntarget, f->context);
+		if (f->shape)
+			strbuf_addf(out, "  (%s)", f->shape);
+		if (f->why)
+			strbuf_addf(out, "  (%s)", f->why);
+		strbuf_addch(out, '\n');
+		strbuf_release(&col);
 		return;
 	}
 	if (f->verdict == CHECK_NEW || f->verdict == CHECK_REMOVED) {
@@ -113,8 +139,12 @@ static void text(const struct check_result *r, const struct check_opts *o, int a
 			    j->ntarget, j->ntarget == 1 ? "" : "s");
 		if (*j->machine)
 			strbuf_addf(out, " on %s", j->machine);
-		if (o->method == CHECK_MODEL_ORDER)
-			strbuf_addstr(out, "; best-model-order-equality over the fitted models\n");
+		if (check_method_models(o->method))
+			strbuf_addf(out, "; %s over the fitted models, per function\n",
+				    check_method_name(o->method));
+		else if (o->method == CHECK_EXCLUSIVE_TIME_OUTLIERS)
+			strbuf_addstr(out, "; exclusive-time-outliers: total exclusive time of a "
+					   "run, per function\n");
 		else
 			strbuf_addf(out, "; per-call median of each run, %s, %.0f%% confidence\n",
 				    o->method == CHECK_RUNS ? "ratio of geometric means (Welch t)"
@@ -206,6 +236,17 @@ static void json_finding(struct strbuf *sb, const struct check_finding *f)
 	}
 	if (f->base_model)
 		strbuf_addf(sb, ",\"models\":[\"%s\",\"%s\"]", f->base_model, f->target_model);
+	if (f->shape) {
+		strbuf_addstr(sb, ",\"shape\":");
+		strbuf_add_json_str(sb, f->shape);
+	}
+	if (f->rate_name) {
+		strbuf_addstr(sb, ",\"confidence\":{\"kind\":");
+		strbuf_add_json_str(sb, f->rate_name);
+		strbuf_addstr(sb, ",\"rate\":");
+		jnum(sb, f->rate);
+		strbuf_addch(sb, '}');
+	}
 	strbuf_addch(sb, '}');
 }
 
@@ -292,8 +333,24 @@ static void xml_str(struct strbuf *sb, const char *s)
 static void finding_sentence(struct strbuf *sb, const struct check_finding *f,
 			     const struct check_opts *o)
 {
-	if (f->base_model) {
+	if (o->method == CHECK_MODEL_ORDER && f->base_model) {
 		strbuf_addf(sb, "best model %s -> %s", f->base_model, f->target_model);
+		return;
+	}
+	if (o->method > CHECK_MODEL_ORDER) {
+		strbuf_addf(sb, "%s time ", check_metric_name(f->metric));
+		fmt_change(sb, f->ratio);
+		strbuf_addstr(sb, " (");
+		strbuf_add_ns(sb, f->base);
+		strbuf_addstr(sb, " -> ");
+		strbuf_add_ns(sb, f->target);
+		if (f->base_model)
+			strbuf_addf(sb, ", models %s -> %s", f->base_model, f->target_model);
+		if (f->shape)
+			strbuf_addf(sb, ", %s", f->shape);
+		if (f->rate_name && isfinite(f->rate))
+			strbuf_addf(sb, ", %s %.3g", f->rate_name, f->rate);
+		strbuf_addf(sb, ", threshold %.0f%%)", 100 * f->threshold);
 		return;
 	}
 	strbuf_addf(sb, "%s time ", check_metric_name(f->metric));

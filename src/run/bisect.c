@@ -11,12 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "analysis/postprocess.h"
 #include "analysis/robust.h"
 #include "analysis/samples.h"
 #include "analysis/steps.h"
+#include "profile/machine.h"
 #include "profile/profile.h"
 #include "run/run.h"
 #include "store/repo.h"
+#include "store/store.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "vcs/vcs.h"
@@ -53,20 +58,13 @@ static struct series *series_get(struct point *p, const char *name)
 	return &p->f[p->nf++];
 }
 
-/* The runner's callback: the median call time of every function of the
- * profile at path, into the current point.  */
-static void on_profile(void *ctx, const char *sha, size_t job, const char *path)
+/* The median call time of every function of p, into the current point.  */
+static void add_profile(struct bisect *b, const struct profile *p)
 {
-	struct bisect *b = ctx;
-	struct profile p = { NULL };
 	struct func_table t;
 	size_t i;
 
-	(void)sha;
-	(void)job;
-	if (profile_load(&p, path) < 0)
-		return;
-	samples_read(&p, NULL, &t);
+	samples_read(p, NULL, &t);
 	for (i = 0; i < t.n; i++) {
 		struct series *s;
 		if (!t.f[i].n)
@@ -76,7 +74,93 @@ static void on_profile(void *ctx, const char *sha, size_t job, const char *path)
 		s->v[s->n++] = t.f[i].median;
 	}
 	samples_release(&t);
+}
+
+/* The runner's callback: a collected profile.  */
+static void on_profile(void *ctx, const char *sha, size_t job, const char *path)
+{
+	struct profile p = { NULL };
+
+	(void)sha;
+	(void)job;
+	if (profile_load(&p, path) == 0)
+		add_profile(ctx, &p);
 	profile_release(&p);
+}
+
+static const char *hstr(const struct profile *p, const char *path)
+{
+	const char *v = profile_str(p, path);
+
+	return v ? v : "";
+}
+
+/* Whether p is a run of the runner's (only) job: its command, arguments,
+ * workload, the trace collector and the runner's postprocessors in order
+ * (check_same_job()'s notion of a job; the trace options are not compared),
+ * on this machine.  */
+static int same_job(const struct runner *r, const struct profile *p, const struct profile *here)
+{
+	const struct run_job *j = r->jobs;
+	struct json_object *pp = NULL;
+	size_t i, n;
+
+	if (strcmp(hstr(p, "header.cmd"), j->cmd) ||
+	    strcmp(hstr(p, "header.args"), j->args ? j->args : "") ||
+	    strcmp(hstr(p, "header.workload"), j->workload ? j->workload : "") ||
+	    strcmp(hstr(p, "collector_info.name"), "trace") || !machine_same(p, here))
+		return 0;
+	n = p->root && json_object_object_get_ex(p->root, "postprocessors", &pp) &&
+		    json_object_is_type(pp, json_type_array)
+		? json_object_array_length(pp)
+		: 0;
+	if (n != r->npost)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct json_object *name = NULL;
+		json_object_object_get_ex(json_object_array_get_idx(pp, i), "name", &name);
+		if (!name || pp_method_parse(json_object_get_string(name)) != (int)r->post[i].method)
+			return 0;
+	}
+	return 1;
+}
+
+/* The profiles registered for sha that are runs of the job on this
+ * machine, when there are r->repeat of them or more: read into the current
+ * point instead of collecting again.  How many were read (0: collect).  */
+static size_t reuse_registered(struct runner *r, struct bisect *b, const char *sha,
+			       const struct profile *here)
+{
+	struct pidx index;
+	struct profile *p = NULL;
+	size_t i, n = 0, used = 0;
+
+	pidx_init(&index);
+	if (store_read_index(r->repo->dir, sha, &index) < 0)
+		goto out; /* said; collected again */
+	p = xcalloc(index.n ? index.n : 1, sizeof(*p));
+	for (i = 0; i < index.n; i++) {
+		struct lookup l = { 1, i, NULL };
+		if (repo_load(r->repo, &index, &l, &p[n]) < 0) {
+			profile_release(&p[n]);
+			continue;
+		}
+		if (same_job(r, &p[n], here))
+			n++;
+		else
+			profile_release(&p[n]);
+	}
+	if (n >= r->repeat) {
+		for (i = 0; i < n; i++)
+			add_profile(b, &p[i]);
+		used = n;
+	}
+	for (i = 0; i < n; i++)
+		profile_release(&p[i]);
+out:
+	free(p);
+	pidx_release(&index);
+	return used;
 }
 
 /* A revision's level for func: the median of its runs' medians; NAN when
@@ -99,14 +183,22 @@ static double level(const struct point *p, const char *func, size_t *nruns)
 }
 
 static int collect_point(struct runner *r, struct bisect *b, char (*commits)[41], size_t i,
-			 size_t *collected, size_t total)
+			 struct bisect_result *out, const struct profile *here)
 {
+	size_t reused;
 	int ret;
 
 	b->cur = i;
 	b->pt[i].tried = 1;
-	ret = runner_revision(r, commits[i], *collected, total);
-	(*collected)++;
+	if ((reused = reuse_registered(r, b, commits[i], here))) {
+		if (r->progress)
+			fprintf(stderr, "perun bisect: %.7s: %zu registered run%s of the job reused\n",
+				commits[i], reused, reused == 1 ? "" : "s");
+		out->reused++;
+		return 0;
+	}
+	ret = runner_revision(r, commits[i], out->collected + out->reused, out->ncommits);
+	out->collected++;
 	return ret < 0 ? -1 : 0;
 }
 
@@ -196,6 +288,7 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 {
 	char (*commits)[41] = NULL, (*range)[41] = NULL;
 	struct bisect b = { NULL, 0 };
+	struct profile here = { NULL };
 	struct minor_version mv;
 	size_t nr = 0, n, i, p = 0, q = 0, nruns;
 	const struct run_job *jobs = r->jobs;
@@ -236,10 +329,12 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 	r->njobs = 1;
 	r->on_profile = on_profile;
 	r->ctx = &b;
+	here.root = json_object_new_object();
+	json_object_object_add(here.root, "machine", machine_region(NULL));
 
 	/* the ends; then a binary search led by the step the detection finds */
-	if (collect_point(r, &b, commits, 0, &out->collected, n) < 0 ||
-	    collect_point(r, &b, commits, n - 1, &out->collected, n) < 0)
+	if (collect_point(r, &b, commits, 0, out, &here) < 0 ||
+	    collect_point(r, &b, commits, n - 1, out, &here) < 0)
 		goto out;
 	if (!func) {
 		double ratio;
@@ -281,7 +376,7 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 			ret = 1;
 			goto out;
 		}
-		if (collect_point(r, &b, commits, best, &out->collected, n) < 0)
+		if (collect_point(r, &b, commits, best, out, &here) < 0)
 			goto out;
 	}
 	snprintf(out->sha, sizeof(out->sha), "%s", commits[q]);
@@ -303,6 +398,7 @@ out:
 	}
 	free(b.pt);
 	free(commits);
+	profile_release(&here);
 	return ret;
 }
 

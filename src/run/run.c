@@ -17,7 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis/postprocess.h"
 #include "collect/session.h"
+#include "profile/profile.h"
 #include "run/run.h"
 #include "store/repo.h"
 #include "trace/cache.h"
@@ -458,6 +460,61 @@ out_opts:
 	return ret;
 }
 
+int run_postprocessors_from_matrix(const struct job_matrix *m, struct pp_opts **out, size_t *n)
+{
+	size_t i, j;
+	int k;
+
+	*out = xcalloc(m->npostprocessors ? m->npostprocessors : 1, sizeof(**out));
+	*n = 0;
+	for (i = 0; i < m->npostprocessors; i++) {
+		const struct job_unit *u = &m->postprocessors[i];
+		if ((k = pp_method_parse(u->name)) < 0) {
+			pr_error("local.yml: unknown postprocessor '%s': regression_analysis, "
+				 "regressogram or moving_average",
+				 u->name);
+			goto fail;
+		}
+		pp_opts_init(&(*out)[i], (enum pp_method)k);
+		for (j = 0; j < u->nparams; j++)
+			if (pp_opts_set(&(*out)[i], u->params[j].key, u->params[j].value) < 0) {
+				pr_error("local.yml: postprocessor %s: the param '%s' (said above)",
+					 u->name, u->params[j].key);
+				goto fail;
+			}
+		(*n)++;
+	}
+	return 0;
+fail:
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* Applies the runner's postprocessors to the profile at path, in place.
+ * 0, or -1 (reported).  */
+static int postprocess_one(struct runner *r, const char *path, const char *what)
+{
+	struct profile p = {NULL};
+	const char *json;
+	size_t i, nm, nf;
+	int ret = -1;
+
+	if (profile_load(&p, path) < 0)
+		goto out;
+	for (i = 0; i < r->npost; i++)
+		if (postprocess_profile(&p, &r->post[i], what, &nm, &nf) < 0)
+			goto out;
+	json = profile_to_json(&p);
+	if (fs_write_atomic(path, json, strlen(json), 0644) < 0)
+		goto out;
+	ret = 0;
+out:
+	profile_release(&p);
+	return ret;
+}
+
 int runner_revision(struct runner *r, const char *sha, size_t index, size_t total)
 {
 	char origin[41], rev[64], desc[32], *dir = NULL, *cwd = NULL;
@@ -542,6 +599,22 @@ int runner_revision(struct runner *r, const char *sha, size_t index, size_t tota
 				r->failed++;
 				ret = 1;
 				continue;
+			}
+			if (r->npost) {
+				char *what = xstrfmt("%s: job %zu (%s), run %u", rev, ji + 1,
+						     r->jobs[ji].label, k + 1);
+				int pc = postprocess_one(r, path, what);
+				free(what);
+				if (pc < 0) {
+					pr_error("%s: job %zu (%s), run %u: the postprocessors failed "
+						 "(said above): the profile was not registered",
+						 rev, ji + 1, r->jobs[ji].label, k + 1);
+					unlink(path); /* ours: collect_one wrote it */
+					free(path);
+					r->failed++;
+					ret = 1;
+					continue;
+				}
 			}
 			if (r->on_profile)
 				r->on_profile(r->ctx, origin, ji, path);

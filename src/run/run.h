@@ -3,7 +3,8 @@
  * 'perun run job' do: each revision is written into a temporary work tree
  * (the user's checkout is never touched), execute.pre_run builds it there,
  * each job is collected there --repeat times through the collect pipeline,
- * and its profiles are registered for the revision.  perun bisect drives the
+ * each profile is postprocessed by the matrix's postprocessors, and the
+ * profiles are registered for the revision.  perun bisect drives the
  * same runner.  */
 #ifndef PERUN_RUN_H
 #define PERUN_RUN_H
@@ -33,6 +34,12 @@ int run_jobs_from_matrix(const struct job_matrix *m, struct run_job **jobs, size
 int run_jobs_set_trace(struct run_job *jobs, size_t n, char *const *argv, size_t argc);
 void run_jobs_free(struct run_job *jobs, size_t n);
 
+struct pp_opts;
+/* The postprocessors of a matrix (name and params, Perun's or postprocessby's
+ * names) as options for postprocess_profile(), in order; they point into m.
+ * -1 (reported, naming the postprocessor) on an unknown name or param.  */
+int run_postprocessors_from_matrix(const struct job_matrix *m, struct pp_opts **out, size_t *n);
+
 /* What one collected profile gives the runner's caller before it is
  * registered (perun bisect reads its times here).  Non-zero stops nothing;
  * the profile is registered either way.  */
@@ -44,6 +51,8 @@ struct runner {
 	const struct run_job *jobs;
 	size_t njobs;
 	const struct strv *pre_run;	/* shell commands run before the jobs */
+	const struct pp_opts *post;	/* applied in order to each collected profile */
+	size_t npost;
 	unsigned repeat;		/* collects per job (>= 1) */
 	int progress;			/* progress lines on stderr */
 	int verbose;			/* collect's own messages too */
@@ -90,8 +99,11 @@ struct bisect_result {
 	double before, after;	/* its median call time (ns) either side */
 	size_t ncommits;	/* commits from good to bad, both counted */
 	size_t collected;	/* revisions collected */
+	size_t reused;		/* revisions whose registered runs of the job were read
+				   instead (as many as repeat asks, same job, this machine) */
 };
-/* Collects good and bad, then the middle of the interval holding the step up
+/* Collects good and bad (or reads the runs of the job already registered
+ * for them on this machine), then the middle of the interval holding the step up
  * that the step detection finds among the revisions collected so far, until
  * the step lies between two adjacent commits.  Runs the runner's job number
  * job only.  threshold: the smallest relative step that counts.  0 found, 1

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# perun check --method with Perun's methods on profiles generated without
+# tracing (tests/data/gen-calls.py): three baseline runs, three runs of the
+# same code, three runs where work is three times slower; postprocessby
+# regression-analysis fits their models.  Each method finds work's
+# degradation (helper unchanged), and none finds one between the two alike
+# sides.
+. "$SRCDIR/tests/lib.sh"
+
+GEN="$SRCDIR/tests/data/gen-calls.py"
+
+# run_of NAME SEED SLOW: NAME.perf (the calls) and NAME-m.perf (with models)
+run_of() {
+	python3 "$GEN" raw plan raw "$2" "$3" &&
+	"$PERUN" __parse plan raw "$1.perf" >/dev/null &&
+	python3 "$GEN" header "$1.perf" ./app input.txt &&
+	"$PERUN" postprocessby "$1.perf" regression-analysis -o "$1-m.perf" >/dev/null &&
+	rm -f plan raw
+}
+
+# the verdict and function of each line of check's text output
+verdicts() {
+	sed -n "s/^  \([a-z-]*\) *\([a-z]*\) .* runs  \([a-z]*\).*$/\1 \2 \3/p" | sort
+}
+
+BASE=b1-m.perf,b2-m.perf,b3-m.perf
+SAME=s1-m.perf,s2-m.perf,s3-m.perf
+SLOW=t1-m.perf,t2-m.perf,t3-m.perf
+
+test_expect_success 'nine runs: baseline, the same code, work 3x slower; models fitted' '
+	run_of b1 1 1 && run_of b2 2 1 && run_of b3 3 1 &&
+	run_of s1 11 1 && run_of s2 12 1 && run_of s3 13 1 &&
+	run_of t1 21 3 && run_of t2 22 3 && run_of t3 23 3 &&
+	test -s t3-m.perf
+'
+
+for m in linear-regression polynomial-regression fast-check; do
+	test_expect_success "$m: work degraded 3x, helper not; exit 1" '
+		set +e; "$PERUN" check $BASE $SLOW --method '$m' >out; rc=$?; set -e
+		cat out && test $rc = 1 &&
+		verdicts <out >actual &&
+		cat >expect <<-\EOF &&
+		degradation inclusive work
+		undecided inclusive helper
+		EOF
+		test_cmp expect actual &&
+		grep "^  degradation  *inclusive  *+[12][0-9][0-9]\.[0-9]% .* 3/3 runs  work" out &&
+		grep "^1 degradation, 0 optimizations, 1 undecided" out
+	'
+	test_expect_success "$m: the same code twice: no degradation, exit 0" '
+		"$PERUN" check $BASE $SAME --method '$m' >out && cat out &&
+		grep "^0 degradations, 0 optimizations" out
+	'
+done
+
+test_expect_success 'local-statistics: call-order models of flat calls fit too poorly (r^2 < 0.15): undecided' '
+	"$PERUN" check $BASE $SLOW --method local-statistics >out && cat out &&
+	grep "^  undecided .* work  (the models fit too poorly to compare (r^2 below 0.15))" out &&
+	grep "^0 degradations, 0 optimizations, 2 undecided" out
+'
+
+test_expect_success 'local-statistics on models that fit: a degradation, and none between alike sides' '
+	python3 - <<-\PY &&
+	import json
+	def prof(path, b0, b1):
+	    ms = [{"uid": "f", "model": k, "r_square": r2, "method": "full",
+	           "x_interval_start": 0, "x_interval_end": 100,
+	           "coeffs": [{"name": "b0", "value": b0}, {"name": "b1", "value": b1 if k == "linear" else 0}]}
+	          for k, r2 in (("linear", 0.9), ("constant", 0.0))]
+	    json.dump({"header": {"type": "mixed", "cmd": "./f", "args": "", "workload": "",
+	                          "units": {"mixed(time delta)": "ns"}},
+	               "collector_info": {"name": "trace"}, "postprocessors": [],
+	               "snapshots": [{"resources": [], "models": ms}]}, open(path, "w"))
+	prof("l1.perf", 100, 10)
+	prof("l2.perf", 300, 30)
+	prof("l3.perf", 101, 10.1)
+	PY
+	set +e; "$PERUN" check l1.perf l2.perf --method local-statistics >out; rc=$?; set -e
+	cat out && test $rc = 1 &&
+	grep "^  degradation  *inclusive  *+200.0% linear -> linear .* f" out &&
+	"$PERUN" check l1.perf l3.perf --method local-statistics --all >out && cat out &&
+	grep "^  no-change  *inclusive  *+1.0% linear -> linear .* f$" out
+'
+
+test_expect_success 'exclusive-time-outliers (no models needed): work severe, nothing between alike sides' '
+	set +e
+	"$PERUN" check b1.perf,b2.perf,b3.perf t1.perf,t2.perf,t3.perf \
+		--method exclusive-time-outliers --all >out; rc=$?
+	set -e
+	cat out && test $rc = 1 &&
+	verdicts <out >actual &&
+	cat >expect <<-\EOF &&
+	degradation self work
+	no-change self helper
+	no-change self main
+	EOF
+	test_cmp expect actual &&
+	grep "^  degradation  *self  *+19[0-9]\.[0-9]% .* work  (severe)" out &&
+	"$PERUN" check b1.perf,b2.perf,b3.perf s1.perf,s2.perf,s3.perf \
+		--method exclusive-time-outliers >out && cat out &&
+	grep "^0 degradations, 0 optimizations, 0 undecided" out
+'
+
+test_expect_success 'json and junit carry the forms, the shape and Perun'\''s confidence' '
+	set +e
+	"$PERUN" check $BASE $SLOW --method fast-check --format json >j
+	"$PERUN" check $BASE $SLOW --method fast-check --format junit >x
+	set -e
+	python3 - <<-\PY
+	import json, xml.etree.ElementTree as ET
+	r = json.load(open("j"))
+	assert r["method"] == "fast-check" and r["threshold"] == 0.25, r
+	w = [c for c in r["jobs"][0]["changes"] if c["function"] == "work"][0]
+	assert w["change"] == "degradation" and 2.8 < w["ratio"] < 3.2, w
+	assert len(w["models"]) == 2 and w["shape"], w
+	assert w["confidence"]["kind"] == "r_square", w
+	t = ET.parse("x").getroot()
+	assert t.get("failures") == "1", t.attrib
+	f = t.find(".//testcase[@name=\"work\"]/failure")
+	assert "models" in f.get("message") and "threshold 25%" in f.get("message"), f.attrib
+	print("ok")
+	PY
+'
+
+test_expect_success 'a model method on profiles without models says how to fit them' '
+	test_expect_code 1 "$PERUN" check b1.perf t1.perf --method fast-check 2>err &&
+	cat err &&
+	grep "fast-check needs the models of a function on both sides.*perun postprocessby PROFILE regression-analysis" err &&
+	test_expect_code 2 "$PERUN" check b1.perf t1.perf --method average-amount-threshold 2>err &&
+	grep "unknown method .average-amount-threshold.: runs, mann-whitney, best-model-order-equality, linear-regression, polynomial-regression, fast-check, local-statistics or exclusive-time-outliers" err
+'
+
+test_done
