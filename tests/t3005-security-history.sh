@@ -41,7 +41,7 @@ test_expect_success 'profiles and an aggregate of an old time box' '
 	test -f agg/r/aggregate/report.1577836800.h
 '
 
-# src/cmd/aggregate.c:200 is_aggregate_path opens without O_NONBLOCK
+# a FIFO named like a report: agg_is_aggregate_path (store/aggregate-dir.c) must not block
 test_expect_success 'history: a FIFO among the reports does not hang --expire-before' '
 	mkfifo agg/r/aggregate/report.5.h &&
 	set +e; timeout 10 "$PERUN" aggregate --dir agg --expire-before 2000-01-01 >out 2>err

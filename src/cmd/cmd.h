@@ -49,13 +49,6 @@ void history_args_init(struct history_args *a);
 int history_args_parse(struct history_args *a, const char *cmd, int argc, char **argv,
 		       size_t *i);
 
-struct agg;
-/* An aggregate report file, or a release directory (every shard and box).  */
-int agg_load_path(const char *path, struct agg *a);
-/* 1 when path is an aggregate report or a release directory of them.  */
-int is_aggregate_path(const char *path);
-/* perun show of an aggregate; an exit code.  */
-int show_aggregate(const char *path, const char *format);
 int cmd_postprocessby(int argc, char **argv, struct ctx *ctx);
 int cmd_check(int argc, char **argv, struct ctx *ctx);
 int cmd_diff(int argc, char **argv, struct ctx *ctx);

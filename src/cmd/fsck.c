@@ -1,51 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* perun fsck [--repair]: checks every object and index of .perun; with
- * --repair, moves damaged files aside and rebuilds damaged or lost indexes
- * from the objects, which record their minor version (origin).  Nothing is
- * ever deleted.  */
+/* perun fsck [--repair]: checks every object and index of .perun and, with
+ * --repair, repairs the store (store/fsck.h); prints what it found.  */
 #include "config.h"
 
 #define PR_FMT "perun fsck"
 
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "profile/profile.h"
+#include "store/fsck.h"
 #include "store/repo.h"
-#include "store/store.h"
-#include "util/fs.h"
 #include "util/log.h"
-
-/* One file under .perun/objects/xx/.  */
-struct item {
-	char hex[SHA1_HEXSZ + 1];
-	int is_index;		/* starts with "pidx" */
-	int bad;		/* object: unreadable; index: damaged */
-	char *why;
-	time_t mtime;
-	/* objects */
-	char *origin;
-	int referenced;
-	/* indexes */
-	struct pidx idx;	/* intact, or what could be salvaged */
-	int bad_entries;	/* entries naming missing or damaged objects */
-};
-
-struct fsck {
-	struct repo r;
-	struct item *items;
-	size_t n;
-	size_t problems;
-	int repair;
-};
 
 static const char usage[] =
 	"usage: perun fsck [--repair]\n\n"
@@ -56,472 +22,24 @@ static const char usage[] =
 	"holds and from the objects recorded for its minor version.  Nothing is deleted.\n"
 	"Exit status: 0 when the store is sound (or was repaired), 1 when problems remain.\n";
 
-static int is_hex(const char *s, size_t n)
+static void print_lines(const struct fsck_line *l, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
-			return 0;
-	return s[n] == '\0';
-}
-
-static int cmp_hex(const void *a, const void *b)
-{
-	return strcmp(((const struct item *)a)->hex, ((const struct item *)b)->hex);
-}
-
-/* The item named hex; the items are sorted once the scan is done.  */
-static struct item *find(struct fsck *f, const char *hex)
-{
-	struct item key;
-
-	snprintf(key.hex, sizeof(key.hex), "%s", hex);
-	return f->n ? bsearch(&key, f->items, f->n, sizeof(*f->items), cmp_hex) : NULL;
-}
-
-/* The origin an object records.  perun add appends it, so it ends the
- * JSON: read there without parsing what may be a very large profile.  */
-static char *object_origin(const struct strbuf *json)
-{
-	static const char key[] = ",\"origin\":\"";
-	size_t tail = sizeof(key) - 1 + SHA1_HEXSZ + 2;
-	const char *t;
-	struct profile p = { NULL };
-	char *out = NULL;
-
-	if (json->len > tail) {
-		t = json->buf + json->len - tail;
-		if (!memcmp(t, key, sizeof(key) - 1) && !strcmp(t + tail - 2, "\"}")) {
-			out = strndup(t + sizeof(key) - 1, SHA1_HEXSZ);
-			if (is_hex(out, SHA1_HEXSZ))
-				return out;
-			free(out);
-			out = NULL;
-		}
-	}
-	/* elsewhere (a profile written by other tools): parse it */
-	if (profile_parse(&p, json->buf, json->len, "object") == 0) {
-		const char *o = profile_str(&p, "origin");
-		if (o && strlen(o) == SHA1_HEXSZ && is_hex(o, SHA1_HEXSZ))
-			out = xstrdup(o);
-	}
-	profile_release(&p);
-	return out;
-}
-
-/* The base name of the command of an object's profile, for the name of a
- * re-indexed entry; "profile" when unknown.  */
-static char *object_cmd(struct fsck *f, const char *hex)
-{
-	struct strbuf json = STRBUF_INIT;
-	struct profile p = { NULL };
-	const char *c;
-	char *out;
-
-	if (store_read_object(f->r.dir, hex, &json, NULL) == 0 &&
-	    profile_parse(&p, json.buf, json.len, hex) == 0 &&
-	    (c = profile_str(&p, "header.cmd")) && *fs_basename(c))
-		out = xstrdup(fs_basename(c));
-	else
-		out = xstrdup("profile");
-	profile_release(&p);
-	strbuf_release(&json);
-	return out;
-}
-
-/* Reads one file of objects/xx/: an index or an object, checked.  */
-static void check_file(struct fsck *f, const char *path, const char *hex)
-{
-	struct item *it;
-	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT, json = STRBUF_INIT;
-	struct stat st;
-
-	f->items = xrealloc(f->items, (f->n + 1) * sizeof(*f->items));
-	it = &f->items[f->n++];
-	memset(it, 0, sizeof(*it));
-	memcpy(it->hex, hex, sizeof(it->hex));
-	pidx_init(&it->idx);
-	it->mtime = stat(path, &st) == 0 ? st.st_mtime : time(NULL);
-	if (strbuf_read_file(&sb, path) < 0) {
-		strbuf_addf(&why, "%s: %s", path, strerror(errno));
-		it->bad = 1;
-	} else if (sb.len >= 4 && !memcmp(sb.buf, "pidx", 4)) {
-		it->is_index = 1;
-		it->bad = pidx_salvage(&it->idx, (const unsigned char *)sb.buf, sb.len, &why);
-	} else if (store_check_object(f->r.dir, hex, &json, NULL, &why) < 0) {
-		it->bad = 1;
-	} else {
-		it->origin = object_origin(&json);
-	}
-	it->why = it->bad ? strbuf_detach(&why) : NULL;
-	strbuf_release(&why);
-	strbuf_release(&sb);
-	strbuf_release(&json);
-}
-
-static int scan(struct fsck *f)
-{
-	char *objects = xstrfmt("%s/objects", f->r.dir);
-	DIR *d = opendir(objects), *sub;
-	struct dirent *de, *se;
-
-	if (!d) {
-		int ret = errno == ENOENT ? 0 : pr_error_errno("%s", objects);
-		free(objects);
-		return ret;
-	}
-	while ((de = readdir(d))) {
-		char *subdir;
-		if (de->d_name[0] == '.')
-			continue;
-		subdir = xstrfmt("%s/%s", objects, de->d_name);
-		if (!is_hex(de->d_name, 2) || !(sub = opendir(subdir))) {
-			printf("unknown entry %s left alone (not a perun object directory)\n", subdir);
-			free(subdir);
-			continue;
-		}
-		while ((se = readdir(sub))) {
-			char hex[SHA1_HEXSZ + 1], *path;
-			if (se->d_name[0] == '.' && (!se->d_name[1] ||
-						     (se->d_name[1] == '.' && !se->d_name[2])))
-				continue;
-			path = xstrfmt("%s/%s", subdir, se->d_name);
-			if (strstr(se->d_name, ".tmp")) {
-				printf("leftover temp file %s (an interrupted write; safe to remove)\n",
-				       path);
-			} else if (!is_hex(se->d_name, SHA1_HEXSZ - 2)) {
-				printf("unknown file %s left alone (not named by a SHA-1)\n", path);
-			} else {
-				memcpy(hex, de->d_name, 2);
-				memcpy(hex + 2, se->d_name, SHA1_HEXSZ - 2);
-				hex[SHA1_HEXSZ] = '\0';
-				check_file(f, path, hex);
-			}
-			free(path);
-		}
-		closedir(sub);
-		free(subdir);
-	}
-	closedir(d);
-	free(objects);
-	if (f->n > 1)
-		qsort(f->items, f->n, sizeof(*f->items), cmp_hex);
-	return 0;
-}
-
-/* The tombstones of perun rm, per minor version (store.h): listed, since
- * they remove entries on every host that fetches them.  */
-static void report_tombstones(struct fsck *f)
-{
-	char *dir = xstrfmt("%s/removed", f->r.dir);
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	while (d && (de = readdir(d))) {
-		struct tombstones t;
-		size_t k;
-		if (de->d_name[0] == '.')
-			continue;
-		if (strlen(de->d_name) != SHA1_HEXSZ || !is_hex(de->d_name, SHA1_HEXSZ)) {
-			char *shown = xstrdup_printable(de->d_name);
-			printf("unknown file %s/%s left alone (not named by a SHA-1)\n", dir, shown);
-			free(shown);
-			continue;
-		}
-		if (store_read_tombstones(f->r.dir, de->d_name, &t) < 0) {
-			printf("damaged tombstones of %.7s (%s/%s)\n", de->d_name, dir, de->d_name);
-			f->problems++;
-			continue;
-		}
-		printf("tombstones of %.7s: %zu entr%s removed with perun rm (push and fetch remove "
-		       "%s on other hosts too):",
-		       de->d_name, t.n, t.n == 1 ? "y" : "ies", t.n == 1 ? "it" : "them");
-		for (k = 0; k < t.n; k++)
-			printf(" %.12s", t.hex[k]);
-		printf("\n");
-		tombstones_release(&t);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-}
-
-static void report(struct fsck *f)
-{
-	size_t i, j, nobj = 0, nidx = 0;
-
-	for (i = 0; i < f->n; i++) {
-		struct item *it = &f->items[i];
-		if (it->is_index) {
-			nidx++;
-			if (it->bad)
-				printf("damaged index %.7s (%s): %s; %zu entr%s still readable\n",
-				       it->hex, it->hex, it->why, it->idx.n, it->idx.n == 1 ? "y" : "ies"),
-					f->problems++;
-		} else {
-			nobj++;
-			if (it->bad)
-				printf("damaged %s\n", it->why), f->problems++;
-		}
-	}
-	/* entries must have a file name and name valid objects */
-	for (i = 0; i < f->n; i++) {
-		struct item *it = &f->items[i];
-		for (j = 0; it->is_index && j < it->idx.n; j++) {
-			char hex[SHA1_HEXSZ + 1];
-			struct item *o;
-			const char *why = pidx_name_problem(it->idx.entries[j].path);
-			if (why) {
-				char *shown = xstrdup_printable(it->idx.entries[j].path);
-				printf("index %.7s: %zu@i has a damaged name, '%s': %s\n", it->hex, j,
-				       shown, why);
-				free(shown);
-				it->bad_entries++;
-				f->problems++;
-			}
-			sha1_to_hex(it->idx.entries[j].id, hex);
-			o = find(f, hex);
-			if (!o || o->is_index || o->bad) {
-				char *shown = xstrdup_printable(it->idx.entries[j].path);
-				printf("index %.7s: %zu@i (%s) names %s object %.12s\n", it->hex, j,
-				       shown, !o ? "a missing" : "a damaged", hex);
-				free(shown);
-				it->bad_entries++;
-				f->problems++;
-				continue;
-			}
-			o->referenced = 1;
-			if (o->origin && strcmp(o->origin, it->hex)) {
-				char *shown = xstrdup_printable(it->idx.entries[j].path);
-				printf("index %.7s: %zu@i (%s) was collected at %.7s\n", it->hex, j,
-				       shown, o->origin);
-				free(shown);
-			}
-		}
-	}
-	/* objects in no index: unregistered (perun rm), or their index was lost */
-	for (i = 0; i < f->n; i++) {
-		struct item *it = &f->items[i], *x;
-		if (it->is_index || it->bad || it->referenced)
-			continue;
-		x = it->origin ? find(f, it->origin) : NULL;
-		if (!it->origin)
-			printf("object %.12s is in no index and records no minor version "
-			       "(stored by an older perun): it is kept\n",
-			       it->hex);
-		else if (x && x->is_index && !x->bad && !x->bad_entries)
-			printf("object %.12s (of %.7s) is in no index: unregistered with perun rm; "
-			       "it is kept\n",
-			       it->hex, it->origin);
-		else if (!x || !x->is_index)
-			printf("object %.12s belongs to %.7s, whose index is missing\n", it->hex,
-			       it->origin),
-				f->problems++;
-	}
-	report_tombstones(f);
-	printf("checked %zu object%s and %zu index%s in %s\n", nobj, nobj == 1 ? "" : "s", nidx,
-	       nidx == 1 ? "" : "es", f->r.dir);
-}
-
-/* Moves path into .perun/damaged/ as name (never replacing a file there);
- * returns the new path.  */
-static char *move_aside(struct fsck *f, const char *path, const char *name)
-{
-	char *dir = xstrfmt("%s/damaged", f->r.dir), *to = NULL;
-	int k;
-
-	if (fs_mkdir_p(dir, 0755) < 0)
-		goto out;
-	for (k = 1; k < 1000; k++) {
-		to = k == 1 ? xstrfmt("%s/%s", dir, name) : xstrfmt("%s/%s.%d", dir, name, k);
-		if (link(path, to) == 0) {
-			if (unlink(path) < 0) {
-				pr_error_errno("cannot remove %s (a copy is in %s)", path, to);
-				free(to);
-				to = NULL;
-			}
-			goto out;
-		}
-		if (errno != EEXIST) {
-			pr_error_errno("cannot move %s to %s", path, to);
-			free(to);
-			to = NULL;
-			goto out;
-		}
-		free(to);
-		to = NULL;
-	}
-	pr_error("cannot move %s aside: %s holds too many copies", path, dir);
-out:
-	free(dir);
-	return to;
-}
-
-static int cmp_mtime(const void *a, const void *b)
-{
-	const struct item *x = *(struct item *const *)a, *y = *(struct item *const *)b;
-
-	if (x->mtime != y->mtime)
-		return x->mtime < y->mtime ? -1 : 1;
-	return strcmp(x->hex, y->hex);
-}
-
-/* Rebuilds the index of minor: the readable entries that name valid
- * objects (a damaged name replaced by one made from the command), then the
- * objects that record minor and are in no index.  Says what became of each
- * N@i that moved, was dropped or renamed, and of each entry re-indexed: the
- * numbers of the rest shift.  */
-static int reindex(struct fsck *f, const char *minor, struct item *old)
-{
-	struct pidx x;
-	struct item **add = NULL;
-	size_t i, j, nadd = 0, kept = 0, dropped = 0;
-	char *path = store_object_path(f->r.dir, minor), *aside = NULL, *shown;
-	struct strbuf moves = STRBUF_INIT;	/* what became of each N@i */
-	int ret = -1;
-
-	pidx_init(&x);
-	for (i = 0; old && i < old->idx.n; i++) {
-		char hex[SHA1_HEXSZ + 1];
-		struct item *o;
-		sha1_to_hex(old->idx.entries[i].id, hex);
-		o = find(f, hex);
-		for (j = 0; j < x.n && memcmp(x.entries[j].id, old->idx.entries[i].id, SHA1_RAWSZ);
-		     j++)
-			;
-		shown = xstrdup_printable(old->idx.entries[i].path);
-		if (!o || o->is_index || o->bad || j < x.n) {
-			if (j == x.n) {
-				dropped++;
-				strbuf_addf(&moves, "  %zu@i (%s) dropped: its object is missing or "
-					    "damaged\n", i, shown);
-			}
-			free(shown);
-			continue;
-		}
-		if (pidx_name_problem(old->idx.entries[i].path)) {
-			char *cmd = object_cmd(f, hex);
-			char *name = xstrfmt("%s-recovered-%.7s.perf", cmd, hex);
-			pidx_append(&x, old->idx.entries[i].time, old->idx.entries[i].id, name);
-			strbuf_addf(&moves, "  %zu@i (damaged name '%s') renamed %s\n", i, shown, name);
-			free(cmd);
-			free(name);
-		} else {
-			pidx_append(&x, old->idx.entries[i].time, old->idx.entries[i].id,
-				    old->idx.entries[i].path);
-		}
-		if (x.n - 1 != i)
-			strbuf_addf(&moves, "  %zu@i (%s) is now %zu@i\n", i, shown, x.n - 1);
-		free(shown);
-		kept++;
-	}
-	for (i = 0; i < f->n; i++) {
-		struct item *o = &f->items[i];
-		unsigned char id[SHA1_RAWSZ];
-		if (o->is_index || o->bad || !o->origin || strcmp(o->origin, minor))
-			continue;
-		for (j = 0; j < SHA1_RAWSZ; j++)
-			sscanf(o->hex + 2 * j, "%2hhx", &id[j]);
-		for (j = 0; j < x.n && memcmp(x.entries[j].id, id, SHA1_RAWSZ); j++)
-			;
-		if (j < x.n)
-			continue;
-		add = xrealloc(add, (nadd + 1) * sizeof(*add));
-		add[nadd++] = o;
-	}
-	if (nadd > 1)
-		qsort(add, nadd, sizeof(*add), cmp_mtime);
-	for (i = 0; i < nadd; i++) {
-		unsigned char id[SHA1_RAWSZ];
-		char *cmd = object_cmd(f, add[i]->hex);
-		char *name = xstrfmt("%s-recovered-%.7s.perf", cmd, add[i]->hex);
-		free(cmd);
-		for (j = 0; j < SHA1_RAWSZ; j++)
-			sscanf(add[i]->hex + 2 * j, "%2hhx", &id[j]);
-		pidx_append(&x, (uint32_t)add[i]->mtime, id, name);
-		strbuf_addf(&moves, "  %s (object %.12s) re-indexed as %zu@i\n", name, add[i]->hex,
-			    x.n - 1);
-		add[i]->referenced = 1;
-		free(name);
-	}
-	if (old) {
-		char *name = xstrfmt("index-%s", minor);
-		aside = move_aside(f, path, name);
-		free(name);
-		if (!aside)
-			goto out;
-	}
-	if (store_write_index(f->r.dir, minor, &x) < 0)
-		goto out;
-	printf("repaired index %.7s: %zu entr%s kept, %zu re-indexed from objects, %zu dropped "
-	       "(their objects are missing or damaged)%s%s\n",
-	       minor, kept, kept == 1 ? "y" : "ies", nadd, dropped, aside ? "; the old index is in " : "",
-	       aside ? aside : "");
-	fputs(strbuf_str(&moves), stdout);
-	ret = 0;
-out:
-	strbuf_release(&moves);
-	free(aside);
-	free(add);
-	free(path);
-	pidx_release(&x);
-	return ret;
-}
-
-static int repair(struct fsck *f)
-{
-	size_t i;
-	int ret = 0;
-
-	/* damaged objects out of the way first: their index entries go */
-	for (i = 0; i < f->n; i++) {
-		struct item *it = &f->items[i];
-		char *path, *name, *aside;
-		if (it->is_index || !it->bad)
-			continue;
-		path = store_object_path(f->r.dir, it->hex);
-		name = xstrfmt("object-%s", it->hex);
-		aside = move_aside(f, path, name);
-		if (aside)
-			printf("moved damaged object %.12s to %s\n", it->hex, aside);
-		else
-			ret = -1;
-		free(aside);
-		free(name);
-		free(path);
-	}
-	for (i = 0; i < f->n; i++) {
-		struct item *it = &f->items[i];
-		if (it->is_index && (it->bad || it->bad_entries) && reindex(f, it->hex, it) < 0)
-			ret = -1;
-	}
-	/* indexes that are gone: rebuilt from the objects that record them */
-	for (i = 0; i < f->n; i++) {
-		struct item *it = &f->items[i], *x;
-		if (it->is_index || it->bad || it->referenced || !it->origin)
-			continue;
-		x = find(f, it->origin);
-		if (x && x->is_index)
-			continue;
-		/* reindex marks every object of that minor: the loop skips the rest */
-		if (reindex(f, it->origin, NULL) < 0)
-			ret = -1;
-	}
-	return ret;
+		printf("%s\n", l[i].text);
 }
 
 int cmd_fsck(int argc, char **argv, struct ctx *ctx)
 {
-	struct fsck f;
-	size_t i;
-	int ret = EXIT_FAIL;
+	struct fsck_result res;
+	struct repo r;
+	int repair = 0, ret = EXIT_FAIL, i;
 
 	(void)ctx;
-	memset(&f, 0, sizeof(f));
-	for (i = 1; i < (size_t)argc; i++) {
+	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--repair")) {
-			f.repair = 1;
+			repair = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
 			return EXIT_OK;
@@ -530,32 +48,35 @@ int cmd_fsck(int argc, char **argv, struct ctx *ctx)
 			return EXIT_USAGE;
 		}
 	}
-	if (repo_find(&f.r) < 0)
+	if (repo_find(&r) < 0)
 		return EXIT_FAIL;
-	/* a repair rewrites indexes from what the scan saw: no add in between */
-	if (f.repair && repo_lock(&f.r) < 0)
+	/* a repair rewrites indexes from what the check saw: no add in between */
+	if (repair && repo_lock(&r) < 0) {
+		repo_release(&r);
+		return EXIT_FAIL;
+	}
+	store_fsck(r.dir, repair, &res);
+	print_lines(res.found, res.nfound);
+	if (!res.checked)
 		goto out;
-	if (scan(&f) < 0)
-		goto out;
-	report(&f);
-	if (!f.problems) {
+	printf("checked %zu object%s and %zu index%s in %s\n", res.objects,
+	       res.objects == 1 ? "" : "s", res.indexes, res.indexes == 1 ? "" : "es", r.dir);
+	if (!res.problems) {
 		printf("no problems found\n");
 		ret = EXIT_OK;
-	} else if (!f.repair) {
+	} else if (!repair) {
 		printf("%zu problem%s: 'perun fsck --repair' moves damaged files to %s/damaged and "
 		       "rebuilds the indexes (nothing is deleted)\n",
-		       f.problems, f.problems == 1 ? "" : "s", f.r.dir);
-	} else if (repair(&f) == 0) {
-		printf("repaired: run 'perun fsck' again to check\n");
-		ret = EXIT_OK;
+		       res.problems, res.problems == 1 ? "" : "s", r.dir);
+	} else {
+		print_lines(res.repairs, res.nrepairs);
+		if (res.repaired) {
+			printf("repaired: run 'perun fsck' again to check\n");
+			ret = EXIT_OK;
+		}
 	}
 out:
-	for (i = 0; i < f.n; i++) {
-		free(f.items[i].why);
-		free(f.items[i].origin);
-		pidx_release(&f.items[i].idx);
-	}
-	free(f.items);
-	repo_release(&f.r);
+	fsck_result_release(&res);
+	repo_release(&r);
 	return ret;
 }

@@ -5,17 +5,16 @@
 
 #define PR_FMT "perun report"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "report/aggregate.h"
 #include "report/history.h"
 #include "report/site.h"
+#include "store/aggregate-dir.h"
+#include "store/aggregate.h"
 #include "store/repo.h"
-#include "util/fs.h"
 #include "util/log.h"
 
 #define USAGE                                                                                      \
@@ -35,46 +34,6 @@ static void usage_report(FILE *f)
 		"history --all' with the same options.  The releases perun aggregate wrote\n"
 		"into DIR (default .perun/aggregates) get a table each, every shard and time\n"
 		"box merged, and aggregates/RELEASE.json.  The page needs no network.\n");
-}
-
-static int cmp_agg(const void *a, const void *b)
-{
-	return strcmp(((const struct agg *)a)->release, ((const struct agg *)b)->release);
-}
-
-/* Every release directory of adir, merged; none when adir is missing.  */
-static int load_aggregates(const char *adir, struct agg **out, size_t *n)
-{
-	DIR *d = opendir(adir);
-	struct dirent *de;
-	int ret = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (!d)
-		return 0;
-	while (ret == 0 && (de = readdir(d))) {
-		char *rel, *sub;
-		int is;
-		if (!agg_valid_id(de->d_name))
-			continue;
-		rel = xstrfmt("%s/%s", adir, de->d_name);
-		sub = xstrfmt("%s/aggregate", rel);
-		is = fs_exists(sub);
-		free(sub);
-		if (is) {
-			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
-			if (agg_load_path(rel, &(*out)[*n]) < 0)
-				ret = -1;
-			else
-				(*n)++;
-		}
-		free(rel);
-	}
-	closedir(d);
-	if (*n)
-		qsort(*out, *n, sizeof(**out), cmp_agg);
-	return ret;
 }
 
 int cmd_report(int argc, char **argv, struct ctx *ctx)
@@ -130,7 +89,7 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 			h.skipped_machine, h.skipped_machine == 1 ? "" : "s", h.machine);
 	{
 		char *adir = adir_opt ? xstrdup(adir_opt) : xstrfmt("%s/aggregates", r.dir);
-		int bad = load_aggregates(adir, &aggs, &naggs) < 0;
+		int bad = agg_load_releases(adir, &aggs, &naggs) < 0;
 		free(adir);
 		if (bad)
 			goto out;

@@ -12,10 +12,37 @@
 #include "cmd/cmd.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
+#include "report/aggregate-table.h"
+#include "store/aggregate-dir.h"
+#include "store/aggregate.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "vcs/vcs.h"
+
+/* An aggregate report file or release directory: its table or JSON.  */
+static int show_aggregate(const char *path, const char *format)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct agg a;
+
+	if (strcmp(format, "summary") && strcmp(format, "json")) {
+		fprintf(stderr,
+			"perun show: an aggregate holds no call stacks: use --format summary "
+			"or json\n");
+		return EXIT_USAGE;
+	}
+	if (agg_load_path(path, &a) < 0)
+		return EXIT_FAIL;
+	if (!strcmp(format, "json"))
+		agg_to_json(&a, &out);
+	else
+		agg_summary(&a, &out);
+	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
+	strbuf_release(&out);
+	agg_release(&a);
+	return EXIT_OK;
+}
 
 int cmd_show(int argc, char **argv, struct ctx *ctx)
 {
@@ -76,7 +103,7 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		fprintf(stderr, "perun show: --expand and --compact go with --format json\n");
 		return EXIT_USAGE;
 	}
-	if (fs_exists(spec) && is_aggregate_path(spec))
+	if (fs_exists(spec) && agg_is_aggregate_path(spec))
 		return show_aggregate(spec, format);
 	pidx_init(&index);
 	memset(&r, 0, sizeof(r));

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
-#include "report/aggregate.h"
+#include "store/aggregate.h"
 #include "report/history.h"
 #include "report/site.h"
 #include "store/repo.h"

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/robust.h"
 #include "profile/profile.h"
 #include "store/repo.h"
 #include "store/stats.h"
@@ -178,9 +177,9 @@ int stats_from_profile(const struct profile *p, struct stats *s)
 			f->min = a->n ? a->a[0] : 0;
 			f->max = a->n ? a->a[a->n - 1] : 0;
 			f->avg = a->n ? f->total / (double)a->n : 0;
-			f->median = stats_quantile_sorted(a->a, a->n, 0.5);
-			f->q1 = stats_quantile_sorted(a->a, a->n, 0.25);
-			f->q3 = stats_quantile_sorted(a->a, a->n, 0.75);
+			f->median = quantile_sorted(a->a, a->n, 0.5);
+			f->q1 = quantile_sorted(a->a, a->n, 0.25);
+			f->q3 = quantile_sorted(a->a, a->n, 0.75);
 		}
 		f->iqr = f->q3 - f->q1;
 		f->partial = get(ts, "partial") && json_object_get_boolean(get(ts, "partial"));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The laws of report/aggregate.h's merge: associative, commutative,
+/* The laws of store/aggregate.h's merge: associative, commutative,
  * idempotent (the same input twice counts once), and totals that add up;
  * and the JSON round trip.  */
 #include "config.h"
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "profile/profile.h"
-#include "report/aggregate.h"
+#include "store/aggregate.h"
 #include "tap.h"
 
 /* A row with a pseudo-random id and functions f0..f(nf-1).  */

@@ -10,8 +10,8 @@
  * keyed by the profile's object id; its totals are the sums of its rows.
  * Merging is the union of rows by id, so it is associative, commutative and
  * idempotent: the same profile merged twice, through any path, counts once.  */
-#ifndef PERUN_AGGREGATE_H
-#define PERUN_AGGREGATE_H
+#ifndef PERUN_STORE_AGGREGATE_H
+#define PERUN_STORE_AGGREGATE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -81,10 +81,6 @@ void agg_to_json(const struct agg *a, struct strbuf *out);
 int agg_parse(struct agg *a, const char *text, size_t len, const char *what);
 /* 1 when text looks like an aggregate (has "perun_aggregate").  */
 int agg_is_aggregate(const char *text, size_t len);
-
-/* A table like profile_summary's: function, calls, total, mean, median, p95,
- * min, max, exclusive share.  */
-void agg_summary(const struct agg *a, struct strbuf *out);
 
 /* The time box holding t.  */
 int64_t agg_timebox(int64_t t, int64_t box_seconds);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "profile/profile.h"
-#include "report/aggregate.h"
+#include "store/aggregate.h"
 #include "util/log.h"
 
 struct each_ctx {
@@ -399,37 +399,6 @@ out:
 		agg_release(a);
 	json_object_put(root);
 	return ret;
-}
-
-static double mean_of(const struct agg_func *f)
-{
-	return f->calls ? (double)f->total / (double)f->calls : 0;
-}
-
-void agg_summary(const struct agg *a, struct strbuf *out)
-{
-	struct agg_func *t;
-	size_t i, n = agg_totals(a, &t);
-	uint64_t excl = 0;
-
-	for (i = 0; i < n; i++)
-		excl += t[i].exclusive;
-	strbuf_addf(out, "%-30s %10s %14s %12s %12s %12s %12s %12s %7s\n", "function", "calls",
-		    "total", "mean", "median", "p95", "min", "max", "excl%");
-	for (i = 0; i < n; i++) {
-		double med = log2_hist_quantile(t[i].hist, AGG_BUCKETS, 0.5, (double)t[i].min,
-						(double)t[i].max);
-		double p95 = log2_hist_quantile(t[i].hist, AGG_BUCKETS, 0.95, (double)t[i].min,
-						(double)t[i].max);
-		strbuf_addf(out, "%-30s %10llu %14llu %12.1f %12.1f %12.1f %12llu %12llu %6.1f%%\n",
-			    t[i].name, (unsigned long long)t[i].calls,
-			    (unsigned long long)t[i].total, mean_of(&t[i]), med, p95,
-			    (unsigned long long)t[i].min, (unsigned long long)t[i].max,
-			    excl ? 100.0 * (double)t[i].exclusive / (double)excl : 0.0);
-	}
-	strbuf_addf(out, "%zu function%s, %zu input profile%s\n", n, n == 1 ? "" : "s", a->n,
-		    a->n == 1 ? "" : "s");
-	agg_funcs_free(t, n);
 }
 
 int64_t agg_timebox(int64_t t, int64_t box_seconds)
