@@ -14,39 +14,47 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "vcs/vcs.h"
 
-/* Parses the options of add and rm and collects the PROFILE arguments into
- * *names (caller frees); 1 after --help, 2 on a usage error.  */
+/* Parses the options of add and rm (keep, pending: NULL when the command has
+ * none) and collects the PROFILE arguments into *names (caller frees);
+ * returns parse_options' result.  */
 static int parse_common(int argc, char **argv, const char *usage, int *keep, int *pending,
 			const char **rev, int *explicit_rev, const char ***names, int *n)
 {
-	int i;
+	const char *minor = NULL;
+	struct popt opts[] = {
+		OPT_STRING('m', "minor", &minor, "REV",
+			   "the minor version (a commit) whose index it is (default HEAD)"),
+		OPT_BOOL(0, "keep-profile", keep, "keep the file in .perun/jobs"),
+		OPT_BOOL(0, "pending", pending, "every profile in .perun/jobs"),
+		OPT_END(),
+	};
+	int r;
 
-	*names = xcalloc((size_t)argc, sizeof(**names));
-	*n = 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--keep-profile") && keep) {
-			*keep = 1;
-		} else if (!strcmp(argv[i], "--pending") && pending) {
-			*pending = 1;
-		} else if ((!strcmp(argv[i], "-m") || !strcmp(argv[i], "--minor")) && i + 1 < argc) {
-			*rev = argv[++i];
-			*explicit_rev = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
-			return 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "%s: unknown option '%s'\n%s", argv[0], argv[i], usage);
-			return 2;
-		} else {
-			(*names)[(*n)++] = argv[i];
-		}
+	if (!keep) {
+		opts[1] = opts[2];
+		opts[2] = opts[3];
 	}
+	if (!pending)
+		opts[2] = opts[3];
+	*names = NULL;
+	*n = 0;
+	r = parse_options(argc, argv, argv[0], usage, opts);
+	if (r < 0)
+		return r;
+	if (minor) {
+		*rev = minor;
+		*explicit_rev = 1;
+	}
+	*names = xcalloc((size_t)r + 1, sizeof(**names));
+	memcpy(*names, argv, (size_t)r * sizeof(**names));
+	*n = r;
 	return 0;
 }
 
@@ -56,8 +64,7 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 		"usage: perun add PROFILE... [--keep-profile] [-m REV]\n\n"
 		"Validates each profile, checks its origin against REV (default HEAD), stores\n"
 		"it as a zlib object and registers it in REV's index.  PROFILE is N@p, a\n"
-		"path, or part of a name in .perun/jobs.  The jobs file is removed unless\n"
-		"--keep-profile.\n";
+		"path, or part of a name in .perun/jobs.  The jobs file is removed.\n";
 	const char *rev = "HEAD", **names;
 	struct repo r;
 	struct pidx index;
@@ -66,10 +73,8 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 
 	(void)ctx;
 	pr = parse_common(argc, argv, usage, &keep, NULL, &rev, &explicit_rev, &names, &n);
-	if (pr) {
-		free(names);
-		return pr == 1 ? EXIT_OK : EXIT_USAGE;
-	}
+	if (pr < 0)
+		return POPT_EXIT(pr);
 	if (!n) {
 		free(names);
 		fprintf(stderr, "%s", usage);
@@ -134,8 +139,7 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 	static const char usage[] =
 		"usage: perun rm PROFILE... [-m REV]\n       perun rm --pending\n\n"
 		"Removes profiles from REV's index (default HEAD); their objects stay.\n"
-		"A pending profile (N@p, or a file in .perun/jobs) is deleted.\n"
-		"--pending deletes every profile in .perun/jobs.\n";
+		"A pending profile (N@p, or a file in .perun/jobs) is deleted.\n";
 	const char *rev = "HEAD", **names;
 	struct repo r;
 	struct pidx index;
@@ -144,10 +148,8 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 
 	(void)ctx;
 	pr = parse_common(argc, argv, usage, NULL, &pending, &rev, &explicit_rev, &names, &n);
-	if (pr) {
-		free(names);
-		return pr == 1 ? EXIT_OK : EXIT_USAGE;
-	}
+	if (pr < 0)
+		return POPT_EXIT(pr);
 	if (!n && !pending) {
 		free(names);
 		fprintf(stderr, "%s", usage);

@@ -6,42 +6,46 @@
 
 #define PR_FMT "perun callgraph"
 
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "target/callgraph.h"
 #include "target/target.h"
 #include "trace/cache.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 
-static void usage(FILE *f)
-{
-	fputs("usage: perun callgraph BINARY [--format text|json|dot] [--function NAME]\n"
-	      "                        [--no-dwarf] [--no-cache]\n"
-	      "\n"
-	      "The call graph of BINARY, from the binary itself: direct calls from DWARF\n"
-	      "call-site entries and from the machine code (capstone), PLT and GOT calls\n"
-	      "named after the imported function; rooted at main (else the entry point)\n"
-	      "with each reachable function's level (Algorithm 1 of the Perun Tracer\n"
-	      "thesis), the leaves and the maximal depth; per function its control-flow\n"
-	      "graph, loop nesting and a static complexity class (an upper-bound\n"
-	      "heuristic from loop nesting).  Cached per build-id and file identity.\n"
-	      "\n"
-	      "  -F, --format FMT     text (default), json, or dot (Graphviz)\n"
-	      "  -f, --function NAME  one function: callers, callees, reachable set,\n"
-	      "                       basic blocks, loops and instructions\n"
-	      "      --no-dwarf       ignore DWARF call sites: instructions only\n"
-	      "      --no-cache       neither read nor write the analysis cache\n"
-	      "  -h, --help           this text\n",
-	      f);
-}
+static const char usage[] =
+	"usage: perun callgraph BINARY [--format text|json|dot] [--function NAME]\n"
+	"                        [--no-dwarf] [--no-cache]\n"
+	"\n"
+	"The call graph of BINARY, from the binary itself: direct calls from DWARF\n"
+	"call-site entries and from the machine code (capstone), PLT and GOT calls\n"
+	"named after the imported function; rooted at main (else the entry point)\n"
+	"with each reachable function's level (Algorithm 1 of the Perun Tracer\n"
+	"thesis), the leaves and the maximal depth; per function its control-flow\n"
+	"graph, loop nesting and a static complexity class (an upper-bound\n"
+	"heuristic from loop nesting).  Cached per build-id and file identity.\n";
 
 enum { FMT_TEXT, FMT_JSON, FMT_DOT };
+
+/* --format FMT into the int o->value.  */
+static int parse_format(const struct popt *o, const char *v)
+{
+	if (!strcmp(v, "text"))
+		*(int *)o->value = FMT_TEXT;
+	else if (!strcmp(v, "json"))
+		*(int *)o->value = FMT_JSON;
+	else if (!strcmp(v, "dot"))
+		*(int *)o->value = FMT_DOT;
+	else
+		return popt_error(o, "--format %s: use text, json or dot", v);
+	return 0;
+}
 
 static const char *edge_flags(uint8_t fl, char *buf, size_t len)
 {
@@ -398,51 +402,34 @@ static int show_function_dot(const struct callgraph *cg, uint32_t i)
 
 int cmd_callgraph(int argc, char **argv, struct ctx *ctx)
 {
-	enum { OPT_NO_DWARF = 256, OPT_NO_CACHE };
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'F' },
-		{ "function", required_argument, NULL, 'f' },
-		{ "no-dwarf", no_argument, NULL, OPT_NO_DWARF },
-		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *function = NULL;
-	int fmt = FMT_TEXT, opt, no_cache = 0, ret = EXIT_FAIL, node = -1;
+	int fmt = FMT_TEXT, n, no_dwarf = 0, no_cache = 0, ret = EXIT_FAIL, node = -1;
 	unsigned flags = 0;
+	struct popt opts[] = {
+		OPT_CALLBACK('F', "format", &fmt, "FMT", "text (default), json, or dot (Graphviz)",
+			     parse_format),
+		OPT_STRING('f', "function", &function, "NAME",
+			   "one function: callers, callees, reachable set, blocks, loops, "
+			   "instructions"),
+		OPT_BOOL(0, "no-dwarf", &no_dwarf, "ignore DWARF call sites: instructions only"),
+		OPT_BOOL(0, "no-cache", &no_cache, "neither read nor write the analysis cache"),
+		OPT_END(),
+	};
 	char *cache_dir = NULL;
 	struct target t;
 	struct callgraph cg;
 
 	(void)ctx;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "hF:f:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'F':
-			if (!strcmp(optarg, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(optarg, "dot"))
-				fmt = FMT_DOT;
-			else {
-				fprintf(stderr, "perun callgraph: --format %s: use text, json or dot\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'f': function = optarg; break;
-		case OPT_NO_DWARF: flags |= CG_NO_DWARF; break;
-		case OPT_NO_CACHE: no_cache = 1; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind + 1 != argc) {
+	n = parse_options(argc, argv, "callgraph", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n != 1) {
 		fprintf(stderr, "perun callgraph: %s: see 'perun callgraph --help'\n",
-			optind >= argc ? "give one BINARY" : "one BINARY only");
+			n == 0 ? "give one BINARY" : "one BINARY only");
 		return EXIT_USAGE;
 	}
+	if (no_dwarf)
+		flags |= CG_NO_DWARF;
 	if (!no_cache) {
 		cache_dir = cache_default_dir();
 		if (cache_check_dir(cache_dir) < 0) {
@@ -450,7 +437,7 @@ int cmd_callgraph(int argc, char **argv, struct ctx *ctx)
 			return EXIT_FAIL;
 		}
 	}
-	if (target_load(&t, argv[optind], cache_dir) < 0) {
+	if (target_load(&t, argv[0], cache_dir) < 0) {
 		free(cache_dir);
 		return EXIT_FAIL;
 	}
@@ -465,7 +452,7 @@ int cmd_callgraph(int argc, char **argv, struct ctx *ctx)
 		if (node < 0) {
 			pr_error("%s: no function or import named '%s': list them with "
 				 "'perun callgraph %s --format json'",
-				 t.path, function, argv[optind]);
+				 t.path, function, argv[0]);
 			goto out;
 		}
 	}

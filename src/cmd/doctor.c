@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "target/target.h"
 #include "trace/driver.h"
 #include "trace/kruntime.h"
@@ -157,9 +158,20 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 {
 	struct utsname u;
 	char *stap, *stapbpf, *staprun, *shim, *p;
+	static const char usage[] =
+		"usage: perun doctor [--json] [BINARY...]\n\nChecks stap, stapbpf/staprun, the "
+		"kernel build tree, debugfs/tracefs, uprobes, BPF, the\nmemlock and open-file "
+		"limits; prints what is missing and the command that fixes it.\nFor each BINARY, "
+		"where its functions come from (.symtab, separate debuginfo, only\nits exports) "
+		"and the debug symbol package to install when they are not all known.\n"
+		"Exit 0 only when 'perun collect' can trace on this machine.\n";
 	const char *why = NULL, *ev;
 	const char *bins[MAX_BINARIES];
-	int json = 0, i, bpf_ok = 1, kernel_ok, modules, r, nbins = 0;
+	int json = 0, i, n, bpf_ok = 1, kernel_ok, modules, r, nbins = 0;
+	struct popt opts[] = {
+		OPT_BOOL(0, "json", &json, "print the checks as one JSON object"),
+		OPT_END(),
+	};
 	char *prep = xstrfmt("%s/prepare-tracing.sh", runtime_datadir());
 	size_t k;
 
@@ -169,32 +181,19 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 	}
 
 	(void)ctx;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: perun doctor [--json] [BINARY...]\n\nChecks stap, "
-			       "stapbpf/staprun, the kernel build tree, debugfs/tracefs, uprobes, "
-			       "BPF, the\nmemlock and open-file limits; prints what is missing and "
-			       "the command that fixes it.\nFor each BINARY, where its functions "
-			       "come from (.symtab, separate debuginfo, only\nits exports) and the "
-			       "debug symbol package to install when they are not all known.\n"
-			       "Exit 0 only when 'perun collect' can trace on this machine.\n");
-			free(prep);
-			return EXIT_OK;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "perun doctor: unknown option '%s'\n", argv[i]);
-			free(prep);
-			return EXIT_USAGE;
-		} else if (nbins == MAX_BINARIES) {
-			fprintf(stderr, "perun doctor: more than %d binaries: ask about fewer at once\n",
-				MAX_BINARIES);
-			free(prep);
-			return EXIT_USAGE;
-		} else {
-			bins[nbins++] = argv[i];
-		}
+	n = parse_options(argc, argv, "doctor", usage, opts);
+	if (n < 0) {
+		free(prep);
+		return POPT_EXIT(n);
 	}
+	if (n > MAX_BINARIES) {
+		fprintf(stderr, "perun doctor: more than %d binaries: ask about fewer at once\n",
+			MAX_BINARIES);
+		free(prep);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < n; i++)
+		bins[nbins++] = argv[i];
 	uname(&u);
 	add("root", geteuid() == 0, 1, xstrfmt("euid %d", (int)geteuid()),
 	    xstrdup("run perun as root (sudo perun ...): probes and modules need it; the "

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -14,27 +15,25 @@
 
 int cmd_init(int argc, char **argv, struct ctx *ctx)
 {
+	static const char usage[] =
+		"usage: perun init [PATH] [--init-vcs]\n\n"
+		"Creates .perun/ (objects, jobs, logs, stats, local.yml) at the top of the\n"
+		"git work tree containing PATH (default: here).  Running it again is safe.\n";
 	const char *path = ".";
-	int init_vcs = 0, i;
+	int init_vcs = 0, n;
 	char *wt, *abs;
+	struct popt opts[] = {
+		OPT_BOOL(0, "init-vcs", &init_vcs,
+			 "create the git repository first when there is none"),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--init-vcs")) {
-			init_vcs = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: perun init [PATH] [--init-vcs]\n\n"
-			       "Creates .perun/ (objects, jobs, logs, stats, local.yml) at the top of the\n"
-			       "git work tree containing PATH (default: here).  --init-vcs creates the git\n"
-			       "repository first when there is none.  Running it again is safe.\n");
-			return EXIT_OK;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "perun init: unknown option '%s'\n", argv[i]);
-			return EXIT_USAGE;
-		} else {
-			path = argv[i];
-		}
-	}
+	n = parse_options(argc, argv, "init", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n > 0)
+		path = argv[n - 1];
 	if (fs_mkdir_p(path, 0755) < 0)
 		return EXIT_FAIL;
 	abs = fs_realpath(path);

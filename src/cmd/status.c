@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/repo.h"
 #include "util/log.h"
@@ -81,21 +82,23 @@ int cmd_status(int argc, char **argv, struct ctx *ctx)
 	struct pending *pend = NULL;
 	size_t npend = 0, i;
 	char head[41], tb[32], *major;
-	int short_form = 0, dirty, unborn, bad_index = 0, ret = EXIT_FAIL;
+	int short_form = 0, dirty, unborn, bad_index = 0, ret = EXIT_FAIL, n;
+	static const char usage[] =
+		"usage: perun status [--short]\n\nThe major version (branch), the HEAD minor "
+		"version, whether the work tree is\ndirty, pending profiles (N@p) and profiles "
+		"registered for HEAD (N@i).\n";
+	struct popt opts[] = {
+		OPT_BOOL('s', "short", &short_form, "leave out each profile's type and collector"),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	for (i = 1; i < (size_t)argc; i++) {
-		if (!strcmp(argv[i], "--short") || !strcmp(argv[i], "-s")) {
-			short_form = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: perun status [--short]\n\nThe major version (branch), the "
-			       "HEAD minor version, whether the work tree is\ndirty, pending "
-			       "profiles (N@p) and profiles registered for HEAD (N@i).\n");
-			return EXIT_OK;
-		} else {
-			fprintf(stderr, "perun status: unknown argument '%s'\n", argv[i]);
-			return EXIT_USAGE;
-		}
+	n = parse_options(argc, argv, "status", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n > 0) {
+		fprintf(stderr, "perun status: unknown argument '%s'\n", argv[0]);
+		return EXIT_USAGE;
 	}
 	if (repo_find(&r) < 0)
 		return EXIT_FAIL;
@@ -212,48 +215,53 @@ static int log_one(void *ctxp, const struct minor_version *mv)
 	return 0;
 }
 
+/* -n N of perun log.  */
+struct log_max {
+	size_t n;
+	int given;
+};
+
+/* -n N: a count of minor versions into the struct log_max o->value.  */
+static int parse_max(const struct popt *o, const char *v)
+{
+	char *end;
+	unsigned long long m;
+
+	errno = 0;
+	m = strtoull(v, &end, 10);
+	if (!isdigit((unsigned char)*v) || *end || errno || m > SIZE_MAX)
+		return popt_error(o, "-n wants a count of minor versions, not '%s'", v);
+	((struct log_max *)o->value)->n = (size_t)m;
+	((struct log_max *)o->value)->given = 1;
+	return 0;
+}
+
 int cmd_log(int argc, char **argv, struct ctx *ctx)
 {
 	struct repo r;
 	struct log_ctx c = { &r, 0, 0 };
 	const char *rev = "HEAD";
-	size_t max = 0;
+	static const char usage[] =
+		"usage: perun log [--short] [-n N] [REV]\n\nWalks the minor versions from REV "
+		"(default HEAD), newest first, with the\ncount and types of the profiles "
+		"registered for each.\n";
+	struct log_max max = { 0, 0 };
 	char sha[41];
-	int i;
+	int n;
+	struct popt opts[] = {
+		OPT_BOOL('s', "short", &c.short_form, "one line per minor version"),
+		OPT_CALLBACK('n', NULL, &max, "N", "at most N minor versions", parse_max),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--short") || !strcmp(argv[i], "-s")) {
-			c.short_form = 1;
-		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
-			char *end;
-			const char *v = argv[++i];
-			unsigned long long m;
-			errno = 0;
-			m = strtoull(v, &end, 10);
-			if (!isdigit((unsigned char)*v) || *end || errno || m > SIZE_MAX) {
-				fprintf(stderr, "perun log: -n wants a count of minor versions, not "
-						"'%s'\n", v);
-				return EXIT_USAGE;
-			}
-			max = (size_t)m;
-			if (!max) /* -n 0: nothing, as in git */
-				return EXIT_OK;
-		} else if (!strcmp(argv[i], "-n")) {
-			fprintf(stderr, "perun log: -n wants a count of minor versions\n");
-			return EXIT_USAGE;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: perun log [--short] [-n N] [REV]\n\nWalks the minor versions "
-			       "from REV (default HEAD), newest first, with the\ncount and types of "
-			       "the profiles registered for each.\n");
-			return EXIT_OK;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "perun log: unknown option '%s'\n", argv[i]);
-			return EXIT_USAGE;
-		} else {
-			rev = argv[i];
-		}
-	}
+	n = parse_options(argc, argv, "log", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n > 0)
+		rev = argv[n - 1];
+	if (max.given && !max.n) /* -n 0: nothing, as in git */
+		return EXIT_OK;
 	if (repo_find(&r) < 0)
 		return EXIT_FAIL;
 	if (!strcmp(rev, "HEAD") && vcs_unborn(r.worktree) == 1) {
@@ -261,7 +269,7 @@ int cmd_log(int argc, char **argv, struct ctx *ctx)
 		repo_release(&r);
 		return EXIT_OK;
 	}
-	if (vcs_massage(r.worktree, rev, sha) < 0 || vcs_walk(r.worktree, sha, max, log_one, &c) < 0) {
+	if (vcs_massage(r.worktree, rev, sha) < 0 || vcs_walk(r.worktree, sha, max.n, log_one, &c) < 0) {
 		repo_release(&r);
 		return EXIT_FAIL;
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "store/repo.h"
 #include "store/sync.h"
 #include "util/fs.h"
@@ -19,27 +20,21 @@
 /* Pushes overtaken by another host before perun push gives up.  */
 #define PUSH_TRIES 20
 
-static void usage_sync(FILE *f, int push)
-{
-	if (push)
-		fprintf(
-		    f,
-		    "usage: perun push [REMOTE] [-q]\n\n"
-		    "Publishes this repository's perun objects and indexes to REMOTE (a git\n"
-		    "remote's name, a URL or a path; default origin) under refs/perun/profiles.\n"
-		    "What the remote holds is fetched and merged first (a union: every profile\n"
-		    "of both, each once), so no host's profiles are lost; when another host\n"
-		    "pushes meanwhile, perun fetches and merges again and retries.\n");
-	else
-		fprintf(
-		    f,
-		    "usage: perun fetch [REMOTE] [-q]\n\n"
-		    "Fetches REMOTE's refs/perun/profiles (REMOTE: a git remote's name, a URL\n"
-		    "or a path; default origin) and merges its objects and indexes into .perun:\n"
-		    "profiles registered on other hosts then show in status, log and show.\n"
-		    "Every object and index is verified first; when one is damaged nothing is\n"
-		    "stored and perun fetch fails, naming it.\n");
-}
+static const char usage_push[] =
+	"usage: perun push [REMOTE] [-q]\n\n"
+	"Publishes this repository's perun objects and indexes to REMOTE (a git\n"
+	"remote's name, a URL or a path; default origin) under refs/perun/profiles.\n"
+	"What the remote holds is fetched and merged first (a union: every profile\n"
+	"of both, each once), so no host's profiles are lost; when another host\n"
+	"pushes meanwhile, perun fetches and merges again and retries.\n";
+
+static const char usage_fetch[] =
+	"usage: perun fetch [REMOTE] [-q]\n\n"
+	"Fetches REMOTE's refs/perun/profiles (REMOTE: a git remote's name, a URL\n"
+	"or a path; default origin) and merges its objects and indexes into .perun:\n"
+	"profiles registered on other hosts then show in status, log and show.\n"
+	"Every object and index is verified first; when one is damaged nothing is\n"
+	"stored and perun fetch fails, naming it.\n";
 
 static int cmd_sync(int argc, char **argv, int push)
 {
@@ -47,22 +42,22 @@ static int cmd_sync(int argc, char **argv, int push)
 	char *abs = NULL;
 	struct sync_stats st;
 	struct repo r;
-	int i, quiet = 0, ret;
+	const char *usage = push ? usage_push : usage_fetch;
+	int n, quiet = 0, ret;
+	struct popt opts[] = {
+		OPT_BOOL('q', "quiet", &quiet, "print nothing but errors"),
+		OPT_END(),
+	};
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage_sync(stdout, push);
-			return EXIT_OK;
-		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-			quiet = 1;
-		} else if (argv[i][0] == '-' || remote) {
-			fprintf(stderr, "perun %s: unexpected argument '%s'\n", name, argv[i]);
-			usage_sync(stderr, push);
-			return EXIT_USAGE;
-		} else {
-			remote = argv[i];
-		}
+	n = parse_options(argc, argv, name, usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n > 1) {
+		fprintf(stderr, "perun %s: unexpected argument '%s'\n%s", name, argv[1], usage);
+		return EXIT_USAGE;
 	}
+	if (n == 1)
+		remote = argv[0];
 	if (!remote)
 		remote = "origin";
 	/* a path given here is from here; a remote's relative URL is from the
