@@ -358,43 +358,12 @@ static size_t keep_finite(double *x, double **c, size_t nc, size_t n)
  * cannot be fitted.  */
 static double poly_rss(const double *x, const double *y, size_t n, size_t deg)
 {
-	size_t i, j, d = deg + 1;
-	double m = gsl_stats_mean(x, 1, n), s = n > 1 ? gsl_stats_sd_m(x, 1, n, m) : 0, chisq = NAN;
-	gsl_matrix *X, *cov;
-	gsl_vector *v, *c;
-	gsl_multifit_linear_workspace *w;
+	double m = gsl_stats_mean(x, 1, n), s = n > 1 ? gsl_stats_sd_m(x, 1, n, m) : 0, chisq;
+	double z[4];
 
-	if (n <= deg)
-		return NAN;
 	if (!(s > 0))
 		s = 1;
-	gsl_set_error_handler_off();
-	X = gsl_matrix_alloc(n, d);
-	v = gsl_vector_alloc(n);
-	c = gsl_vector_alloc(d);
-	cov = gsl_matrix_alloc(d, d);
-	w = gsl_multifit_linear_alloc(n, d);
-	if (X && v && c && cov && w) {
-		for (i = 0; i < n; i++) {
-			double z = (x[i] - m) / s, p = 1;
-			for (j = 0; j < d; j++, p *= z)
-				gsl_matrix_set(X, i, j, p);
-			gsl_vector_set(v, i, y[i]);
-		}
-		if (gsl_multifit_linear(X, v, c, cov, &chisq, w) != GSL_SUCCESS)
-			chisq = NAN;
-	}
-	if (w)
-		gsl_multifit_linear_free(w);
-	if (cov)
-		gsl_matrix_free(cov);
-	if (c)
-		gsl_vector_free(c);
-	if (v)
-		gsl_vector_free(v);
-	if (X)
-		gsl_matrix_free(X);
-	return chisq;
+	return poly_lsq_scaled(x, y, n, deg, m, s, z, &chisq) < 0 ? NAN : chisq;
 }
 
 /* polynomial-regression: the lowest degree (0 to 3) whose polynomial fits

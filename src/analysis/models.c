@@ -53,61 +53,66 @@ double r_squared(const double *y, const double *f, size_t n)
 	return (double)(1 - ss_res / ss_tot);
 }
 
-/* Least squares of u = a0 + a1 t (+ a2 t^2) by GSL's multifit (SVD), on t
- * centred and scaled so that the fit stays well conditioned.  1 when every
- * t is equal or GSL fails.  */
-static int poly_fit(const double *t, const double *u, size_t n, int deg, double a[3])
+int poly_lsq_scaled(const double *x, const double *y, size_t n, size_t deg, double m, double s,
+		    double *z, double *chisq)
 {
-	size_t i, d = (size_t)deg + 1;
-	double m, s, chisq, z[3] = {0, 0, 0};
+	size_t i, j, d = deg + 1;
 	gsl_matrix *X, *cov;
-	gsl_vector *y, *c;
+	gsl_vector *v, *c;
 	gsl_multifit_linear_workspace *w;
-	int ret = 1;
+	int ret = -1;
 
-	if (n < d)
-		return 1;
-	m = gsl_stats_mean(t, 1, n);
-	s = n > 1 ? gsl_stats_sd_with_fixed_mean(t, 1, n, m) : 0;
-	if (!(s > 0))
-		return 1;
+	if (n <= deg || deg > 3 || !(s > 0))
+		return -1;
 	gsl_set_error_handler_off();
 	X = gsl_matrix_alloc(n, d);
-	y = gsl_vector_alloc(n);
+	v = gsl_vector_alloc(n);
 	c = gsl_vector_alloc(d);
 	cov = gsl_matrix_alloc(d, d);
 	w = gsl_multifit_linear_alloc(n, d);
-	if (!X || !y || !c || !cov || !w)
-		goto out;
-	for (i = 0; i < n; i++) {
-		double zz = (t[i] - m) / s;
-		gsl_matrix_set(X, i, 0, 1);
-		gsl_matrix_set(X, i, 1, zz);
-		if (deg == 2)
-			gsl_matrix_set(X, i, 2, zz * zz);
-		gsl_vector_set(y, i, u[i]);
+	if (X && v && c && cov && w) {
+		for (i = 0; i < n; i++) {
+			double zz = (x[i] - m) / s, p = 1;
+			for (j = 0; j < d; j++, p *= zz)
+				gsl_matrix_set(X, i, j, p);
+			gsl_vector_set(v, i, y[i]);
+		}
+		if (gsl_multifit_linear(X, v, c, cov, chisq, w) == GSL_SUCCESS) {
+			for (j = 0; j < d; j++)
+				z[j] = gsl_vector_get(c, j);
+			ret = 0;
+		}
 	}
-	if (gsl_multifit_linear(X, y, c, cov, &chisq, w) != GSL_SUCCESS)
-		goto out;
-	for (i = 0; i < d; i++)
-		z[i] = gsl_vector_get(c, i);
-	/* u = z0 + z1 (t - m)/s + z2 ((t - m)/s)^2 expanded in t */
-	a[2] = z[2] / (s * s);
-	a[1] = z[1] / s - 2 * z[2] * m / (s * s);
-	a[0] = z[0] - z[1] * m / s + z[2] * m * m / (s * s);
-	ret = 0;
-out:
 	if (w)
 		gsl_multifit_linear_free(w);
 	if (cov)
 		gsl_matrix_free(cov);
 	if (c)
 		gsl_vector_free(c);
-	if (y)
-		gsl_vector_free(y);
+	if (v)
+		gsl_vector_free(v);
 	if (X)
 		gsl_matrix_free(X);
 	return ret;
+}
+
+/* Least squares of u = a0 + a1 t (+ a2 t^2), fitted on t centred and
+ * scaled and expanded back in t.  1 when every t is equal or GSL fails.  */
+static int poly_fit(const double *t, const double *u, size_t n, int deg, double a[3])
+{
+	double m, s, chisq, z[3] = {0, 0, 0};
+
+	if (n < (size_t)deg + 1)
+		return 1;
+	m = gsl_stats_mean(t, 1, n);
+	s = n > 1 ? gsl_stats_sd_with_fixed_mean(t, 1, n, m) : 0;
+	if (poly_lsq_scaled(t, u, n, (size_t)deg, m, s, z, &chisq) < 0)
+		return 1;
+	/* u = z0 + z1 (t - m)/s + z2 ((t - m)/s)^2 expanded in t */
+	a[2] = z[2] / (s * s);
+	a[1] = z[1] / s - 2 * z[2] * m / (s * s);
+	a[0] = z[0] - z[1] * m / s + z[2] * m * m / (s * s);
+	return 0;
 }
 
 /* Whether (x, y) is in the domain of form k.  */

@@ -43,6 +43,12 @@ int model_kind_parse(const char *s);
  * exponential, are left out: m->n says how many were fitted, so call-order
  * from 0 loses one call).  0 with *m filled; 1 when the form does not apply
  * (too few points left, every x equal), *m untouched; never an error.  */
+/* Least squares of y by a polynomial of degree deg (0 to 3) in
+ * z = (x - m) / s (x centred and scaled by the caller, s > 0, so that the fit
+ * stays well conditioned), by GSL's multifit: the coefficients z[0..deg] and
+ * the residual sum of squares.  -1 when n <= deg, s <= 0 or GSL fails.  */
+int poly_lsq_scaled(const double *x, const double *y, size_t n, size_t deg, double m, double s,
+		    double *z, double *chisq);
 int model_fit(enum model_kind k, const double *x, const double *y, size_t n, struct model *m);
 /* Fits every applicable form into out[] (room for MODEL_NKINDS) and returns
  * how many; *best is the index of the highest adjusted r2 (-1 when none).  */
