@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analysis/check-models.h"
+#include "analysis/check-job.h"
 #include "analysis/models.h"
 #include "analysis/samples.h"
 #include "profile/profile.h"

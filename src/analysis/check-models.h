@@ -23,8 +23,4 @@ int check_models_job(const struct profile *base, const size_t *bi, size_t nb,
 		     const struct check_opts *o, check_threshold_fn thr, void *thr_ctx,
 		     struct check_job *job);
 
-/* Sorts job->f (check.h's order), names the callee behind each inclusive
- * degradation and counts the verdicts (check.c).  */
-void check_job_finish(struct check_job *job);
-
 #endif
