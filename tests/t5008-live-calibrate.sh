@@ -39,6 +39,28 @@ test_expect_success 'a second calibrate reads the cache: no trace, same numbers'
 	test_cmp cal.json again.json
 '
 
+# perun's loader and stapbpf cost differently: each has its own calibration,
+# and collect subtracts the one of the loader that ran.  A cached file with
+# no loader in it (written before perun had its own) is measured again.
+test_expect_success 'stapbpf has a calibration of its own; one with no loader is measured again' '
+	"$PERUN" calibrate --runtime bpf --loader stapbpf >st.json 2>err &&
+	cat err st.json &&
+	grep "probe cost (bpf runtime through stapbpf, kernel $(uname -r))" err &&
+	test -f "$(echo "$CAL" | sed "s/calibration-bpf-/calibration-bpf-stapbpf-/")" &&
+	python3 - st.json cal.json "$CAL" <<-\PY &&
+	import json, sys
+	st, pe = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+	assert st["loader"] == "stapbpf" and pe["loader"] == "perun", (st, pe)
+	assert st["runtime"] == "bpf" and 0 < st["probe_ns"] <= st["pair_ns"] < 1e6, st
+	old = dict(pe); del old["loader"]
+	json.dump(old, open(sys.argv[3], "w"))
+	PY
+	"$PERUN" calibrate --runtime bpf -q >re.json &&
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d[\"loader\"] == \"perun\", d" re.json &&
+	test_expect_code 2 "$PERUN" calibrate --runtime bpf --loader bpftrace 2>err &&
+	grep "loader is perun or stapbpf" err
+'
+
 test_expect_success 'a calibration file others can write is refused' '
 	cp "$CAL" saved && chmod 666 "$CAL" &&
 	set +e; "$PERUN" calibrate --runtime bpf >/dev/null 2>err; rc=$?; set -e

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* perun calibrate [--runtime R] [--calls N] [--force] [-q]: measures the
+/* perun calibrate [--runtime R] [--loader L] [--calls N] [--force] [-q]: measures the
  * probe effect on this host and runtime and caches it (src/collect/calibration.h);
  * collect uses it for calibrated amounts in the summaries.  */
 #include "config.h"
@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "collect/calibration.h"
@@ -17,7 +18,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: perun calibrate [--runtime R] [--calls N] [--force] [-q]\n"
+	fputs("usage: perun calibrate [--runtime R] [--loader L] [--calls N] [--force] [-q]\n"
 	      "\n"
 	      "Measures what an empty traced call costs on this host: perun traces\n"
 	      "perun-calib, which calls an empty function and an untraced twin N times each,\n"
@@ -25,6 +26,9 @@ static void usage(FILE *f)
 	      "directory.  collect subtracts it for the calibrated_* summary fields.\n"
 	      "\n"
 	      "  --runtime R   auto | kernel | bpf (default auto, as collect chooses)\n"
+	      "  --loader L    on the bpf runtime, whose cost: perun (its own loader, the\n"
+	      "                default) or stapbpf (what --aggregate and the optimizations\n"
+	      "                run on); collect subtracts the one of the loader it ran\n"
 	      "  --calls N     traced calls to measure (default 20000)\n"
 	      "  --force       measure again even when a calibration is cached\n"
 	      "  -q, --quiet   print nothing but errors\n",
@@ -35,6 +39,7 @@ int cmd_calibrate(int argc, char **argv, struct ctx *ctx)
 {
 	static const struct option longopts[] = {
 		{ "runtime", required_argument, NULL, 'r' },
+		{ "loader", required_argument, NULL, 'l' },
 		{ "calls", required_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -46,6 +51,7 @@ int cmd_calibrate(int argc, char **argv, struct ctx *ctx)
 	int c, force = 0, quiet = 0, r;
 	struct calibration cal;
 	char *path = NULL, *end;
+	const char *loader = "perun";
 
 	(void)ctx;
 	optind = 1;
@@ -57,6 +63,14 @@ int cmd_calibrate(int argc, char **argv, struct ctx *ctx)
 						"not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'l':
+			if (strcmp(optarg, "perun") && strcmp(optarg, "stapbpf")) {
+				fprintf(stderr, "perun calibrate: --loader is perun or stapbpf, "
+						"not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			loader = optarg;
 			break;
 		case 'n':
 			calls = strtoul(optarg, &end, 10);
@@ -78,7 +92,7 @@ int cmd_calibrate(int argc, char **argv, struct ctx *ctx)
 		fprintf(stderr, "perun calibrate: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	r = calibration_obtain(rt, calls, force, &cal, &path);
+	r = calibration_obtain(rt, loader, calls, force, &cal, &path);
 	if (r == 1 && !quiet)
 		calibration_say(&cal, path);
 	if (r == 1) {

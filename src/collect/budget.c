@@ -46,7 +46,8 @@ int collect_budget(struct session *s)
 	/* the calibration is this host's: a module built for another kernel
 	 * (-r) gets the default, like the host that runs it without one */
 	if (o->calibrate && !o->kernel_release)
-		have = calibration_get(s->runtime, o->calibrate, 1, &cal) > 0;
+		have = calibration_get(s->runtime, s->uprobes ? "perun" : "stapbpf", o->calibrate, 1,
+				       &cal) > 0;
 	if (have && cal.pair_ns >= 1) {
 		ns = cal.pair_ns;
 		/* a function whose first instruction is stepped out of line costs

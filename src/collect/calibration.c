@@ -140,7 +140,8 @@ static enum runtime resolve_runtime(enum runtime r)
 }
 
 /* Runs "perun collect" on perun-calib in dir; 0 when it wrote a complete profile.  */
-static int run_traced(const char *dir, const char *runtime, unsigned long calls)
+static int run_traced(const char *dir, const char *runtime, const char *loader,
+		      unsigned long calls)
 {
 	char *self = self_exe(), *helper = calibrate_helper_path();
 	char callarg[64];
@@ -163,7 +164,11 @@ static int run_traced(const char *dir, const char *runtime, unsigned long calls)
 				 (char *)"trace", (char *)"-q", (char *)"--no-calibrate", (char *)"--runtime",
 				 (char *)runtime, (char *)"-o", (char *)"suppress", (char *)"-s",
 				 (char *)"custom", (char *)"-f", (char *)CALIB_FUNC, (char *)"-f",
-				 (char *)CALIB_STEPPED, NULL };
+				 (char *)CALIB_STEPPED, NULL, NULL, NULL };
+		if (loader) {	/* the bpf runtime: the loader whose cost this is */
+			argv[sizeof(argv) / sizeof(*argv) - 3] = (char *)"--loader";
+			argv[sizeof(argv) / sizeof(*argv) - 2] = (char *)loader;
+		}
 		posix_spawn_file_actions_init(&fa);
 		posix_spawn_file_actions_addchdir_np(&fa, dir);
 		r = posix_spawn(&pid, self, &fa, NULL, argv, environ);
@@ -194,8 +199,8 @@ out:
 }
 
 /* Measures and stores; fills c.  */
-static int measure(const char *path, const char *runtime, const char *release,
-			 unsigned long calls, struct calibration *c)
+static int measure(const char *path, const char *runtime, const char *loader,
+		   const char *release, unsigned long calls, struct calibration *c)
 {
 	char *dir = fs_mkdtemp("perun-calibrate"), *report = NULL, *perf = NULL;
 	struct strbuf sb = STRBUF_INIT;
@@ -206,7 +211,7 @@ static int measure(const char *path, const char *runtime, const char *release,
 		return -1;
 	report = xstrfmt("%s/report", dir);
 	perf = xstrfmt("%s/calib.perf", dir);
-	if (run_traced(dir, runtime, calls) < 0)
+	if (run_traced(dir, runtime, loader, calls) < 0)
 		goto out;
 	if (strbuf_read_file(&sb, report) < 0) {
 		pr_error_errno("perun-calib wrote no report (%s)", report);
@@ -218,6 +223,7 @@ static int measure(const char *path, const char *runtime, const char *release,
 	if (calibration_compute(&p, strbuf_str(&sb), c) < 0)
 		goto out;
 	snprintf(c->runtime, sizeof(c->runtime), "%s", runtime);
+	snprintf(c->loader, sizeof(c->loader), "%s", loader ? loader : "");
 	snprintf(c->kernel, sizeof(c->kernel), "%s", release);
 	ret = calibrate_store(path, c);
 out:
@@ -230,8 +236,8 @@ out:
 	return ret;
 }
 
-int calibration_obtain(enum runtime rt, unsigned long calls, int force, struct calibration *c,
-		       char **path)
+int calibration_obtain(enum runtime rt, const char *loader, unsigned long calls, int force,
+		       struct calibration *c, char **path)
 {
 	const char *name;
 	struct utsname u;
@@ -240,29 +246,34 @@ int calibration_obtain(enum runtime rt, unsigned long calls, int force, struct c
 
 	rt = resolve_runtime(rt);
 	name = runtime_name(rt);
+	if (rt != RUNTIME_BPF)
+		loader = NULL;
+	else if (!loader)
+		loader = "perun";
 	uname(&u);
 	dir = cache_default_dir();
-	*path = calibrate_path(dir, name, u.release);
-	r = force ? 0 : calibrate_load(*path, name, u.release, c);
+	*path = calibrate_path(dir, name, loader, u.release);
+	r = force ? 0 : calibrate_load(*path, name, loader, u.release, c);
 	if (r == 0)
-		r = cache_check_dir(dir) < 0 || measure(*path, name, u.release, calls, c) < 0 ? -1 : 1;
+		r = cache_check_dir(dir) < 0 || measure(*path, name, loader, u.release, calls, c) < 0 ? -1 : 1;
 	free(dir);
 	return r;
 }
 
-int calibration_get(enum runtime rt, int mode, int quiet, struct calibration *c)
+int calibration_get(enum runtime rt, const char *loader, int mode, int quiet,
+		    struct calibration *c)
 {
 	char *path = NULL;
 	int r;
 
 	if (mode == 0)
 		return 0;
-	r = calibrate_cached((int)rt, quiet, c);
+	r = calibrate_cached((int)rt, loader ? loader : "perun", quiet, c);
 	if (r == 0 && mode > 0) {
 		if (!quiet)
 			fprintf(stderr, "perun: measuring the probe cost (once per runtime and "
 					"kernel)\n");
-		r = calibration_obtain(rt, CALIBRATION_CALLS, 1, c, &path);
+		r = calibration_obtain(rt, loader, CALIBRATION_CALLS, 1, c, &path);
 		if (r == 1 && !quiet)
 			calibration_say(c, path);
 		free(path);
@@ -273,8 +284,9 @@ int calibration_get(enum runtime rt, int mode, int quiet, struct calibration *c)
 void calibration_say(const struct calibration *c, const char *path)
 {
 	fprintf(stderr,
-		"perun: probe cost (%s runtime, kernel %s): %.0f ns recorded per empty call, "
+		"perun: probe cost (%s runtime%s%s, kernel %s): %.0f ns recorded per empty call, "
 		"%.0f ns per recorded call in all (an untraced call: %.1f ns); a probe stepped out "
 		"of line (a function not beginning with a push): %.0f ns; %s\n",
-		c->runtime, c->kernel, c->probe_ns, c->pair_ns, c->untraced_ns, c->stepped_ns, path);
+		c->runtime, !strcmp(c->loader, "stapbpf") ? " through " : "",
+		!strcmp(c->loader, "stapbpf") ? "stapbpf" : "", c->kernel, c->probe_ns, c->pair_ns, c->untraced_ns, c->stepped_ns, path);
 }

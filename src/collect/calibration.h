@@ -20,18 +20,21 @@ struct profile;
  * traced_ns and gap_ns lines: per loop iteration) and the profile of its
  * traced run: probe_ns is the median recorded amount of CALIB_FUNC.  */
 int calibration_compute(const struct profile *p, const char *report, struct calibration *c);
-/* The probe cost for runtime rt (auto resolved as collect resolves it) on
- * the running kernel: the cached one, or with force or when none is cached
+/* The probe cost for runtime rt (auto resolved as collect resolves it) and,
+ * on the bpf runtime, loader ("perun", the default for NULL, or "stapbpf":
+ * each has its own cost and cache file) on the running kernel: the cached one, or with force or when none is cached
  * one measured now with calls traced calls and cached.  *path receives the
  * cache file's path (caller frees).  1 in c, -1 refused or failed
  * (reported).  */
-int calibration_obtain(enum runtime rt, unsigned long calls, int force, struct calibration *c,
-		       char **path);
-/* The probe cost a collect subtracts, for rt on the running kernel: mode 0
+int calibration_obtain(enum runtime rt, const char *loader, unsigned long calls, int force,
+		       struct calibration *c, char **path);
+/* The probe cost a collect subtracts, for rt (and loader, as above) on the
+ * running kernel: mode 0
  * (--no-calibrate) none; -1 the cached one only; 1 (--calibrate) the
  * cached one, else one measured now and cached.  What it found is said on
  * stderr unless quiet.  1 in c, 0 none, -1 refused or failed (reported).  */
-int calibration_get(enum runtime rt, int mode, int quiet, struct calibration *c);
+int calibration_get(enum runtime rt, const char *loader, int mode, int quiet,
+		    struct calibration *c);
 /* "perun: probe cost (...)": c and its cache file, on stderr.  */
 void calibration_say(const struct calibration *c, const char *path);
 

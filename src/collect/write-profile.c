@@ -418,9 +418,11 @@ int collect_profile(struct session *s)
 		json_object_object_add(ci, "probes", s->probes_j);
 		s->probes_j = NULL;
 	}
-	/* the probe cost, for calibrated amounts; a failed measurement leaves them out */
-	s->have_cal = calibration_get(s->runtime, o->aggregate && o->calibrate ? -1 : o->calibrate,
-				      o->quiet, &s->cal);
+	/* the probe cost of the loader that ran, for calibrated amounts; a
+	 * failed measurement leaves them out */
+	s->have_cal = calibration_get(s->runtime, s->uprobes ? "perun" : "stapbpf",
+				      o->aggregate && o->calibrate ? -1 : o->calibrate, o->quiet,
+				      &s->cal);
 	json_object_object_add(json_object_object_get(ci, "params"), "calibration",
 			       s->have_cal > 0 ? calibration_json(&s->cal) : NULL);
 	free(s->points);

@@ -26,7 +26,8 @@
 
 #define CALIB_FIX "fix the cache directory's owner and mode, or set PERUN_CACHE_DIR"
 
-char *calibrate_path(const char *dir, const char *runtime, const char *release)
+char *calibrate_path(const char *dir, const char *runtime, const char *loader,
+		     const char *release)
 {
 	char *rel = xstrdup(release), *p;
 
@@ -34,7 +35,8 @@ char *calibrate_path(const char *dir, const char *runtime, const char *release)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '+' || *p == '_'))
 			*p = '_';
-	p = xstrfmt("%s/calibration-%s-%s.json", dir, runtime, rel);
+	p = xstrfmt("%s/calibration-%s%s-%s.json", dir, runtime,
+		    loader && !strcmp(loader, "stapbpf") ? "-stapbpf" : "", rel);
 	free(rel);
 	return p;
 }
@@ -61,13 +63,13 @@ static int number(struct json_object *o, const char *key, double *out)
 	return *out == *out && *out >= 0 && *out < 1e9 ? 0 : -1;
 }
 
-int calibrate_load(const char *path, const char *runtime, const char *release,
-		   struct calibration *c)
+int calibrate_load(const char *path, const char *runtime, const char *loader,
+		   const char *release, struct calibration *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct json_object *o;
 	char *dir;
-	const char *rt, *kr;
+	const char *rt, *kr, *lo;
 	double calls = 0;
 	int ret = -1;
 
@@ -96,6 +98,15 @@ int calibrate_load(const char *path, const char *runtime, const char *release,
 			 "'perun calibrate'", path, runtime, release);
 		goto out;
 	}
+	/* a bpf calibration of another loader, or from before the loader was
+	 * recorded (stapbpf's then): not this trace's cost, so none */
+	lo = json_object_get_string(get(o, "loader"));
+	if (loader && *loader && (!lo || strcmp(lo, loader))) {
+		memset(c, 0, sizeof(*c));
+		ret = 0;
+		goto out;
+	}
+	snprintf(c->loader, sizeof(c->loader), "%s", lo ? lo : "");
 	c->calls = (uint64_t)calls;
 	number(o, "stepped_probe_ns", &c->stepped_ns);
 	c->when = get(o, "measured") ? json_object_get_int64(get(o, "measured")) : 0;
@@ -127,6 +138,8 @@ struct json_object *calibration_json(const struct calibration *c)
 	json_object_object_add(o, "stepped_probe_ns", tenths(c->stepped_ns));
 	json_object_object_add(o, "calls", json_object_new_int64((int64_t)c->calls));
 	json_object_object_add(o, "runtime", json_object_new_string(c->runtime));
+	if (c->loader[0])
+		json_object_object_add(o, "loader", json_object_new_string(c->loader));
 	json_object_object_add(o, "kernel", json_object_new_string(c->kernel));
 	json_object_object_add(o, "measured", json_object_new_int64(c->when));
 	return o;
@@ -227,7 +240,7 @@ unsigned char *calibrate_plan_stepped(const struct plan *plan)
 	return st;
 }
 
-int calibrate_cached(int runtime, int quiet, struct calibration *c)
+int calibrate_cached(int runtime, const char *loader, int quiet, struct calibration *c)
 {
 	enum runtime rt = (enum runtime)runtime;
 	struct utsname u;
@@ -239,8 +252,10 @@ int calibrate_cached(int runtime, int quiet, struct calibration *c)
 		rt = kruntime_usable(&why) ? RUNTIME_KERNEL : RUNTIME_BPF;
 	uname(&u);
 	dir = cache_default_dir();
-	path = calibrate_path(dir, runtime_name(rt), u.release);
-	r = calibrate_load(path, runtime_name(rt), u.release, c);
+	if (rt != RUNTIME_BPF)
+		loader = NULL;
+	path = calibrate_path(dir, runtime_name(rt), loader, u.release);
+	r = calibrate_load(path, runtime_name(rt), loader, u.release, c);
 	if (r == 1 && !quiet)
 		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
 				"(%.0f ns per recorded callee), measured by perun calibrate\n",

@@ -20,6 +20,8 @@ struct calibration {
 	uint64_t calls;		/* traced calls measured */
 	int64_t when;		/* seconds since the epoch */
 	char runtime[16];
+	char loader[16];	/* the bpf runtime's loader measured (perun, stapbpf),
+				 * "" on the kernel runtime */
 	char kernel[128];
 };
 
@@ -27,20 +29,22 @@ struct calibration {
 #define CALIB_FUNC "perun_calib_empty"
 #define CALIB_STEPPED "perun_calib_stepped"
 
-/* dir/calibration-RUNTIME-RELEASE.json (unsafe characters of the release
- * replaced); caller frees.  */
-char *calibrate_path(const char *dir, const char *runtime, const char *release);
+/* dir/calibration-RUNTIME-RELEASE.json, or calibration-bpf-stapbpf-RELEASE.json
+ * for stapbpf's cost (unsafe characters of the release replaced); caller
+ * frees.  loader: "perun", "stapbpf", or NULL on the kernel runtime.  */
+char *calibrate_path(const char *dir, const char *runtime, const char *loader,
+		     const char *release);
 /* Path of the installed perun-calib ($PERUN_LIBDIR or the pkglibdir), or
  * NULL when missing; caller frees.  */
 char *calibrate_helper_path(void);
 /* Reads a cached calibration written by perun (ours, not writable by
  * others, no link).  1 loaded, 0 none, -1 refused or corrupt (reported).  */
-int calibrate_load(const char *path, const char *runtime, const char *release,
-		   struct calibration *c);
+int calibrate_load(const char *path, const char *runtime, const char *loader,
+		   const char *release, struct calibration *c);
 /* The calibration perun calibrate cached for runtime (an enum runtime; auto
  * resolved as collect resolves it) on the running kernel, said on stderr
  * unless quiet: 1 loaded into c, 0 none, -1 refused or corrupt (reported).  */
-int calibrate_cached(int runtime, int quiet, struct calibration *c);
+int calibrate_cached(int runtime, const char *loader, int quiet, struct calibration *c);
 /* Writes c through a new temp file (O_EXCL, never a link) renamed into place.  */
 int calibrate_store(const char *path, const struct calibration *c);
 /* 1 when x86's uprobes step the instruction b[0..n) out of line (a trap
