@@ -61,17 +61,45 @@ wait "$pp"
 echo "k_status=$?" >guest.status
 echo 4 >&3
 wait_line svc.out "served 4 total 541" && echo "alive=1" >>guest.status
+# SIGKILL of perun while attached: its supervisor ends staprun, which
+# unloads the module; the service serves on and nothing of the trace stays
+"$PERUN" collect --pid "$svc" -o kill.perf trace -s custom -f handle -f parse \
+	--runtime kernel >kill.out 2>kill.err &
+kp=$!
+for i in $(seq 600); do
+	grep -qx r "$TMPDIR"/perun-collect-*/trace.raw 2>/dev/null && break
+	sleep 0.1
+done
+kill -KILL "$kp"
+wait "$kp"
+echo "killed_status=$?" >>guest.status
+left() {
+	echo "modules=$(grep -c "^perun_" /proc/modules)"
+	echo "procs=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c -x -e staprun -e stapio)"
+	echo "tmp=$(ls -d "$TMPDIR"/perun-collect-* 2>/dev/null | wc -l)"
+}
+for i in $(seq 200); do
+	[ "$(left | tr '\n' ' ')" = "modules=0 procs=0 tmp=0 " ] && break
+	sleep 0.1
+done
+left >>guest.status
+echo 5 >&3
+wait_line svc.out "served 5 total 546" && echo "alive_after_kill=1" >>guest.status
 echo quit >&3
 exec 3>&-
 wait "$svc"
 GUEST
 
-test_expect_success 'in the guest: attach by pid, exact counts, Ctrl-C leaves it serving' '
+test_expect_success 'in the guest: attach by pid, exact counts, Ctrl-C or SIGKILL leaves it serving' '
 	mkdir -p gtmp &&
 	in_guest guest-attach.sh --env TMPDIR="$TRASH/gtmp" >guest.out 2>&1 || { cat guest.out; exit 1; }
 	cat guest.out guest.status k.err &&
 	grep "^k_status=0" guest.status &&
 	grep "^alive=1" guest.status &&
+	grep "^killed_status=137" guest.status &&
+	grep "^alive_after_kill=1" guest.status &&
+	grep -x "modules=0" guest.status && grep -x "procs=0" guest.status &&
+	grep -x "tmp=0" guest.status &&
 	grep "module cache: hit" k.err &&
 	profile_counts k.perf >actual &&
 	printf "handle 507\nparse 507\n" >expect &&
