@@ -52,17 +52,21 @@ test_expect_success 'the entry probe is registered on the first instruction' '
 
 # check_dO: the profile of -OO against the truth (python prints the numbers
 # to $TRASH/measuredO).  The probe cost of this shared host moves between a
-# calibration and the run after it: each level is measured twice at most,
-# calibrated again before the second try.
+# calibration and the run after it (it flips between ~1.6 and ~2.0 us here):
+# each try calibrates before and after its collect, and the limits widen by
+# the drift between the two; a level gets three tries, calibrated anew each.
 for o in 0 1 2; do
 	eval "check_d$o() {
-		python3 - d$o.perf self kinds cal.json >\"\$TRASH/measured$o\" <<-\\PY
+		python3 - d$o.perf self kinds cal.json cal2.json >\"\$TRASH/measured$o\" <<-\\PY
 		import json, sys
 		p = json.load(open(sys.argv[1]))
 		truth = {l.split()[0][6:-3]: float(l.split()[1]) for l in open(sys.argv[2])}
 		k = open(sys.argv[3]).read().split()
 		kinds = dict(zip(k[::2], k[1::2]))
 		cal = json.load(open(sys.argv[4]))
+		cal2 = json.load(open(sys.argv[5]))
+		drift = abs(cal2['probe_ns'] - cal['probe_ns'])
+		sdrift = abs(cal2['stepped_probe_ns'] - cal['stepped_probe_ns'])
 		out = []
 		for f in ('tiny', 'spin5', 'spin50'):
 		    s = p['trace']['summary'][f]
@@ -73,22 +77,23 @@ for o in 0 1 2; do
 		    assert 0 <= cm <= s['calibrated_p95'] <= s['p95'] and cm <= s['median'], s
 		    out.append('%s %s: truth %.0f ns, raw median %.0f, calibrated median %.0f (%+.1f%%)'
 		               % (f, kinds[f], t, s['median'], cm, 100 * (cm - t) / t))
-		print('; '.join(out) + '; probe %.0f ns, stepped %.0f ns'
-		      % (cal['probe_ns'], cal['stepped_probe_ns']))
+		print('; '.join(out) + '; probe %.0f ns, stepped %.0f ns (after: %.0f, %.0f)'
+		      % (cal['probe_ns'], cal['stepped_probe_ns'], cal2['probe_ns'], cal2['stepped_probe_ns']))
 		s = p['trace']['summary']
-		assert s['tiny']['calibrated_median'] <= 1000, s['tiny']
+		assert s['tiny']['calibrated_median'] <= 1000 + (sdrift if kinds['tiny'] == 'stepped' else drift), s['tiny']
 		for f in ('spin5', 'spin50'):
-		    assert abs(s[f]['calibrated_median'] - truth[f]) <= 0.05 * truth[f], (f, s[f], truth[f])
+		    assert abs(s[f]['calibrated_median'] - truth[f]) <= 0.05 * truth[f] + drift, (f, s[f], truth[f], drift)
 		PY
 	}"
 	test_expect_success "-O$o: calibrated medians match the untraced truth" "
 		echo \"tiny \$(kind d$o tiny) spin5 \$(kind d$o spin5) spin50 \$(kind d$o spin50)\" >kinds &&
 		ok=no &&
-		for try in 1 2; do
+		for try in 1 2 3; do
 			rm -f \"\$PERUN_CACHE_DIR\"/calibration-bpf-*.json &&
 			\"\$PERUN\" calibrate --runtime bpf >cal.json 2>err &&
 			\"\$PERUN\" collect -c ./d$o -a 2000 -o d$o.perf trace -s custom -f tiny \
 				-f spin5 -f spin50 >self 2>err && cat self &&
+			\"\$PERUN\" calibrate --runtime bpf --force -q >cal2.json &&
 			check_d$o && ok=yes && break
 			echo \"try \$try: \$(cat \"\$TRASH/measured$o\")\"
 		done &&
