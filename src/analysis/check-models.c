@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/json-read.h"
 #include "analysis/check-models.h"
 #include "analysis/check-job.h"
 #include "analysis/models.h"
@@ -66,15 +67,6 @@ struct mside {
 	size_t n, nruns;
 };
 
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_is_type(o, json_type_object))
-		return NULL;
-	return json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
 static double num(struct json_object *v)
 {
 	if (!v ||
@@ -102,7 +94,7 @@ static int kind_parse(const char *s)
 /* One model record of the models region; 0 when it is not one we read.  */
 static int read_rec(struct json_object *mo, size_t run, struct mrec *r)
 {
-	struct json_object *uid = get(mo, "uid"), *kind = get(mo, "model"), *c;
+	struct json_object *uid = jr_get(mo, "uid"), *kind = jr_get(mo, "model"), *c;
 	size_t i;
 
 	if (!uid || !kind || !json_object_is_type(uid, json_type_string) ||
@@ -113,24 +105,24 @@ static int read_rec(struct json_object *mo, size_t run, struct mrec *r)
 	r->run = run;
 	if ((r->kind = kind_parse(json_object_get_string(kind))) < 0)
 		return 0;
-	r->r2 = num(get(mo, "r_square"));
-	r->xs = num(get(mo, "x_interval_start"));
+	r->r2 = num(jr_get(mo, "r_square"));
+	r->xs = num(jr_get(mo, "x_interval_start"));
 	if (isnan(r->xs))
-		r->xs = num(get(mo, "x_start"));
-	r->xe = num(get(mo, "x_interval_end"));
+		r->xs = num(jr_get(mo, "x_start"));
+	r->xe = num(jr_get(mo, "x_interval_end"));
 	if (isnan(r->xe))
-		r->xe = num(get(mo, "x_end"));
+		r->xe = num(jr_get(mo, "x_end"));
 	if (r->kind >= MODEL_NKINDS) {
-		r->buckets = get(mo, "bucket_stats");
+		r->buckets = jr_get(mo, "bucket_stats");
 		return r->buckets && json_object_is_type(r->buckets, json_type_array) &&
 		       json_object_array_length(r->buckets) > 0;
 	}
-	c = get(mo, "coeffs");
+	c = jr_get(mo, "coeffs");
 	if (!c || !json_object_is_type(c, json_type_array))
 		return 0;
 	for (i = 0; i < 3 && i < json_object_array_length(c); i++) {
 		struct json_object *e = json_object_array_get_idx(c, i);
-		r->b[i] = json_object_is_type(e, json_type_object) ? num(get(e, "value")) : num(e);
+		r->b[i] = json_object_is_type(e, json_type_object) ? num(jr_get(e, "value")) : num(e);
 		if (!isfinite(r->b[i]))
 			return 0;
 	}
@@ -152,11 +144,11 @@ static void read_side(const struct profile *p, const size_t *idx, size_t n, stru
 	memset(s, 0, sizeof(*s));
 	s->nruns = n;
 	for (i = 0; i < n; i++) {
-		struct json_object *snaps = get(p[idx[i]].root, "snapshots");
+		struct json_object *snaps = jr_get(p[idx[i]].root, "snapshots");
 		if (!snaps || !json_object_is_type(snaps, json_type_array))
 			continue;
 		for (j = 0; j < json_object_array_length(snaps); j++) {
-			struct json_object *ms = get(json_object_array_get_idx(snaps, j), "models");
+			struct json_object *ms = jr_get(json_object_array_get_idx(snaps, j), "models");
 			if (!ms || !json_object_is_type(ms, json_type_array))
 				continue;
 			for (k = 0; k < json_object_array_length(ms); k++) {

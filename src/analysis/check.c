@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/json-read.h"
 #include "analysis/check-job.h"
 #include "analysis/check-models.h"
 #include "analysis/check.h"
@@ -273,24 +274,6 @@ struct run_reader {
 	int binned;
 };
 
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_is_type(o, json_type_object))
-		return NULL;
-	return json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static int number(struct json_object *v, double *out)
-{
-	if (!v ||
-	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return 0;
-	*out = json_object_get_double(v);
-	return 1;
-}
-
 static void push_call(struct run_reader *r, size_t name, double a, double e, int64_t id,
 		      int64_t caller)
 {
@@ -304,7 +287,7 @@ static void push_call(struct run_reader *r, size_t name, double a, double e, int
 static void read_one(void *ctx, struct json_object *res)
 {
 	struct run_reader *r = ctx;
-	struct json_object *uid = get(res, "uid"), *sub = get(res, "subtype"), *hist;
+	struct json_object *uid = jr_get(res, "uid"), *sub = jr_get(res, "subtype"), *hist;
 	const char *name = NULL;
 	double a, e = NAN, v;
 	int64_t id = -1, caller = -1;
@@ -315,25 +298,25 @@ static void read_one(void *ctx, struct json_object *res)
 		return;
 	if (uid && json_object_is_type(uid, json_type_string))
 		name = json_object_get_string(uid);
-	else if (get(uid, "function") &&
-		 json_object_is_type(get(uid, "function"), json_type_string))
-		name = json_object_get_string(get(uid, "function"));
-	if (!name || !number(get(res, "amount"), &a))
+	else if (jr_get(uid, "function") &&
+		 json_object_is_type(jr_get(uid, "function"), json_type_string))
+		name = json_object_get_string(jr_get(uid, "function"));
+	if (!name || !jr_number(jr_get(res, "amount"), &a))
 		return;
 	ni = intern_name(r->in, name);
-	hist = get(res, "log2_hist");
+	hist = jr_get(res, "log2_hist");
 	if (hist && json_object_is_type(hist, json_type_array)) {
 		/* --aggregate: each call at the geometric middle of its bucket */
 		double lo = 0, hi = INFINITY;
 		size_t b;
-		number(get(res, "min"), &lo);
-		number(get(res, "max"), &hi);
+		jr_number(jr_get(res, "min"), &lo);
+		jr_number(jr_get(res, "max"), &hi);
 		for (b = 0; b < json_object_array_length(hist); b++) {
 			double c = 0, mid = b ? sqrt(ldexp(1, (int)(b < 62 ? b : 62)) *
 						     ldexp(1, (int)(b < 62 ? b + 1 : 63)))
 					      : 0.5;
 			uint64_t k;
-			number(json_object_array_get_idx(hist, b), &c);
+			jr_number(json_object_array_get_idx(hist, b), &c);
 			mid = mid < lo ? lo : mid > hi ? hi : mid;
 			for (k = 0; k < (uint64_t)c; k++)
 				push_call(r, ni, mid, NAN, -1, -1);
@@ -341,11 +324,11 @@ static void read_one(void *ctx, struct json_object *res)
 		r->binned = 1;
 		return;
 	}
-	if (number(get(res, "exclusive"), &v))
+	if (jr_number(jr_get(res, "exclusive"), &v))
 		e = v;
-	if (number(get(res, "call-id"), &v))
+	if (jr_number(jr_get(res, "call-id"), &v))
 		id = (int64_t)v;
-	if (number(get(res, "caller-id"), &v))
+	if (jr_number(jr_get(res, "caller-id"), &v))
 		caller = (int64_t)v;
 	push_call(r, ni, a, e, id, caller);
 }

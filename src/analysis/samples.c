@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/json-read.h"
 #include "analysis/samples.h"
 #include "analysis/robust.h"
 #include "profile/profile.h"
@@ -83,24 +84,6 @@ static void push(struct func_samples *f, int with_x, double a, double e, double 
 	f->n++;
 }
 
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_is_type(o, json_type_object))
-		return NULL;
-	return json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static int number(struct json_object *v, double *out)
-{
-	if (!v ||
-	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return 0;
-	*out = json_object_get_double(v);
-	return 1;
-}
-
 /* A flattened key (seeds/001): nested objects joined by ':'.  */
 static double field(struct json_object *r, const char *key)
 {
@@ -111,17 +94,17 @@ static double field(struct json_object *r, const char *key)
 	if (!key)
 		return NAN;
 	if (!strchr(key, ':'))
-		return number(get(r, key), &v) ? v : NAN;
+		return jr_number(jr_get(r, key), &v) ? v : NAN;
 	snprintf(buf, sizeof(buf), "%s", key);
 	for (k = strtok_r(buf, ":", &save); k && o; k = strtok_r(NULL, ":", &save))
-		o = get(o, k);
-	return number(o, &v) ? v : NAN;
+		o = jr_get(o, k);
+	return jr_number(o, &v) ? v : NAN;
 }
 
 static void one(void *ctx, struct json_object *res)
 {
 	struct reader *r = ctx;
-	struct json_object *uid = get(res, "uid"), *sub = get(res, "subtype"), *hist;
+	struct json_object *uid = jr_get(res, "uid"), *sub = jr_get(res, "subtype"), *hist;
 	const char *name = NULL;
 	struct func_samples *f;
 	double a, e, x;
@@ -131,18 +114,18 @@ static void one(void *ctx, struct json_object *res)
 		return;
 	if (uid && json_object_is_type(uid, json_type_string))
 		name = json_object_get_string(uid);
-	else if (get(uid, "function") &&
-		 json_object_is_type(get(uid, "function"), json_type_string))
-		name = json_object_get_string(get(uid, "function"));
-	if (!name || !number(get(res, "amount"), &a))
+	else if (jr_get(uid, "function") &&
+		 json_object_is_type(jr_get(uid, "function"), json_type_string))
+		name = json_object_get_string(jr_get(uid, "function"));
+	if (!name || !jr_number(jr_get(res, "amount"), &a))
 		return;
 	f = lookup(r, name);
-	hist = get(res, "log2_hist");
+	hist = jr_get(res, "log2_hist");
 	if (hist && json_object_is_type(hist, json_type_array)) {
 		double lo = 0, hi = INFINITY;
 		size_t b;
-		number(get(res, "min"), &lo);
-		number(get(res, "max"), &hi);
+		jr_number(jr_get(res, "min"), &lo);
+		jr_number(jr_get(res, "max"), &hi);
 		if (!f->binned || lo < f->hist_min)
 			f->hist_min = lo;
 		if (!f->binned || hi > f->hist_max)
@@ -152,7 +135,7 @@ static void one(void *ctx, struct json_object *res)
 						     (double)(1ull << (b < 62 ? b + 1 : 63)))
 					      : 0.5;
 			uint64_t k;
-			number(json_object_array_get_idx(hist, b), &c);
+			jr_number(json_object_array_get_idx(hist, b), &c);
 			if (b < 64)
 				f->hist[b] += (uint64_t)c;
 			mid = mid < lo ? lo : mid > hi ? hi : mid;
