@@ -5,6 +5,7 @@
 #define PR_FMT "check"
 #define PCRE2_CODE_UNIT_WIDTH 8
 
+#include <ctype.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -49,6 +50,38 @@ const char *check_method_name(enum check_method m)
 	return method_names[m];
 }
 
+int check_statistic_parse(const char *s, double *q)
+{
+	char *end;
+	double v;
+
+	if (!strcmp(s, "median")) {
+		*q = 0.5;
+		return 0;
+	}
+	if (!strcmp(s, "min")) {
+		*q = 0;
+		return 0;
+	}
+	if (s[0] != 'p' || !isdigit((unsigned char)s[1]))
+		return -1;
+	v = strtod(s + 1, &end);
+	if (*end || !(v > 0 && v < 100))
+		return -1;
+	*q = v / 100;
+	return 0;
+}
+
+void check_statistic_name(double q, char *buf, size_t n)
+{
+	if (q == 0.5)
+		snprintf(buf, n, "median");
+	else if (q == 0)
+		snprintf(buf, n, "fastest call");
+	else
+		snprintf(buf, n, "p%g", 100 * q);
+}
+
 double check_method_threshold(enum check_method m)
 {
 	return m == CHECK_LINEAR_REGRESSION || m == CHECK_POLYNOMIAL_REGRESSION ||
@@ -80,6 +113,7 @@ void check_opts_init(struct check_opts *o)
 	o->method = CHECK_RUNS;
 	o->threshold = 0.1;
 	o->confidence = 0.99;
+	o->statistic = 0.1;
 }
 
 static const char *hstr(const struct profile *p, const char *path)
@@ -265,6 +299,8 @@ struct call {
 	double amount, exclusive; /* exclusive NAN when the record has none */
 	int64_t id, caller;
 	size_t ctx;
+	size_t children, callees; /* traced calls directly under it, and in all */
+	double cost_in, cost_ex;  /* the probes' cost taken out of amount, exclusive */
 };
 
 struct run_reader {
@@ -281,7 +317,7 @@ static void push_call(struct run_reader *r, size_t name, double a, double e, int
 		r->alloc = r->alloc ? 2 * r->alloc : 1024;
 		r->c = xrealloc(r->c, r->alloc * sizeof(*r->c));
 	}
-	r->c[r->n++] = (struct call){name, a, e, id, caller, NONE};
+	r->c[r->n++] = (struct call){name, a, e, id, caller, NONE, 0, 0, 0, 0};
 }
 
 static void read_one(void *ctx, struct json_object *res)
@@ -384,6 +420,7 @@ struct run_stat {
 	size_t ctx;
 	double self, incl; /* NAN: no exclusive times */
 	double calls;
+	double cost_self, cost_incl; /* the probes' mean cost taken out of a call */
 };
 
 struct run {
@@ -398,43 +435,167 @@ static int cmp_call_ctx(const void *a, const void *b)
 	return (x->ctx > y->ctx) - (x->ctx < y->ctx);
 }
 
-static int read_run(struct interner *in, const struct profile *p, struct run *run, int *binned)
+/* What a run's probes cost (machine.calibration, as collect measured it):
+ * the cost inside a call's own time, the cost of a traced call to its
+ * caller, and the cost of an entry probe the kernel single-steps.  */
+struct run_cost {
+	double probe, pair, stepped;
+};
+
+/* 1 and *c when p carries a calibration, else 0.  */
+static int run_cost_read(const struct profile *p, struct run_cost *c)
 {
-	struct run_reader r = {in, NULL, 0, 0, 0};
+	struct json_object *cal = jr_get(jr_get(p->root, "machine"), "calibration");
+
+	if (!jr_number(jr_get(cal, "probe_ns"), &c->probe) || c->probe < 0)
+		return 0;
+	if (!jr_number(jr_get(cal, "pair_ns"), &c->pair) || c->pair < c->probe)
+		c->pair = c->probe;
+	if (!jr_number(jr_get(cal, "stepped_probe_ns"), &c->stepped) || c->stepped <= 0)
+		c->stepped = c->probe;
+	return 1;
+}
+
+/* Whether function name's entry probe was single-stepped (trace.summary's
+ * probe_entry).  */
+static int run_stepped(const struct profile *p, const char *name)
+{
+	struct json_object *e =
+		jr_get(jr_get(jr_get(jr_get(p->root, "trace"), "summary"), name), "probe_entry");
+
+	return e && json_object_is_type(e, json_type_string) &&
+	       !strcmp(json_object_get_string(e), "stepped");
+}
+
+static int cmp_call_ptr_id(const void *a, const void *b)
+{
+	int64_t x = (*(struct call *const *)a)->id, y = (*(struct call *const *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* Counts each call's traced children and descendants from the call and
+ * caller ids (a callee's id is larger than its caller's: ids are given at
+ * entry), then takes the probes' cost out of every call's times as the
+ * profile's summary does (profile/writer.c): its own probe (the stepped
+ * cost where its entry probe was stepped), a pair for every traced call
+ * inside it, and for self time the part of each child's pair that falls
+ * outside the child's own time.  */
+static void take_out_cost(const struct interner *in, const struct profile *p,
+			  const struct run_cost *cost, struct call *c, size_t n)
+{
+	struct call **by_id = xmalloc((n ? n : 1) * sizeof(*by_id));
+	unsigned char *stepped = xcalloc(in->nnames ? in->nnames : 1, 1);
+	size_t i, nid = 0;
+	double outside = cost->pair - cost->probe;
+
+	for (i = 0; i < in->nnames; i++)
+		stepped[i] = (unsigned char)run_stepped(p, in->names[i]);
+	for (i = 0; i < n; i++)
+		if (c[i].id >= 0)
+			by_id[nid++] = &c[i];
+	qsort(by_id, nid, sizeof(*by_id), cmp_call_ptr_id);
+	for (i = nid; i-- > 0;) { /* callees first */
+		struct call key, *kp = &key, **f;
+		if (by_id[i]->caller < 0 || by_id[i]->caller >= by_id[i]->id)
+			continue;
+		key.id = by_id[i]->caller;
+		f = bsearch(&kp, by_id, i, sizeof(*by_id), cmp_call_ptr_id);
+		if (!f)
+			continue;
+		(*f)->children++;
+		(*f)->callees += 1 + by_id[i]->callees;
+	}
+	for (i = 0; i < n; i++) {
+		double own = stepped[c[i].name] ? cost->stepped : cost->probe, v;
+		c[i].cost_in = own + (double)c[i].callees * cost->pair;
+		v = c[i].amount - c[i].cost_in;
+		c[i].amount = v > 0 ? v : 0;
+		if (!isnan(c[i].exclusive)) {
+			c[i].cost_ex = own + (double)c[i].children * outside;
+			v = c[i].exclusive - c[i].cost_ex;
+			c[i].exclusive = v > 0 ? v : 0;
+		}
+	}
+	free(stepped);
+	free(by_id);
+}
+
+/* Reads a run's calls and gives each its calling context.  */
+static void read_calls(struct interner *in, const struct profile *p, struct run_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->in = in;
+	profile_each_resource(p, read_one, r);
+	assign_contexts(in, r->c, r->n);
+}
+
+/* Per context, the statistic (quantile q of the calls) of self and
+ * inclusive times; frees r's calls.  */
+static void run_stats(struct run_reader *r, double q, struct run *run)
+{
 	double *tmp;
 	size_t i, j, k, m;
 
 	memset(run, 0, sizeof(*run));
-	profile_each_resource(p, read_one, &r);
-	*binned |= r.binned;
-	assign_contexts(in, r.c, r.n);
-	qsort(r.c, r.n, sizeof(*r.c), cmp_call_ctx);
-	tmp = xmalloc((r.n ? r.n : 1) * sizeof(*tmp));
-	run->s = xmalloc((r.n ? r.n : 1) * sizeof(*run->s));
-	for (i = 0; i < r.n; i = j) {
+	qsort(r->c, r->n, sizeof(*r->c), cmp_call_ctx);
+	tmp = xmalloc((r->n ? r->n : 1) * sizeof(*tmp));
+	run->s = xmalloc((r->n ? r->n : 1) * sizeof(*run->s));
+	for (i = 0; i < r->n; i = j) {
 		struct run_stat st;
 		int have_self = 1;
-		for (j = i; j < r.n && r.c[j].ctx == r.c[i].ctx; j++)
-			have_self &= !isnan(r.c[j].exclusive);
+		for (j = i; j < r->n && r->c[j].ctx == r->c[i].ctx; j++)
+			have_self &= !isnan(r->c[j].exclusive);
 		m = j - i;
-		st.ctx = r.c[i].ctx;
+		st.ctx = r->c[i].ctx;
 		st.calls = (double)m;
+		st.cost_self = st.cost_incl = 0;
+		for (k = 0; k < m; k++) {
+			st.cost_self += r->c[i + k].cost_ex / (double)m;
+			st.cost_incl += r->c[i + k].cost_in / (double)m;
+		}
 		for (k = 0; k < m; k++)
-			tmp[k] = r.c[i + k].amount;
+			tmp[k] = r->c[i + k].amount;
 		gsl_sort(tmp, 1, m);
-		st.incl = gsl_stats_median_from_sorted_data(tmp, 1, m);
+		st.incl = gsl_stats_quantile_from_sorted_data(tmp, 1, m, q);
 		st.self = NAN;
 		if (have_self) {
 			for (k = 0; k < m; k++)
-				tmp[k] = r.c[i + k].exclusive;
+				tmp[k] = r->c[i + k].exclusive;
 			gsl_sort(tmp, 1, m);
-			st.self = gsl_stats_median_from_sorted_data(tmp, 1, m);
+			st.self = gsl_stats_quantile_from_sorted_data(tmp, 1, m, q);
 		}
 		run->s[run->n++] = st;
 	}
 	free(tmp);
-	free(r.c);
-	return 0;
+	free(r->c);
+	r->c = NULL;
+}
+
+/* Reads the runs of both sides (base's first) into run[]: the probes' cost
+ * is taken out of the calls when every run carries a calibration and none
+ * holds --aggregate histograms (*calibrated then 1), else the times stay
+ * as recorded.  */
+static void read_runs(struct interner *in, const struct profile *const *p, size_t n, double q,
+		      struct run *run, int *binned, int *calibrated)
+{
+	struct run_reader *r = xcalloc(n ? n : 1, sizeof(*r));
+	struct run_cost *cost = xcalloc(n ? n : 1, sizeof(*cost));
+	size_t i;
+
+	*calibrated = n > 0;
+	for (i = 0; i < n; i++) {
+		read_calls(in, p[i], &r[i]);
+		*binned |= r[i].binned;
+		*calibrated &= !r[i].binned && run_cost_read(p[i], &cost[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (*calibrated)
+			take_out_cost(in, p[i], &cost[i], r[i].c, r[i].n);
+		run_stats(&r[i], q, &run[i]);
+	}
+	free(cost);
+	free(r);
 }
 
 static const struct run_stat *run_find(const struct run *run, size_t ctx)
@@ -672,6 +833,11 @@ static void decide(struct check_finding *f, const struct check_opts *o)
 		f->verdict = sig_down ? CHECK_OPTIMIZATION : CHECK_UNDECIDED;
 	else
 		f->verdict = CHECK_NO_CHANGE;
+	if (f->verdict != CHECK_NO_CHANGE && fabs(f->target - f->base) < f->resolution) {
+		f->verdict = CHECK_UNDECIDED;
+		f->why = "the change is within the drift of the probe cost taken out";
+		return;
+	}
 	if (f->verdict != CHECK_UNDECIDED)
 		return;
 	if (f->nbase < 2 || f->ntarget < 2)
@@ -689,7 +855,9 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		       struct check_job *job)
 {
 	struct interner in;
-	struct run *rb = xcalloc(nb, sizeof(*rb)), *rt = xcalloc(nt, sizeof(*rt));
+	const struct profile **all = xmalloc((nb + nt ? nb + nt : 1) * sizeof(*all));
+	struct run *runs = xcalloc(nb + nt ? nb + nt : 1, sizeof(*runs));
+	struct run *rb = runs, *rt = runs + nb;
 	double *vb = xmalloc(nb * sizeof(*vb)), *vt = xmalloc(nt * sizeof(*vt));
 	double *cb = xmalloc(nb * sizeof(*cb)), *ct = xmalloc(nt * sizeof(*ct));
 	size_t i, c;
@@ -697,14 +865,22 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 
 	memset(&in, 0, sizeof(in));
 	for (i = 0; i < nb; i++)
-		read_run(&in, &base[bi[i]], &rb[i], &job->binned);
+		all[i] = &base[bi[i]];
 	for (i = 0; i < nt; i++)
-		read_run(&in, &target[ti[i]], &rt[i], &job->binned);
+		all[nb + i] = &target[ti[i]];
+	read_runs(&in, all, nb + nt, o->statistic, runs, &job->binned, &job->calibrated);
 	for (c = 0; c < in.nctx; c++) {
 		char *path = ctx_path(&in, c);
 		for (metric = CHECK_SELF; metric <= CHECK_INCLUSIVE; metric++) {
 			struct check_finding f;
 			size_t n_b = 0, n_t = 0, calls_b = 0, calls_t = 0;
+			double cost = 0;
+			for (i = 0; i < nb + nt; i++) {
+				const struct run_stat *s = run_find(&runs[i], c);
+				double k = s ? (metric == CHECK_SELF ? s->cost_self : s->cost_incl) : 0;
+				if (k > cost)
+					cost = k;
+			}
 			for (i = 0; i < nb; i++) {
 				const struct run_stat *s = run_find(&rb[i], c);
 				double v = s ? (metric == CHECK_SELF ? s->self : s->incl) : NAN;
@@ -742,6 +918,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			f.function = strrchr(f.context, ';') ? strrchr(f.context, ';') + 1
 							      : f.context;
 			f.threshold = threshold_of(o, thr, in.names[in.ctx[c].name], path);
+			f.resolution = CHECK_PROBE_DRIFT * cost;
 			if (!n_b || !n_t) {
 				f.verdict = n_b ? CHECK_REMOVED : CHECK_NEW;
 				if (n_b)
@@ -768,12 +945,10 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	check_job_finish(job);
 	ret = 0;
 out:
-	for (i = 0; i < nb; i++)
-		free(rb[i].s);
-	for (i = 0; i < nt; i++)
-		free(rt[i].s);
-	free(rb);
-	free(rt);
+	for (i = 0; i < nb + nt; i++)
+		free(runs[i].s);
+	free(runs);
+	free(all);
 	free(vb);
 	free(vt);
 	free(cb);

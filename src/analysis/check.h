@@ -5,10 +5,13 @@
  * The runs of a job are the samples.  Profiles of one collector, command,
  * arguments, workload (and machine, unless any_machine) form a job; each
  * profile is one run.  Per run and per calling context (the path of callers
- * down to the function, as folded stacks have it) the median call time is
- * taken, self time and inclusive time apart; the runs' medians of the two
- * sides are then compared, so that noise which moves a whole run (a busy
- * core, a frequency change) counts once per run, not once per call.
+ * down to the function, as folded stacks have it) one quantile of the call
+ * times stands for the run (opts.statistic: p10 by default, as noise on a
+ * shared machine only adds time), self time and inclusive time apart, with
+ * the probes' cost taken out of every call when every run carries its
+ * calibration; the runs' values of the two sides are then compared, so that
+ * noise which moves a whole run (a busy core, a frequency change) counts
+ * once per run, not once per call.
  *
  * Methods (enum check_method):
  *   CHECK_RUNS         the ratio of the geometric means of the run medians,
@@ -90,6 +93,12 @@ enum check_verdict {
 
 enum check_metric { CHECK_SELF, CHECK_INCLUSIVE };
 
+/* How far a calibrated probe cost is seen to drift between runs on one
+ * machine (the bpf runtime's flips between ~1.6 and ~2.0 us): a change
+ * smaller than this share of the cost taken out of a call is not told
+ * apart from the drift.  */
+#define CHECK_PROBE_DRIFT 0.25
+
 /* A threshold for the functions whose name (or calling context) the
  * regular expression (PCRE2) matches; where several match, the largest
  * counts (asv's regressions_thresholds).  */
@@ -102,6 +111,8 @@ struct check_opts {
 	enum check_method method;
 	double threshold;  /* relative change that counts; default 0.1 */
 	double confidence; /* of the interval / the test; default 0.99 */
+	double statistic;  /* the quantile of a run's calls that stands for the
+			      run: 0.1 (default), 0.5 the median, 0 the fastest call */
 	const struct check_threshold *thresholds;
 	size_t nthresholds;
 	int any_machine; /* pair profiles whatever machine they ran on */
@@ -122,6 +133,8 @@ struct check_finding {
 	double effect;		  /* standardised effect: Hedges' g of the log run medians,
 				     or Mann-Whitney's U / (n m) (NAN: none) */
 	double threshold;	  /* the one that applied */
+	double resolution;	  /* the smallest change in ns that counts: CHECK_PROBE_DRIFT
+				     of the probes' cost taken out of a call (0: raw times) */
 	double calls_base, calls_target; /* mean calls per run */
 	const char *why;	  /* for CHECK_UNDECIDED: the reason (static text) */
 	char *cause;		  /* an inclusive degradation's degraded callee context, or NULL */
@@ -145,6 +158,8 @@ struct check_job {
 	size_t nf;
 	size_t degradations, optimizations, undecided;
 	int binned; /* some call times come from --aggregate histograms */
+	int calibrated; /* the probes' cost was taken out of every run's calls
+			   (every run carries its calibration, none is binned) */
 	/* what each side's incomplete profiles lost (profile_incomplete's lines,
 	 * after "  baseline: " or "  target: "), or "" */
 	char *incomplete;
@@ -181,6 +196,11 @@ const char *check_metric_name(enum check_metric m);
  * "local-statistics", "exclusive-time-outliers"), or -1.  */
 int check_method_parse(const char *s);
 const char *check_method_name(enum check_method m);
+/* The per-run statistic named s: "median", "min" or "pN" (0 < N < 100),
+ * as the quantile *q; -1 for anything else.  */
+int check_statistic_parse(const char *s, double *q);
+/* "median", "fastest call" or "p10" for quantile q.  */
+void check_statistic_name(double q, char *buf, size_t n);
 /* The threshold a method uses when none is given: 0.1, or Perun's 0.25 for
  * the regression checks and local-statistics.  */
 double check_method_threshold(enum check_method m);

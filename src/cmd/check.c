@@ -24,7 +24,7 @@
 
 static const char usage[] =
     "usage: perun check [BASELINE] [TARGET] [--threshold R] [--confidence C]\n"
-    "                   [--method M] [--format text|json|junit|markdown]\n"
+    "                   [--method M] [--statistic S] [--format text|json|junit|markdown]\n"
     "                   [--all] [--any-machine]\n\n"
     "Compares the runs registered for TARGET (default HEAD) with those of BASELINE\n"
     "(default: the nearest ancestor of TARGET with runs of the same job on the same\n"
@@ -32,16 +32,18 @@ static const char usage[] =
     "A job is a collector, command, arguments and workload; each registered\n"
     "profile of it is one run.\n"
     "Per calling context (main;parse;alloc) and for self and inclusive time apart,\n"
-    "each run gives its median call time, and the runs of the two sides are\n"
-    "compared: a degradation when the target is slower by the threshold or more and\n"
+    "each run gives the p10 of its call times, the probes' cost taken out, and the\n"
+    "runs of the two sides are compared: a degradation when the target is slower\n"
+    "by the threshold or more and\n"
     "the confidence interval of the ratio lies above 1.  With too few runs or too\n"
     "much spread between runs the change is undecided.\n\n"
     "  --threshold R      relative change that counts (default 0.1; 0.25, Perun's, for\n"
     "                     the regression methods and local-statistics); per-function\n"
     "                     thresholds come from regressions_thresholds in .perun/local.yml\n"
     "  --confidence C     confidence of the interval or test (default 0.99)\n"
-    "  --method M         runs (default: Welch's t over the logs of the run medians)\n"
-    "                     or mann-whitney (asv's rank test over the run medians)\n"
+    "  --statistic S      what stands for a run: p10 (default), median, min or pN\n"
+    "  --method M         runs (default: Welch's t over the logs of the runs' p10s)\n"
+    "                     or mann-whitney (asv's rank test over the runs' p10s)\n"
     "                     or one of Perun's, per function:\n"
     "                     on the models postprocessby fitted (regression-analysis;\n"
     "                     local-statistics also regressogram and moving-average):\n"
@@ -288,6 +290,14 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 				return EXIT_USAGE;
 			}
 			o.method = (enum check_method)m;
+			i++;
+		} else if (!strcmp(a, "--statistic") && v) {
+			if (check_statistic_parse(v, &o.statistic) < 0) {
+				fprintf(stderr, "perun check: unknown statistic '%s': p10, median, "
+						"min or pN (0 < N < 100)\n",
+					v);
+				return EXIT_USAGE;
+			}
 			i++;
 		} else if (!strcmp(a, "--all")) {
 			all = 1;

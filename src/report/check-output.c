@@ -146,10 +146,17 @@ static void text(const struct check_result *r, const struct check_opts *o, int a
 			strbuf_addstr(out, "; exclusive-time-outliers: total exclusive time of a "
 					   "run, per function\n");
 		else
-			strbuf_addf(out, "; per-call median of each run, %s, %.0f%% confidence\n",
+		{
+			char stat[32];
+			check_statistic_name(o->statistic, stat, sizeof(stat));
+			strbuf_addf(out, "; per-call %s of each run, %s, %s, %.0f%% confidence\n",
+				    stat,
+				    j->calibrated ? "probe cost taken out"
+						  : "raw times (a run has no calibration)",
 				    o->method == CHECK_RUNS ? "ratio of geometric means (Welch t)"
 							    : "Mann-Whitney over runs",
 				    100 * o->confidence);
+		}
 		if (j->binned)
 			strbuf_addstr(out, "  (call times read from --aggregate log2 histograms: "
 					   "small changes go unseen)\n");
@@ -221,6 +228,9 @@ static void json_finding(struct strbuf *sb, const struct check_finding *f)
 	strbuf_addch(sb, ',');
 	jkey(sb, "threshold");
 	jnum(sb, f->threshold);
+	strbuf_addch(sb, ',');
+	jkey(sb, "resolution_ns");
+	jnum(sb, f->resolution);
 	strbuf_addstr(sb, ",\"calls\":[");
 	jnum(sb, f->calls_base);
 	strbuf_addch(sb, ',');
@@ -265,6 +275,9 @@ static void json(const struct check_result *r, const struct check_opts *o, const
 	strbuf_addch(sb, ',');
 	jkey(sb, "confidence");
 	jnum(sb, o->confidence);
+	strbuf_addch(sb, ',');
+	jkey(sb, "statistic");
+	jnum(sb, o->statistic);
 	strbuf_addf(sb,
 		    ",\"degradations\":%zu,\"optimizations\":%zu,\"undecided\":%zu,"
 		    "\"skipped_other_machine\":%zu,\"unpaired\":%zu,\"jobs\":[",
@@ -289,6 +302,7 @@ static void json(const struct check_result *r, const struct check_opts *o, const
 		jlabels(sb, j->target_labels, j->ntarget);
 		strbuf_addf(sb, ",\"degradations\":%zu,\"optimizations\":%zu,\"undecided\":%zu",
 			    j->degradations, j->optimizations, j->undecided);
+		strbuf_addf(sb, ",\"calibrated\":%s", j->calibrated ? "true" : "false");
 		strbuf_addstr(sb, ",\"changes\":[");
 		for (k = 0; k < j->nf; k++) {
 			if (k)

@@ -326,6 +326,147 @@ static void test_machines(void)
 	free_runs(t, 3);
 }
 
+/* One run of main -> f -> leaf, with raw call times in ns and, when cal,
+ * a calibration: probe 1000, pair 3000, stepped 10000; leaf's entry probe
+ * stepped.  */
+static void make_cal_run(struct profile *p, double leaf, int cal)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int first = 1;
+
+	strbuf_addstr(&sb, "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./c\",\"args\":\"\","
+			   "\"workload\":\"\",\"units\":{\"mixed(time delta)\":\"ns\"}},"
+			   "\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],"
+			   "\"machine\":{\"host\":\"here\",\"cpu\":{\"total\":2}");
+	if (cal)
+		strbuf_addstr(&sb, ",\"calibration\":{\"probe_ns\":1000,\"pair_ns\":3000,"
+				   "\"stepped_probe_ns\":10000}");
+	strbuf_addstr(&sb, "},\"trace\":{\"summary\":{\"leaf\":{\"probe_entry\":\"stepped\"},"
+			   "\"f\":{\"probe_entry\":\"emulated\"}}},\"snapshots\":[{\"resources\":[");
+	res(&sb, &first, "leaf", leaf, leaf, 3, 2);
+	res(&sb, &first, "f", 20000 - 10500 + leaf, 9500, 2, 1);
+	res(&sb, &first, "main", 30000 - 10500 + leaf, 10000, 1, -1);
+	strbuf_addstr(&sb, "]}]}");
+	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
+		abort();
+	strbuf_release(&sb);
+}
+
+static double base_of(const struct check_result *r, const char *ctx, enum check_metric m)
+{
+	const struct check_finding *f = find(r, ctx, m);
+
+	return f ? f->base : NAN;
+}
+
+/* The probes' cost comes out of every call as the profile's summary takes
+ * it out: its own probe (stepped or not), a pair per traced call inside,
+ * and for self time the part of a child's pair outside the child.  */
+static void test_calibrated(void)
+{
+	struct profile b[2], t[2];
+	struct check_opts o;
+	struct check_result r;
+	const struct check_finding *f;
+	double q;
+
+	check_opts_init(&o);
+	make_cal_run(&b[0], 10500, 1);
+	make_cal_run(&b[1], 10500, 1);
+	make_cal_run(&t[0], 10900, 1);
+	make_cal_run(&t[1], 10900, 1);
+	o.threshold = 0.01;
+	check_compare(b, NULL, 2, t, NULL, 2, &o, &r);
+	ok(r.njobs == 1 && r.jobs[0].calibrated, "every run calibrated: the cost taken out");
+	ok(fabs(base_of(&r, "main;f;leaf", CHECK_INCLUSIVE) - 500) < 1,
+	   "leaf, stepped: 10500 - 10000 = 500 (%g)", base_of(&r, "main;f;leaf", CHECK_INCLUSIVE));
+	ok(fabs(base_of(&r, "main;f", CHECK_INCLUSIVE) - 16000) < 1,
+	   "f inclusive: 20000 - 1000 - 1 x 3000 = 16000 (%g)",
+	   base_of(&r, "main;f", CHECK_INCLUSIVE));
+	ok(fabs(base_of(&r, "main;f", CHECK_SELF) - 6500) < 1,
+	   "f self: 9500 - 1000 - 1 x (3000 - 1000) = 6500 (%g)", base_of(&r, "main;f", CHECK_SELF));
+	ok(fabs(base_of(&r, "main", CHECK_INCLUSIVE) - 23000) < 1,
+	   "main inclusive: 30000 - 1000 - 2 x 3000 = 23000 (%g)",
+	   base_of(&r, "main", CHECK_INCLUSIVE));
+	f = find(&r, "main;f;leaf", CHECK_SELF);
+	ok(f && f->verdict == CHECK_UNDECIDED && fabs(f->resolution - 2500) < 1,
+	   "leaf 500 -> 900 ns: +80%%, but within a quarter of its 10000 ns probe: undecided (%s)",
+	   f && f->why ? f->why : "?");
+	ok(r.degradations == 0, "no degradation from the drift of the probe cost");
+	check_result_release(&r);
+	profile_release(&t[1]);
+	make_cal_run(&t[1], 10900, 0);
+	check_compare(b, NULL, 2, t, NULL, 2, &o, &r);
+	ok(r.njobs == 1 && !r.jobs[0].calibrated &&
+		   fabs(base_of(&r, "main;f;leaf", CHECK_INCLUSIVE) - 10500) < 1,
+	   "a run without calibration: every run's raw times");
+	check_result_release(&r);
+	free_runs(b, 2);
+	free_runs(t, 2);
+
+	ok(!check_statistic_parse("p10", &q) && fabs(q - 0.1) < 1e-12, "--statistic p10");
+	ok(!check_statistic_parse("median", &q) && q == 0.5, "--statistic median");
+	ok(!check_statistic_parse("min", &q) && q == 0, "--statistic min");
+	ok(check_statistic_parse("p0", &q) < 0 && check_statistic_parse("p100", &q) < 0 &&
+		   check_statistic_parse("p1x", &q) < 0 && check_statistic_parse("mean", &q) < 0,
+	   "p0, p100, p1x, mean refused");
+}
+
+/* Runs whose calls are slowed at random (a busy machine slows most calls
+ * of a run by up to 60 %), with every call 10 % slower in the target: the
+ * run medians swing with the busy share, the p10 does not.  */
+static void make_busy_run(struct profile *p, double slow)
+{
+	struct strbuf sb = STRBUF_INIT;
+	double busy = 0.6 * rng_uniform();
+	long id;
+	int first = 1;
+
+	strbuf_addstr(&sb, "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./b\",\"args\":\"\","
+			   "\"workload\":\"\",\"units\":{\"mixed(time delta)\":\"ns\"}},"
+			   "\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],"
+			   "\"snapshots\":[{\"resources\":[");
+	for (id = 2; id < 102; id++) {
+		double v = 100000 * slow * (1 + 0.01 * rng_gauss());
+		if (rng_uniform() < 0.8)
+			v *= 1 + busy;
+		res(&sb, &first, "work", v, v, id, 1);
+	}
+	res(&sb, &first, "main", 1e7, 1e5, 1, -1);
+	strbuf_addstr(&sb, "]}]}");
+	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
+		abort();
+	strbuf_release(&sb);
+}
+
+static void test_statistic(void)
+{
+	struct profile b[5], t[5];
+	struct check_opts o;
+	struct check_result r;
+	size_t i;
+
+	rng_state = 11;
+	for (i = 0; i < 5; i++) {
+		make_busy_run(&b[i], 1);
+		make_busy_run(&t[i], 1.1);
+	}
+	check_opts_init(&o);
+	o.statistic = 0.5;
+	check_compare(b, NULL, 5, t, NULL, 5, &o, &r);
+	ok(verdict(&r, "main;work", CHECK_SELF) != CHECK_DEGRADATION,
+	   "run medians of busy runs: +10%% not told (%s)",
+	   check_verdict_name(verdict(&r, "main;work", CHECK_SELF)));
+	check_result_release(&r);
+	o.statistic = 0.1;
+	check_compare(b, NULL, 5, t, NULL, 5, &o, &r);
+	ok(verdict(&r, "main;work", CHECK_SELF) == CHECK_DEGRADATION,
+	   "run p10s of the same runs: +10%% a degradation");
+	check_result_release(&r);
+	free_runs(b, 5);
+	free_runs(t, 5);
+}
+
 int main(void)
 {
 	test_slowed_callee();
@@ -335,5 +476,7 @@ int main(void)
 	test_mann_whitney_exact();
 	test_thresholds();
 	test_machines();
+	test_calibrated();
+	test_statistic();
 	return tap_done();
 }
