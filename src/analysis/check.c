@@ -25,6 +25,7 @@
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "util/log.h"
+#include "util/quantile.h"
 #include "util/strbuf.h"
 
 static const char *const verdict_names[] = {"no-change", "degradation", "optimization",
@@ -557,13 +558,13 @@ static void run_stats(struct run_reader *r, double q, struct run *run)
 		for (k = 0; k < m; k++)
 			tmp[k] = r->c[i + k].amount;
 		gsl_sort(tmp, 1, m);
-		st.incl = gsl_stats_quantile_from_sorted_data(tmp, 1, m, q);
+		st.incl = quantile_sorted(tmp, m, q);
 		st.self = NAN;
 		if (have_self) {
 			for (k = 0; k < m; k++)
 				tmp[k] = r->c[i + k].exclusive;
 			gsl_sort(tmp, 1, m);
-			st.self = gsl_stats_quantile_from_sorted_data(tmp, 1, m, q);
+			st.self = quantile_sorted(tmp, m, q);
 		}
 		run->s[run->n++] = st;
 	}
