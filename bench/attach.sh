@@ -14,6 +14,10 @@
 #      and the ring buffer (the kernel memory, fixed)
 #   D. the thesis' CPython case: perun collect -c python3.11d -w sort.py
 #      trace -s userspace -op basic, end to end
+#   E. new processes of a traced binary: the start-up of `python3.11d -c
+#      pass` alone, and while perun's loader holds every function of another
+#      python3.11d (22,640 points; with stapbpf each new process spent
+#      seconds in the kernel getting breakpoints it filters out)
 #
 #   sh bench/attach.sh [RESULTS_FILE]
 #   DURATION=60 OTHERS_MAX=100 sh bench/attach.sh     a shorter run
@@ -26,7 +30,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$src/bench/results/attach-$(date +%Y-%m-%d).txt}
 DURATION=${DURATION:-600}
 OTHERS_MAX=${OTHERS_MAX:-1000}
-SECTIONS=${SECTIONS:-A B C D}
+SECTIONS=${SECTIONS:-A B C D E}
 section() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 work=$(mktemp -d /tmp/perun-bench-attach.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
@@ -240,6 +244,29 @@ print("| %s | %s | %d | %d | %d | %s |" % (sys.argv[2], sys.argv[3], t["probes"]
       t["anomalies"]["lost_events"], t["complete"]))
 PY
 fi
+fi
+if section E && [ -x /usr/bin/python3.11d ]; then
+say ""
+say "## E. new processes of the binary while perun is attached to one (python3.11d -c pass, wall ms, median of 9)"
+startup() {
+	for i in 1 2 3 4 5 6 7 8 9; do
+		t0=$(now); /usr/bin/python3.11d -c pass; t1=$(now)
+		python3 -c "print(round(($t1 - $t0) * 1000, 1))"
+	done | sort -n | sed -n 5p
+}
+alone=$(startup)
+python3.11d -c 'import time; time.sleep(3600)' & pid=$!
+sleep 1
+rm -f pa.err
+"$PERUN" collect --pid $pid -o e.perf trace -s userspace 2>pa.err & pp=$!
+wait_for pa.err "^perun: attached"
+pts=$(sed -n 's/^perun: attached \([0-9]*\) of .*/\1/p' pa.err)
+during=$(startup)
+kill -INT $pp; wait $pp || true
+kill $pid; wait $pid 2>/dev/null || true
+say "| probe points on the traced python3.11d | a new python3.11d alone | while attached |"
+say "|---|---|---|"
+say "| $pts | $alone ms | $during ms ($(python3 -c "print(round($during / $alone, 2))")x) |"
 fi
 say ""
 say "# load at the end: $(uptime | sed 's/.*load average/load average/')"
