@@ -37,7 +37,9 @@ static const char usage[] =
     "runs of the two sides are compared: a degradation when the target is slower\n"
     "by the threshold or more and\n"
     "the confidence interval of the ratio lies above 1.  With too few runs or too\n"
-    "much spread between runs the change is undecided.\n\n"
+    "much spread between runs the change is undecided.  The threshold is 0.1, and\n"
+    "0.25 (Perun's) for the regression methods and local-statistics; thresholds\n"
+    "per function come from regressions_thresholds in .perun/local.yml.\n\n"
     "Methods (--method M): runs (default: Welch's t over the logs of the runs' p10s)\n"
     "or mann-whitney (asv's rank test over the runs' p10s), or one of Perun's, per\n"
     "function, on the models postprocessby fitted (regression-analysis;\n"
@@ -228,6 +230,18 @@ static int parse_statistic(const struct popt *o, const char *v)
 	return 0;
 }
 
+/* --format FORMAT into the int o->value.  */
+static int parse_format(const struct popt *o, const char *v)
+{
+	int f = check_format_parse(v);
+
+	if (f < 0)
+		return popt_error(o, "unknown format '%s': text, json, junit or markdown", v);
+	*(int *)o->value = f;
+	return 0;
+}
+
+/* regressions_thresholds of .perun/local.yml, when there is a repository.  */
 static int load_thresholds(struct repo *r, int *have_repo, struct check_threshold **out,
 			   size_t *n)
 {
@@ -264,7 +278,7 @@ static int load_thresholds(struct repo *r, int *have_repo, struct check_threshol
 
 int cmd_check(int argc, char **argv, struct ctx *ctx)
 {
-	const char *args[2] = {NULL, NULL}, *format = "text";
+	const char *args[2] = {NULL, NULL};
 	struct check_opts o;
 	struct check_result res;
 	struct check_threshold *thr = NULL;
@@ -272,25 +286,25 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 	struct side base, target;
 	struct repo r;
 	struct strbuf out = STRBUF_INIT;
-	int i, nargs = 0, all = 0, have_repo = 0, fmt, ret = EXIT_FAIL, threshold_given = 0;
+	int i, nargs, all = 0, have_repo = 0, fmt = CHECK_FORMAT_TEXT, ret = EXIT_FAIL;
+	int threshold_given = 0;
 	const char *bname, *tname;
-	struct ratio_arg thr_arg = {0, 1e9, NULL, &threshold_given},
-			 conf_arg = {0, 1, NULL, NULL};
+	struct ratio_arg thr_arg = {0, 1e9, &o.threshold, &threshold_given};
+	struct ratio_arg conf_arg = {0, 1, &o.confidence, NULL};
 	struct popt opts[] = {
 		OPT_CALLBACK(0, "threshold", &thr_arg, "R",
-			     "relative change that counts (default 0.1; 0.25, Perun's, for the "
-			     "regression methods and local-statistics); per function from "
-			     "regressions_thresholds in .perun/local.yml",
+			     "relative change that counts (default 0.1 or 0.25: above)",
 			     parse_ratio),
 		OPT_CALLBACK(0, "confidence", &conf_arg, "C",
 			     "confidence of the interval or test (default 0.99)", parse_ratio),
-		OPT_CALLBACK(0, "method", &o.method, "M", "runs (default), mann-whitney or "
-			     "one of Perun's (above)", parse_method),
+		OPT_CALLBACK(0, "method", &o.method, "M",
+			     "runs (default), mann-whitney or one of Perun's (above)",
+			     parse_method),
 		OPT_CALLBACK(0, "statistic", &o.statistic, "S",
 			     "what stands for a run: p10 (default), median, min or pN",
 			     parse_statistic),
-		OPT_STRING('f', "format", &format, "FORMAT",
-			   "text (default), json, junit (for CI) or markdown"),
+		OPT_CALLBACK('f', "format", &fmt, "FORMAT",
+			     "text (default), json, junit (for CI) or markdown", parse_format),
 		OPT_BOOL(0, "all", &all, "list unchanged contexts too"),
 		OPT_BOOL(0, "any-machine", &o.any_machine, "compare runs from other machines too"),
 		OPT_END(),
@@ -298,8 +312,6 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 
 	(void)ctx;
 	check_opts_init(&o);
-	thr_arg.out = &o.threshold;
-	conf_arg.out = &o.confidence;
 	memset(&res, 0, sizeof(res));
 	memset(&base, 0, sizeof(base));
 	memset(&target, 0, sizeof(target));
@@ -316,11 +328,6 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 		args[i] = argv[i];
 	if (!threshold_given)
 		o.threshold = check_method_threshold(o.method);
-	if ((fmt = check_format_parse(format)) < 0) {
-		fprintf(stderr, "perun check: unknown format '%s': text, json, junit or markdown\n",
-			format);
-		return EXIT_USAGE;
-	}
 	/* one argument is the baseline; the target is HEAD */
 	if (side_from_arg(&r, &have_repo, nargs == 2 ? args[1] : "HEAD", &target) < 0)
 		goto out;
