@@ -23,8 +23,7 @@ int popt_error(const struct popt *o, const char *fmt, ...)
 	return -1;
 }
 
-/* The synopsis: the usage text up to its first empty line.  */
-static void synopsis(FILE *f, const char *usage)
+void usage_synopsis(FILE *f, const char *usage)
 {
 	const char *end = strstr(usage, "\n\n");
 
@@ -195,7 +194,7 @@ int parse_options(int argc, char **argv, const char *cmd, const char *usage, str
 		}
 		r = a[1] == '-' ? parse_long(opts, argc, argv, &i) : parse_short(opts, argc, argv, &i);
 		if (r) {
-			synopsis(stderr, usage);
+			usage_synopsis(stderr, usage);
 			return POPT_ERROR;
 		}
 	}

@@ -59,6 +59,9 @@ int parse_options(int argc, char **argv, const char *cmd, const char *usage, str
 /* The usage text, then one line per option of the table that has help.  */
 void usage_with_options(FILE *f, const char *usage, const struct popt *opts);
 
+/* The synopsis: the usage text up to its first empty line.  */
+void usage_synopsis(FILE *f, const char *usage);
+
 /* "perun CMD: " fmt on stderr, for callbacks (parse_options adds the
  * synopsis); -1.  */
 int popt_error(const struct popt *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
