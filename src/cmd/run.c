@@ -59,15 +59,9 @@ static const char usage_bisect[] =
 	"lies between two neighbouring commits: about log2(commits) + 2 revisions.\n"
 	"Without FUNCTION, the function whose time rose most from GOOD to BAD.\n"	"A revision that already has --repeat registered runs of the job on this\n"
 	"machine (the same command, arguments, workload and postprocessors) is not\n"
-	"collected again: its registered runs are read.\n"
-	"\n"
-	"  --repeat N       collect each revision N times (default: local.yml's repeat,\n"
-	"                   else 1); a revision's time is the median of its runs' medians\n"
-	"  --job N          the job of local.yml's matrix to run (default 1)\n"
-	"  --threshold PCT  the smallest step up that counts (default 20; one run per\n"
-	"                   revision on a busy machine moves a time by up to ~15 %)\n"
-	"  -q, --quiet      no progress lines\n"
-	"  -v, --verbose    collect's own messages too\n"
+	"collected again: its registered runs are read.  A revision's time is the\n"
+	"median of its runs' medians.  One run per revision on a busy machine moves a\n"
+	"time by up to ~15 %: hence the default --threshold of 20.\n"
 	"\n"
 	"Exit status: 0 when a commit is named, 1 when no step up was found or a\n"
 	"collect failed at GOOD or BAD, 2 on a usage error.\n";
@@ -112,25 +106,31 @@ static int parse_repeat(const struct popt *o, const char *v)
 	return 0;
 }
 
-static int parse_common(const char *cmd, struct common *c, int argc, char **argv, int *i,
-			int *err)
+/* --job N into the unsigned o->value.  */
+static int parse_job(const struct popt *o, const char *v)
 {
-	const char *a = argv[*i];
+	if (parse_count(v, 100000, o->value) < 0)
+		return popt_error(o, "--job wants a job number from 1, not '%s'", v);
+	return 0;
+}
 
-	*err = 0;
-	if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-		c->quiet = 1;
-	} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-		c->verbose = 1;
-	} else if (!strcmp(a, "--repeat") || !strncmp(a, "--repeat=", 9)) {
-		const char *v = a[8] == '=' ? a + 9 : *i + 1 < argc ? argv[++*i] : NULL;
-		if (!v || parse_count(v, 1000, &c->repeat) < 0)
-			*err = usage_error(cmd, "--repeat wants a number of runs from 1 to 1000, not '%s'",
-					   v ? v : "");
-	} else {
-		return 0;
-	}
-	return 1;
+/* --threshold PCT (a trailing % allowed) into the double o->value, as a
+ * ratio.  */
+static int parse_threshold(const struct popt *o, const char *v)
+{
+	char *end;
+	double t;
+
+	errno = 0;
+	t = strtod(v, &end) / 100;
+	if (end && *end == '%')
+		end++;
+	if (!*v || *end || errno || !isfinite(t) || t <= 0 || t > 100)
+		return popt_error(o, "--threshold wants a percentage above 0 and at most 10000, "
+				     "not '%s'",
+				  v);
+	*(double *)o->value = t;
+	return 0;
 }
 
 /* -c, -a, -w: one more value into the struct strv o->value.  */
@@ -309,7 +309,6 @@ out:
 int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 {
 	struct common c = { 0, 0, 0 };
-	struct strv pos = STRV_INIT;
 	struct job_matrix m;
 	struct run_job *jobs = NULL;
 	struct runner rn;
@@ -321,50 +320,27 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	size_t njobs = 0, npost = 0;
 	unsigned job = 1;
 	double threshold = 0.20;
-	int i, err, have, runner_ok = 0, ret = EXIT_FAIL, b;
+	int npos, have, runner_ok = 0, ret = EXIT_FAIL, b;
+	struct popt opts[] = {
+		OPT_CALLBACK(0, "repeat", &c.repeat, "N",
+			     "collect each revision N times (default: local.yml's repeat, else 1)",
+			     parse_repeat),
+		OPT_CALLBACK(0, "job", &job, "N", "the job of local.yml's matrix to run (default 1)",
+			     parse_job),
+		OPT_CALLBACK(0, "threshold", &threshold, "PCT",
+			     "the smallest step up that counts (default 20)", parse_threshold),
+		OPT_BOOL('q', "quiet", &c.quiet, "no progress lines"),
+		OPT_BOOL('v', "verbose", &c.verbose, "collect's own messages too"),
+		OPT_END(),
+	};
 
 	(void)ctx;
 	memset(&m, 0, sizeof(m));
 	memset(&res, 0, sizeof(res));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (parse_common("bisect", &c, argc, argv, &i, &err)) {
-			if (err) {
-				ret = err;
-				goto out;
-			}
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_bisect, stdout);
-			ret = EXIT_OK;
-			goto out;
-		} else if (!strcmp(a, "--job")) {
-			if (i + 1 >= argc || parse_count(argv[++i], 100000, &job) < 0) {
-				ret = usage_error("bisect", "--job wants a job number from 1, not '%s'",
-						  i < argc ? argv[i] : "");
-				goto out;
-			}
-		} else if (!strcmp(a, "--threshold")) {
-			char *end;
-			const char *v = i + 1 < argc ? argv[++i] : "";
-			errno = 0;
-			threshold = strtod(v, &end) / 100;
-			if (end && *end == '%')
-				end++;
-			if (!*v || *end || errno || !isfinite(threshold) || threshold <= 0 ||
-			    threshold > 100) {
-				ret = usage_error("bisect", "--threshold wants a percentage above 0 and "
-							    "at most 10000, not '%s'",
-						  v);
-				goto out;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			ret = usage_error("bisect", "unknown option '%s'", a);
-			goto out;
-		} else {
-			strv_push(&pos, a);
-		}
-	}
-	if (pos.n < 2 || pos.n > 3) {
+	npos = parse_options(argc, argv, "bisect", usage_bisect, opts);
+	if (npos < 0)
+		return POPT_EXIT(npos);
+	if (npos < 2 || npos > 3) {
 		ret = usage_error("bisect", "%s", "give GOOD and BAD revisions, and a FUNCTION if you "
 						  "like");
 		goto out;
@@ -388,7 +364,7 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 		ret = usage_error("bisect", "--job %s: local.yml's matrix has fewer jobs", num);
 		goto out;
 	}
-	if (vcs_massage(r.worktree, pos.v[0], good) < 0 || vcs_massage(r.worktree, pos.v[1], bad) < 0)
+	if (vcs_massage(r.worktree, argv[0], good) < 0 || vcs_massage(r.worktree, argv[1], bad) < 0)
 		goto out;
 	if (runner_init(&rn, &r) < 0)
 		goto out;
@@ -402,7 +378,7 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	rn.progress = !c.quiet && isatty(2);
 	rn.verbose = c.verbose;
 	driver_install_signals();
-	b = run_bisect(&rn, good, bad, pos.n > 2 ? pos.v[2] : NULL, job - 1, threshold, &res);
+	b = run_bisect(&rn, good, bad, npos > 2 ? argv[2] : NULL, job - 1, threshold, &res);
 	if (rn.interrupted) {
 		ret = EXIT_SIGNAL_BASE + driver_signal_received();
 		goto out;
@@ -432,7 +408,6 @@ out:
 	free(post);
 	run_jobs_free(jobs, njobs);
 	job_matrix_release(&m);
-	strv_clear(&pos);
 	repo_release(&r);
 	return ret;
 }
