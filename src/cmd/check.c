@@ -186,13 +186,15 @@ static int side_from_arg(struct repo *r, int *have_repo, const char *arg, struct
 	return side_load_minor(r, sha, s);
 }
 
-/* A number strictly between lo and hi, for --threshold and --confidence.  */
+/* A number strictly between lo and hi, for --threshold and --confidence:
+ * where it goes, and a flag set when it is given (NULL: none).  */
 struct ratio_arg {
 	double lo, hi;
 	double *out;
 	int *given;
 };
 
+/* --threshold R, --confidence C into the struct ratio_arg o->value.  */
 static int parse_ratio(const struct popt *o, const char *v)
 {
 	struct ratio_arg *a = o->value;
@@ -208,6 +210,7 @@ static int parse_ratio(const struct popt *o, const char *v)
 	return 0;
 }
 
+/* --method M into the enum check_method o->value.  */
 static int parse_method(const struct popt *o, const char *v)
 {
 	int m = check_method_parse(v);
@@ -222,6 +225,7 @@ static int parse_method(const struct popt *o, const char *v)
 	return 0;
 }
 
+/* --statistic S into the double o->value: the quantile of a run's calls.  */
 static int parse_statistic(const struct popt *o, const char *v)
 {
 	if (check_statistic_parse(v, o->value) < 0)
