@@ -14,28 +14,24 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "store/aggregate-dir.h"
 #include "store/aggregate.h"
 #include "util/log.h"
 
-#define USAGE                                                                                      \
-	"usage: perun aggregate --release REV --shard HOST [--time-box SECONDS] [--dir DIR]\n"     \
-	"                       [-m REV] PROFILE...\n"                                             \
+static const char usage[] =
+	"usage: perun aggregate --release REV --shard HOST [--time-box SECONDS] [--dir DIR]\n"
+	"                       [-m REV] PROFILE...\n"
 	"   or: perun aggregate [--release REV] --expire-before TIME [--dir DIR]\n"
-
-static void usage_aggregate(FILE *f)
-{
-	fprintf(f, USAGE
-		"\n"
-		"Merges profiles (N@i, N@p, names, paths, or other aggregates) into\n"
-		"DIR/REV/aggregate/report.TIMEBOX.HOST, one file per time box of SECONDS\n"
-		"(default 86400) holding per function calls, total, exclusive, min, max and a\n"
-		"log2 histogram for quantiles.  Each input is keyed by its object id, so the\n"
-		"same profile aggregated twice counts once.  DIR defaults to\n"
-		".perun/aggregates.  --expire-before TIME (seconds since the epoch, or\n"
-		"YYYY-MM-DD) deletes the time boxes that end before TIME: only report files\n"
-		"perun wrote.  'perun show FILE|DIR/REV' prints an aggregate.\n");
-}
+	"\n"
+	"Merges profiles (N@i, N@p, names, paths, or other aggregates) into\n"
+	"DIR/REV/aggregate/report.TIMEBOX.HOST, one file per time box of SECONDS\n"
+	"(default 86400) holding per function calls, total, exclusive, min, max and a\n"
+	"log2 histogram for quantiles.  Each input is keyed by its object id, so the\n"
+	"same profile aggregated twice counts once.  DIR defaults to\n"
+	".perun/aggregates.  --expire-before TIME (seconds since the epoch, or\n"
+	"YYYY-MM-DD) deletes the time boxes that end before TIME: only report files\n"
+	"perun wrote.  'perun show FILE|DIR/REV' prints an aggregate.\n";
 
 /* TIME: seconds since the epoch, or YYYY-MM-DD (UTC).  */
 static int parse_time(const char *s, int64_t *t)
@@ -56,79 +52,79 @@ static int parse_time(const char *s, int64_t *t)
 	return 0;
 }
 
+/* --time-box SECONDS into the int64_t o->value.  */
+static int parse_box(const struct popt *o, const char *v)
+{
+	char *end;
+	long long n = strtoll(v, &end, 10);
+
+	if (*end || n <= 0)
+		return popt_error(o, "--time-box takes a positive number of seconds, not '%s'", v);
+	*(int64_t *)o->value = n;
+	return 0;
+}
+
+/* The time --expire-before gives: the TIME and that it was given.  */
+struct expire_arg {
+	int64_t before;
+	int given;
+};
+
+static int parse_expire(const struct popt *o, const char *v)
+{
+	struct expire_arg *e = o->value;
+
+	if (parse_time(v, &e->before) < 0)
+		return popt_error(o,
+				  "--expire-before takes seconds since the epoch or YYYY-MM-DD, "
+				  "not '%s'",
+				  v);
+	e->given = 1;
+	return 0;
+}
+
 int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 {
-	const char *release = NULL, *shard = NULL, *dir_opt = NULL, *rev = "HEAD";
-	int64_t box = 86400, before = 0;
-	int have_before = 0, explicit_rev = 0, ret = EXIT_FAIL, i;
-	char **specs = NULL;
-	size_t nspecs = 0;
+	const char *release = NULL, *shard = NULL, *dir_opt = NULL, *rev = NULL;
+	int64_t box = 86400;
+	struct expire_arg expire = { 0, 0 };
+	int ret = EXIT_FAIL, n;
+	size_t nspecs;
 	struct agg_job job;
 	struct agg_job_result res;
+	struct popt opts[] = {
+		OPT_STRING(0, "release", &release, "REV", "the release the profiles are of"),
+		OPT_STRING(0, "shard", &shard, "HOST", "the shard (host) they come from"),
+		OPT_CALLBACK(0, "time-box", &box, "SECONDS",
+			     "the length of a time box (default 86400)", parse_box),
+		OPT_STRING(0, "dir", &dir_opt, "DIR",
+			   "where the aggregates are (default .perun/aggregates)"),
+		OPT_STRING('m', NULL, &rev, "REV",
+			   "the minor version N@i and names are of (default HEAD)"),
+		OPT_CALLBACK(0, "expire-before", &expire, "TIME",
+			     "delete the time boxes that end before TIME", parse_expire),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage_aggregate(stdout);
-			free(specs);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--release") && i + 1 < argc) {
-			release = argv[++i];
-		} else if (!strcmp(a, "--shard") && i + 1 < argc) {
-			shard = argv[++i];
-		} else if (!strcmp(a, "--dir") && i + 1 < argc) {
-			dir_opt = argv[++i];
-		} else if (!strcmp(a, "-m") && i + 1 < argc) {
-			rev = argv[++i];
-			explicit_rev = 1;
-		} else if (!strcmp(a, "--time-box") && i + 1 < argc) {
-			char *end;
-			long long v = strtoll(argv[++i], &end, 10);
-			if (*end || v <= 0) {
-				fprintf(stderr,
-					"perun aggregate: --time-box takes a positive number "
-					"of seconds, not '%s'\n",
-					argv[i]);
-				free(specs);
-				return EXIT_USAGE;
-			}
-			box = v;
-		} else if (!strcmp(a, "--expire-before") && i + 1 < argc) {
-			if (parse_time(argv[++i], &before) < 0) {
-				fprintf(stderr,
-					"perun aggregate: --expire-before takes seconds since "
-					"the epoch or YYYY-MM-DD, not '%s'\n",
-					argv[i]);
-				free(specs);
-				return EXIT_USAGE;
-			}
-			have_before = 1;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"perun aggregate: unknown option or missing value '%s'\n" USAGE, a);
-			free(specs);
-			return EXIT_USAGE;
-		} else {
-			specs = xrealloc(specs, (nspecs + 1) * sizeof(*specs));
-			specs[nspecs++] = argv[i];
-		}
-	}
+	n = parse_options(argc, argv, "aggregate", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	nspecs = (size_t)n;
 	if ((release && !agg_valid_id(release)) || (shard && !agg_valid_id(shard))) {
 		fprintf(stderr, "perun aggregate: release and shard ids name files: no '/', no "
 				"leading '.', no spaces\n");
-		free(specs);
 		return EXIT_USAGE;
 	}
-	if (!have_before && (!release || !shard || !nspecs)) {
+	if (!expire.given && (!release || !shard || !nspecs)) {
 		fprintf(stderr, "perun aggregate: --release, --shard and at least one PROFILE are "
-				"needed (or --expire-before)\n" USAGE);
-		free(specs);
+				"needed (or --expire-before)\n");
+		usage_synopsis(stderr, usage);
 		return EXIT_USAGE;
 	}
 	if (nspecs && (!release || !shard)) {
-		fprintf(stderr, "perun aggregate: profiles need --release and --shard\n" USAGE);
-		free(specs);
+		fprintf(stderr, "perun aggregate: profiles need --release and --shard\n");
+		usage_synopsis(stderr, usage);
 		return EXIT_USAGE;
 	}
 	memset(&job, 0, sizeof(job));
@@ -136,12 +132,12 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 	job.release = release;
 	job.shard = shard;
 	job.box = box;
-	job.rev = rev;
-	job.explicit_rev = explicit_rev;
-	job.specs = specs;
+	job.rev = rev ? rev : "HEAD";
+	job.explicit_rev = rev != NULL;
+	job.specs = argv;
 	job.nspecs = nspecs;
-	job.expire = have_before;
-	job.before = before;
+	job.expire = expire.given;
+	job.before = expire.before;
 	if (agg_job_run(&job, &res) == 0)
 		ret = EXIT_OK;
 	if (res.stored)
@@ -151,8 +147,7 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 		       res.written, res.written == 1 ? "" : "es", res.dir, release);
 	if (res.expired >= 0)
 		printf("expired %ld time box%s ending before %lld\n", res.expired,
-		       res.expired == 1 ? "" : "es", (long long)before);
+		       res.expired == 1 ? "" : "es", (long long)expire.before);
 	agg_job_result_release(&res);
-	free(specs);
 	return ret;
 }

@@ -6,90 +6,84 @@
 
 #define PR_FMT "perun"
 
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "collect/calibration.h"
 #include "util/log.h"
 
-static void usage(FILE *f)
+static const char usage[] =
+	"usage: perun calibrate [--runtime R] [--loader L] [--calls N] [--force] [-q]\n"
+	"\n"
+	"Measures what an empty traced call costs on this host: perun traces\n"
+	"perun-calib, which calls an empty function and an untraced twin N times each,\n"
+	"and caches the result per runtime and kernel release in the module cache\n"
+	"directory.  collect subtracts it for the calibrated_* summary fields.\n"
+	"On the bpf runtime --loader says whose cost: perun (its own loader, the\n"
+	"default) or stapbpf (what --aggregate and the optimizations run on);\n"
+	"collect subtracts the one of the loader it ran.\n";
+
+/* --runtime R into the enum runtime o->value.  */
+static int parse_runtime(const struct popt *o, const char *v)
 {
-	fputs("usage: perun calibrate [--runtime R] [--loader L] [--calls N] [--force] [-q]\n"
-	      "\n"
-	      "Measures what an empty traced call costs on this host: perun traces\n"
-	      "perun-calib, which calls an empty function and an untraced twin N times each,\n"
-	      "and caches the result per runtime and kernel release in the module cache\n"
-	      "directory.  collect subtracts it for the calibrated_* summary fields.\n"
-	      "\n"
-	      "  --runtime R   auto | kernel | bpf (default auto, as collect chooses)\n"
-	      "  --loader L    on the bpf runtime, whose cost: perun (its own loader, the\n"
-	      "                default) or stapbpf (what --aggregate and the optimizations\n"
-	      "                run on); collect subtracts the one of the loader it ran\n"
-	      "  --calls N     traced calls to measure (default 20000)\n"
-	      "  --force       measure again even when a calibration is cached\n"
-	      "  -q, --quiet   print nothing but errors\n",
-	      f);
+	if (runtime_parse(v, o->value) < 0)
+		return popt_error(o, "--runtime is auto, kernel or bpf, not '%s'", v);
+	return 0;
+}
+
+/* --loader L into the const char * o->value.  */
+static int parse_loader(const struct popt *o, const char *v)
+{
+	if (strcmp(v, "perun") && strcmp(v, "stapbpf"))
+		return popt_error(o, "--loader is perun or stapbpf, not '%s'", v);
+	*(const char **)o->value = v;
+	return 0;
+}
+
+/* --calls N into the unsigned long o->value.  */
+static int parse_calls(const struct popt *o, const char *v)
+{
+	char *end;
+	unsigned long calls = strtoul(v, &end, 10);
+
+	if (*end || !*v || *v == '-' || calls < 100 || calls > 10000000)
+		return popt_error(o, "--calls wants 100 to 10000000, not '%s'", v);
+	*(unsigned long *)o->value = calls;
+	return 0;
 }
 
 int cmd_calibrate(int argc, char **argv, struct ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "runtime", required_argument, NULL, 'r' },
-		{ "loader", required_argument, NULL, 'l' },
-		{ "calls", required_argument, NULL, 'n' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum runtime rt = RUNTIME_AUTO;
 	unsigned long calls = CALIBRATION_CALLS;
-	int c, force = 0, quiet = 0, r;
+	int force = 0, quiet = 0, r, n;
 	struct calibration cal;
-	char *path = NULL, *end;
+	char *path = NULL;
 	const char *loader = "perun";
+	struct popt opts[] = {
+		OPT_CALLBACK(0, "runtime", &rt, "R",
+			     "auto, kernel or bpf (default auto, as collect chooses)",
+			     parse_runtime),
+		OPT_CALLBACK(0, "loader", &loader, "L",
+			     "on the bpf runtime, whose cost: perun (default) or stapbpf",
+			     parse_loader),
+		OPT_CALLBACK(0, "calls", &calls, "N", "traced calls to measure (default 20000)",
+			     parse_calls),
+		OPT_BOOL(0, "force", &force, "measure again even when a calibration is cached"),
+		OPT_BOOL('q', "quiet", &quiet, "print nothing but errors"),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (runtime_parse(optarg, &rt) < 0) {
-				fprintf(stderr, "perun calibrate: --runtime is auto, kernel or bpf, "
-						"not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'l':
-			if (strcmp(optarg, "perun") && strcmp(optarg, "stapbpf")) {
-				fprintf(stderr, "perun calibrate: --loader is perun or stapbpf, "
-						"not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			loader = optarg;
-			break;
-		case 'n':
-			calls = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || *optarg == '-' || calls < 100 || calls > 10000000) {
-				fprintf(stderr, "perun calibrate: --calls wants 100 to 10000000, "
-						"not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'F': force = 1; break;
-		case 'q': quiet = 1; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		default:
-			fprintf(stderr, "see 'perun calibrate --help'\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "perun calibrate: unexpected argument '%s'\n", argv[optind]);
+	n = parse_options(argc, argv, "calibrate", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n) {
+		fprintf(stderr, "perun calibrate: unexpected argument '%s'\n", argv[0]);
 		return EXIT_USAGE;
 	}
 	r = calibration_obtain(rt, loader, calls, force, &cal, &path);

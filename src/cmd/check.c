@@ -12,6 +12,7 @@
 
 #include "analysis/check.h"
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "report/check-output.h"
@@ -36,29 +37,21 @@ static const char usage[] =
     "runs of the two sides are compared: a degradation when the target is slower\n"
     "by the threshold or more and\n"
     "the confidence interval of the ratio lies above 1.  With too few runs or too\n"
-    "much spread between runs the change is undecided.\n\n"
-    "  --threshold R      relative change that counts (default 0.1; 0.25, Perun's, for\n"
-    "                     the regression methods and local-statistics); per-function\n"
-    "                     thresholds come from regressions_thresholds in .perun/local.yml\n"
-    "  --confidence C     confidence of the interval or test (default 0.99)\n"
-    "  --statistic S      what stands for a run: p10 (default), median, min or pN\n"
-    "  --method M         runs (default: Welch's t over the logs of the runs' p10s)\n"
-    "                     or mann-whitney (asv's rank test over the runs' p10s)\n"
-    "                     or one of Perun's, per function:\n"
-    "                     on the models postprocessby fitted (regression-analysis;\n"
-    "                     local-statistics also regressogram and moving-average):\n"
-    "                       best-model-order-equality  the best form grows faster\n"
-    "                       linear-regression, polynomial-regression, fast-check\n"
-    "                                  the curves of the best models differ by the\n"
-    "                                  threshold (they name the change's shape apart)\n"
-    "                       local-statistics  statistics of the curves per window\n"
-    "                     on the calls:\n"
-    "                       exclusive-time-outliers  a function's change in total\n"
-    "                                  exclusive time is an outlier among all\n"
-    "                                  functions' changes\n"
-    "  --format FORMAT    text (default), json, junit (for CI) or markdown\n"
-    "  --all              list unchanged contexts too\n"
-    "  --any-machine      compare runs from other machines too\n\n"
+    "much spread between runs the change is undecided.  The threshold is 0.1, and\n"
+    "0.25 (Perun's) for the regression methods and local-statistics; thresholds\n"
+    "per function come from regressions_thresholds in .perun/local.yml.\n\n"
+    "Methods (--method M): runs (default: Welch's t over the logs of the runs' p10s)\n"
+    "or mann-whitney (asv's rank test over the runs' p10s), or one of Perun's, per\n"
+    "function, on the models postprocessby fitted (regression-analysis;\n"
+    "local-statistics also regressogram and moving-average):\n"
+    "  best-model-order-equality  the best form grows faster\n"
+    "  linear-regression, polynomial-regression, fast-check\n"
+    "                             the curves of the best models differ by the\n"
+    "                             threshold (they name the change's shape apart)\n"
+    "  local-statistics           statistics of the curves per window\n"
+    "or on the calls:\n"
+    "  exclusive-time-outliers    a function's change in total exclusive time is\n"
+    "                             an outlier among all functions' changes\n\n"
     "Exit status: 0 no degradation, 1 a degradation (or a failure), 2 usage.\n";
 
 /* One side: the runs of a minor version, or one file.  */
@@ -193,16 +186,62 @@ static int side_from_arg(struct repo *r, int *have_repo, const char *arg, struct
 	return side_load_minor(r, sha, s);
 }
 
-static int parse_ratio(const char *opt, const char *v, double lo, double hi, double *out)
-{
-	char *end;
+/* A number strictly between lo and hi, for --threshold and --confidence:
+ * where it goes, and a flag set when it is given (NULL: none).  */
+struct ratio_arg {
+	double lo, hi;
+	double *out;
+	int *given;
+};
 
-	*out = strtod(v, &end);
-	if (!*v || *end || !(*out > lo && *out < hi)) {
-		fprintf(stderr, "perun check: %s wants a number in (%g, %g), not '%s'\n", opt, lo,
-			hi, v);
-		return -1;
-	}
+/* --threshold R, --confidence C into the struct ratio_arg o->value.  */
+static int parse_ratio(const struct popt *o, const char *v)
+{
+	struct ratio_arg *a = o->value;
+	char *end;
+	double d = strtod(v, &end);
+
+	if (!*v || *end || !(d > a->lo && d < a->hi))
+		return popt_error(o, "--%s wants a number in (%g, %g), not '%s'", o->long_name,
+				  a->lo, a->hi, v);
+	*a->out = d;
+	if (a->given)
+		*a->given = 1;
+	return 0;
+}
+
+/* --method M into the enum check_method o->value.  */
+static int parse_method(const struct popt *o, const char *v)
+{
+	int m = check_method_parse(v);
+
+	if (m < 0)
+		return popt_error(o, "unknown method '%s': runs, mann-whitney, "
+				     "best-model-order-equality, linear-regression, "
+				     "polynomial-regression, fast-check, local-statistics or "
+				     "exclusive-time-outliers",
+				  v);
+	*(enum check_method *)o->value = (enum check_method)m;
+	return 0;
+}
+
+/* --statistic S into the double o->value: the quantile of a run's calls.  */
+static int parse_statistic(const struct popt *o, const char *v)
+{
+	if (check_statistic_parse(v, o->value) < 0)
+		return popt_error(o, "unknown statistic '%s': p10, median, min or pN (0 < N < 100)",
+				  v);
+	return 0;
+}
+
+/* --format FORMAT into the int o->value.  */
+static int parse_format(const struct popt *o, const char *v)
+{
+	int f = check_format_parse(v);
+
+	if (f < 0)
+		return popt_error(o, "unknown format '%s': text, json, junit or markdown", v);
+	*(int *)o->value = f;
 	return 0;
 }
 
@@ -243,7 +282,7 @@ static int load_thresholds(struct repo *r, int *have_repo, struct check_threshol
 
 int cmd_check(int argc, char **argv, struct ctx *ctx)
 {
-	const char *args[2] = {NULL, NULL}, *format = "text";
+	const char *args[2] = {NULL, NULL};
 	struct check_opts o;
 	struct check_result res;
 	struct check_threshold *thr = NULL;
@@ -251,8 +290,29 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 	struct side base, target;
 	struct repo r;
 	struct strbuf out = STRBUF_INIT;
-	int i, nargs = 0, all = 0, have_repo = 0, fmt, ret = EXIT_FAIL, m, threshold_given = 0;
+	int i, nargs, all = 0, have_repo = 0, fmt = CHECK_FORMAT_TEXT, ret = EXIT_FAIL;
+	int threshold_given = 0;
 	const char *bname, *tname;
+	struct ratio_arg thr_arg = {0, 1e9, &o.threshold, &threshold_given};
+	struct ratio_arg conf_arg = {0, 1, &o.confidence, NULL};
+	struct popt opts[] = {
+		OPT_CALLBACK(0, "threshold", &thr_arg, "R",
+			     "relative change that counts (default 0.1 or 0.25: above)",
+			     parse_ratio),
+		OPT_CALLBACK(0, "confidence", &conf_arg, "C",
+			     "confidence of the interval or test (default 0.99)", parse_ratio),
+		OPT_CALLBACK(0, "method", &o.method, "M",
+			     "runs (default), mann-whitney or one of Perun's (above)",
+			     parse_method),
+		OPT_CALLBACK(0, "statistic", &o.statistic, "S",
+			     "what stands for a run: p10 (default), median, min or pN",
+			     parse_statistic),
+		OPT_CALLBACK('f', "format", &fmt, "FORMAT",
+			     "text (default), json, junit (for CI) or markdown", parse_format),
+		OPT_BOOL(0, "all", &all, "list unchanged contexts too"),
+		OPT_BOOL(0, "any-machine", &o.any_machine, "compare runs from other machines too"),
+		OPT_END(),
+	};
 
 	(void)ctx;
 	check_opts_init(&o);
@@ -261,66 +321,17 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 	memset(&target, 0, sizeof(target));
 	memset(&r, 0, sizeof(r));
 	r.lock_fd = -1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		} else if ((!strcmp(a, "--format") || !strcmp(a, "-f")) && v) {
-			format = v, i++;
-		} else if (!strncmp(a, "--format=", 9)) {
-			format = a + 9;
-		} else if (!strcmp(a, "--threshold") && v) {
-			if (parse_ratio(a, v, 0, 1e9, &o.threshold) < 0)
-				return EXIT_USAGE;
-			threshold_given = 1;
-			i++;
-		} else if (!strcmp(a, "--confidence") && v) {
-			if (parse_ratio(a, v, 0, 1, &o.confidence) < 0)
-				return EXIT_USAGE;
-			i++;
-		} else if (!strcmp(a, "--method") && v) {
-			if ((m = check_method_parse(v)) < 0) {
-				fprintf(stderr,
-					"perun check: unknown method '%s': runs, mann-whitney, "
-					"best-model-order-equality, linear-regression, "
-					"polynomial-regression, fast-check, local-statistics or "
-					"exclusive-time-outliers\n",
-					v);
-				return EXIT_USAGE;
-			}
-			o.method = (enum check_method)m;
-			i++;
-		} else if (!strcmp(a, "--statistic") && v) {
-			if (check_statistic_parse(v, &o.statistic) < 0) {
-				fprintf(stderr, "perun check: unknown statistic '%s': p10, median, "
-						"min or pN (0 < N < 100)\n",
-					v);
-				return EXIT_USAGE;
-			}
-			i++;
-		} else if (!strcmp(a, "--all")) {
-			all = 1;
-		} else if (!strcmp(a, "--any-machine")) {
-			o.any_machine = 1;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "perun check: unknown option '%s' (or it wants a value)\n%s",
-				a, usage);
-			return EXIT_USAGE;
-		} else if (nargs < 2) {
-			args[nargs++] = a;
-		} else {
-			fprintf(stderr, "perun check: at most BASELINE and TARGET\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (!threshold_given)
-		o.threshold = check_method_threshold(o.method);
-	if ((fmt = check_format_parse(format)) < 0) {
-		fprintf(stderr, "perun check: unknown format '%s': text, json, junit or markdown\n",
-			format);
+	nargs = parse_options(argc, argv, "check", usage, opts);
+	if (nargs < 0)
+		return POPT_EXIT(nargs);
+	if (nargs > 2) {
+		fprintf(stderr, "perun check: at most BASELINE and TARGET\n");
 		return EXIT_USAGE;
 	}
+	for (i = 0; i < nargs; i++)
+		args[i] = argv[i];
+	if (!threshold_given)
+		o.threshold = check_method_threshold(o.method);
 	/* one argument is the baseline; the target is HEAD */
 	if (side_from_arg(&r, &have_repo, nargs == 2 ? args[1] : "HEAD", &target) < 0)
 		goto out;

@@ -13,6 +13,7 @@
 
 #include "analysis/samples.h"
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/profarg.h"
 #include "util/log.h"
@@ -24,10 +25,18 @@ static const char usage[] =
     "p95 call time, share of the exclusive time, and the ratio of the medians\n"
     "(B / A), sorted by how much the median changed; functions in only one\n"
     "profile come last.  A and B are paths, N@i, N@p, names (for HEAD) or\n"
-    "REV:SPEC (0@i of HEAD~1 is HEAD~1:0@i).\n\n"
-    "  --format FORMAT    text (default), json, or flamegraph: a differential flame\n"
-    "                     graph (SVG) of B's exclusive time, each frame red where\n"
-    "                     its share grew since A, blue where it shrank\n";
+    "REV:SPEC (0@i of HEAD~1 is HEAD~1:0@i).  --format flamegraph draws a\n"
+    "differential flame graph (SVG) of B's exclusive time, each frame red where\n"
+    "its share grew since A, blue where it shrank.\n";
+
+/* --format FORMAT into the const char * o->value.  */
+static int parse_format(const struct popt *o, const char *v)
+{
+	if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "flamegraph"))
+		return popt_error(o, "unknown format '%s': text, json or flamegraph", v);
+	*(const char **)o->value = v;
+	return 0;
+}
 
 struct row {
 	const char *uid;
@@ -88,43 +97,34 @@ static struct json_object *side_json(const struct func_samples *s, double total)
 
 int cmd_diff(int argc, char **argv, struct ctx *ctx)
 {
-	const char *spec[2] = {NULL, NULL}, *format = "text";
+	const char *spec[2], *format = "text";
 	struct profile p[2] = {{NULL}, {NULL}};
 	struct func_table t[2];
 	char *label[2] = {NULL, NULL}, minor[41];
 	struct row *rows = NULL;
 	struct strbuf out = STRBUF_INIT, inc[2] = {STRBUF_INIT, STRBUF_INIT};
 	size_t i, n = 0, w = 8;
-	int a, nspec = 0, ret = EXIT_FAIL, loaded = 0;
+	int nspec, ret = EXIT_FAIL, loaded = 0;
+	struct popt opts[] = {
+		OPT_CALLBACK('f', "format", &format, "FORMAT",
+			     "text (default), json, or flamegraph (SVG)", parse_format),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		} else if ((!strcmp(argv[a], "--format") || !strcmp(argv[a], "-f")) &&
-			   a + 1 < argc) {
-			format = argv[++a];
-		} else if (!strncmp(argv[a], "--format=", 9)) {
-			format = argv[a] + 9;
-		} else if (argv[a][0] == '-' && argv[a][1]) {
-			fprintf(stderr, "perun diff: unknown option '%s'\n", argv[a]);
-			return EXIT_USAGE;
-		} else if (nspec < 2) {
-			spec[nspec++] = argv[a];
-		} else {
-			fprintf(stderr, "perun diff: two profiles, A and B\n");
-			return EXIT_USAGE;
-		}
+	nspec = parse_options(argc, argv, "diff", usage, opts);
+	if (nspec < 0)
+		return POPT_EXIT(nspec);
+	if (nspec > 2) {
+		fprintf(stderr, "perun diff: two profiles, A and B\n");
+		return EXIT_USAGE;
 	}
 	if (nspec != 2) {
-		fputs(usage, stderr);
+		usage_with_options(stderr, usage, opts);
 		return EXIT_USAGE;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "flamegraph")) {
-		fprintf(stderr, "perun diff: unknown format '%s': text, json or flamegraph\n", format);
-		return EXIT_USAGE;
-	}
+	spec[0] = argv[0];
+	spec[1] = argv[1];
 	memset(t, 0, sizeof(t));
 	for (i = 0; i < 2; i++)
 		if (profile_arg_load(spec[i], &p[i], &label[i], minor) < 0)

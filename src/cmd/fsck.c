@@ -6,9 +6,9 @@
 #define PR_FMT "perun fsck"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "store/fsck.h"
 #include "store/repo.h"
 #include "util/log.h"
@@ -34,19 +34,20 @@ int cmd_fsck(int argc, char **argv, struct ctx *ctx)
 {
 	struct fsck_result res;
 	struct repo r;
-	int repair = 0, ret = EXIT_FAIL, i;
+	int repair = 0, ret = EXIT_FAIL, n;
+	struct popt opts[] = {
+		OPT_BOOL(0, "repair", &repair,
+			 "move damaged files to .perun/damaged/, rebuild the indexes"),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--repair")) {
-			repair = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		} else {
-			fprintf(stderr, "perun fsck: unknown argument '%s'\n%s", argv[i], usage);
-			return EXIT_USAGE;
-		}
+	n = parse_options(argc, argv, "fsck", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n) {
+		fprintf(stderr, "perun fsck: unknown argument '%s'\n%s", argv[0], usage);
+		return EXIT_USAGE;
 	}
 	if (repo_find(&r) < 0)
 		return EXIT_FAIL;

@@ -12,30 +12,35 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "report/history.h"
 #include "store/repo.h"
 #include "util/log.h"
 
-#define USAGE                                                                                      \
-	"usage: perun history FUNCTION|--all [-n N] [-m REV] [--format text|json]\n"               \
-	"                     [--cmd CMD] [--args ARGS] [--workload W] [--collector C]\n"          \
+static const char usage[] =
+	"usage: perun history FUNCTION|--all [-n N] [-m REV] [--format text|json]\n"
+	"                     [--cmd CMD] [--args ARGS] [--workload W] [--collector C]\n"
 	"                     [--threshold R] [--any-machine]\n"
+	"\n"
+	"Per-function series over the first-parent history of REV (default HEAD):\n"
+	"for each of the last N commits (default 100, 0: all) that has profiles of\n"
+	"the same collector, command, arguments and workload (given, or those of the\n"
+	"newest profile), the median and p95 of the call times and the calls per\n"
+	"profile.  Steps in the median and in the p95 are found as asv does (an L1\n"
+	"Potts fit whose penalty the information criterion picks, AR(1) noise), with\n"
+	"the noise each commit's runs and calls show as the floor, so that 3 commits\n"
+	"can show a step; each is named by the commit where the new level starts.\n"
+	"--threshold R (default 0.05) drops steps smaller than R relative to the level\n"
+	"before.  Only profiles of the newest profile's machine count, unless\n"
+	"--any-machine.  Exit 0 whether or not steps were found.\n";
 
-static void usage_history(FILE *f)
+/* --format text|json into the const char * o->value.  */
+static int parse_format(const struct popt *o, const char *v)
 {
-	fprintf(f, USAGE
-		"\n"
-		"Per-function series over the first-parent history of REV (default HEAD):\n"
-		"for each of the last N commits (default 100, 0: all) that has profiles of\n"
-		"the same collector, command, arguments and workload (given, or those of the\n"
-		"newest profile), the median and p95 of the call times and the calls per\n"
-		"profile.  Steps in the median and in the p95 are found as asv does (an L1\n"
-		"Potts fit whose penalty the information criterion picks, AR(1) noise), with\n"
-		"the noise each commit's runs and calls show as the floor, so that 3 commits\n"
-		"can show a step; each is named by the commit where the new level starts.\n"
-		"--threshold R (default 0.05) drops steps smaller than R relative to the level\n"
-		"before.  Only profiles of the newest profile's machine count, unless\n"
-		"--any-machine.  Exit 0 whether or not steps were found.\n");
+	if (strcmp(v, "text") && strcmp(v, "json"))
+		return popt_error(o, "--format text or json, not '%s'", v);
+	*(const char **)o->value = v;
+	return 0;
 }
 
 static void print_amount(double v, char *buf, size_t n)
@@ -106,33 +111,29 @@ int cmd_history(int argc, char **argv, struct ctx *ctx)
 	struct history h;
 	struct repo r;
 	size_t i;
-	int all = 0, ret = EXIT_FAIL;
+	int all = 0, ret = EXIT_FAIL, n;
+	struct popt opts[] = {
+		OPT_BOOL(0, "all", &all, "every function, not one FUNCTION"),
+		OPT_CALLBACK(0, "format", &format, "FMT", "text (default) or json", parse_format),
+		OPT_HISTORY_ARGS(&ha),
+		OPT_END(),
+	};
 
 	(void)ctx;
 	history_args_init(&ha);
-	for (i = 1; i < (size_t)argc; i++) {
-		const char *a = argv[i];
-		int more = i + 1 < (size_t)argc, k;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage_history(stdout);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--all")) {
-			all = 1;
-		} else if ((k = history_args_parse(&ha, "history", argc, argv, &i)) != 0) {
-			if (k < 0)
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "--format") && more) {
-			format = argv[++i];
-		} else if (a[0] == '-' || func) {
-			fprintf(stderr, "perun history: unexpected argument '%s'\n" USAGE, a);
-			return EXIT_USAGE;
-		} else {
-			func = a;
-		}
+	n = parse_options(argc, argv, "history", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n > 1) {
+		fprintf(stderr, "perun history: unexpected argument '%s'\n", argv[1]);
+		usage_synopsis(stderr, usage);
+		return EXIT_USAGE;
 	}
-	if (!!func == all || (strcmp(format, "text") && strcmp(format, "json"))) {
-		fprintf(stderr,
-			"perun history: name one FUNCTION or --all; --format text or json\n" USAGE);
+	if (n)
+		func = argv[0];
+	if (!!func == all) {
+		fprintf(stderr, "perun history: name one FUNCTION or --all\n");
+		usage_synopsis(stderr, usage);
 		return EXIT_USAGE;
 	}
 	if (repo_find(&r) < 0)

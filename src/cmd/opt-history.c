@@ -4,11 +4,11 @@
  * and --threshold.  */
 #include "config.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 
 void history_args_init(struct history_args *a)
 {
@@ -18,44 +18,24 @@ void history_args_init(struct history_args *a)
 	a->so.threshold = 0.05;
 }
 
-int history_args_parse(struct history_args *a, const char *cmd, int argc, char **argv,
-		       size_t *i)
+int history_parse_max(const struct popt *o, const char *v)
 {
-	const char *o = argv[*i];
 	char *end;
+	long long n = strtoll(v, &end, 10);
 
-	if (!strcmp(o, "--any-machine")) {
-		a->f.any_machine = 1;
-		return 1;
-	}
-	if (*i + 1 >= (size_t)argc)
-		return 0;
-	if (!strcmp(o, "-n")) {
-		long long v = strtoll(argv[++*i], &end, 10);
-		if (*end || v < 0 || !*argv[*i]) {
-			fprintf(stderr, "perun %s: -n takes a count, not '%s'\n", cmd, argv[*i]);
-			return -1;
-		}
-		a->max = (size_t)v;
-	} else if (!strcmp(o, "-m")) {
-		a->rev = argv[++*i];
-	} else if (!strcmp(o, "--cmd")) {
-		a->f.cmd = argv[++*i];
-	} else if (!strcmp(o, "--args")) {
-		a->f.args = argv[++*i];
-	} else if (!strcmp(o, "--workload")) {
-		a->f.workload = argv[++*i];
-	} else if (!strcmp(o, "--collector")) {
-		a->f.collector = argv[++*i];
-	} else if (!strcmp(o, "--threshold")) {
-		a->so.threshold = strtod(argv[++*i], &end);
-		if (*end || !*argv[*i] || !(a->so.threshold >= 0)) {
-			fprintf(stderr, "perun %s: --threshold takes a ratio >= 0, not '%s'\n", cmd,
-				argv[*i]);
-			return -1;
-		}
-	} else {
-		return 0;
-	}
-	return 1;
+	if (*end || n < 0 || !*v)
+		return popt_error(o, "-n takes a count, not '%s'", v);
+	*(size_t *)o->value = (size_t)n;
+	return 0;
+}
+
+int history_parse_threshold(const struct popt *o, const char *v)
+{
+	char *end;
+	double r = strtod(v, &end);
+
+	if (*end || !*v || !(r >= 0))
+		return popt_error(o, "--threshold takes a ratio >= 0, not '%s'", v);
+	*(double *)o->value = r;
+	return 0;
 }

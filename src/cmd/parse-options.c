@@ -23,8 +23,7 @@ int popt_error(const struct popt *o, const char *fmt, ...)
 	return -1;
 }
 
-/* The synopsis: the usage text up to its first empty line.  */
-static void synopsis(FILE *f, const char *usage)
+void usage_synopsis(FILE *f, const char *usage)
 {
 	const char *end = strstr(usage, "\n\n");
 
@@ -167,6 +166,52 @@ static int parse_short(struct popt *opts, int argc, char **argv, int *i)
 	return 0;
 }
 
+/* Whether the option a (an argv[i]) takes its value from argv[i + 1].  */
+static int value_follows(const struct popt *opts, const char *a)
+{
+	const struct popt *o;
+	const char *p;
+
+	if (a[1] == '-') {
+		if (strchr(a, '='))
+			return 0;
+		for (o = opts; o->kind != POPT_END; o++)
+			if (o->long_name && !strcmp(o->long_name, a + 2))
+				return o->argh != NULL;
+		return 0;
+	}
+	for (p = a + 1; *p; p++) {
+		for (o = opts; o->kind != POPT_END; o++)
+			if (o->short_name && o->short_name == *p)
+				break;
+		if (o->kind == POPT_END)
+			return 0;
+		if (o->argh)
+			return !p[1];
+	}
+	return 0;
+}
+
+int popt_find_word(int argc, char **argv, const struct popt *opts, const char *word)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, word))
+			return i;
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] == '-' && a[1] && value_follows(opts, a))
+			i++;
+	}
+	for (i++; i < argc; i++)
+		if (!strcmp(argv[i], word))
+			return i;
+	return argc;
+}
+
 int parse_options(int argc, char **argv, const char *cmd, const char *usage, struct popt *opts)
 {
 	struct popt *o;
@@ -195,7 +240,7 @@ int parse_options(int argc, char **argv, const char *cmd, const char *usage, str
 		}
 		r = a[1] == '-' ? parse_long(opts, argc, argv, &i) : parse_short(opts, argc, argv, &i);
 		if (r) {
-			synopsis(stderr, usage);
+			usage_synopsis(stderr, usage);
 			return POPT_ERROR;
 		}
 	}

@@ -56,8 +56,17 @@ struct popt {
  * .cmd fields are set, so it is not const.  */
 int parse_options(int argc, char **argv, const char *cmd, const char *usage, struct popt *opts);
 
+/* The index of the first positional argument of argv[1..argc) that is word
+ * (where a command's own arguments end and another's begin: "perun run job
+ * ... trace -s custom"), options' values passed over; argc when there is
+ * none.  */
+int popt_find_word(int argc, char **argv, const struct popt *opts, const char *word);
+
 /* The usage text, then one line per option of the table that has help.  */
 void usage_with_options(FILE *f, const char *usage, const struct popt *opts);
+
+/* The synopsis: the usage text up to its first empty line.  */
+void usage_synopsis(FILE *f, const char *usage);
 
 /* "perun CMD: " fmt on stderr, for callbacks (parse_options adds the
  * synopsis); -1.  */

@@ -16,6 +16,7 @@
 
 #include "analysis/postprocess.h"
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/output.h"
 #include "store/profarg.h"
@@ -38,9 +39,24 @@ static const char usage[] =
     "                       larger of Sturges' and Freedman-Diaconis' rules)\n"
     "  moving-average       --kind sma|smm|ema (default sma), --window N (default:\n"
     "                       the odd number nearest sqrt(calls)), --decay L (ema),\n"
-    "                       --right-aligned (default centred)\n\n"
-    "  --x FIELD            the independent variable (default call-order)\n"
-    "  -o, --output PATH    write here (default: a new pending profile in .perun/jobs)\n";
+    "                       --right-aligned (default centred)\n";
+
+/* The method's options in the order given, for pp_opts_set once the method
+ * is known.  */
+struct method_opts {
+	struct strv keys, values;
+};
+
+/* --NAME VALUE (VALUE "true" for a flag) into the struct method_opts
+ * o->value.  */
+static int push_method_opt(const struct popt *o, const char *v)
+{
+	struct method_opts *mo = o->value;
+
+	strv_push(&mo->keys, o->long_name);
+	strv_push(&mo->values, v ? v : "true");
+	return 0;
+}
 
 /* Writes all of data to fd and syncs it; -1 reported.  */
 static int write_all(int fd, const char *data, size_t len, const char *path)
@@ -92,51 +108,49 @@ static char *default_output(const char *label)
 int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 {
 	struct pp_opts o;
-	const char *spec = NULL, *method = NULL, *output = NULL;
+	const char *spec, *method, *output = NULL;
 	struct profile p = {NULL};
-	struct strv keys = STRV_INIT, values = STRV_INIT;
+	struct method_opts mo = {STRV_INIT, STRV_INIT};
 	char minor[41], *label = NULL, *final = NULL, *staged = NULL, *name = NULL;
 	const char *json;
 	size_t i, nmodels = 0, nfuncs = 0;
-	int ret = EXIT_FAIL, fd = -1, m;
+	int ret = EXIT_FAIL, fd = -1, m, n;
+	struct popt opts[] = {
+		OPT_CALLBACK(0, "x", &mo, "FIELD", "the independent variable (default call-order)",
+			     push_method_opt),
+		OPT_CALLBACK(0, "models", &mo, "M[,M...]", "regression-analysis: the forms to fit",
+			     push_method_opt),
+		OPT_CALLBACK(0, "bins", &mo, "N", "regressogram: the number of bins",
+			     push_method_opt),
+		OPT_CALLBACK(0, "kind", &mo, "K", "moving-average: sma, smm or ema",
+			     push_method_opt),
+		OPT_CALLBACK(0, "window", &mo, "N", "moving-average: the window", push_method_opt),
+		OPT_CALLBACK(0, "decay", &mo, "L", "moving-average ema: the decay",
+			     push_method_opt),
+		OPT_CALLBACK(0, "right-aligned", &mo, NULL,
+			     "moving-average: windows end at the point (default centred)",
+			     push_method_opt),
+		OPT_STRING('o', "output", &output, "PATH",
+			   "write here (default: a new pending profile in .perun/jobs)"),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	for (i = 1; i < (size_t)argc; i++) {
-		const char *a = argv[i], *v = i + 1 < (size_t)argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v) {
-			output = v, i++;
-		} else if ((!strcmp(a, "--x") || !strcmp(a, "--models") || !strcmp(a, "--bins") ||
-			    !strcmp(a, "--window") || !strcmp(a, "--kind") ||
-			    !strcmp(a, "--decay")) &&
-			   v) {
-			strv_push(&keys, a + 2);
-			strv_push(&values, v);
-			i++;
-		} else if (!strcmp(a, "--right-aligned")) {
-			strv_push(&keys, a + 2);
-			strv_push(&values, "true");
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"perun postprocessby: unknown option '%s' (or it wants a value)\n",
-				a);
-			goto usage;
-		} else if (!spec) {
-			spec = a;
-		} else if (!method) {
-			method = a;
-		} else {
-			fprintf(stderr,
-				"perun postprocessby: one profile and one method at a time\n");
-			goto usage;
-		}
+	n = parse_options(argc, argv, "postprocessby", usage, opts);
+	if (n < 0) {
+		ret = POPT_EXIT(n);
+		goto out;
 	}
-	if (!spec || !method) {
-		fputs(usage, stderr);
+	if (n > 2) {
+		fprintf(stderr, "perun postprocessby: one profile and one method at a time\n");
 		goto usage;
 	}
+	if (n < 2) {
+		usage_with_options(stderr, usage, opts);
+		goto usage;
+	}
+	spec = argv[0];
+	method = argv[1];
 	if ((m = pp_method_parse(method)) < 0) {
 		fprintf(stderr,
 			"perun postprocessby: unknown method '%s': regression-analysis, "
@@ -145,8 +159,8 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 		goto usage;
 	}
 	pp_opts_init(&o, (enum pp_method)m);
-	for (i = 0; i < keys.n; i++)
-		if (pp_opts_set(&o, keys.v[i], values.v[i]) < 0)
+	for (i = 0; i < mo.keys.n; i++)
+		if (pp_opts_set(&o, mo.keys.v[i], mo.values.v[i]) < 0)
 			goto usage;
 	if (output && output_check(output) < 0)
 		goto out;
@@ -192,8 +206,8 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 usage:
 	ret = EXIT_USAGE;
 out:
-	strv_clear(&keys);
-	strv_clear(&values);
+	strv_clear(&mo.keys);
+	strv_clear(&mo.values);
 	free(staged);
 	free(final);
 	free(name);

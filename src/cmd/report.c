@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "report/history.h"
 #include "report/site.h"
 #include "store/aggregate-dir.h"
@@ -17,24 +18,19 @@
 #include "store/repo.h"
 #include "util/log.h"
 
-#define USAGE                                                                                      \
-	"usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]\n"                   \
-	"                    [--workload W] [--collector C] [--threshold R]\n"                     \
+static const char usage[] =
+	"usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]\n"
+	"                    [--workload W] [--collector C] [--threshold R]\n"
 	"                    [--aggregates DIR] [--any-machine]\n"
-
-static void usage_report(FILE *f)
-{
-	fprintf(f, USAGE
-		"\n"
-		"Writes a static site into DIR, as asv's publish does: index.html (a graph\n"
-		"per function over the commits, median and p95, with the commit where each\n"
-		"step starts marked, and a table of the regressions), index.json,\n"
-		"graphs/FUNCTION.json (one series each) and graphs/flame/COMMIT.svg (a flame\n"
-		"graph of each commit's first profile).  The series are those of 'perun\n"
-		"history --all' with the same options.  The releases perun aggregate wrote\n"
-		"into DIR (default .perun/aggregates) get a table each, every shard and time\n"
-		"box merged, and aggregates/RELEASE.json.  The page needs no network.\n");
-}
+	"\n"
+	"Writes a static site into DIR, as asv's publish does: index.html (a graph\n"
+	"per function over the commits, median and p95, with the commit where each\n"
+	"step starts marked, and a table of the regressions), index.json,\n"
+	"graphs/FUNCTION.json (one series each) and graphs/flame/COMMIT.svg (a flame\n"
+	"graph of each commit's first profile).  The series are those of 'perun\n"
+	"history --all' with the same options.  The releases perun aggregate wrote\n"
+	"into DIR (default .perun/aggregates) get a table each, every shard and time\n"
+	"box merged, and aggregates/RELEASE.json.  The page needs no network.\n";
 
 int cmd_report(int argc, char **argv, struct ctx *ctx)
 {
@@ -46,31 +42,29 @@ int cmd_report(int argc, char **argv, struct ctx *ctx)
 	struct history h;
 	struct repo r;
 	size_t i;
-	int ret = EXIT_FAIL, replaced;
+	int ret = EXIT_FAIL, replaced, n;
+	struct popt opts[] = {
+		OPT_STRING('o', "output", &dir, "DIR", "where the site goes"),
+		OPT_HISTORY_ARGS(&ha),
+		OPT_STRING(0, "aggregates", &adir_opt, "DIR",
+			   "the releases perun aggregate wrote (default .perun/aggregates)"),
+		OPT_END(),
+	};
 
 	(void)ctx;
 	history_args_init(&ha);
 	memset(&h, 0, sizeof(h));
-	for (i = 1; i < (size_t)argc; i++) {
-		const char *a = argv[i];
-		int more = i + 1 < (size_t)argc, k;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage_report(stdout);
-			return EXIT_OK;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && more) {
-			dir = argv[++i];
-		} else if ((k = history_args_parse(&ha, "report", argc, argv, &i)) != 0) {
-			if (k < 0)
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "--aggregates") && more) {
-			adir_opt = argv[++i];
-		} else {
-			fprintf(stderr, "perun report: unexpected argument '%s'\n" USAGE, a);
-			return EXIT_USAGE;
-		}
+	n = parse_options(argc, argv, "report", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n) {
+		fprintf(stderr, "perun report: unexpected argument '%s'\n", argv[0]);
+		usage_synopsis(stderr, usage);
+		return EXIT_USAGE;
 	}
 	if (!dir) {
-		fprintf(stderr, "perun report: say where the site goes with -o DIR\n" USAGE);
+		fprintf(stderr, "perun report: say where the site goes with -o DIR\n");
+		usage_synopsis(stderr, usage);
 		return EXIT_USAGE;
 	}
 	if (repo_find(&r) < 0)

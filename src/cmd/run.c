@@ -16,6 +16,7 @@
 
 #include "analysis/postprocess.h"
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "run/run.h"
 #include "store/localyml.h"
 #include "store/repo.h"
@@ -42,10 +43,6 @@ static const char usage_run[] =
 	"started in, and the work tree is removed; the checkout is not touched.\n"
 	"Without a revision the jobs run in the work tree as it is, for HEAD.\n"
 	"\n"
-	"  --repeat N     collect each job N times (default: repeat in local.yml, else 1)\n"
-	"  -q, --quiet    no progress lines (they go to stderr on a terminal)\n"
-	"  -v, --verbose  collect's own messages too\n"
-	"\n"
 	"Prints one line per revision and job with the profiles registered.  Exit\n"
 	"status: 0 when every build and collect succeeded, 1 when one failed (each\n"
 	"is named with its revision and job; the rest still ran), 2 on a usage error.\n";
@@ -62,15 +59,9 @@ static const char usage_bisect[] =
 	"lies between two neighbouring commits: about log2(commits) + 2 revisions.\n"
 	"Without FUNCTION, the function whose time rose most from GOOD to BAD.\n"	"A revision that already has --repeat registered runs of the job on this\n"
 	"machine (the same command, arguments, workload and postprocessors) is not\n"
-	"collected again: its registered runs are read.\n"
-	"\n"
-	"  --repeat N       collect each revision N times (default: local.yml's repeat,\n"
-	"                   else 1); a revision's time is the median of its runs' medians\n"
-	"  --job N          the job of local.yml's matrix to run (default 1)\n"
-	"  --threshold PCT  the smallest step up that counts (default 20; one run per\n"
-	"                   revision on a busy machine moves a time by up to ~15 %)\n"
-	"  -q, --quiet      no progress lines\n"
-	"  -v, --verbose    collect's own messages too\n"
+	"collected again: its registered runs are read.  A revision's time is the\n"
+	"median of its runs' medians.  One run per revision on a busy machine moves a\n"
+	"time by up to ~15 %: hence the default --threshold of 20.\n"
 	"\n"
 	"Exit status: 0 when a commit is named, 1 when no step up was found or a\n"
 	"collect failed at GOOD or BAD, 2 on a usage error.\n";
@@ -101,31 +92,52 @@ static int parse_count(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-/* The options both run and bisect take; 1 when argv[*i] was one.  */
+/* The options both run and bisect take.  */
 struct common {
 	unsigned repeat;
 	int quiet, verbose;
 };
 
-static int parse_common(const char *cmd, struct common *c, int argc, char **argv, int *i,
-			int *err)
+/* --repeat N into the unsigned o->value.  */
+static int parse_repeat(const struct popt *o, const char *v)
 {
-	const char *a = argv[*i];
+	if (parse_count(v, 1000, o->value) < 0)
+		return popt_error(o, "--repeat wants a number of runs from 1 to 1000, not '%s'", v);
+	return 0;
+}
 
-	*err = 0;
-	if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-		c->quiet = 1;
-	} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-		c->verbose = 1;
-	} else if (!strcmp(a, "--repeat") || !strncmp(a, "--repeat=", 9)) {
-		const char *v = a[8] == '=' ? a + 9 : *i + 1 < argc ? argv[++*i] : NULL;
-		if (!v || parse_count(v, 1000, &c->repeat) < 0)
-			*err = usage_error(cmd, "--repeat wants a number of runs from 1 to 1000, not '%s'",
-					   v ? v : "");
-	} else {
-		return 0;
-	}
-	return 1;
+/* --job N into the unsigned o->value.  */
+static int parse_job(const struct popt *o, const char *v)
+{
+	if (parse_count(v, 100000, o->value) < 0)
+		return popt_error(o, "--job wants a job number from 1, not '%s'", v);
+	return 0;
+}
+
+/* --threshold PCT (a trailing % allowed) into the double o->value, as a
+ * ratio.  */
+static int parse_threshold(const struct popt *o, const char *v)
+{
+	char *end;
+	double t;
+
+	errno = 0;
+	t = strtod(v, &end) / 100;
+	if (end && *end == '%')
+		end++;
+	if (!*v || *end || errno || !isfinite(t) || t <= 0 || t > 100)
+		return popt_error(o, "--threshold wants a percentage above 0 and at most 10000, "
+				     "not '%s'",
+				  v);
+	*(double *)o->value = t;
+	return 0;
+}
+
+/* -c, -a, -w: one more value into the struct strv o->value.  */
+static int push_value(const struct popt *o, const char *v)
+{
+	strv_push(o->value, v);
+	return 0;
 }
 
 /* local.yml of the repository: 1 read, 0 missing, -1 bad (reported).  */
@@ -168,7 +180,7 @@ static int run_revisions(struct runner *rn, char (*revs)[41], size_t nrevs)
 int cmd_run(int argc, char **argv, struct ctx *ctx)
 {
 	struct common c = { 0, 0, 0 };
-	struct strv cmds = STRV_INIT, args = STRV_INIT, wls = STRV_INIT, revargs = STRV_INIT;
+	struct strv cmds = STRV_INIT, args = STRV_INIT, wls = STRV_INIT;
 	struct job_matrix m;
 	struct run_job *jobs = NULL;
 	struct runner rn;
@@ -176,45 +188,45 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 	char (*revs)[41] = NULL;
 	struct pp_opts *post = NULL;
 	size_t njobs = 0, nrevs = 0, npost = 0;
-	int i, err, is_job, have_matrix = 0, runner_ok = 0, ret = EXIT_FAIL, trace_at = -1;
+	int err, is_job, have_matrix = 0, runner_ok = 0, ret = EXIT_FAIL, trace_at, nrevargs;
+	/* run job's rows last: run matrix ends the table before them */
+	struct popt opts[] = {
+		OPT_CALLBACK(0, "repeat", &c.repeat, "N",
+			     "collect each job N times (default: repeat in local.yml, else 1)",
+			     parse_repeat),
+		OPT_BOOL('q', "quiet", &c.quiet,
+			 "no progress lines (they go to stderr on a terminal)"),
+		OPT_BOOL('v', "verbose", &c.verbose, "collect's own messages too"),
+		OPT_CALLBACK('c', "cmd", &cmds, "CMD",
+			     "job: the command (again: every -c with every -a and -w)", push_value),
+		OPT_CALLBACK('a', "args", &args, "ARGS", "job: its arguments (again: more jobs)",
+			     push_value),
+		OPT_CALLBACK('w', "workload", &wls, "WORKLOAD",
+			     "job: its workload (again: more jobs)", push_value),
+		OPT_END(),
+	};
 
 	(void)ctx;
 	memset(&m, 0, sizeof(m));
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_run, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	if (argc < 2) {
+		usage_with_options(stderr, usage_run, opts);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage_with_options(stdout, usage_run, opts);
+		return EXIT_OK;
 	}
 	if (strcmp(argv[1], "matrix") && strcmp(argv[1], "job"))
 		return usage_error("run", "unknown subcommand '%s': use matrix or job", argv[1]);
 	is_job = !strcmp(argv[1], "job");
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (parse_common("run", &c, argc, argv, &i, &err)) {
-			if (err)
-				return err;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_run, stdout);
-			ret = EXIT_OK;
-			goto out;
-		} else if (is_job && (!strcmp(a, "-c") || !strcmp(a, "--cmd") || !strcmp(a, "-a") ||
-				      !strcmp(a, "--args") || !strcmp(a, "-w") ||
-				      !strcmp(a, "--workload"))) {
-			if (i + 1 >= argc) {
-				ret = usage_error("run", "%s wants a value", a);
-				goto out;
-			}
-			strv_push(a[1] == 'c' || a[2] == 'c' ? &cmds : a[1] == 'a' || a[2] == 'a' ? &args
-												: &wls,
-				  argv[++i]);
-		} else if (is_job && !strcmp(a, "trace")) {
-			trace_at = i;
-			break;
-		} else if (a[0] == '-' && a[1]) {
-			ret = usage_error("run", "unknown option '%s'", a);
-			goto out;
-		} else {
-			strv_push(&revargs, a);
-		}
+	if (!is_job)
+		opts[3] = (struct popt)OPT_END();
+	/* run job's own arguments end at 'trace': collect's trace options follow */
+	trace_at = is_job ? popt_find_word(argc - 1, argv + 1, opts, "trace") + 1 : argc;
+	nrevargs = parse_options(trace_at - 1, argv + 1, "run", usage_run, opts);
+	if (nrevargs < 0) {
+		ret = POPT_EXIT(nrevargs);
+		goto out;
 	}
 	if (is_job && !cmds.n) {
 		ret = usage_error("run", "%s", "run job needs the command: -c CMD");
@@ -250,7 +262,7 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 		job_matrix_release(&jm);
 		if (err < 0)
 			goto out;
-		if (trace_at >= 0 &&
+		if (trace_at < argc &&
 		    run_jobs_set_trace(jobs, njobs, argv + trace_at, (size_t)(argc - trace_at)) < 0) {
 			ret = EXIT_USAGE;
 			goto out;
@@ -261,9 +273,9 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 	}
 	if (run_postprocessors_from_matrix(&m, &post, &npost) < 0)
 		goto out;
-	if (run_resolve_revisions(r.worktree, revargs.v, revargs.n, &revs, &nrevs) < 0)
+	if (run_resolve_revisions(r.worktree, argv + 1, (size_t)nrevargs, &revs, &nrevs) < 0)
 		goto out;
-	if (revargs.n && !nrevs) {
+	if (nrevargs && !nrevs) {
 		pr_error("the revisions given name no commit: nothing to run");
 		goto out;
 	}
@@ -290,7 +302,6 @@ out:
 	strv_clear(&cmds);
 	strv_clear(&args);
 	strv_clear(&wls);
-	strv_clear(&revargs);
 	repo_release(&r);
 	return ret;
 }
@@ -298,7 +309,6 @@ out:
 int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 {
 	struct common c = { 0, 0, 0 };
-	struct strv pos = STRV_INIT;
 	struct job_matrix m;
 	struct run_job *jobs = NULL;
 	struct runner rn;
@@ -310,50 +320,27 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	size_t njobs = 0, npost = 0;
 	unsigned job = 1;
 	double threshold = 0.20;
-	int i, err, have, runner_ok = 0, ret = EXIT_FAIL, b;
+	int npos, have, runner_ok = 0, ret = EXIT_FAIL, b;
+	struct popt opts[] = {
+		OPT_CALLBACK(0, "repeat", &c.repeat, "N",
+			     "collect each revision N times (default: local.yml's repeat, else 1)",
+			     parse_repeat),
+		OPT_CALLBACK(0, "job", &job, "N", "the job of local.yml's matrix to run (default 1)",
+			     parse_job),
+		OPT_CALLBACK(0, "threshold", &threshold, "PCT",
+			     "the smallest step up that counts (default 20)", parse_threshold),
+		OPT_BOOL('q', "quiet", &c.quiet, "no progress lines"),
+		OPT_BOOL('v', "verbose", &c.verbose, "collect's own messages too"),
+		OPT_END(),
+	};
 
 	(void)ctx;
 	memset(&m, 0, sizeof(m));
 	memset(&res, 0, sizeof(res));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (parse_common("bisect", &c, argc, argv, &i, &err)) {
-			if (err) {
-				ret = err;
-				goto out;
-			}
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_bisect, stdout);
-			ret = EXIT_OK;
-			goto out;
-		} else if (!strcmp(a, "--job")) {
-			if (i + 1 >= argc || parse_count(argv[++i], 100000, &job) < 0) {
-				ret = usage_error("bisect", "--job wants a job number from 1, not '%s'",
-						  i < argc ? argv[i] : "");
-				goto out;
-			}
-		} else if (!strcmp(a, "--threshold")) {
-			char *end;
-			const char *v = i + 1 < argc ? argv[++i] : "";
-			errno = 0;
-			threshold = strtod(v, &end) / 100;
-			if (end && *end == '%')
-				end++;
-			if (!*v || *end || errno || !isfinite(threshold) || threshold <= 0 ||
-			    threshold > 100) {
-				ret = usage_error("bisect", "--threshold wants a percentage above 0 and "
-							    "at most 10000, not '%s'",
-						  v);
-				goto out;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			ret = usage_error("bisect", "unknown option '%s'", a);
-			goto out;
-		} else {
-			strv_push(&pos, a);
-		}
-	}
-	if (pos.n < 2 || pos.n > 3) {
+	npos = parse_options(argc, argv, "bisect", usage_bisect, opts);
+	if (npos < 0)
+		return POPT_EXIT(npos);
+	if (npos < 2 || npos > 3) {
 		ret = usage_error("bisect", "%s", "give GOOD and BAD revisions, and a FUNCTION if you "
 						  "like");
 		goto out;
@@ -377,7 +364,7 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 		ret = usage_error("bisect", "--job %s: local.yml's matrix has fewer jobs", num);
 		goto out;
 	}
-	if (vcs_massage(r.worktree, pos.v[0], good) < 0 || vcs_massage(r.worktree, pos.v[1], bad) < 0)
+	if (vcs_massage(r.worktree, argv[0], good) < 0 || vcs_massage(r.worktree, argv[1], bad) < 0)
 		goto out;
 	if (runner_init(&rn, &r) < 0)
 		goto out;
@@ -391,7 +378,7 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	rn.progress = !c.quiet && isatty(2);
 	rn.verbose = c.verbose;
 	driver_install_signals();
-	b = run_bisect(&rn, good, bad, pos.n > 2 ? pos.v[2] : NULL, job - 1, threshold, &res);
+	b = run_bisect(&rn, good, bad, npos > 2 ? argv[2] : NULL, job - 1, threshold, &res);
 	if (rn.interrupted) {
 		ret = EXIT_SIGNAL_BASE + driver_signal_received();
 		goto out;
@@ -421,7 +408,6 @@ out:
 	free(post);
 	run_jobs_free(jobs, njobs);
 	job_matrix_release(&m);
-	strv_clear(&pos);
 	repo_release(&r);
 	return ret;
 }

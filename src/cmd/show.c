@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
 #include "report/aggregate-table.h"
@@ -44,61 +45,65 @@ static int show_aggregate(const char *path, const char *format)
 	return EXIT_OK;
 }
 
+static const char usage[] =
+	"usage: perun show PROFILE [--format json|summary|folded|flamegraph]\n"
+	"                  [--expand|--compact] [-m REV]\n\n"
+	"PROFILE is N@i, N@p, a name registered for REV (default HEAD), a path,\n"
+	"or part of a name in .perun/jobs.  summary: a table per function;\n"
+	"folded: stacks with exclusive amounts, for flame graph tools;\n"
+	"flamegraph: a self-contained interactive SVG (click to zoom).\n"
+	"json --expand: one object per call (the per-call form of perun 0.1, and\n"
+	"of collect --per-call); json --compact: columns per function and\n"
+	"thread (what collect writes).  Either reads both forms.\n";
+
+/* --format FMT into the const char * o->value.  */
+static int parse_format(const struct popt *o, const char *v)
+{
+	if (strcmp(v, "json") && strcmp(v, "summary") && strcmp(v, "folded") &&
+	    strcmp(v, "flamegraph"))
+		return popt_error(o, "unknown format '%s': json, summary, folded or flamegraph", v);
+	*(const char **)o->value = v;
+	return 0;
+}
+
 int cmd_show(int argc, char **argv, struct ctx *ctx)
 {
-	const char *rev = "HEAD", *format = "summary", *spec = NULL;
+	const char *rev = NULL, *format = "summary", *spec;
 	struct repo r;
 	struct pidx index;
 	struct lookup l;
 	struct profile p = { NULL };
 	struct strbuf out = STRBUF_INIT, inc = STRBUF_INIT;
 	char minor[41], *pd = NULL;
-	int i, explicit_rev = 0, unborn, ret = EXIT_FAIL, form = 0;
+	int n, explicit_rev, unborn, ret = EXIT_FAIL, form = 0;
+	struct popt opts[] = {
+		OPT_CALLBACK('f', "format", &format, "FMT",
+			     "summary (default), json, folded or flamegraph", parse_format),
+		OPT_SET_INT(0, "expand", &form, PROFILE_PER_CALL,
+			    "with --format json: one object per call"),
+		OPT_SET_INT(0, "compact", &form, PROFILE_COMPACT,
+			    "with --format json: columns per function and thread"),
+		OPT_STRING('m', "minor", &rev, "REV",
+			   "the minor version (a commit) whose index it is (default HEAD)"),
+		OPT_END(),
+	};
 
 	(void)ctx;
-	for (i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "--format") || !strcmp(argv[i], "-f")) && i + 1 < argc) {
-			format = argv[++i];
-		} else if (!strncmp(argv[i], "--format=", 9)) {
-			format = argv[i] + 9;
-		} else if ((!strcmp(argv[i], "-m") || !strcmp(argv[i], "--minor")) && i + 1 < argc) {
-			rev = argv[++i];
-			explicit_rev = 1;
-		} else if (!strcmp(argv[i], "--expand")) {
-			form = PROFILE_PER_CALL;
-		} else if (!strcmp(argv[i], "--compact")) {
-			form = PROFILE_COMPACT;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: perun show PROFILE [--format json|summary|folded|flamegraph]\n"
-			       "                  [--expand|--compact] [-m REV]\n\n"
-			       "PROFILE is N@i, N@p, a name registered for REV (default HEAD), a path,\n"
-			       "or part of a name in .perun/jobs.  summary: a table per function;\n"
-			       "folded: stacks with exclusive amounts, for flame graph tools;\n"
-			       "flamegraph: a self-contained interactive SVG (click to zoom).\n"
-			       "json --expand: one object per call (the per-call form of perun 0.1, and\n"
-			       "of collect --per-call); json --compact: columns per function and\n"
-			       "thread (what collect writes).  Either reads both forms.\n");
-			return EXIT_OK;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "perun show: unknown option '%s'\n", argv[i]);
-			return EXIT_USAGE;
-		} else if (!spec) {
-			spec = argv[i];
-		} else {
-			fprintf(stderr, "perun show: one profile at a time\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (!spec) {
-		fprintf(stderr, "usage: perun show PROFILE [--format json|summary|folded|flamegraph] [-m REV]\n");
+	n = parse_options(argc, argv, "show", usage, opts);
+	if (n < 0)
+		return POPT_EXIT(n);
+	if (n > 1) {
+		fprintf(stderr, "perun show: one profile at a time\n");
 		return EXIT_USAGE;
 	}
-	if (strcmp(format, "json") && strcmp(format, "summary") && strcmp(format, "folded") &&
-	    strcmp(format, "flamegraph")) {
-		fprintf(stderr, "perun show: unknown format '%s': json, summary, folded or flamegraph\n",
-			format);
+	if (!n) {
+		usage_synopsis(stderr, usage);
 		return EXIT_USAGE;
 	}
+	spec = argv[0];
+	explicit_rev = rev != NULL;
+	if (!rev)
+		rev = "HEAD";
 	if (form && strcmp(format, "json")) {
 		fprintf(stderr, "perun show: --expand and --compact go with --format json\n");
 		return EXIT_USAGE;

@@ -7,7 +7,6 @@
 #define PR_FMT "perun stats"
 
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/repo.h"
 #include "store/stats-dir.h"
@@ -35,18 +35,9 @@ static const char usage_text[] =
 	"Dynamic statistics of earlier collections, per minor version under .perun/stats/\n"
 	"and named by command, arguments and workload: calls recorded (sampled_count),\n"
 	"sampling, estimated calls, total, min, max, avg, median, Q1, Q3, IQR per\n"
-	"function.  collect writes them after every trace; optimization methods read them.\n\n"
-	"  -N, --top N          list the newest N minor versions with stats (0: all; 20)\n"
-	"  -m, --from-minor REV start at REV instead of HEAD (for show, delete file: the\n"
-	"                       version; '.' with delete file: every version)\n"
-	"  -i, --no-minor       no minor-version headers (list-files)\n"
-	"  -f, --no-file-size   list-files: no sizes; list-versions: no file counts\n"
-	"  -d, --no-dir-size    list-versions: no directory sizes\n"
-	"  -t, --no-total-size  no total line\n"
-	"  -s, --sort-by-size   largest first instead of history order\n"
-	"  -c, --keep-custom    clean: say nothing of files perun did not write\n"
-	"  -e, --keep-empty     clean: keep empty minor-version directories\n"
-	"  -k, --keep-directory delete: keep the emptied minor-version directory\n\n"
+	"function.  collect writes them after every trace; optimization methods read them.\n"
+	"For show and delete file, -m MINOR is the version the file is in; '.' with\n"
+	"delete file: every version.\n"
 	"Files perun did not write are never deleted: clean and delete name them and\n"
 	"leave them.  Exit status: 0 ok, 1 failure, 2 usage.\n";
 
@@ -276,76 +267,71 @@ static void print_stats(const struct stats *s, const char *minor)
 	}
 }
 
+/* --top N into the size_t o->value.  */
+static int parse_top(const struct popt *o, const char *v)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || *v == '-')
+		return popt_error(o, "--top '%s': not a count", v);
+	*(size_t *)o->value = (size_t)n;
+	return 0;
+}
+
+/* --format text|json into the int o->value (1: json).  */
+static int parse_format(const struct popt *o, const char *v)
+{
+	if (strcmp(v, "json") && strcmp(v, "text"))
+		return popt_error(o, "--format '%s': text or json", v);
+	*(int *)o->value = !strcmp(v, "json");
+	return 0;
+}
+
 int cmd_stats(int argc, char **argv, struct ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "top", required_argument, NULL, 'N' },
-		{ "from-minor", required_argument, NULL, 'm' },
-		{ "in-minor", required_argument, NULL, 'm' },
-		{ "no-minor", no_argument, NULL, 'i' },
-		{ "no-file-size", no_argument, NULL, 'f' },
-		{ "no-file-count", no_argument, NULL, 'f' },
-		{ "no-dir-size", no_argument, NULL, 'd' },
-		{ "no-total-size", no_argument, NULL, 't' },
-		{ "sort-by-size", no_argument, NULL, 's' },
-		{ "keep-custom", no_argument, NULL, 'c' },
-		{ "keep-empty", no_argument, NULL, 'e' },
-		{ "keep-directory", no_argument, NULL, 'k' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct opts o = { 20, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct popt opts[] = {
+		OPT_CALLBACK('N', "top", &o.top, "N",
+			     "list the newest N minor versions with stats (0: all; 20)", parse_top),
+		OPT_STRING('m', "from-minor", &o.from, "MINOR",
+			   "start at MINOR instead of HEAD (show, delete file: above)"),
+		OPT_STRING(0, "in-minor", &o.from, "MINOR", NULL),
+		OPT_BOOL('i', "no-minor", &o.no_minor, "no minor-version headers (list-files)"),
+		OPT_BOOL('f', "no-file-size", &o.no_file_size,
+			 "list-files: no sizes; list-versions: no file counts"),
+		OPT_BOOL(0, "no-file-count", &o.no_file_size, NULL),
+		OPT_BOOL('d', "no-dir-size", &o.no_dir_size, "list-versions: no directory sizes"),
+		OPT_BOOL('t', "no-total-size", &o.no_total, "no total line"),
+		OPT_BOOL('s', "sort-by-size", &o.by_size, "largest first instead of history order"),
+		OPT_BOOL('c', "keep-custom", &o.keep_custom,
+			 "clean: say nothing of files perun did not write"),
+		OPT_BOOL('e', "keep-empty", &o.keep_empty,
+			 "clean: keep empty minor-version directories"),
+		OPT_BOOL('k', "keep-directory", &o.keep_dir,
+			 "delete: keep the emptied minor-version directory"),
+		OPT_CALLBACK(0, "format", &o.json, "FMT", "list-files, list-versions: text or json",
+			     parse_format),
+		OPT_END(),
+	};
 	struct repo r;
 	const char *sub;
-	int opt, ret;
-	char *end;
+	int ret, npos;
 
 	(void)ctx;
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	npos = parse_options(argc, argv, "stats", usage_text, opts);
+	if (npos < 0)
+		return POPT_EXIT(npos);
+	if (!npos) {
+		usage_with_options(stderr, usage_text, opts);
+		return EXIT_USAGE;
 	}
-	sub = argv[1];
-	optind = 1;
-	argc--;
+	/* the subcommand, then its arguments */
+	sub = argv[0];
+	argc = npos - 1;
 	argv++;
-	while ((opt = getopt_long(argc, argv, "N:m:ifdtscekh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'N':
-			errno = 0;
-			o.top = (size_t)strtoul(optarg, &end, 10);
-			if (errno || *end || *optarg == '-') {
-				fprintf(stderr, "perun stats: --top '%s': not a count\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'm': o.from = optarg; break;
-		case 'i': o.no_minor = 1; break;
-		case 'f': o.no_file_size = 1; break;
-		case 'd': o.no_dir_size = 1; break;
-		case 't': o.no_total = 1; break;
-		case 's': o.by_size = 1; break;
-		case 'c': o.keep_custom = 1; break;
-		case 'e': o.keep_empty = 1; break;
-		case 'k': o.keep_dir = 1; break;
-		case 'F':
-			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
-				fprintf(stderr, "perun stats: --format '%s': text or json\n", optarg);
-				return EXIT_USAGE;
-			}
-			o.json = !strcmp(optarg, "json");
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	argc -= optind;
-	argv += optind;
 	if (strcmp(sub, "list-files") && strcmp(sub, "list-versions") && strcmp(sub, "sync") &&
 	    strcmp(sub, "clean") && strcmp(sub, "delete") && strcmp(sub, "show") &&
 	    strcmp(sub, "compute")) {

@@ -118,5 +118,20 @@ int main(void)
 		   !strcmp(a7[3], "-") && quiet == 0 && count == 0,
 	   "-- ends the options; - alone is a positional");
 
+	{
+		char *w1[] = { "t", "-n", "trace", "x", "trace", "-s", NULL };
+		char *w2[] = { "t", "-qn", "trace", "trace", NULL };
+		char *w3[] = { "t", "--count=trace", "-ntrace", "--output", "trace", "trace", NULL };
+		char *w4[] = { "t", "x", "-q", NULL };
+		char *w5[] = { "t", "--", "--count", "trace", NULL };
+
+		is_int(popt_find_word(6, w1, opts, "trace"), 4, "the word, not an option's value");
+		is_int(popt_find_word(4, w2, opts, "trace"), 3, "-qn VALUE: the value passed over");
+		is_int(popt_find_word(6, w3, opts, "trace"), 5,
+		       "values given with = or attached, and long options' values, passed over");
+		is_int(popt_find_word(3, w4, opts, "trace"), 3, "no such word: argc");
+		is_int(popt_find_word(4, w5, opts, "trace"), 3, "after --, the word is a positional");
+	}
+
 	return tap_done();
 }
