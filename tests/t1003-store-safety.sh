@@ -262,12 +262,12 @@ test_expect_success '-m HEAD is explicit: a profile without origin can be added 
 
 test_expect_success 'log -n wants a number; counts say 1 profile, 2 profiles' '
 	cd adds && commit two &&
-	set +e; "$PERUN" log -n abc 2>err; rc=$?; set -e; test $rc = 2 &&
+	test_expect_code 2 "$PERUN" log -n abc 2>err &&
 	echo "perun log: -n wants a count of minor versions, not ${SQ}abc${SQ}" >expect &&
 	sed -n 1p err >actual &&
 	test_cmp expect actual &&
-	set +e; "$PERUN" log -n 2x 2>/dev/null; rc=$?; set -e; test $rc = 2 &&
-	set +e; "$PERUN" log -n 2>/dev/null; rc=$?; set -e; test $rc = 2 &&
+	test_expect_code 2 "$PERUN" log -n 2x 2>/dev/null &&
+	test_expect_code 2 "$PERUN" log -n 2>/dev/null &&
 	"$PERUN" log -n 0 >l0 && ! test -s l0 &&
 	"$PERUN" log --short -n 2 >actual &&
 	cat >expect <<-EOF &&
@@ -359,7 +359,7 @@ test_expect_success 'fsck: a damaged index is reported, and --repair makes its p
 	the index of $short is damaged: ${SQ}perun fsck${SQ} says how, ${SQ}perun fsck --repair${SQ} rebuilds it
 	EOF
 	test_cmp expect actual &&
-	set +e; "$PERUN" fsck >actual; rc=$?; set -e; test $rc = 1 &&
+	test_expect_code 1 "$PERUN" fsck >actual &&
 	cat >expect <<-EOF &&
 	damaged index $short ($head): checksum mismatch; 3 entries still readable
 	checked 3 objects and 1 index in $perun
@@ -403,7 +403,7 @@ test_expect_success 'fsck --repair: a lost index is rebuilt from the objects, wh
 	short=$(abbrev HEAD 7) && perun=$(pwd)/.perun &&
 	object_ids >oids && test_line_count = 3 oids &&
 	o1=$(sed -n 1p oids) && o2=$(sed -n 2p oids) && o3=$(sed -n 3p oids) &&
-	set +e; "$PERUN" fsck >actual; rc=$?; set -e; test $rc = 1 &&
+	test_expect_code 1 "$PERUN" fsck >actual &&
 	cat >expect <<-EOF &&
 	object $(abbrev $o1 12) belongs to $short, whose index is missing
 	object $(abbrev $o2 12) belongs to $short, whose index is missing
@@ -458,7 +458,7 @@ test_expect_success 'fsck --repair: a damaged object is moved aside, its entry d
 	perun: profile 0@i (app-recovered-$(abbrev $oid 7).perf, object $(abbrev $oid 12)) cannot be used: run ${SQ}perun fsck${SQ} to check the store (it names what is damaged and what to restore), or unregister it with ${SQ}perun rm 0@i${SQ}
 	EOF
 	test_cmp expect err &&
-	set +e; "$PERUN" fsck >actual; rc=$?; set -e; test $rc = 1 &&
+	test_expect_code 1 "$PERUN" fsck >actual &&
 	cat >expect <<-EOF &&
 	damaged object $oid ($(pwd)/$obj): not valid zlib data (corrupted)
 	index $short: 0@i (app-recovered-$(abbrev $oid 7).perf) names a damaged object $(abbrev $oid 12)
@@ -581,7 +581,7 @@ test_expect_success 'fsck: temp files and strange files are reported and left al
 	EOF
 	test_cmp expect actual &&
 	test -e .perun/objects/ab/notes.txt &&
-	set +e; "$PERUN" fsck --frob 2>err; rc=$?; set -e; test $rc = 2 && grep "usage: perun fsck" err
+	test_expect_code 2 "$PERUN" fsck --frob 2>err && grep "usage: perun fsck" err
 '
 
 test_expect_success 'man pages: perun-rm(1) and perun-fsck(1) exist and name every option' '
