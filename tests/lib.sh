@@ -80,7 +80,20 @@ test_done() {
 	exit $?
 }
 
+# Compares the expected output $1 with the actual $2 and shows the difference
+# (git's test_cmp).  With heredocs: cat >expect <<-\EOF ... EOF.
 test_cmp() { diff -u "$1" "$2"; }
+
+# test_line_count = N FILE: FILE has N lines (git's test_line_count)
+test_line_count() {
+	[ "$(wc -l <"$3" | tr -d " ")" "$1" "$2" ] || {
+		echo "test_line_count: $3 has $(wc -l <"$3") lines, not $1 $2:"; cat "$3"; return 1
+	}
+}
+
+# A single quote, for expected text inside the single-quoted body of a test:
+# cat >expect <<-EOF with ${SQ}perun init${SQ} (git's $SQ).
+SQ="'"
 
 # Runs a command that must exit with status $1 (git's test_expect_code).
 test_expect_code() {

@@ -44,20 +44,30 @@ rejected() {
 test_expect_success 'a repository and a good profile' '
 	printf "perun-plan 1\t2\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n" >plan &&
 	mkdir repo && cd repo &&
-	git init -q && git config user.email t@example.com && git config user.name Tester &&
+	git init -q && git symbolic-ref HEAD refs/heads/master &&
+	git config user.email t@example.com && git config user.name Tester &&
 	echo one >f && git add f && git commit -q -m first &&
 	"$PERUN" init >/dev/null && mkprof ../good.perf &&
-	"$PERUN" show ../good.perf >out && grep "^work  *10 " out
+	"$PERUN" show ../good.perf >actual &&
+	cat >expect <<-\EOF &&
+	function                                      calls          total         mean       median          p95            max   excl%
+	main                                              1          10110      10110.0        10110        10110          10110    1.1%
+	work                                             10          10000       1000.0         1000         1000           1000   98.9%
+	2 functions; amounts in ns
+	total: outermost calls of a recursion only
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'a FIFO given as a profile is refused at once by show and postprocessby' '
 	mkfifo fifo.perf &&
-	rejected "$PERUN" show fifo.perf && grep "fifo.perf is a FIFO, not a file" err &&
-	rejected "$PERUN" show ./fifo.perf && grep "fifo.perf is a FIFO, not a file" err &&
-	rejected "$PERUN" postprocessby fifo.perf regressogram &&
-	grep "fifo.perf is a FIFO, not a file" err &&
-	rejected "$PERUN" diff good.perf fifo.perf && grep "fifo.perf is a FIFO, not a file" err &&
-	rejected "$PERUN" check good.perf fifo.perf && grep "fifo.perf is a FIFO, not a file" err
+	echo "fs: fifo.perf is a FIFO, not a file: give the path of a regular file" >expect &&
+	rejected "$PERUN" show fifo.perf && test_cmp expect err &&
+	rejected "$PERUN" postprocessby fifo.perf regressogram && test_cmp expect err &&
+	rejected "$PERUN" diff good.perf fifo.perf && test_cmp expect err &&
+	rejected "$PERUN" check good.perf fifo.perf && test_cmp expect err &&
+	echo "fs: ./fifo.perf is a FIFO, not a file: give the path of a regular file" >expect &&
+	rejected "$PERUN" show ./fifo.perf && test_cmp expect err
 '
 
 test_expect_success 'bad profiles: negative amounts, calls that are not a list, no snapshot' '
@@ -98,30 +108,52 @@ test_expect_success 'every reader refuses each bad profile with the same reason'
 		for cmd in "show $f" "show $f --format json" "diff good.perf $f" "diff $f good.perf" \
 			"postprocessby $f regressogram" "check good.perf $f" "aggregate --dir agg --release r --shard h $f"; do
 			rejected "$PERUN" $cmd || { echo "perun $cmd: not refused"; return 1; }
-			grep -F "$f:$reason" err || { echo "perun $cmd: another reason"; return 1; }
+			printf "profile: %s:%s\n" "$f" "$reason" >expect &&
+			test_cmp expect err || { echo "perun $cmd: another reason"; return 1; }
 		done
 	done <reasons
 '
 
 test_expect_success 'add refuses them and registers nothing; status says they are unusable' '
 	cd repo &&
+	i=0 && : >expect.err &&
 	while IFS=: read -r f reason; do
-		cp ../$f .perun/jobs/app-trace-2026-01-01-00-00-00-${f%.perf}.perf &&
+		job=.perun/jobs/app-trace-2026-01-01-00-00-00-${f%.perf}.perf &&
+		cp ../$f $job && i=$((i + 1)) && touch -d "2020-01-01 00:00:0$i" $job &&
 		rejected "$PERUN" add app-trace-2026-01-01-00-00-00-${f%.perf}.perf &&
-		grep -F ".perf:$reason" err || return 1
+		printf "profile: %s:%s\n" "$(pwd)/$job" "$reason" >expect &&
+		test_cmp expect err &&
+		cat expect >>expect.err || return 1
 	done <../reasons &&
-	"$PERUN" status >st 2>err && cat st err &&
-	grep "0 profiles registered" st && test "$(grep -c "(unreadable)" st)" = 5 &&
+	"$PERUN" status --short >actual 2>err &&
+	short=$(git rev-parse HEAD | cut -c1-7) &&
+	cat >expect <<-EOF &&
+	On major version master (minor $short)
+
+	5 pending profiles:
+	  0@p   (unreadable) app-trace-2026-01-01-00-00-00-neg.perf
+	  1@p   (unreadable) app-trace-2026-01-01-00-00-00-negres.perf
+	  2@p   (unreadable) app-trace-2026-01-01-00-00-00-strres.perf
+	  3@p   (unreadable) app-trace-2026-01-01-00-00-00-zzz.perf
+	  4@p   (unreadable) app-trace-2026-01-01-00-00-00-empty.perf
+
+	0 profiles registered for $short
+	EOF
+	test_cmp expect actual &&
+	test_cmp expect.err err &&
 	rm .perun/jobs/*
 '
 
 test_expect_success 'a whole .perf name names only that file, part of a name only from a part start' '
 	cd repo && mkprof ../good2.perf &&
 	cp ../good2.perf .perun/jobs/killapp-trace-2026-01-01-00-00-00-7.perf &&
+	short=$(git rev-parse HEAD | cut -c1-7) &&
 	rejected "$PERUN" show app-trace-2026-01-01-00-00-00-7.perf &&
-	grep "profile .app-trace-2026-01-01-00-00-00-7.perf. not found" err &&
+	echo "perun: profile ${SQ}app-trace-2026-01-01-00-00-00-7.perf${SQ} not found: not N@i/N@p, not registered for $short, not a file, not in .perun/jobs" >expect &&
+	test_cmp expect err &&
 	rejected "$PERUN" add app-trace &&
-	grep "profile .app-trace. not found" err &&
+	echo "perun: profile ${SQ}app-trace${SQ} not found: not N@i/N@p, not registered for $short, not a file, not in .perun/jobs" >expect &&
+	test_cmp expect err &&
 	test -f .perun/jobs/killapp-trace-2026-01-01-00-00-00-7.perf &&
 	"$PERUN" show killapp-trace-2026-01-01-00-00-00-7.perf >/dev/null &&
 	"$PERUN" show killapp >/dev/null && "$PERUN" show trace-2026-01-01 >/dev/null

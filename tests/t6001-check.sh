@@ -23,43 +23,59 @@ runs_at() {
 	profile_at "$1" "$2" && profile_at $(($1 + 1)) "$2" && profile_at $(($1 + 2)) "$2"
 }
 
-# the verdict lines of check's text output, without the numbers' noise
-verdicts() {
-	sed -n "s/^  \([a-z-]*\) *\([a-z]*\) .* runs  \(.*\)$/\1 \2 \3/p"
+# check's text output without the numbers' noise: each change (+12.3%, with
+# its confidence interval when there is one) as CHANGE, each time pair
+# (925 ns -> 2.75 us) as TIME, and runs of spaces as one
+check_shape() {
+	sed -e "s/[-+][0-9.]*% \(\[[^]]*\]\|-\)/CHANGE/" \
+		-e "s/[0-9.]* [num]*s -> [0-9.]* [num]*s/TIME/" -e "s/   */ /g" "$@"
 }
+# short REV: the 7-digit commit id check prints
+short() { git rev-parse "$1" | cut -c1-7; }
 
 test_expect_success 'a repository: c1, c2 alike, c2b without profiles, c3 with work 3x slower' '
 	mkdir repo && cd repo &&
-	git init -q && git config user.email t@example.com && git config user.name Tester &&
+	git init -q && git symbolic-ref HEAD refs/heads/master && git config user.email t@example.com && git config user.name Tester &&
 	"$PERUN" init >/dev/null &&
 	echo 1 >f && git add f && git commit -q -m c1 && runs_at 1 1 &&
 	echo 2 >f && git commit -q -am c2 && runs_at 11 1 &&
 	echo 3 >f && git commit -q -am c2b &&
 	echo 4 >f && git commit -q -am c3 && runs_at 21 3 &&
 	profile_at 4 1 other-input &&
-	"$PERUN" status >st && grep "4 profiles registered" st
+	"$PERUN" status --short >actual &&
+	cat >expect <<-EOF &&
+	On major version master (minor $(short HEAD))
+
+	0 pending profiles
+
+	4 profiles registered for $(short HEAD):
+	  0@i   prof.perf
+	  1@i   prof.perf
+	  2@i   prof.perf
+	  3@i   prof.perf
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'check at HEAD flags work and its caller, against c2, and exits 1' '
 	cd repo &&
-	set +e; "$PERUN" check >out 2>err; rc=$?; set -e
-	cat out err && test $rc = 1 &&
-	verdicts <out >actual &&
-	cat >expect <<-\EOF &&
-	degradation self main;work
-	degradation inclusive main;work
-	degradation inclusive main  (callee main;work)
+	test_expect_code 1 "$PERUN" check >out 2>err &&
+	! test -s err &&
+	check_shape out >actual &&
+	cat >expect <<-EOF &&
+	$(short HEAD~2):0@i,... -> $(short HEAD):0@i,...: trace ./app input.txt
+	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 degradation self CHANGE TIME 3/3 runs main;work
+	 degradation inclusive CHANGE TIME 3/3 runs main;work
+	 degradation inclusive CHANGE TIME 3/3 runs main (callee main;work)
+	3 degradations, 0 optimizations, 0 undecided
 	EOF
-	test_cmp expect actual &&
-	grep "^3 degradations, 0 optimizations, 0 undecided" out &&
-	grep "^$(git rev-parse --short=7 HEAD~2):0@i,... -> $(git rev-parse --short=7 HEAD):0@i,...: trace ./app input.txt" out &&
-	grep "^  3 runs -> 3 runs" out
+	test_cmp expect actual
 '
 
 test_expect_success 'check --format json parses and says the same' '
 	cd repo &&
-	set +e; "$PERUN" check --format json >j; rc=$?; set -e
-	test $rc = 1 &&
+	test_expect_code 1 "$PERUN" check --format json >j &&
 	python3 - "$(git rev-parse HEAD~2)" "$(git rev-parse HEAD)" <<-\PY
 	import json, sys
 	r = json.load(open("j"))
@@ -86,29 +102,69 @@ test_expect_success 'check --format json parses and says the same' '
 
 test_expect_success 'check of two alike versions: no degradation, exit 0' '
 	cd repo &&
-	"$PERUN" check HEAD~3 HEAD~2 >out && cat out &&
-	grep "^0 degradations, 0 optimizations, 0 undecided" out &&
-	"$PERUN" check HEAD~3 HEAD~2 --all >out && grep "no-change  *self .* main;work$" out &&
-	grep "no-change  *inclusive .* main;helper$" out
+	"$PERUN" check HEAD~3 HEAD~2 >out &&
+	check_shape out >actual &&
+	cat >expect <<-EOF &&
+	$(short HEAD~3):0@i,... -> $(short HEAD~2):0@i,...: trace ./app input.txt
+	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	0 degradations, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual &&
+	"$PERUN" check HEAD~3 HEAD~2 --all >out &&
+	check_shape out >actual &&
+	cat >expect <<-EOF &&
+	$(short HEAD~3):0@i,... -> $(short HEAD~2):0@i,...: trace ./app input.txt
+	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 no-change self CHANGE TIME 3/3 runs main;helper
+	 no-change inclusive CHANGE TIME 3/3 runs main;helper
+	 no-change inclusive CHANGE TIME 3/3 runs main
+	 no-change self CHANGE TIME 3/3 runs main;work
+	 no-change inclusive CHANGE TIME 3/3 runs main;work
+	 no-change self CHANGE TIME 3/3 runs main
+	0 degradations, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'check the other way round: optimizations, exit 0' '
 	cd repo &&
-	"$PERUN" check HEAD HEAD~2 >out && cat out &&
-	grep "^  optimization  *self .* main;work$" out &&
-	grep "^0 degradations, 3 optimizations" out
+	"$PERUN" check HEAD HEAD~2 >out &&
+	check_shape out >actual &&
+	cat >expect <<-EOF &&
+	$(short HEAD):0@i,... -> $(short HEAD~2):0@i,...: trace ./app input.txt
+	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 optimization self CHANGE TIME 3/3 runs main;work
+	 optimization inclusive CHANGE TIME 3/3 runs main;work
+	 optimization inclusive CHANGE TIME 3/3 runs main
+	0 degradations, 3 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'check of two files: one run a side cannot decide; --threshold' '
 	cd repo &&
 	"$PERUN" show 0@i -m HEAD~2 --format json >base.perf &&
 	"$PERUN" show 0@i --format json >target.perf &&
-	"$PERUN" check base.perf target.perf >out && cat out &&
-	grep "^base.perf -> target.perf" out &&
-	grep "^  undecided  *self  *+[0-9.]*% .* main;work  (fewer than 2 runs on a side: collect with repeats)" out &&
-	grep "^0 degradations, 0 optimizations, 3 undecided" out &&
+	"$PERUN" check base.perf target.perf >out &&
+	check_shape out >actual &&
+	cat >expect <<-\EOF &&
+	base.perf -> target.perf: trace ./app input.txt
+	 1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 undecided self CHANGE TIME 1/1 runs main;work (fewer than 2 runs on a side: collect with repeats)
+	 undecided inclusive CHANGE TIME 1/1 runs main;work (fewer than 2 runs on a side: collect with repeats)
+	 undecided inclusive CHANGE TIME 1/1 runs main (fewer than 2 runs on a side: collect with repeats)
+	0 degradations, 0 optimizations, 3 undecided
+	EOF
+	test_cmp expect actual &&
+	grep "^  undecided  *self  *+[0-9.]*% - .* main;work  (fewer" out &&
 	"$PERUN" check HEAD~2 HEAD --threshold 2.5 >out &&
-	grep "^0 degradations" out
+	check_shape out >actual &&
+	cat >expect <<-EOF &&
+	$(short HEAD~2):0@i,... -> $(short HEAD):0@i,...: trace ./app input.txt
+	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	0 degradations, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'the per-call and compact forms read alike (profile_each_resource)' '
@@ -143,9 +199,15 @@ test_expect_success 'check reads --aggregate summaries from their histograms, an
 	prof("agg1.perf", 10)
 	prof("agg2.perf", 12)
 	PY
-	"$PERUN" check agg1.perf agg2.perf >out && cat out &&
-	grep "^  undecided  *inclusive  *+299.8% .* 1.45 us -> 5.79 us .* g  (fewer than 2 runs" out &&
-	grep "log2 histograms" out
+	"$PERUN" check agg1.perf agg2.perf >actual &&
+	cat >expect <<-\EOF &&
+	agg1.perf -> agg2.perf: trace x
+	  1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	  (call times read from --aggregate log2 histograms: small changes go unseen)
+	  undecided    inclusive  +299.8% -                    1.45 us -> 5.79 us     1/1 runs  g  (fewer than 2 runs on a side: collect with repeats)
+	0 degradations, 0 optimizations, 1 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'check --method best-model-order-equality: linear to quadratic degrades' '
@@ -164,11 +226,22 @@ test_expect_success 'check --method best-model-order-equality: linear to quadrat
 	prof("m1.perf", [("linear", 0.9), ("quadratic", 0.8)])
 	prof("m2.perf", [("linear", 0.7), ("quadratic", 0.95)])
 	PY
-	set +e; "$PERUN" check m1.perf m2.perf --method best-model-order-equality >out; rc=$?; set -e
-	cat out && test $rc = 1 &&
-	grep "^  degradation  *inclusive linear -> quadratic (r2 0.900 -> 0.950)  f$" out &&
-	"$PERUN" check m2.perf m1.perf --method best-model-order-equality >out &&
-	grep "^0 degradations, 1 optimization" out
+	test_expect_code 1 "$PERUN" check m1.perf m2.perf --method best-model-order-equality >actual &&
+	cat >expect <<-\EOF &&
+	m1.perf -> m2.perf: trace x
+	  1 run -> 1 run; best-model-order-equality over the fitted models, per function
+	  degradation  inclusive linear -> quadratic (r2 0.900 -> 0.950)  f
+	1 degradation, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual &&
+	"$PERUN" check m2.perf m1.perf --method best-model-order-equality >actual &&
+	cat >expect <<-\EOF &&
+	m2.perf -> m1.perf: trace x
+	  1 run -> 1 run; best-model-order-equality over the fitted models, per function
+	  optimization inclusive quadratic -> linear (r2 0.950 -> 0.900)  f
+	0 degradations, 1 optimization, 0 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'check: usage and failures' '
@@ -182,7 +255,8 @@ test_expect_success 'check: usage and failures' '
 	set -e
 	cat err err4 &&
 	test $rc1 = 2 && test $rc2 = 2 && test $rc3 = 2 && test $rc4 = 1 && test $rc5 = 2 &&
-	grep "no run of" err4
+	echo "perun check: no run of $(git rev-parse HEAD~1) has the collector, command, arguments and workload (and machine) of one of $(git rev-parse HEAD)" >expect &&
+	test_cmp expect err4
 '
 
 test_expect_success 'diff: work first, the ratio near 3' '
@@ -222,8 +296,8 @@ test_expect_success 'diff --format flamegraph: work red, the rest near white' '
 
 test_expect_success 'diff: usage' '
 	cd repo &&
-	set +e; "$PERUN" diff 0@i 2>err; rc=$?; "$PERUN" diff 0@i 1@i --format xml 2>>err; rc2=$?; set -e
-	test $rc = 2 && test $rc2 = 2
+	test_expect_code 2 "$PERUN" diff 0@i 2>err &&
+	test_expect_code 2 "$PERUN" diff 0@i 1@i --format xml 2>>err
 '
 
 test_expect_success 'postprocessby regression-analysis: models region and postprocessors as seed 001' '
@@ -252,9 +326,31 @@ test_expect_success 'postprocessby regression-analysis: models region and postpr
 	assert work["logarithmic"]["x_interval_start"] == 1, "x = 0 left out of ln x"
 	print("ok", len(ms), "models")
 	PY
-	"$PERUN" add 0@p >/dev/null && "$PERUN" status | grep "5 profiles registered" &&
-	"$PERUN" check HEAD~2 HEAD >out; cat out &&
-	grep "^  3 runs -> 3 runs" out && grep "^3 degradations" out
+	"$PERUN" add 0@p >/dev/null && "$PERUN" status --short >actual &&
+	cat >expect <<-EOF &&
+	On major version master (minor $(short HEAD))
+
+	0 pending profiles
+
+	5 profiles registered for $(short HEAD):
+	  0@i   prof.perf
+	  1@i   prof.perf
+	  2@i   prof.perf
+	  3@i   prof.perf
+	  4@i   $(short HEAD)-0-i-regression-analysis.perf
+	EOF
+	test_cmp expect actual &&
+	test_expect_code 1 "$PERUN" check HEAD~2 HEAD >out &&
+	check_shape out >actual &&
+	cat >expect <<-EOF &&
+	$(short HEAD~2):0@i,... -> $(short HEAD):0@i,...: trace ./app input.txt
+	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 degradation self CHANGE TIME 3/3 runs main;work
+	 degradation inclusive CHANGE TIME 3/3 runs main;work
+	 degradation inclusive CHANGE TIME 3/3 runs main (callee main;work)
+	3 degradations, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'postprocessby regressogram and moving-average with -o' '
@@ -288,7 +384,9 @@ test_expect_success 'postprocessby: usage and failures' '
 	set -e
 	cat err err5 &&
 	test $rc1 = 2 && test $rc2 = 2 && test $rc3 = 2 && test $rc4 = 2 && test $rc5 = 1 &&
-	grep "unknown model .cubic." err && grep "no call has a numeric .nothing." err5 &&
+	grep "unknown model .cubic." err &&
+	echo "postprocess: $(short HEAD):0@i: no call has a numeric ${SQ}nothing${SQ} to fit against: name another field (perun show PROFILE --format json shows the resources)" >expect &&
+	test_cmp expect err5 &&
 	! test -e x.perf
 '
 

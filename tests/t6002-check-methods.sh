@@ -19,9 +19,14 @@ run_of() {
 	rm -f plan raw
 }
 
-# the verdict and function of each line of check's text output
-verdicts() {
-	sed -n "s/^  \([a-z-]*\) *\([a-z]*\) .* runs  \([a-z]*\).*$/\1 \2 \3/p" | sort
+# check's text output without the numbers' noise of generated runs: the
+# change as CHANGE, r_square as R, the times as TIME, the shape of the
+# difference of models (which each method finds its own way) as SHAPE, and
+# runs of spaces as one
+check_shape() {
+	sed -e "s/[-+][0-9.]*%/CHANGE/" -e "s/r_square [0-9.e+-]*/r_square R/" \
+		-e "s/[0-9][0-9.e+]* [num]*s -> [0-9][0-9.e+]* [num]*s/TIME/" \
+		-e "s/ runs  \([a-z]*\)  (\(constant\|linear\|logarithmic\|quadratic\|power\|exponential\))/ runs  \1  (SHAPE)/" -e "s/   */ /g" "$@"
 }
 
 BASE=b1-m.perf,b2-m.perf,b3-m.perf
@@ -37,27 +42,43 @@ test_expect_success 'nine runs: baseline, the same code, work 3x slower; models 
 
 for m in linear-regression polynomial-regression fast-check; do
 	test_expect_success "$m: work degraded 3x, helper not; exit 1" '
-		set +e; "$PERUN" check $BASE $SLOW --method '$m' >out; rc=$?; set -e
-		cat out && test $rc = 1 &&
-		verdicts <out >actual &&
+		test_expect_code 1 "$PERUN" check $BASE $SLOW --method '$m' >out &&
+		check_shape out >actual &&
 		cat >expect <<-\EOF &&
-		degradation inclusive work
-		undecided inclusive helper
+		b1-m.perf,... -> t1-m.perf,...: trace ./app input.txt
+		 3 runs -> 3 runs; '$m' over the fitted models, per function
+		 degradation inclusive CHANGE quadratic -> quadratic r_square R TIME 3/3 runs work (SHAPE)
+		 undecided inclusive CHANGE quadratic -> quadratic r_square R TIME 3/3 runs helper (SHAPE) (maybe a degradation: the models differ, by less than the threshold)
+		1 degradation, 0 optimizations, 1 undecided
 		EOF
 		test_cmp expect actual &&
-		grep "^  degradation  *inclusive  *+[12][0-9][0-9]\.[0-9]% .* 3/3 runs  work" out &&
-		grep "^1 degradation, 0 optimizations, 1 undecided" out
+		grep "^  degradation  *inclusive  *+[12][0-9][0-9]\.[0-9]% .* 3/3 runs  work" out
 	'
 	test_expect_success "$m: the same code twice: no degradation, exit 0" '
-		"$PERUN" check $BASE $SAME --method '$m' >out && cat out &&
-		grep "^0 degradations, 0 optimizations" out
+		"$PERUN" check $BASE $SAME --method '$m' >out &&
+		check_shape out >actual &&
+		cat >expect <<-\EOF &&
+		b1-m.perf,... -> s1-m.perf,...: trace ./app input.txt
+		 3 runs -> 3 runs; '$m' over the fitted models, per function
+		 undecided inclusive CHANGE quadratic -> quadratic r_square R TIME 3/3 runs helper (SHAPE) (maybe a degradation: the models differ, by less than the threshold)
+		 undecided inclusive CHANGE quadratic -> quadratic r_square R TIME 3/3 runs work (SHAPE) (maybe a degradation: the models differ, by less than the threshold)
+		0 degradations, 0 optimizations, 2 undecided
+		EOF
+		test_cmp expect actual
 	'
 done
 
 test_expect_success 'local-statistics: call-order models of flat calls fit too poorly (r^2 < 0.15): undecided' '
-	"$PERUN" check $BASE $SLOW --method local-statistics >out && cat out &&
-	grep "^  undecided .* work  (the models fit too poorly to compare (r^2 below 0.15))" out &&
-	grep "^0 degradations, 0 optimizations, 2 undecided" out
+	"$PERUN" check $BASE $SLOW --method local-statistics >out &&
+	check_shape out >actual &&
+	cat >expect <<-\EOF &&
+	b1-m.perf,... -> t1-m.perf,...: trace ./app input.txt
+	 3 runs -> 3 runs; local-statistics over the fitted models, per function
+	 undecided inclusive - quadratic -> quadratic r_square R - -> - 3/3 runs helper (the models fit too poorly to compare (r^2 below 0.15))
+	 undecided inclusive - quadratic -> quadratic r_square R - -> - 3/3 runs work (the models fit too poorly to compare (r^2 below 0.15))
+	0 degradations, 0 optimizations, 2 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'local-statistics on models that fit: a degradation, and none between alike sides' '
@@ -76,30 +97,46 @@ test_expect_success 'local-statistics on models that fit: a degradation, and non
 	prof("l2.perf", 300, 30)
 	prof("l3.perf", 101, 10.1)
 	PY
-	set +e; "$PERUN" check l1.perf l2.perf --method local-statistics >out; rc=$?; set -e
-	cat out && test $rc = 1 &&
-	grep "^  degradation  *inclusive  *+200.0% linear -> linear .* f" out &&
-	"$PERUN" check l1.perf l3.perf --method local-statistics --all >out && cat out &&
-	grep "^  no-change  *inclusive  *+1.0% linear -> linear .* f$" out
+	test_expect_code 1 "$PERUN" check l1.perf l2.perf --method local-statistics >actual &&
+	cat >expect <<-\EOF &&
+	l1.perf -> l2.perf: trace ./f
+	  1 run -> 1 run; local-statistics over the fitted models, per function
+	  degradation  inclusive  +200.0% linear -> linear           r_square 0.9         600 ns -> 1.8 us       1/1 runs  f  (changed in some intervals)
+	1 degradation, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual &&
+	"$PERUN" check l1.perf l3.perf --method local-statistics --all >actual &&
+	cat >expect <<-\EOF &&
+	l1.perf -> l3.perf: trace ./f
+	  1 run -> 1 run; local-statistics over the fitted models, per function
+	  no-change    inclusive    +1.0% linear -> linear           r_square 0.9         600 ns -> 606 ns       1/1 runs  f
+	0 degradations, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'exclusive-time-outliers (no models needed): work severe, nothing between alike sides' '
-	set +e
-	"$PERUN" check b1.perf,b2.perf,b3.perf t1.perf,t2.perf,t3.perf \
-		--method exclusive-time-outliers --all >out; rc=$?
-	set -e
-	cat out && test $rc = 1 &&
-	verdicts <out >actual &&
+	test_expect_code 1 "$PERUN" check b1.perf,b2.perf,b3.perf t1.perf,t2.perf,t3.perf \
+		--method exclusive-time-outliers --all >out &&
+	check_shape out >actual &&
 	cat >expect <<-\EOF &&
-	degradation self work
-	no-change self helper
-	no-change self main
+	b1.perf,... -> t1.perf,...: trace ./app input.txt
+	 3 runs -> 3 runs; exclusive-time-outliers: total exclusive time of a run, per function
+	 degradation self CHANGE TIME 3/3 runs work (severe)
+	 no-change self CHANGE TIME 3/3 runs helper
+	 no-change self CHANGE TIME 3/3 runs main
+	1 degradation, 0 optimizations, 0 undecided
 	EOF
 	test_cmp expect actual &&
 	grep "^  degradation  *self  *+19[0-9]\.[0-9]% .* work  (severe)" out &&
 	"$PERUN" check b1.perf,b2.perf,b3.perf s1.perf,s2.perf,s3.perf \
-		--method exclusive-time-outliers >out && cat out &&
-	grep "^0 degradations, 0 optimizations, 0 undecided" out
+		--method exclusive-time-outliers >actual &&
+	cat >expect <<-\EOF &&
+	b1.perf,... -> s1.perf,...: trace ./app input.txt
+	  3 runs -> 3 runs; exclusive-time-outliers: total exclusive time of a run, per function
+	0 degradations, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'json and junit carry the forms, the shape and Perun'\''s confidence' '
@@ -125,8 +162,8 @@ test_expect_success 'json and junit carry the forms, the shape and Perun'\''s co
 
 test_expect_success 'a model method on profiles without models says how to fit them' '
 	test_expect_code 1 "$PERUN" check b1.perf t1.perf --method fast-check 2>err &&
-	cat err &&
-	grep "fast-check needs the models of a function on both sides.*perun postprocessby PROFILE regression-analysis" err &&
+	echo "perun check: fast-check needs the models of a function on both sides, and no function has them: fit them with ${SQ}perun postprocessby PROFILE regression-analysis${SQ} (or postprocessors in .perun/local.yml)" >expect &&
+	test_cmp expect err &&
 	test_expect_code 2 "$PERUN" check b1.perf t1.perf --method average-amount-threshold 2>err &&
 	grep "unknown method .average-amount-threshold.: runs, mann-whitney, best-model-order-equality, linear-regression, polynomial-regression, fast-check, local-statistics or exclusive-time-outliers" err
 '

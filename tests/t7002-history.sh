@@ -38,6 +38,17 @@ prof() {
 
 commit() { echo "$1" >>f && git add f && git commit -q -m "$1"; }
 
+# at N: the first parent N commits before HEAD, as history prints it
+at() { git rev-parse "HEAD~$1" | cut -c1-7; }
+
+# history's text output with its numbers (times and the percents of steps,
+# noise of seeded runs) as T and PCT, the dates of commits as DATE, and runs
+# of spaces as one
+history_shape() {
+	sed -e "s/[0-9][0-9.]* [num]\\{0,1\\}s\\b/T/g" -e "s/(+[0-9.]*%)/(+PCT)/g" \
+		-e "s/[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]/DATE/" -e "s/   */ /g" "$@"
+}
+
 test_expect_success 'a repository: 12 first-parent commits, work 3x slower from c7' '
 	printf "perun-plan 1\t3\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n2\tfunc\t1\t1020\t0\t/bin/app\tsteady\t\t\t\n" >plan &&
 	mkdir repo && cd repo && git init -q -b main && git config user.email t@example.com &&
@@ -50,25 +61,60 @@ test_expect_success 'a repository: 12 first-parent commits, work 3x slower from 
 	git merge -q --no-ff -m "c9 merge side" side && prof 9 3000 &&
 	for i in 10 11 12; do commit c$i && prof $i 3000; done &&
 	commit "c13 no profile" &&
-	"$PERUN" status | grep "^0 profiles registered"
+	"$PERUN" status --short >actual &&
+	cat >expect <<-EOF &&
+	On major version main (minor $(at 0))
+
+	0 pending profiles
+
+	0 profiles registered for $(at 0)
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'history of work names c7 as the start of a +200% step' '
 	cd repo &&
-	"$PERUN" history work >out && cat out &&
-	grep "^12 commits with profiles of ./app w (collector trace)" out &&
-	grep "^work: 1 step over 12 commits" out &&
-	c7=$(cut -c1-7 ../c7) &&
-	grep "^  step at $c7 .* -> .* (+[12][0-9][0-9]\.[0-9]%)  c7$" out &&
-	grep "^\* $c7 " out &&
-	! grep "$(cut -c1-7 ../s1)" out && ! grep " c13 " out
+	"$PERUN" history work >out &&
+	c7=$(cut -c1-7 ../c7) && test $c7 = $(at 6) &&
+	history_shape out >actual &&
+	cat >expect <<-EOF &&
+	12 commits with profiles of ./app w (collector trace)
+	work: 1 step over 12 commits
+	 step at $c7 T -> T (+PCT) c7
+	 p95 step at $c7 T -> T (+PCT) c7
+	 commit date calls median p95 subject
+	 $(at 1) DATE 15.0 T T c12
+	 $(at 2) DATE 15.0 T T c11
+	 $(at 3) DATE 15.0 T T c10
+	 $(at 4) DATE 15.0 T T c9 merge side
+	 $(at 5) DATE 15.0 T T c8
+	* $c7 DATE 15.0 T T c7
+	 $(at 7) DATE 15.0 T T c6
+	 $(at 8) DATE 15.0 T T c5
+	 $(at 9) DATE 15.0 T T c4
+	 $(at 10) DATE 15.0 T T c3
+	 $(at 11) DATE 15.0 T T c2
+	 $(at 12) DATE 15.0 T T c1
+	EOF
+	test_cmp expect actual &&
+	grep "^  step at $c7 .* -> .* (+[12][0-9][0-9]\.[0-9]%)  c7$" out
 '
 
 test_expect_success 'the steady function has no step; --all lists every function' '
 	cd repo &&
-	"$PERUN" history --all >out && cat out &&
-	grep "^steady: 0 steps over 12 commits" out &&
-	grep "^work: 1 step" out && grep "^main: 1 step" out
+	"$PERUN" history --all >out &&
+	history_shape out >actual &&
+	cat >expect <<-EOF &&
+	12 commits with profiles of ./app w (collector trace)
+	main: 1 step over 12 commits
+	 step at $(at 6) T -> T (+PCT) c7
+	 p95 step at $(at 6) T -> T (+PCT) c7
+	steady: 0 steps over 12 commits
+	work: 1 step over 12 commits
+	 step at $(at 6) T -> T (+PCT) c7
+	 p95 step at $(at 6) T -> T (+PCT) c7
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'json: the series, pooled profiles, and the step commit' '
@@ -94,18 +140,39 @@ test_expect_success 'json: the series, pooled profiles, and the step commit' '
 
 test_expect_success '-n limits the walk; a filter picks another series' '
 	cd repo &&
-	"$PERUN" history work -n 4 >out && cat out && grep "^3 commits with profiles" out &&
-	grep "^work: 0 steps" out &&
-	"$PERUN" history work --workload other >out && cat out &&
-	grep "^1 commit with profiles of ./app other" out
+	"$PERUN" history work -n 4 >out &&
+	history_shape out >actual &&
+	cat >expect <<-EOF &&
+	3 commits with profiles of ./app w (collector trace)
+	work: 0 steps over 3 commits
+	 commit date calls median p95 subject
+	 $(at 1) DATE 15.0 T T c12
+	 $(at 2) DATE 15.0 T T c11
+	 $(at 3) DATE 15.0 T T c10
+	EOF
+	test_cmp expect actual &&
+	"$PERUN" history work --workload other >out &&
+	history_shape out >actual &&
+	cat >expect <<-EOF &&
+	1 commit with profiles of ./app other (collector trace)
+	work: 0 steps over 1 commit
+	 commit date calls median p95 subject
+	 $(at 7) DATE 15.0 T T c6
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'errors: no such function, no profiles, usage' '
 	cd repo &&
-	! "$PERUN" history nosuch 2>err && grep "no profile in this history has calls of .nosuch." err &&
-	! "$PERUN" history work --workload none 2>err && grep "has matching profiles" err &&
-	set +e; "$PERUN" history 2>err; rc=$?; "$PERUN" history work --all 2>/dev/null; rc2=$?; set -e &&
-	test $rc = 2 && test $rc2 = 2 && "$PERUN" history --help | grep "usage: perun history"
+	! "$PERUN" history nosuch 2>err &&
+	echo "perun history: no profile in this history has calls of ${SQ}nosuch${SQ}: see ${SQ}perun history --all${SQ}" >expect &&
+	test_cmp expect err &&
+	! "$PERUN" history work --workload none 2>err &&
+	echo "perun history: no commit among the last 100 first parents of HEAD has matching profiles: register some with ${SQ}perun add${SQ}" >expect &&
+	test_cmp expect err &&
+	test_expect_code 2 "$PERUN" history 2>err &&
+	test_expect_code 2 "$PERUN" history work --all 2>/dev/null &&
+	"$PERUN" history --help | grep "usage: perun history"
 '
 
 test_done
