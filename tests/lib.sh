@@ -142,9 +142,10 @@ procs_in_trash() {
 	done
 }
 
-# Waits up to 10 s until a fixture runs.
+# Waits up to 60 s until a fixture runs (perun holds it before exec until
+# its probes are armed: a sanitizer build on a loaded machine took over 10 s).
 wait_for_target() {
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		[ -n "$(procs_in_trash)" ] && return 0
 		sleep 0.1
 	done

@@ -200,7 +200,7 @@ test_expect_success 'collect -o: when FILE cannot be written at the end the prof
 	mkdir rescue && cd rescue &&
 	"$PERUN" collect -c ../forever -o warm.perf trace -q -s custom -f tick -t 1 &&
 	mkdir gone &&
-	{ "$PERUN" collect -c ../forever -o gone/out.perf trace -q -s custom -f tick -t 3 2>err & } &&
+	{ "$PERUN" collect -c ../forever -o gone/out.perf trace -q -s custom -f tick -t 6 2>err & } &&
 	wait_for_target && rmdir gone &&
 	set +e; wait $!; rc=$?; set -e
 	cat err && test $rc = 1 &&

@@ -7,6 +7,9 @@
 # ref while the others rewrite the remote's refs.  No push may fail and no
 # profile may be lost.  Profiles come from the parser alone (no tracing).
 . "$SRCDIR/tests/lib.sh"
+# a full unwind for LSan, so that libgit2's leak in a push that races with
+# another (see tests/lsan-libgit2.supp) is known by its frames
+LSAN_OPTIONS="$LSAN_OPTIONS:fast_unwind_on_malloc=0"
 GIT_CEILING_DIRECTORIES="$TRASH"
 export GIT_CEILING_DIRECTORIES
 ROUNDS=${PERUN_TEST_PUSH_ROUNDS:-5}

@@ -6,6 +6,9 @@
 # remote is refused by fetch, and nothing of that fetch is stored.  Profiles
 # come from the parser alone (no tracing).
 . "$SRCDIR/tests/lib.sh"
+# a full unwind for LSan, so that libgit2's leak in a push that races with
+# another (see tests/lsan-libgit2.supp) is known by its frames
+LSAN_OPTIONS="$LSAN_OPTIONS:fast_unwind_on_malloc=0"
 
 GIT_CEILING_DIRECTORIES="$TRASH"
 export GIT_CEILING_DIRECTORIES
