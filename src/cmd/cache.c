@@ -108,7 +108,8 @@ static int cache_build(int argc, char **argv)
 		driver_install_signals();
 		if (o.quiet)
 			log_level = 0;
-		ret = collect_pipeline(&s, COLLECT_UNTIL_MODULE);
+		collect_pipeline(&s, COLLECT_UNTIL_MODULE);
+		ret = collect_exit_code(&s.result);
 		if (ret == EXIT_OK)
 			collect_say_module(&s);
 		session_release(&s);
