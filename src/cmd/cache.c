@@ -4,7 +4,6 @@
 
 #define PR_FMT "perun cache"
 
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "collect/session.h"
 #include "trace/cache.h"
 #include "trace/driver.h"
@@ -19,33 +19,51 @@
 #include "util/log.h"
 #include "util/strbuf.h"
 
-static void usage(FILE *f)
+/* The usage text; its synopsis is what a usage error shows.  */
+static const char usage_text[] =
+    "usage: perun cache list [--json]\n"
+    "       perun cache verify\n"
+    "       perun cache prune [--max-size SIZE]\n"
+    "       perun cache clear\n"
+    "       perun cache build [--kernel RELEASE] -c CMD [...] trace [trace options]\n"
+    "\n"
+    "The module cache holds compiled SystemTap modules (.bo for the bpf runtime,\n"
+    ".ko for the kernel runtime) keyed by a hash of the script, the tapset, stap,\n"
+    "the runtime, the kernel release and the target build-ids.  It lives in\n"
+    "$PERUN_CACHE_DIR, else $XDG_CACHE_HOME/perun, else ~/.cache/perun.\n"
+    "\n"
+    "  list       entries, least recently used first\n"
+    "  verify     check each entry's hash, owner and mode; exit 1 if any is bad\n"
+    "  prune      evict least recently used entries down to SIZE (default\n"
+    "             $PERUN_CACHE_MAX_SIZE or 1G; K, M, G, T suffixes)\n"
+    "  clear      remove every entry\n"
+    "  build      compile the module a 'perun collect' with these arguments would\n"
+    "             run, into the cache, and run nothing; --kernel RELEASE builds the\n"
+    "             kernel-runtime module for hosts running RELEASE (needs its\n"
+    "             linux-headers here), so that they reuse it without a compiler\n"
+    "\n"
+    "prune and clear remove only entries perun can prove it wrote (a key name,\n"
+    "its own meta file, nothing else inside); anything else is reported as\n"
+    "'left alone' and kept.\n";
+
+/* prune's limit: --max-size, else $PERUN_CACHE_MAX_SIZE or the default.  */
+struct max_size {
+	uint64_t bytes;
+	int given; /* by --max-size */
+};
+
+/* --max-size SIZE into the struct max_size at o->value; says a bad one.  */
+static int parse_max_size(const struct popt *o, const char *value)
 {
-	fputs("usage: perun cache list [--json]\n"
-	      "       perun cache verify\n"
-	      "       perun cache prune [--max-size SIZE]\n"
-	      "       perun cache clear\n"
-	      "       perun cache build [--kernel RELEASE] -c CMD [...] trace [trace options]\n"
-	      "\n"
-	      "The module cache holds compiled SystemTap modules (.bo for the bpf runtime,\n"
-	      ".ko for the kernel runtime) keyed by a hash of the script, the tapset, stap,\n"
-	      "the runtime, the kernel release and the target build-ids.  It lives in\n"
-	      "$PERUN_CACHE_DIR, else $XDG_CACHE_HOME/perun, else ~/.cache/perun.\n"
-	      "\n"
-	      "  list       entries, least recently used first\n"
-	      "  verify     check each entry's hash, owner and mode; exit 1 if any is bad\n"
-	      "  prune      evict least recently used entries down to SIZE (default\n"
-	      "             $PERUN_CACHE_MAX_SIZE or 1G; K, M, G, T suffixes)\n"
-	      "  clear      remove every entry\n"
-	      "  build      compile the module a 'perun collect' with these arguments would\n"
-	      "             run, into the cache, and run nothing; --kernel RELEASE builds the\n"
-	      "             kernel-runtime module for hosts running RELEASE (needs its\n"
-	      "             linux-headers here), so that they reuse it without a compiler\n"
-	      "\n"
-	      "prune and clear remove only entries perun can prove it wrote (a key name,\n"
-	      "its own meta file, nothing else inside); anything else is reported as\n"
-	      "'left alone' and kept.\n",
-	      f);
+	struct max_size *m = o->value;
+
+	m->given = 1;
+	if (cache_parse_size(value, &m->bytes) < 0)
+		return popt_error(o,
+				  "bad size '%s': give bytes with an optional K, M, G or T "
+				  "suffix (e.g. 500M, 2G)",
+				  value);
+	return 0;
 }
 
 static void human(uint64_t n, char *buf, size_t len)
@@ -108,7 +126,8 @@ static int cache_build(int argc, char **argv)
 		driver_install_signals();
 		if (o.quiet)
 			log_level = 0;
-		ret = collect_pipeline(&s, COLLECT_UNTIL_MODULE);
+		collect_pipeline(&s, COLLECT_UNTIL_MODULE);
+		ret = collect_exit_code(&s.result);
 		if (ret == EXIT_OK)
 			collect_say_module(&s);
 		session_release(&s);
@@ -120,75 +139,44 @@ static int cache_build(int argc, char **argv)
 
 int cmd_cache(int argc, char **argv, struct ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "max-size", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cache c;
 	struct cache_entry *list = NULL;
 	size_t n = 0, i, removed = 0;
-	uint64_t max = 0, total = 0;
+	uint64_t total = 0;
+	struct max_size max = {0, 0};
 	const char *verb;
 	char *dir;
-	int opt, json = 0, ret = EXIT_FAIL, bad = 0, max_given = 0;
+	int json = 0, ret = EXIT_FAIL, bad = 0, nargs;
+	/* the usage text says what they are: --help shows it alone */
+	struct popt opts[] = {
+	    OPT_CALLBACK(0, "max-size", &max, "SIZE", NULL, parse_max_size),
+	    OPT_BOOL(0, "json", &json, NULL),
+	    OPT_END(),
+	};
 
 	(void)ctx;
 	if (argc > 1 && !strcmp(argv[1], "build"))
 		return cache_build(argc - 1, argv + 1);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			if (cache_parse_size(optarg, &max) < 0) {
-				fprintf(stderr, "perun cache: bad size '%s': give bytes with an optional "
-						"K, M, G or T suffix (e.g. 500M, 2G)\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			max_given = 1;
-			break;
-		case 'j': json = 1; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
+	/* the options go before or after the action */
+	nargs = parse_options(argc, argv, "cache", usage_text, opts);
+	if (nargs < 0)
+		return POPT_EXIT(nargs);
+	if (nargs == 0) {
+		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	verb = argv[optind];
-	/* options may also follow the verb */
-	{
-		int i2;
-		for (i2 = optind + 1; i2 < argc; i2++) {
-			if (!strcmp(argv[i2], "--json"))
-				json = 1;
-			else if (!strcmp(argv[i2], "--max-size") && i2 + 1 < argc) {
-				if (cache_parse_size(argv[++i2], &max) < 0) {
-					fprintf(stderr, "perun cache: bad size '%s': give bytes with an "
-							"optional K, M, G or T suffix (e.g. 500M, 2G)\n",
-						argv[i2]);
-					return EXIT_USAGE;
-				}
-				max_given = 1;
-			} else if (!strcmp(argv[i2], "--help") || !strcmp(argv[i2], "-h")) {
-				usage(stdout);
-				return EXIT_OK;
-			} else {
-				fprintf(stderr, "perun cache: unexpected argument '%s'\n", argv[i2]);
-				return EXIT_USAGE;
-			}
-		}
+	if (nargs > 1) {
+		fprintf(stderr, "perun cache: unexpected argument '%s'\n", argv[1]);
+		return EXIT_USAGE;
 	}
+	verb = argv[0];
 	if (strcmp(verb, "list") && strcmp(verb, "verify") && strcmp(verb, "prune") &&
 	    strcmp(verb, "clear")) {
 		fprintf(stderr, "perun cache: unknown action '%s': list, verify, prune or clear\n",
 			verb);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(verb, "prune") && !max_given && cache_max_size_env(&max) < 0) {
+	if (!strcmp(verb, "prune") && !max.given && cache_max_size_env(&max.bytes) < 0) {
 		fprintf(stderr, "perun cache: PERUN_CACHE_MAX_SIZE='%s' is not a size: give bytes "
 				"with an optional K, M, G or T suffix, or --max-size\n",
 			getenv("PERUN_CACHE_MAX_SIZE"));
@@ -208,9 +196,9 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 		goto out;
 	}
 	if (!strcmp(verb, "prune")) {
-		if (cache_lock(&c) == 0 && cache_prune(&c, max, NULL, &removed) == 0) {
+		if (cache_lock(&c) == 0 && cache_prune(&c, max.bytes, NULL, &removed) == 0) {
 			printf("removed %zu entries; limit %llu bytes\n", removed,
-			       (unsigned long long)max);
+			       (unsigned long long)max.bytes);
 			ret = EXIT_OK;
 		}
 		goto out;

@@ -10,14 +10,32 @@
 
 #include "cmd/cmd.h"
 #include "collect/session.h"
+#include "report/collect-output.h"
 #include "trace/driver.h"
 #include "util/log.h"
+
+/* The profile is written: --metrics on stdout, and where it is on stderr
+ * unless quiet (ctx: the options), before the warnings about the trace.  */
+static void say_written(const struct collect_result *r, void *ctx)
+{
+	const struct collect_opts *o = ctx;
+	struct strbuf sb = STRBUF_INIT;
+
+	collect_output_metrics(r, &sb);
+	fputs(strbuf_str(&sb), stdout);
+	strbuf_reset(&sb);
+	if (!o->quiet)
+		collect_output_written(r, &sb);
+	fputs(strbuf_str(&sb), stderr);
+	strbuf_release(&sb);
+}
 
 int cmd_collect(int argc, char **argv, struct ctx *ctx)
 {
 	(void)ctx;
 	struct collect_opts o;
 	struct session s;
+	struct strbuf sb = STRBUF_INIT;
 	int ret = EXIT_FAIL, parsed;
 
 	collect_opts_init(&o);
@@ -27,19 +45,22 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		goto out_opts;
 	}
 	session_init(&s, &o);
+	s.written = say_written;
+	s.written_ctx = &o;
 	driver_install_signals();
 	if (o.quiet)
 		log_level = 0;
-	ret = collect_pipeline(&s, o.script_only ? COLLECT_UNTIL_SCRIPT
-				   : o.compile_only ? COLLECT_UNTIL_MODULE
-						    : COLLECT_UNTIL_PROFILE);
-	if (ret != EXIT_OK)
-		goto out;
-	if (o.script_only)
+	collect_pipeline(&s, o.script_only    ? COLLECT_UNTIL_SCRIPT
+			     : o.compile_only ? COLLECT_UNTIL_MODULE
+					      : COLLECT_UNTIL_PROFILE);
+	ret = collect_exit_code(&s.result);
+	if (o.script_only && ret == EXIT_OK)
 		fwrite(s.script.buf, 1, s.script.len, stdout);
-	else if (o.compile_only)
+	else if (o.compile_only && ret == EXIT_OK)
 		collect_say_module(&s);
-out:
+	collect_output_rescued(&s.result, &sb);
+	fputs(strbuf_str(&sb), stderr);
+	strbuf_release(&sb);
 	session_release(&s);
 out_opts:
 	collect_opts_release(&o);

@@ -33,7 +33,7 @@ void session_init(struct session *s, struct collect_opts *o)
 	s->t_start = collect_now();
 	s->wd.t0 = s->t_start;
 	s->cache_state = "off";
-	s->status = EXIT_FAIL;
+	s->result.outcome = COLLECT_FAILED;
 	s->log.messages = json_object_new_array();
 	s->log.quiet = o->quiet;
 	strbuf_init(&s->script, 0);
@@ -93,6 +93,7 @@ void session_release(struct session *s)
 	free(s->release);
 	kruntime_release(&s->kr);
 	free(s->cache_dir);
+	free(s->result.output);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -150,16 +151,16 @@ static int prepare_attach(struct session *s)
 
 	snprintf(link, sizeof(link), "/proc/%ld/exe", s->o->pid);
 	if (kill((pid_t)s->o->pid, 0) < 0 && errno == ESRCH) {
-		s->status = EXIT_USAGE;
+		s->result.outcome = COLLECT_REFUSED;
 		return pr_error("--pid %ld: no such process", s->o->pid);
 	}
 	if (s->o->pid == (long)getpid() || s->o->pid == (long)getppid()) {
-		s->status = EXIT_USAGE;
+		s->result.outcome = COLLECT_REFUSED;
 		return pr_error("--pid %ld is perun itself or its parent", s->o->pid);
 	}
 	n = readlink(link, exe, sizeof(exe) - 1);
 	if (n < 0) {
-		s->status = errno == ENOENT ? EXIT_USAGE : EXIT_FAIL;
+		s->result.outcome = errno == ENOENT ? COLLECT_REFUSED : COLLECT_FAILED;
 		return pr_error("%s: %s (a kernel thread, or a process that already ended)", link,
 				strerror(errno));
 	}
@@ -186,7 +187,7 @@ int collect_prepare(struct session *s)
 	strv_push(&s->cmdv, o->cmd);
 	if (collect_split_words(o->args, &s->cmdv, "arguments") < 0 ||
 	    collect_split_words(o->workload, &s->cmdv, "workload") < 0) {
-		s->status = EXIT_USAGE;
+		s->result.outcome = COLLECT_REFUSED;
 		return -1;
 	}
 	p = fs_which(o->cmd);
@@ -287,25 +288,44 @@ int collect_script(struct session *s)
 	return 0;
 }
 
-int collect_pipeline(struct session *s, enum collect_until until)
+enum collect_outcome collect_pipeline(struct session *s, enum collect_until until)
 {
-	s->status = EXIT_FAIL;
+	s->result.outcome = COLLECT_FAILED;
 	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
 	    collect_pre_optimize(s) < 0 || collect_budget(s) < 0 || collect_select(s) < 0 ||
 	    collect_script(s) < 0)
-		return s->status;
+		return s->result.outcome;
 	if (until == COLLECT_UNTIL_SCRIPT)
-		return EXIT_OK;
+		return s->result.outcome = COLLECT_OK;
 	if (collect_loader(s) < 0)
-		return s->status;
+		return s->result.outcome;
 	if (!s->uprobes && collect_module(s) < 0) {
-		if (driver_signal_received())
-			return EXIT_SIGNAL_BASE + driver_signal_received();
-		return s->status;
+		if (driver_signal_received()) {
+			s->result.outcome = COLLECT_SIGNALED;
+			s->result.signal = driver_signal_received();
+		}
+		return s->result.outcome;
 	}
 	if (until == COLLECT_UNTIL_MODULE)
-		return EXIT_OK;
+		return s->result.outcome = COLLECT_OK;
 	if (collect_run(s) < 0)
-		return s->status;
+		return s->result.outcome;
 	return collect_profile(s);
+}
+
+int collect_exit_code(const struct collect_result *r)
+{
+	switch (r->outcome) {
+	case COLLECT_OK:
+		return EXIT_OK;
+	case COLLECT_INCOMPLETE:
+		return EXIT_INCOMPLETE;
+	case COLLECT_REFUSED:
+		return EXIT_USAGE;
+	case COLLECT_SIGNALED:
+		return EXIT_SIGNAL_BASE + r->signal;
+	case COLLECT_FAILED:
+		break;
+	}
+	return EXIT_FAIL;
 }

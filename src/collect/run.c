@@ -217,7 +217,7 @@ int collect_loader(struct session *s)
 		return 0;
 	if (!strcmp(want, "stapbpf")) {
 		if (s->o->follow) {
-			s->status = EXIT_USAGE;
+			s->result.outcome = COLLECT_REFUSED;
 			return pr_error("--follow needs perun's own loader: not with --loader stapbpf");
 		}
 		s->loader_why = "--loader stapbpf";
@@ -238,7 +238,7 @@ int collect_loader(struct session *s)
 			      "set PERUN_LIBDIR)";
 	}
 	if (why && (!strcmp(want, "perun") || s->o->follow)) {
-		s->status = EXIT_USAGE;
+		s->result.outcome = COLLECT_REFUSED;
 		return pr_error("%s cannot run this trace: %s",
 				s->o->follow ? "--follow needs perun's own loader, which" : "--loader perun",
 				why);
@@ -275,7 +275,7 @@ int collect_run(struct session *s)
 	s->raw = xstrfmt("%s/trace.raw", s->tmpdir);
 	s->rec = xstrfmt("%s/trace.rec", s->tmpdir);
 	fr.path = s->rec;
-	s->status = EXIT_FAIL;
+	s->result.outcome = COLLECT_FAILED;
 	{
 		char *pp = xstrfmt("%s/plan", s->tmpdir);
 		plan_save(&s->plan, pp);
@@ -414,8 +414,10 @@ int collect_run(struct session *s)
 		pr_error("%s failed (%s) before the command ran%s; what it said:\n%s", argv.v[0],
 			 collect_exit_desc(s->res.exited, s->res.status, desc, sizeof(desc)),
 			 s->res.interrupted ? " (interrupted)" : "", strbuf_str(&s->log.all));
-		if (s->res.interrupted)
-			s->status = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
+		if (s->res.interrupted) {
+			s->result.outcome = COLLECT_SIGNALED;
+			s->result.signal = driver_signal_received() ? driver_signal_received() : 2;
+		}
 		goto out;
 	}
 	if (s->attached_path)

@@ -90,12 +90,55 @@ struct stap_log {
 	struct strbuf all;	/* everything, for error reports */
 };
 
+/* How a collect ended, as data: the command turns it into its exit status
+ * (collect_exit_code).  */
+enum collect_outcome {
+	COLLECT_OK,		/* done: what was asked is made, a profile complete */
+	COLLECT_INCOMPLETE,	/* the profile was written, but events were lost */
+	COLLECT_FAILED,		/* a phase failed, or the profile is not what was asked */
+	COLLECT_REFUSED,	/* the options ask for what cannot be: a usage error */
+	COLLECT_SIGNALED,	/* the command, or perun, ended by a signal (signal) */
+};
+
+/* What one collect made and how it ended.  The phases before the profile
+ * set only outcome (and signal); collect_profile fills the rest.  */
+struct collect_result {
+	enum collect_outcome outcome;
+	int signal;		/* COLLECT_SIGNALED: the signal's number */
+	char *output;		/* the profile written, or NULL: none */
+	int in_jobs;		/* output is a pending profile in .perun/jobs */
+	int rescued;		/* output is a rescue file, not where it was asked for */
+	int complete;		/* no event lost, every probe attached, the end seen */
+	uint64_t lost;		/* the events known lost */
+	uint64_t calls;		/* calls and points traced (--aggregate: counted) */
+	size_t functions;	/* functions with calls in the summary */
+	size_t threads;		/* threads that recorded calls */
+	int metrics;		/* --metrics, and the profile's size was read: */
+	size_t probe_points;	/* PL: probe locations */
+	size_t reached;		/* PLR: those reached */
+	uint64_t raw_bytes;	/* RDV: the raw stream */
+	uint64_t events;	/* its events */
+	uint64_t profile_bytes;	/* PS: the profile's size */
+	double cpt_s;		/* CPT: the collect's run, from arming to the end */
+	double prt_s;		/* PRT: the command's run time */
+	double pt_s;		/* PT: perun's time, from its start to the profile */
+};
+
+/* The exit status perun collect ends with for r: 0 ok, 1 failed, 2 usage,
+ * 3 written but incomplete, 128+N by signal N.  */
+int collect_exit_code(const struct collect_result *r);
+
 /* One collect: the options, and what each phase found.  */
 struct session {
 	struct collect_opts *o;	/* in: the options */
 	struct watchdog wd;
 	double t_start, t_collect0, t_collect1;
-	int status;		/* the exit status a failed phase asks for */
+	struct collect_result result;	/* out: how it ended (the phases set outcome) */
+	/* in, or NULL: called once the profile is written, with result filled but
+	 * its outcome not yet known, before the warnings about the trace: where
+	 * the command says what was written */
+	void (*written)(const struct collect_result *r, void *ctx);
+	void *written_ctx;
 	struct stap_log log;	/* what stap and the runtime said, over all phases */
 
 	/* prepare */
@@ -179,9 +222,9 @@ enum collect_until {
 	COLLECT_UNTIL_PROFILE,	/* the whole collect */
 };
 
-/* Runs the phases in order, up to until; returns the exit status (0, or
- * what the failed phase asks for: 1, 2, 128+N, or collect_profile's).  */
-int collect_pipeline(struct session *s, enum collect_until until);
+/* Runs the phases in order, up to until; returns s->result.outcome: the
+ * failed phase's, or collect_profile's (COLLECT_OK when until is reached).  */
+enum collect_outcome collect_pipeline(struct session *s, enum collect_until until);
 
 /* --- the phases, in order; each returns 0, or -1 after pr_error() ------------ */
 
@@ -237,8 +280,8 @@ int collect_module(struct session *s);
 int collect_loader(struct session *s);
 
 /* run: s->module around s->cmdv -> s->res, s->raw (and s->rec), the attach
- * report; -1 when the runtime failed before the command ran (s->status: the
- * exit status).  */
+ * report; -1 when the runtime failed before the command ran (s->result:
+ * how).  */
 int collect_run(struct session *s);
 
 struct profile_writer;
@@ -265,8 +308,10 @@ int collect_optimizing(const struct session *s);
 void collect_post_optimize(struct session *s, const struct parser *parser,
 			   struct json_object *extra, struct json_object *sum);
 /* profile: where the profile goes, then parse, the profile's extra (anomalies,
- * summaries, metrics) and what is said on stderr; returns the exit status.  */
-int collect_profile(struct session *s);
+ * summaries, metrics) and the warnings on stderr; what was written and how
+ * the collect ended into s->result, whose outcome it returns.  Says nothing
+ * of the result itself: that is the command's to print (s->written).  */
+enum collect_outcome collect_profile(struct session *s);
 
 /* "exit N" or "signal N (NAME)" into buf.  */
 const char *collect_exit_desc(int exited, int status, char *buf, size_t n);

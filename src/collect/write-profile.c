@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The parse and profile phases: the raw stream into the Perun profile, its
  * header, collector_info and extra (anomalies, summaries, metrics), where it
- * goes, and the exit status the collect ends with.  */
+ * goes, and how the collect ended (struct collect_result).  */
 #include "config.h"
 
 #define PR_FMT "perun collect"
@@ -371,9 +371,10 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	return 0;
 }
 
-int collect_profile(struct session *s)
+enum collect_outcome collect_profile(struct session *s)
 {
 	struct collect_opts *o = s->o;
+	struct collect_result *r = &s->result;
 	const char *raw = s->raw;
 	const struct run_result res = s->res;
 	size_t attached = s->attached, named_zero = 0, unattached = 0;
@@ -384,7 +385,8 @@ int collect_profile(struct session *s)
 	struct parser *parser = NULL;
 	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
 	char origin[41], desc[64];
-	int have_origin = 0, in_jobs = 0, rescued = 0, ret = EXIT_FAIL, incomplete = 0;
+	int have_origin = 0, in_jobs = 0, rescued = 0, incomplete = 0;
+	enum collect_outcome ret = COLLECT_FAILED;
 	size_t untraced_kids = 0;
 	/* perun's loader counts the children itself (j lines), also --follow's */
 	size_t forked = s->uprobes ? 0 : res.forked;
@@ -662,34 +664,37 @@ write_again:
 			free(staged);
 			staged = NULL;
 		}
+		r->output = xstrdup(output);
+		r->in_jobs = in_jobs;
+		r->rescued = rescued;
 		if (o->metrics && stat(output, &st) == 0) {
-			double pt = collect_now() - s->t_start;
-			printf("metrics:\n  PL   %zu probe locations\n  PLR  %zu reached\n"
-			       "  RDV  %.3f MB raw (%" PRIu64 " events, %.1f B/event)\n  PS   %.3f MB profile\n"
-			       "  CPT  %.3f s\n  PRT  %.3f s\n  PT   %.3f s\n",
-			       plan_probe_points(&s->plan), reached, (double)ps->bytes / 1e6, ps->events,
-			       ps->events ? (double)ps->bytes / (double)ps->events : 0.0,
-			       (double)st.st_size / 1e6, s->t_collect1 - s->t_collect0,
-			       (double)res.target_ns / 1e9, pt);
+			r->metrics = 1;
+			r->probe_points = plan_probe_points(&s->plan);
+			r->reached = reached;
+			r->raw_bytes = ps->bytes;
+			r->events = ps->events;
+			r->profile_bytes = (uint64_t)st.st_size;
+			r->cpt_s = s->t_collect1 - s->t_collect0;
+			r->prt_s = (double)res.target_ns / 1e9;
+			r->pt_s = collect_now() - s->t_start;
 		}
-		if (!o->quiet) {
-			uint64_t ncalls = ps->calls + ps->points;
-			size_t nthreads = ps->threads;
-			if (o->aggregate) {
-				size_t na, k, j;
-				const struct agg_record *ag = parser_aggregates(parser, &na);
-				for (k = 0, nthreads = 0; k < na; k++) {
-					ncalls += ag[k].count;
-					for (j = 0; j < k && ag[j].thread != ag[k].thread; j++)
-						;
-					nthreads += j == k;
-				}
+		r->calls = ps->calls + ps->points;
+		r->threads = ps->threads;
+		if (o->aggregate) {
+			size_t na, k, j;
+			const struct agg_record *ag = parser_aggregates(parser, &na);
+			for (k = 0, r->threads = 0; k < na; k++) {
+				r->calls += ag[k].count;
+				for (j = 0; j < k && ag[j].thread != ag[k].thread; j++)
+					;
+				r->threads += j == k;
 			}
-			size_t nf = reached ? (size_t)json_object_object_length(sum) : 0;
-			fprintf(stderr, "perun: %" PRIu64 " call%s of %zu function%s in %zu thread%s -> %s%s\n",
-				ncalls, ncalls == 1 ? "" : "s", nf, nf == 1 ? "" : "s", nthreads,
-				nthreads == 1 ? "" : "s", output, in_jobs ? " (pending: perun add)" : "");
 		}
+		r->functions = reached ? (size_t)json_object_object_length(sum) : 0;
+		r->complete = !incomplete;
+		r->lost = s->log.lost_events + ps->lost_events + ps->missing_records;
+		if (s->written)
+			s->written(r, s->written_ctx);
 		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2), only
 		 * from a run that ended as it should: the counts of an interrupted,
 		 * killed or incomplete one would steer the next run wrong */
@@ -740,7 +745,7 @@ write_again:
 		strbuf_release(&sb);
 		free(keep);
 	}
-	ret = !incomplete ? EXIT_OK : o->strict ? EXIT_FAIL : EXIT_INCOMPLETE;
+	ret = !incomplete ? COLLECT_OK : o->strict ? COLLECT_FAILED : COLLECT_INCOMPLETE;
 	if ((forked || untraced_kids) && !o->quiet)
 		fprintf(stderr, "perun: the %s started %zu child process%s; only its own process "
 				"was traced (--follow traces them too)\n", o->pid > 0 ? "process" : "command",
@@ -762,7 +767,7 @@ write_again:
 					"traced was lost with the runtime\n",
 				s->runtime_prog,
 				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
-		ret = EXIT_FAIL;
+		ret = COLLECT_FAILED;
 	} else if (res.target_known && res.target_exited && res.target_status != 0) {
 		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);
 	} else if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
@@ -774,7 +779,8 @@ write_again:
 			fprintf(stderr, "perun: hint: %s throws C++ exceptions, which abort when they "
 					"unwind through a return probe: trace with --entry-only\n",
 				s->target.path);
-		ret = EXIT_SIGNAL_BASE + res.target_status;
+		ret = COLLECT_SIGNALED;
+		r->signal = res.target_status;
 	}
 	if (o->pid > 0 && !o->quiet)
 		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)\n", o->pid,
@@ -782,21 +788,22 @@ write_again:
 			res.target_gone ? "it exited" : res.detached_at_timeout ? "-t reached"
 			: res.interrupted ? "interrupted" : "the runtime ended");
 	/* Ctrl-C is how an attached trace ends: not a failure */
-	if (res.interrupted && o->pid <= 0)
-		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);
-	if ((ret == EXIT_OK || ret == EXIT_INCOMPLETE) && attached_path && !attached) {
+	if (res.interrupted && o->pid <= 0) {
+		ret = COLLECT_SIGNALED;
+		r->signal = driver_signal_received() ? driver_signal_received() : 2;
+	}
+	if ((ret == COLLECT_OK || ret == COLLECT_INCOMPLETE) && attached_path && !attached) {
 		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "
 				"probes named above)\n");
-		ret = EXIT_FAIL;
+		ret = COLLECT_FAILED;
 	}
-	if (named_zero && (ret == EXIT_OK || ret == EXIT_INCOMPLETE))
-		ret = EXIT_FAIL;
-	if (rescued) {
-		fprintf(stderr, "perun: the profile is in %s, not where it was asked for\n", output);
-		if (ret == EXIT_OK || ret == EXIT_INCOMPLETE)
-			ret = EXIT_FAIL;
-	}
+	if (named_zero && (ret == COLLECT_OK || ret == COLLECT_INCOMPLETE))
+		ret = COLLECT_FAILED;
+	/* a profile not where it was asked for is not what was asked */
+	if (rescued && (ret == COLLECT_OK || ret == COLLECT_INCOMPLETE))
+		ret = COLLECT_FAILED;
 out:
+	r->outcome = ret;
 	if (staged)
 		unlink(staged);
 	free(staged);

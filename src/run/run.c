@@ -20,6 +20,7 @@
 #include "analysis/postprocess.h"
 #include "collect/session.h"
 #include "profile/profile.h"
+#include "report/collect-output.h"
 #include "run/run.h"
 #include "store/repo.h"
 #include "trace/cache.h"
@@ -386,6 +387,23 @@ static const char *status_desc(int status, char *buf, size_t n)
 	return buf;
 }
 
+/* A job's profile is written: its --metrics on stdout, and where it is on
+ * stderr unless quiet (ctx: the job's collect options), as perun collect
+ * says them.  */
+static void say_written(const struct collect_result *r, void *ctx)
+{
+	const struct collect_opts *o = ctx;
+	struct strbuf sb = STRBUF_INIT;
+
+	collect_output_metrics(r, &sb);
+	fputs(strbuf_str(&sb), stdout);
+	strbuf_reset(&sb);
+	if (!o->quiet)
+		collect_output_written(r, &sb);
+	fputs(strbuf_str(&sb), stderr);
+	strbuf_release(&sb);
+}
+
 /* One collect of job j in dir for origin: 0 with the profile in *path
  * (caller frees), 1 failed (said), -1 interrupted.  */
 static int collect_one(struct runner *r, const char *dir, const char *origin, const char *rev,
@@ -424,7 +442,16 @@ static int collect_one(struct runner *r, const char *dir, const char *origin, co
 		goto out_opts;
 	}
 	session_init(&s, &o);
-	status = collect_pipeline(&s, COLLECT_UNTIL_PROFILE);
+	s.written = say_written;
+	s.written_ctx = &o;
+	collect_pipeline(&s, COLLECT_UNTIL_PROFILE);
+	status = collect_exit_code(&s.result);
+	if (s.result.rescued) {
+		struct strbuf sb = STRBUF_INIT;
+		collect_output_rescued(&s.result, &sb);
+		fputs(strbuf_str(&sb), stderr);
+		strbuf_release(&sb);
+	}
 	session_release(&s);
 	if (fchdir(cwd_fd) < 0)
 		pr_error_errno("cannot return to the working directory");

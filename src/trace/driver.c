@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -506,7 +507,12 @@ static void remove_module(const struct run_spec *spec, pid_t rt)
 
 enum phase { P_READY, P_RUN, P_STOP, P_KILL, P_DONE };
 
-/* The supervisor: never returns.  */
+/* What the supervisor sends back fits one atomic pipe write.  */
+_Static_assert(sizeof(struct run_result) <= PIPE_BUF, "struct run_result exceeds PIPE_BUF");
+
+/* The supervisor: runs the runtime and the target, then writes how the run
+ * went, one struct run_result, to stw (unless perun is gone).  Never
+ * returns.  */
 static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, int errw, int capw)
 {
 	pid_t self = getpid(), rt, tg = -1;
@@ -524,7 +530,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	size_t nkids = 0, forked = 0;
 	double stop_grace = spec->stop_timeout > 0 ? spec->stop_timeout : 5 * GRACE_SECONDS;
 	enum phase phase = spec->target_argv || spec->attach_pid > 0 ? P_READY : P_RUN;
-	char msg[300];
+	struct run_result res;
 	int pidfd = -1, target_gone = 0, detached = 0;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -795,21 +801,36 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				target_gone = target_gone || poll(&pp, 1, 0) > 0;
 			}
 		}
-		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d %d %d\n",
-			 WIFEXITED(rt_status) ? 1 : 0,
-			 WIFEXITED(rt_status) ? WEXITSTATUS(rt_status) : WTERMSIG(rt_status),
-			 tg > 0 && tg_done && !never_ready, WIFEXITED(tg_status) ? 1 : 0,
-			 WIFEXITED(tg_status) ? WEXITSTATUS(tg_status) : WTERMSIG(tg_status),
-			 (long)tg, (unsigned long long)(t_release > 0 && (tg_done || spec->attach_pid > 0)
-							    ? t_release * 1e9 : 0),
-			 (unsigned long long)(ready_s * 1e9),
-			 never_ready, timed_out, interrupted, leaked, rt_first, forked, before_stop,
-			 target_gone, detached);
+		memset(&res, 0, sizeof(res));
+		res.exited = WIFEXITED(rt_status) ? 1 : 0;
+		res.status = WIFEXITED(rt_status) ? WEXITSTATUS(rt_status) : WTERMSIG(rt_status);
+		res.target_known = tg > 0 && tg_done && !never_ready;
+		res.target_exited = WIFEXITED(tg_status) ? 1 : 0;
+		res.target_status =
+		    WIFEXITED(tg_status) ? WEXITSTATUS(tg_status) : WTERMSIG(tg_status);
+		res.target_pid = (long)tg;
+		res.target_ns =
+		    (unsigned long long)(t_release > 0 && (tg_done || spec->attach_pid > 0)
+					     ? t_release * 1e9
+					     : 0);
+		res.ready_ns = (unsigned long long)(ready_s * 1e9);
+		res.never_ready = never_ready;
+		res.timed_out = timed_out;
+		res.interrupted = interrupted;
+		res.leaked_uprobes = leaked;
+		res.runtime_died = rt_first;
+		res.forked = forked;
+		res.before_stop = before_stop;
+		res.target_gone = target_gone;
+		res.detached_at_timeout = detached;
 	}
 	if (orphaned && spec->cleanup_dir)
 		fs_remove_tree(spec->cleanup_dir);
 	if (!orphaned) {
-		ssize_t ignored = write(stw, msg, strlen(msg));
+		/* one write of less than PIPE_BUF: driver_run reads it whole or not
+		 * at all; the supervisor is a fork of perun, so the struct's
+		 * layout is the reader's */
+		ssize_t ignored = write(stw, &res, sizeof(res));
 		(void)ignored;
 	}
 	_exit(0);
@@ -947,12 +968,9 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 		close(capfd);
 	waitpid(sup, NULL, 0);
 	res->before_stop = -1;
-	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d %d %d",
-		   &res->exited, &res->status, &res->target_known, &res->target_exited,
-		   &res->target_status, &res->target_pid, &res->target_ns, &res->ready_ns,
-		   &res->never_ready, &res->timed_out, &res->interrupted, &res->leaked_uprobes,
-		   &res->runtime_died, &res->forked, &res->before_stop, &res->target_gone,
-		   &res->detached_at_timeout) != 17)
+	if (status.len == sizeof(*res))
+		memcpy(res, status.buf, sizeof(*res));
+	else
 		ret = pr_error("supervisor of %s ended without a status", spec->argv[0]);
 	if (got_signal)
 		res->interrupted = 1;
