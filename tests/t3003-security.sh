@@ -186,7 +186,7 @@ test_expect_success '-z in a directory of ours: new private files with unguessab
 
 test_expect_success "the swap race under a directory nobody controls: $((200)) collects, all refused up front" '
 	mkdir race && chown nobody:nogroup race && start=$(date +%s) &&
-	as_nobody mkdir -p race/cache/modules race/lookalike/modules
+	as_nobody mkdir -p race/cache/modules race/lookalike/modules || exit 1
 	setpriv --reuid nobody --regid nogroup --clear-groups ./swap race/cache race/lookalike \
 		>swap.out &
 	swapper=$!
@@ -225,7 +225,7 @@ test_expect_success "the swap race on the load itself: cache-hit collects never 
 	start=$(date +%s) &&
 	mod=$(ls "$good"*.bo) && goodsum=$(sha1sum <"$mod" | cut -c1-40) &&
 	cp -a "$good" backup &&
-	cp "$(ls "$evil"*.bo)" "$PERUN_CACHE_DIR/modules/.evil.bo"
+	cp "$(ls "$evil"*.bo)" "$PERUN_CACHE_DIR/modules/.evil.bo" || exit 1
 	./swap "$mod" "$PERUN_CACHE_DIR/modules/.evil.bo" >swap2.out &
 	swapper=$!
 	i=0 ok=0 failed=0 wrong=0
