@@ -8,7 +8,11 @@ command -v stap >/dev/null 2>&1 || skip_all "needs stap (apt-get install systemt
 VM="bash $SRCDIR/tools/stap-vm.sh"
 REL=$($VM release 2>/dev/null) ||
 	skip_all "the QEMU guest is not prepared: run 'bash tools/stap-vm.sh prepare' (as .ci/run does)"
-RT_FIXED=$($VM runtime --txfix)
+# a failed preparation fails the file instead of going on with an empty
+# PERUN_KRUNTIME_DIR
+RT_FIXED=$($VM runtime --txfix) && test -n "$RT_FIXED" || {
+	echo "not ok 1 - bash tools/stap-vm.sh runtime --txfix failed"; echo "1..1"; exit 1
+}
 export PERUN_KRUNTIME_DIR="$RT_FIXED"
 
 # in_guest SCRIPT [--env NAME=VALUE ...]: runs the shell script $TRASH/SCRIPT

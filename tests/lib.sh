@@ -2,6 +2,7 @@
 # Sourced by every tests/tNNNN-*.sh: git-style helpers printing TAP.
 #
 #   test_expect_success 'description' 'shell body'   the body runs with set -e
+#       (a command failing on the left of && or || does not stop it)
 #   test_done                                         prints the plan, cleans up
 #   require_live                                      skip without root/stap; fail
 #                                                     instead under PERUN_REQUIRE_LIVE=1
@@ -59,7 +60,13 @@ require_live() {
 test_expect_success() {
 	test_count=$((test_count + 1))
 	: >"$TRASH/.start"
-	if (cd "$TRASH" && set -e && eval "$2") >"$TRASH/out.$test_count" 2>&1; then
+	# Not "if (set -e; eval ...)": a shell ignores set -e in the condition of
+	# an if (or on the left of && and ||), in subshells too, so a failing
+	# command in the middle of a body would not fail the test.  The subshell
+	# runs as a statement of its own; its status is read afterwards.
+	(cd "$TRASH" || exit; set -e; eval "$2") >"$TRASH/out.$test_count" 2>&1
+	test_rc=$?
+	if [ "$test_rc" = 0 ]; then
 		echo "ok $test_count - $1"
 	else
 		echo "not ok $test_count - $1"

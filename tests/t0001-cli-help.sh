@@ -15,13 +15,13 @@ test_expect_success 'perun help lists the commands, exit 0' '
 '
 
 test_expect_success 'no command: usage on stderr, exit 2' '
-	set +e; "$PERUN" >out 2>err; rc=$?; set -e
-	test $rc = 2 && grep usage err && ! test -s out
+	test_expect_code 2 "$PERUN" >out 2>err &&
+	grep usage err && ! test -s out
 '
 
 test_expect_success 'an unknown command: exit 2 naming it' '
-	set +e; "$PERUN" frobnicate 2>err; rc=$?; set -e
-	test $rc = 2 && grep "frobnicate. is not a perun command" err
+	test_expect_code 2 "$PERUN" frobnicate 2>err &&
+	grep "frobnicate. is not a perun command" err
 '
 
 # Every --long option of "perun CMD --help" appears in its man page.

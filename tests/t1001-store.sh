@@ -153,7 +153,7 @@ test_expect_success 'a read-only store (full disk) fails cleanly and loses nothi
 	before=$(find .perun/objects -type f | wc -l) &&
 	mount --bind .perun/objects .perun/objects &&
 	mount -o remount,ro,bind .perun/objects &&
-	set +e; "$PERUN" add 0@p 2>err; rc=$?; set -e
+	rc=0 && { "$PERUN" add 0@p 2>err || rc=$?; } &&
 	umount .perun/objects &&
 	cat err && test $rc = 1 &&
 	grep "Read-only file system" err &&
@@ -187,11 +187,11 @@ test_expect_success 'rm removes index entries, objects stay; rm --pending' '
 test_expect_success 'collect -o: a missing directory or a directory as FILE is refused before anything runs' '
 	mkdir oout && cd oout && mkdir adir &&
 	for o in nodir/out.perf adir adir/; do
-		set +e; "$PERUN" collect -c ../forever -o $o trace -s custom -f tick -t 5 2>err; rc=$?; set -e
-		cat err && test $rc = 2 && ! grep "perun: tracing" err || exit 1
+		test_expect_code 2 "$PERUN" collect -c ../forever -o $o trace -s custom -f tick -t 5 2>err &&
+		cat err && ! grep "perun: tracing" err || exit 1
 	done &&
 	grep "is a directory: give a file name" err &&
-	set +e; "$PERUN" collect -c ../forever -o nodir/out.perf trace -s custom -f tick -t 5 2>err; set -e
+	test_expect_code 2 "$PERUN" collect -c ../forever -o nodir/out.perf trace -s custom -f tick -t 5 2>err &&
 	grep "directory nodir does not exist: create it first" err &&
 	test ! -e nodir && test -z "$(ls adir)" && test -z "$(procs_in_trash)"
 '
@@ -202,8 +202,8 @@ test_expect_success 'collect -o: when FILE cannot be written at the end the prof
 	mkdir gone &&
 	{ "$PERUN" collect -c ../forever -o gone/out.perf trace -q -s custom -f tick -t 6 2>err & } &&
 	wait_for_target && rmdir gone &&
-	set +e; wait $!; rc=$?; set -e
-	cat err && test $rc = 1 &&
+	test_expect_code 1 wait $! &&
+	cat err &&
 	f=$(ls out-rescue-*.perf) && grep "the profile is in ./$f, not where it was asked for" err &&
 	n=$(profile_counts "$f" | sed -n "s/^tick //p") && echo "tick $n" && test "$n" -gt 0 &&
 	! ls -a | grep -e "\.tmp" -e "\.new-"

@@ -28,7 +28,7 @@ test_expect_success 'Ctrl-C: no stats, and it says why' '
 	cd repo &&
 	{ "$PERUN" collect -c ../forever trace -s custom -f tick 2>err & } &&
 	pid=$! && wait_for_target && sleep 1.5 && kill -INT $pid &&
-	set +e && wait $pid; rc=$? && set -e && cat err && test $rc = 130 &&
+	test_expect_code 130 wait $pid && cat err &&
 	grep "^perun: stats: none stored: the run was interrupted, so its counts are not the command.s$" err &&
 	stats_files | test_cmp ../stats.before - &&
 	assert_nothing_left 1
@@ -51,10 +51,10 @@ test_expect_success "the runtime killed (SIGKILL): no stats, a message that matc
 		rt=$(pgrep -f "stapbpf -x $(procs_in_trash) ")
 	else
 		rt=$(pgrep -f "perun-uprobes .*-x $(procs_in_trash) ")
-	fi
+	fi &&
 	test -n "$rt" || { kill $pid; echo "no runtime process found"; exit 1; }
 	kill -9 $rt &&
-	set +e && wait $pid; rc=$? && set -e && cat err && test $rc = 1 &&
+	test_expect_code 1 wait $pid && cat err &&
 	grep "^perun: stats: none stored: the run was cut short by the runtime.s end" err &&
 	stats_files | test_cmp ../stats.before - &&
 	n=$(sed -n "s/^perun: \([0-9]*\) calls\{0,1\} of .*/\1/p" err) && echo "printed $n calls" &&

@@ -70,8 +70,9 @@ test_expect_success 'counts equal bpftrace counts on the same run' '
 	bt=$! &&
 	for i in $(seq 100); do grep -q Attaching bt.out && break; sleep 0.1; done &&
 	sleep 1 &&
-	"$PERUN" collect -c ./counts -o bt.perf trace -q -s custom -f fib -f work -f leaf -f libcountlib#lib_add &&
-	kill -INT $bt && wait $bt || true
+	"$PERUN" collect -c ./counts -o bt.perf trace -q -s custom -f fib -f work -f leaf -f libcountlib#lib_add ||
+		{ kill -INT $bt; exit 1; }
+	{ kill -INT $bt && wait $bt || :; } &&
 	cat bt.out &&
 	for f in fib work leaf lib_add; do
 		want=$(sed -n "s/^@\[uprobe:.*:$f\]: //p" bt.out) &&

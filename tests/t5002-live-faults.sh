@@ -42,8 +42,7 @@ test_expect_success 'SIGINT (Ctrl-C) stops the run and keeps what was traced' '
 	wait_for_target &&
 	sleep 1.5 &&
 	kill -INT $pid &&
-	set +e && wait $pid; rc=$? && set -e &&
-	echo "exit $rc" && test $rc = 130 &&
+	test_expect_code 130 wait $pid &&
 	test "$(profile_field int.perf trace.interrupted)" = true &&
 	n=$(profile_counts int.perf | sed -n "s/^tick //p") && test "$n" -gt 10 &&
 	assert_nothing_left 1 &&
@@ -65,7 +64,7 @@ test_expect_success "kill -9 of perun mid-run leaves nothing behind (loader $loa
 	ls "$TMPDIR" &&
 	test -n "$(ls "$TMPDIR")" &&
 	kill -9 $pid &&
-	wait $pid || true
+	{ wait $pid || :; } || exit 1
 	for i in $(seq 100); do
 		pgrep -x stapbpf >/dev/null || pgrep -f "perun-uprobes .*$TMPDIR" >/dev/null ||
 			[ -n "$(procs_in_trash)" ] || break
@@ -84,11 +83,9 @@ test_expect_success 'an event flood: recorded exactly; printed, any loss is repo
 	cat err &&
 	test "$(profile_counts flood.perf)" = "f 100000" &&
 	test "$(profile_field flood.perf trace.complete)" = true &&
-	set +e
-	"$PERUN" collect -c ./loop -a 100000 -o flood-print.perf trace -s custom -f f \
-		--transport print 2>err
-	rc=$?
-	set -e
+	rc=0 &&
+	{ "$PERUN" collect -c ./loop -a 100000 -o flood-print.perf trace -s custom -f f \
+		--transport print 2>err || rc=$?; } &&
 	cat err &&
 	n=$(profile_counts flood-print.perf | sed -n "s/^f //p") &&
 	echo "printed: recorded ${n:-0} of 100000, exit $rc" &&
@@ -120,7 +117,7 @@ test_expect_success 'fake stapbpf crash: clear error, exit 1, nothing left' '
 test_expect_success 'fake stapbpf garbage: anomalies and lost events counted' '
 	printf "s 100 0 0\n0 0 10\n1 0 20\nq\n" >raw &&
 	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=garbage FAKE_STAPBPF_RAW=raw \
-		"$PERUN" collect -c ./crash -o garbage.perf trace -q -s custom -f ok --loader stapbpf || true
+		"$PERUN" collect -c ./crash -o garbage.perf trace -q -s custom -f ok --loader stapbpf || :
 	test "$(profile_field garbage.perf trace.anomalies.malformed_lines)" = 3 &&
 	test "$(profile_field garbage.perf trace.anomalies.truncated_lines)" = 1 &&
 	test "$(profile_field garbage.perf trace.anomalies.lost_events)" = 17 &&

@@ -19,8 +19,9 @@ test_expect_success 'fib(20) and 8 threads x 4500 calls: every call, per event' 
 	for i in $(seq 100); do grep -q Attaching bt.out && break; sleep 0.1; done &&
 	sleep 1 &&
 	"$PERUN" collect -c ./exact -a "20 8 4500" -o exact.perf trace -s custom \
-		-f fib -f work -f tiny 2>err >out &&
-	kill -INT $bt && wait $bt || true
+		-f fib -f work -f tiny 2>err >out ||
+		{ kill -INT $bt; cat err; exit 1; }
+	{ kill -INT $bt && wait $bt || :; } &&
 	cat err bt.out &&
 	grep "calls fib=21891 work=36000 tiny=36000" out &&
 	profile_counts exact.perf >actual &&
@@ -123,17 +124,13 @@ test_expect_success "a runtime killed mid-run: the target is stopped, exit 1, ru
 		rt=$(pgrep -f "stapbpf -x $(procs_in_trash) ")
 	else
 		rt=$(pgrep -f "perun-uprobes .*-x $(procs_in_trash) ")
-	fi
+	fi &&
 	test -n "$rt" || { kill $pid; echo "no runtime process found"; exit 1; }
 	sleep 1 &&
 	kill -9 $rt &&
 	start=$(date +%s) &&
-	set +e
-	wait $pid
-	rc=$?
-	set -e
+	test_expect_code 1 wait $pid &&
 	cat err &&
-	test $rc = 1 &&
 	test $(( $(date +%s) - start )) -lt 15 &&
 	grep "while the command ran" err &&
 	test "$(profile_field died.perf trace.runtime_died)" = true &&
@@ -163,7 +160,7 @@ test_expect_success 'perun waits without burning CPU' '
 	pid=$! &&
 	sleep 5 &&
 	ticks=$(awk "{print \$14 + \$15}" /proc/$pid/stat) &&
-	wait $pid || true
+	{ wait $pid || :; } &&
 	echo "perun used $ticks clock ticks in 5 s" &&
 	test "$ticks" -lt 50
 '

@@ -63,8 +63,8 @@ test_expect_success 'stapbpf has a calibration of its own; one with no loader is
 
 test_expect_success 'a calibration file others can write is refused' '
 	cp "$CAL" saved && chmod 666 "$CAL" &&
-	set +e; "$PERUN" calibrate --runtime bpf >/dev/null 2>err; rc=$?; set -e
-	cat err && test $rc = 1 && grep "$CAL" err &&
+	test_expect_code 1 "$PERUN" calibrate --runtime bpf >/dev/null 2>err &&
+	cat err && grep "$CAL" err &&
 	cp saved "$CAL.new" && chmod 600 "$CAL.new" && mv -f "$CAL.new" "$CAL"
 '
 

@@ -89,8 +89,8 @@ test_expect_success 'run matrix: every registered profile holds the models of wo
 
 test_expect_success 'check --method linear-regression on the registered models: work degraded' '
 	cd repo &&
-	set +e; "$PERUN" check HEAD~1 HEAD --method linear-regression >../out; rc=$?; set -e
-	cat ../out && test $rc = 1 &&
+	test_expect_code 1 "$PERUN" check HEAD~1 HEAD --method linear-regression >../out &&
+	cat ../out &&
 	grep "^  degradation  *inclusive  *+[0-9.]*% .* 2/2 runs  work" ../out &&
 	grep "^1 degradation, 0 optimizations" ../out
 '

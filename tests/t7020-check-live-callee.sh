@@ -40,8 +40,8 @@ test_expect_success 'two commits of the program, 5 runs each' '
 
 test_expect_success 'check flags spin under slowpart, names it, and exits 1' '
 	cd repo &&
-	set +e; "$PERUN" check >out 2>err; rc=$?; set -e
-	cat out err && test $rc = 1 &&
+	test_expect_code 1 "$PERUN" check >out 2>err &&
+	cat out err &&
 	grep "^  degradation  *self  *+[0-9.]*% .* 5/5 runs  main;slowpart;spin$" out &&
 	! grep "^  degradation .*steady;spin" out &&
 	{ grep "^  degradation  *inclusive .* main;slowpart  (callee main;slowpart;spin)$" out ||
@@ -50,7 +50,7 @@ test_expect_success 'check flags spin under slowpart, names it, and exits 1' '
 
 test_expect_success 'the numbers: spin ~x3 under slowpart, steady unchanged, 100 calls a run' '
 	cd repo &&
-	set +e; "$PERUN" check --format json >j; set -e
+	{ "$PERUN" check --format json >j || :; } &&
 	python3 - <<-\PY
 	import json
 	r = json.load(open("j"))
@@ -75,8 +75,7 @@ test_expect_success 'the numbers: spin ~x3 under slowpart, steady unchanged, 100
 
 test_expect_success 'junit: a failing test case for the context, read by xml.etree' '
 	cd repo &&
-	set +e; "$PERUN" check --format junit >junit.xml; rc=$?; set -e
-	test $rc = 1 &&
+	test_expect_code 1 "$PERUN" check --format junit >junit.xml &&
 	python3 - <<-\PY
 	import xml.etree.ElementTree as ET
 	root = ET.parse("junit.xml").getroot()

@@ -95,7 +95,7 @@ test_expect_success 'five rounds of simultaneous pushes lose nothing' '
 		{ (set +e; cd a; "$PERUN" push -q; echo $? >../rc-a) &
 		  (set +e; cd b; "$PERUN" push -q; echo $? >../rc-b) & wait; } &&
 		test "$(cat rc-a)" = 0 && test "$(cat rc-b)" = 0 &&
-		r=$((r + 1))
+		r=$((r + 1)) || { cat rc-a rc-b; exit 1; }
 	done &&
 	(cd a && "$PERUN" fetch -q && workloads >../wa) &&
 	(cd b && "$PERUN" fetch -q && workloads >../wb) &&
@@ -143,7 +143,7 @@ test_expect_success 'over git:// (git daemon): simultaneous pushes retry, nothin
 		{ (set +e; cd a; "$PERUN" push net >>../attempts 2>&1; echo $? >../rc-a) &
 		  (set +e; cd b; "$PERUN" push net >>../attempts 2>&1; echo $? >../rc-b) & wait; } &&
 		test "$(cat rc-a)" = 0 && test "$(cat rc-b)" = 0 &&
-		r=$((r + 1))
+		r=$((r + 1)) || { cat rc-a rc-b; exit 1; }
 	done &&
 	cat attempts &&
 	(cd a && "$PERUN" fetch -q net && workloads >../wa) &&
