@@ -226,7 +226,22 @@ static void warn_incomplete(const struct session *s, const struct parse_stats *p
 	struct strbuf sb = STRBUF_INIT;
 	size_t i, shown = 0;
 
-	if (ps->lost_events) {
+	if (ps->transport_lost) {
+		strbuf_addf(&sb, "the relay was full and dropped %" PRIu64 " events (",
+			    s->log.lost_events);
+		for (i = 0; i < s->plan.n; i++) {
+			if (!lost[i])
+				continue;
+			if (shown++ == 5) {
+				strbuf_addstr(&sb, ", ...");
+				break;
+			}
+			strbuf_addf(&sb, "%s%s %" PRIu64, shown > 1 ? ", " : "", s->plan.probes[i].name,
+				    lost[i]);
+		}
+		strbuf_addstr(&sb, "; lost_by_function in the profile): trace fewer calls (-g N, "
+				   "--include) or use --transport record");
+	} else if (ps->lost_events) {
 		strbuf_addf(&sb, "%" PRIu64 " events did not fit the recorder's buffer of %zu (",
 			    ps->lost_events, s->o->buffer_size);
 		for (i = 0; i < s->plan.n; i++) {
@@ -445,6 +460,11 @@ write_again:
 		struct json_object *tg = json_object_new_object(), *met = NULL;
 		size_t reached = 0;
 
+		/* the relay's losses: its failure count (one per dropped output)
+		 * or, when more, the events the script printed and the stream
+		 * lacks (w lines; stock stap 4.8's stapio also drops silently) */
+		if (ps->transport_lost > s->log.lost_events)
+			s->log.lost_events = ps->transport_lost;
 		json_object_put(extra);
 		extra = json_object_new_object();
 		json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
