@@ -106,6 +106,10 @@ static struct json_object *make_header(struct session *s)
 		json_object_object_add(a, "pid", json_object_new_int64(s->o->pid));
 		json_object_object_add(a, "duration_s",
 				       json_object_new_double((double)r->target_ns / 1e9));
+		/* the runtime's detach: from SIGINT to its end */
+		if (r->stop_ns)
+			json_object_object_add(a, "detach_s",
+					       json_object_new_double((double)r->stop_ns / 1e9));
 		json_object_object_add(a, "ended_by",
 				       json_object_new_string(r->target_gone ? "process-exit"
 							      : r->detached_at_timeout ? "timeout"
@@ -796,11 +800,16 @@ write_again:
 				s->target.path);
 		ret = EXIT_SIGNAL_BASE + res.target_status;
 	}
-	if (o->pid > 0 && !o->quiet)
-		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)\n", o->pid,
+	if (o->pid > 0 && !o->quiet) {
+		char took[64] = "";
+		if (res.stop_ns)
+			snprintf(took, sizeof(took), "; the detach took %.1f s",
+				 (double)res.stop_ns / 1e9);
+		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)%s\n", o->pid,
 			(double)res.target_ns / 1e9,
 			res.target_gone ? "it exited" : res.detached_at_timeout ? "-t reached"
-			: res.interrupted ? "interrupted" : "the runtime ended");
+			: res.interrupted ? "interrupted" : "the runtime ended", took);
+	}
 	/* Ctrl-C is how an attached trace ends: not a failure */
 	if (res.interrupted && o->pid <= 0)
 		ret = EXIT_SIGNAL_BASE + (driver_signal_received() ? driver_signal_received() : 2);

@@ -526,6 +526,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	enum phase phase = spec->target_argv || spec->attach_pid > 0 ? P_READY : P_RUN;
 	char msg[300];
 	int pidfd = -1, target_gone = 0, detached = 0;
+	double t_stop = 0, t_rt_end = 0;	/* an attach: SIGINT to the runtime, its end */
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGINT, SIG_IGN);	/* a terminal's Ctrl-C reaches the run itself */
@@ -567,6 +568,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 			if (p == rt) {
 				rt_status = st;
 				rt_done = 1;
+				t_rt_end = now_s();
 			} else if (p == tg) {
 				tg_status = st;
 				tg_done = 1;
@@ -634,6 +636,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				} else if (spec->attach_pid > 0 && phase == P_RUN) {
 					/* detach; a second Ctrl-C kills the runtime */
 					kill(rt, SIGINT);
+					t_stop = now_s();
 					phase = P_STOP;
 					kill_at = t + stop_grace;
 					t_release = t_release > 0 ? now_s() - t_release : 0;
@@ -664,13 +667,17 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 					phase = P_KILL;
 					break;
 				}
-				if (spec->ready_message) {
-					ssize_t ignored = write(2, spec->ready_message,
-								strlen(spec->ready_message));
-					(void)ignored;
-				}
 				t_release = now_s();
 				ready_s = t_release - t_rt;
+				if (spec->ready_message || spec->ready_message_fn) {
+					char *m = spec->ready_message_fn
+							  ? spec->ready_message_fn(spec->ready_ctx, ready_s)
+							  : NULL;
+					const char *say = m ? m : spec->ready_message;
+					ssize_t ignored = say ? write(2, say, strlen(say)) : 0;
+					(void)ignored;
+					free(m);
+				}
 				if (go[1] >= 0) {
 					if (write(go[1], "g", 1) != 1)
 						never_ready = 1;
@@ -703,6 +710,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				}
 				if (!rt_done) {
 					kill(rt, SIGINT);
+					t_stop = now_s();
 					phase = P_STOP;
 					kill_at = t + stop_grace;
 				}
@@ -795,7 +803,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				target_gone = target_gone || poll(&pp, 1, 0) > 0;
 			}
 		}
-		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d %d %d\n",
+		snprintf(msg, sizeof(msg), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d %d %d %llu\n",
 			 WIFEXITED(rt_status) ? 1 : 0,
 			 WIFEXITED(rt_status) ? WEXITSTATUS(rt_status) : WTERMSIG(rt_status),
 			 tg > 0 && tg_done && !never_ready, WIFEXITED(tg_status) ? 1 : 0,
@@ -804,7 +812,9 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 							    ? t_release * 1e9 : 0),
 			 (unsigned long long)(ready_s * 1e9),
 			 never_ready, timed_out, interrupted, leaked, rt_first, forked, before_stop,
-			 target_gone, detached);
+			 target_gone, detached,
+			 (unsigned long long)(t_stop > 0 && t_rt_end > t_stop ? (t_rt_end - t_stop) * 1e9
+									       : 0));
 	}
 	if (orphaned && spec->cleanup_dir)
 		fs_remove_tree(spec->cleanup_dir);
@@ -947,12 +957,12 @@ int driver_run(const struct run_spec *spec, struct run_result *res, line_fn on_s
 		close(capfd);
 	waitpid(sup, NULL, 0);
 	res->before_stop = -1;
-	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d %d %d",
+	if (sscanf(strbuf_str(&status), "%d %d %d %d %d %ld %llu %llu %d %d %d %d %d %zu %d %d %d %llu",
 		   &res->exited, &res->status, &res->target_known, &res->target_exited,
 		   &res->target_status, &res->target_pid, &res->target_ns, &res->ready_ns,
 		   &res->never_ready, &res->timed_out, &res->interrupted, &res->leaked_uprobes,
 		   &res->runtime_died, &res->forked, &res->before_stop, &res->target_gone,
-		   &res->detached_at_timeout) != 17)
+		   &res->detached_at_timeout, &res->stop_ns) != 18)
 		ret = pr_error("supervisor of %s ended without a status", spec->argv[0]);
 	if (got_signal)
 		res->interrupted = 1;
