@@ -102,7 +102,7 @@ fi
 
 if phase guest; then
 	say ""
-	say "# bench/kernel-attach.sh guest $(date -u '+%Y-%m-%d %H:%M UTC'), guest $REL (QEMU TCG, 1 vCPU, 2 GiB), host $(uname -r), $(nproc) CPUs"
+	say "# bench/kernel-attach.sh guest $(date -u '+%Y-%m-%d %H:%M UTC'), guest $REL (QEMU TCG, 1 vCPU, 1 GiB), host $(uname -r), $(nproc) CPUs"
 	say "# $(machine)"
 	say "| probe points | module build s | attach ms (staprun start to armed) | perun start to \"attached\" s | detach s (SIGINT to staprun end) | Ctrl-C to perun exit s | expected detach s | exit | cache hit |"
 	say "|---|---|---|---|---|---|---|---|---|"
