@@ -37,12 +37,9 @@ wait_line svc.out "served 30 total 30"
 "$PERUN" collect --pid "$svc" -o k.perf trace -s custom -f handle -f parse \
 	--runtime kernel >k.out 2>k.err &
 pp=$!
-# the kernel runtime says nothing until the end: the raw stream's r line
-# marks the probes armed
-for i in $(seq 600); do
-	grep -qx r "$TMPDIR"/perun-collect-*/trace.raw 2>/dev/null && break
-	sleep 0.1
-done
+# "perun: attached" says the probes are armed (the raw stream's r line)
+wait_line k.err "^perun: attached"
+grep -qx r "$TMPDIR"/perun-collect-*/trace.raw && echo "armed_when_said=1" >armed
 ./service --bench 20000 >twin.during
 echo 500 >&3
 wait_line svc.out "served 500 total 530"
@@ -101,6 +98,14 @@ test_expect_success 'in the guest: attach by pid, exact counts, Ctrl-C or SIGKIL
 	grep -x "modules=0" guest.status && grep -x "procs=0" guest.status &&
 	grep -x "tmp=0" guest.status &&
 	grep "module cache: hit" k.err &&
+	# the attach says what it took and what its detach will take, and the
+	# detach says what it took (bench/kernel-attach.sh measured the estimate)
+	grep -E "^perun: attached 4 probe points to process [0-9]+ in [0-9]+ ms \(kernel runtime, staprun\); detaching will take about [0-9]+\.[0-9] s; Ctrl-C detaches" k.err &&
+	grep "^armed_when_said=1" armed &&
+	grep -E "^perun: detached from process [0-9]+ after [0-9.]+ s \(interrupted\); the detach took [0-9]+\.[0-9] s$" k.err &&
+	est=$(sed -n "s/.*detaching will take about \([0-9.]*\) s.*/\1/p" k.err) &&
+	took=$(profile_field k.perf header.attach.detach_s) &&
+	echo "kernel runtime, guest: 4 probe points, detach expected $est s, took $took s" >detach.said &&
 	profile_counts k.perf >actual &&
 	printf "handle 507\nparse 507\n" >expect &&
 	test_cmp expect actual &&
@@ -117,5 +122,6 @@ test_expect_success 'in the guest: attach by pid, exact counts, Ctrl-C or SIGKIL
 '
 # in the log, whatever the outcome
 [ -f "$TRASH/twin.ratio" ] && echo "# $(cat "$TRASH/twin.ratio")"
+[ -f "$TRASH/detach.said" ] && echo "# $(cat "$TRASH/detach.said")"
 
 test_done

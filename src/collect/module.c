@@ -33,6 +33,9 @@ static const char *entry_placement(const struct session *s)
 	return s->target.go ? "-P" : "--prologue-searching=never";
 }
 
+/* Statements the print transport's end probe may need for n probe ids.  */
+#define KERNEL_END_ACTIONS(n) (3 * (size_t)(n) + 1000)
+
 /* stap -r RELEASE [-R COPY] for the kernel runtime, once the build tree is
  * known to be there; warns when stap needs perun's patched runtime.  */
 static int kernel_compile_args(struct session *s, struct strv *argv)
@@ -62,6 +65,15 @@ static int kernel_compile_args(struct session *s, struct strv *argv)
 		 * stops a probe after MAXACTION (1000) statements, the bpf one does
 		 * not (its end probe runs in user space) */
 		char *d = xstrfmt("-DMAXACTION=%zu", s->o->buffer_size * 8 + 10000);
+		strv_push(argv, d);
+		free(d);
+	}
+	if (s->sopt.count_sent && collect_script_mode(s) == SCRIPT_PRINT &&
+	    KERNEL_END_ACTIONS(s->plan.n) > 10000) {
+		/* the print transport's end probe writes a count per probe id
+		 * (two statements each); an end probe may run
+		 * MAXACTION_INTERRUPTIBLE statements, 10 x MAXACTION (10000) */
+		char *d = xstrfmt("-DMAXACTION_INTERRUPTIBLE=%zu", KERNEL_END_ACTIONS(s->plan.n));
 		strv_push(argv, d);
 		free(d);
 	}
@@ -183,7 +195,12 @@ int collect_module(struct session *s)
 	stap_id = s->stap ? collect_file_identity(s->stap) : NULL;	/* never run stap for it */
 	if (stap_id && s->runtime == RUNTIME_KERNEL) {
 		/* a module built from other runtime sources (stock, patched) is stale */
-		char *k = xstrfmt("%s runtime=%s no-overload", stap_id, s->kr.id);
+		/* and so is one built without the end probe's larger limit */
+		char *k = xstrfmt("%s runtime=%s no-overload%s", stap_id, s->kr.id,
+				  s->sopt.count_sent && collect_script_mode(s) == SCRIPT_PRINT &&
+						  KERNEL_END_ACTIONS(s->plan.n) > 10000
+					  ? " end-actions"
+					  : "");
 		free(stap_id);
 		stap_id = k;
 	}

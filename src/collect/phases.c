@@ -274,6 +274,9 @@ int collect_script(struct session *s)
 		s->sopt.budget_stepped = s->stepped;
 		s->sopt.budget_nstepped = s->stepped ? s->plan.n : 0;
 	}
+	/* the kernel runtime's relay drops output when full: count per probe
+	 * what was printed, so the parser can say per function what it lost */
+	s->sopt.count_sent = s->runtime == RUNTIME_KERNEL;
 	r = script_generate_opt(&s->plan, tp, collect_script_mode(s),
 				collect_recorder_slots(s->o->buffer_size), &s->sopt, &s->script);
 	if (r == 0 && strbuf_read_file(&tb, ts) < 0)

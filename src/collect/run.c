@@ -259,13 +259,56 @@ int collect_loader(struct session *s)
 	return 0;
 }
 
+/* What an attach through staprun or stapbpf says once its probes are armed.  */
+struct attach_ready {
+	size_t points;
+	long pid;
+	enum runtime runtime;
+};
+
+/* The kernel runtime's detach in seconds for n probe points: SIGINT to
+ * staprun's end (the uprobes unregistered one by one, the end probe, stapio
+ * reading the rest, the module unloaded).  bench/kernel-attach.sh measured
+ * it in the TCG guest on Debian's 6.1 kernel
+ * (bench/results/kernel-attach-2026-11-27.txt): 0.7-1.3 s for 100 points,
+ * 1.9-2.3 s for 1,000, 1.4-1.5 s for 2,716; no growth with the count that
+ * the noise does not hide (6.1 unregisters a uprobe without waiting for a
+ * grace period).  The estimate is above every one of them, with 0.2 ms per
+ * point of headroom for larger plans, which were not measured.  */
+#define KERNEL_DETACH_BASE_S 2.5
+#define KERNEL_DETACH_PER_POINT_S 0.0002
+
+double collect_kernel_detach_estimate(size_t points)
+{
+	return KERNEL_DETACH_BASE_S + KERNEL_DETACH_PER_POINT_S * (double)points;
+}
+
+/* Called in the driver's supervisor when the probes are armed, ready_s after
+ * the runtime started.  */
+static char *attach_message(void *ctx, double ready_s)
+{
+	const struct attach_ready *a = ctx;
+
+	if (a->runtime == RUNTIME_BPF)
+		return xstrfmt("perun: attached %zu probe points to process %ld in %.0f ms (bpf "
+			       "runtime, stapbpf); Ctrl-C detaches and writes the profile, and the "
+			       "process runs on; stapbpf detaches about 0.1 s per probe point, and "
+			       "every process of the binary traps on its probes meanwhile\n",
+			       a->points, a->pid, ready_s * 1e3);
+	return xstrfmt("perun: attached %zu probe points to process %ld in %.0f ms (kernel "
+		       "runtime, staprun); detaching will take about %.1f s; Ctrl-C detaches and "
+		       "writes the profile, and the process runs on\n",
+		       a->points, a->pid, ready_s * 1e3, collect_kernel_detach_estimate(a->points));
+}
+
 int collect_run(struct session *s)
 {
 	struct collect_opts *o = s->o;
 	struct fast_read fr = { NULL, collect_recorder_slots(o->buffer_size), &s->wd, NULL };
 	const char *no_fast = getenv("PERUN_NO_FAST_READ");
 	char *stap_log_path = xstrfmt("%s/stap.log", s->tmpdir);
-	char *shim = NULL, *capture = NULL, *ready_msg = NULL;
+	char *shim = NULL, *capture = NULL;
+	struct attach_ready ready;
 	struct strv argv = STRV_INIT, env = STRV_INIT, cleanup = STRV_INIT;
 	struct run_spec spec;
 	char desc[64];
@@ -347,16 +390,11 @@ int collect_run(struct session *s)
 	spec.cleanup_dir = o->keep_temps ? NULL : s->tmpdir;
 	if (o->pid > 0 && !s->uprobes && !o->quiet) {
 		/* perun's loader says it itself, with its own numbers */
-		ready_msg = xstrfmt("perun: attached %zu probe points to process %ld (%s runtime, "
-				    "%s); Ctrl-C detaches and writes the profile, and the process "
-				    "runs on%s\n",
-				    plan_probe_points(&s->plan), o->pid, runtime_name(s->runtime),
-				    s->runtime == RUNTIME_BPF ? "stapbpf" : "staprun",
-				    s->runtime == RUNTIME_BPF
-					    ? "; stapbpf detaches about 0.1 s per probe point, and "
-					      "every process of the binary traps on its probes meanwhile"
-					    : "");
-		spec.ready_message = ready_msg;
+		ready.points = plan_probe_points(&s->plan);
+		ready.pid = o->pid;
+		ready.runtime = s->runtime;
+		spec.ready_message_fn = attach_message;
+		spec.ready_ctx = &ready;
 	}
 	if (o->pid > 0)
 		spec.attach_pid = (pid_t)o->pid;
@@ -385,7 +423,10 @@ int collect_run(struct session *s)
 	 * module exits, waiting up to 60 s (_stp_exit_drain_ms) */
 	if (s->runtime == RUNTIME_KERNEL && s->kr.txfix)
 		spec.stop_timeout += 60;
-	if (!o->quiet && !s->uprobes && plan_probe_points(&s->plan) > 200)
+	/* stapbpf's perf-event uprobes (the kernel runtime measured its own
+	 * detach: seconds, see collect_kernel_detach_estimate) */
+	if (!o->quiet && !s->uprobes && s->runtime == RUNTIME_BPF &&
+	    plan_probe_points(&s->plan) > 200)
 		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
 				"the command ends (Ctrl-C twice to skip it)\n",
 			plan_probe_points(&s->plan), 0.06 * (double)plan_probe_points(&s->plan));
@@ -432,6 +473,5 @@ out:
 	free(stap_log_path);
 	free(capture);
 	free(shim);
-	free(ready_msg);
 	return ret;
 }

@@ -207,6 +207,9 @@ void collect_stap_line(void *ctx, const char *line);
 /* The script's transport: --aggregate, else --transport, else record on bpf
  * and print on the kernel runtime.  */
 enum script_mode collect_script_mode(const struct session *s);
+/* The expected detach of n probe points on the kernel runtime, in seconds
+ * (what "perun: attached" says; measured by bench/kernel-attach.sh).  */
+double collect_kernel_detach_estimate(size_t points);
 /* The recorder's map size in the script for --buffer-size n.  */
 size_t collect_recorder_slots(size_t n);
 

@@ -106,6 +106,10 @@ static struct json_object *make_header(struct session *s)
 		json_object_object_add(a, "pid", json_object_new_int64(s->o->pid));
 		json_object_object_add(a, "duration_s",
 				       json_object_new_double((double)r->target_ns / 1e9));
+		/* the runtime's detach: from SIGINT to its end */
+		if (r->stop_ns)
+			json_object_object_add(a, "detach_s",
+					       json_object_new_double((double)r->stop_ns / 1e9));
 		json_object_object_add(a, "ended_by",
 				       json_object_new_string(r->target_gone ? "process-exit"
 							      : r->detached_at_timeout ? "timeout"
@@ -226,7 +230,22 @@ static void warn_incomplete(const struct session *s, const struct parse_stats *p
 	struct strbuf sb = STRBUF_INIT;
 	size_t i, shown = 0;
 
-	if (ps->lost_events) {
+	if (ps->transport_lost) {
+		strbuf_addf(&sb, "the relay was full and dropped %" PRIu64 " events (",
+			    s->log.lost_events);
+		for (i = 0; i < s->plan.n; i++) {
+			if (!lost[i])
+				continue;
+			if (shown++ == 5) {
+				strbuf_addstr(&sb, ", ...");
+				break;
+			}
+			strbuf_addf(&sb, "%s%s %" PRIu64, shown > 1 ? ", " : "", s->plan.probes[i].name,
+				    lost[i]);
+		}
+		strbuf_addstr(&sb, "; lost_by_function in the profile): trace fewer calls (-g N, "
+				   "--include) or use --transport record");
+	} else if (ps->lost_events) {
 		strbuf_addf(&sb, "%" PRIu64 " events did not fit the recorder's buffer of %zu (",
 			    ps->lost_events, s->o->buffer_size);
 		for (i = 0; i < s->plan.n; i++) {
@@ -447,6 +466,11 @@ write_again:
 		struct json_object *tg = json_object_new_object(), *met = NULL;
 		size_t reached = 0;
 
+		/* the relay's losses: its failure count (one per dropped output)
+		 * or, when more, the events the script printed and the stream
+		 * lacks (w lines; stock stap 4.8's stapio also drops silently) */
+		if (ps->transport_lost > s->log.lost_events)
+			s->log.lost_events = ps->transport_lost;
 		json_object_put(extra);
 		extra = json_object_new_object();
 		json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
@@ -782,11 +806,16 @@ write_again:
 		ret = COLLECT_SIGNALED;
 		r->signal = res.target_status;
 	}
-	if (o->pid > 0 && !o->quiet)
-		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)\n", o->pid,
+	if (o->pid > 0 && !o->quiet) {
+		char took[64] = "";
+		if (res.stop_ns)
+			snprintf(took, sizeof(took), "; the detach took %.1f s",
+				 (double)res.stop_ns / 1e9);
+		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)%s\n", o->pid,
 			(double)res.target_ns / 1e9,
 			res.target_gone ? "it exited" : res.detached_at_timeout ? "-t reached"
-			: res.interrupted ? "interrupted" : "the runtime ended");
+			: res.interrupted ? "interrupted" : "the runtime ended", took);
+	}
 	/* Ctrl-C is how an attached trace ends: not a failure */
 	if (res.interrupted && o->pid <= 0) {
 		ret = COLLECT_SIGNALED;

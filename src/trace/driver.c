@@ -532,6 +532,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	enum phase phase = spec->target_argv || spec->attach_pid > 0 ? P_READY : P_RUN;
 	struct run_result res;
 	int pidfd = -1, target_gone = 0, detached = 0;
+	double t_stop = 0, t_rt_end = 0;	/* an attach: SIGINT to the runtime, its end */
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGINT, SIG_IGN);	/* a terminal's Ctrl-C reaches the run itself */
@@ -573,6 +574,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 			if (p == rt) {
 				rt_status = st;
 				rt_done = 1;
+				t_rt_end = now_s();
 			} else if (p == tg) {
 				tg_status = st;
 				tg_done = 1;
@@ -640,6 +642,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				} else if (spec->attach_pid > 0 && phase == P_RUN) {
 					/* detach; a second Ctrl-C kills the runtime */
 					kill(rt, SIGINT);
+					t_stop = now_s();
 					phase = P_STOP;
 					kill_at = t + stop_grace;
 					t_release = t_release > 0 ? now_s() - t_release : 0;
@@ -670,13 +673,17 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 					phase = P_KILL;
 					break;
 				}
-				if (spec->ready_message) {
-					ssize_t ignored = write(2, spec->ready_message,
-								strlen(spec->ready_message));
-					(void)ignored;
-				}
 				t_release = now_s();
 				ready_s = t_release - t_rt;
+				if (spec->ready_message || spec->ready_message_fn) {
+					char *m = spec->ready_message_fn
+							  ? spec->ready_message_fn(spec->ready_ctx, ready_s)
+							  : NULL;
+					const char *say = m ? m : spec->ready_message;
+					ssize_t ignored = say ? write(2, say, strlen(say)) : 0;
+					(void)ignored;
+					free(m);
+				}
 				if (go[1] >= 0) {
 					if (write(go[1], "g", 1) != 1)
 						never_ready = 1;
@@ -709,6 +716,7 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 				}
 				if (!rt_done) {
 					kill(rt, SIGINT);
+					t_stop = now_s();
 					phase = P_STOP;
 					kill_at = t + stop_grace;
 				}
@@ -823,6 +831,9 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 		res.before_stop = before_stop;
 		res.target_gone = target_gone;
 		res.detached_at_timeout = detached;
+		res.stop_ns = (unsigned long long)(t_stop > 0 && t_rt_end > t_stop
+							 ? (t_rt_end - t_stop) * 1e9
+							 : 0);
 	}
 	if (orphaned && spec->cleanup_dir)
 		fs_remove_tree(spec->cleanup_dir);

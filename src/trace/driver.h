@@ -33,6 +33,10 @@ struct run_spec {
 	pid_t attach_pid;
 	/* Written to stderr when the runtime's probes are armed, or NULL.  */
 	const char *ready_message;
+	/* Or this, called then in the supervisor with the seconds from the
+	 * runtime's start to its probes armed: a malloc'ed message (NULL: none).  */
+	char *(*ready_message_fn)(void *ctx, double ready_s);
+	void *ready_ctx;
 	const char *ready_path;
 	/* --one-module: once ready, the runtime's selection (a bpf map, or the
 	 * kernel module's procfs file) is filled from this file before the
@@ -91,6 +95,8 @@ struct run_result {
 	int before_stop;	/* what spec->before_stop returned; -1 when not called */
 	int target_gone;	/* attach_pid exited while it was traced */
 	int detached_at_timeout;	/* attach_pid: the timeout ended the trace */
+	unsigned long long stop_ns;	/* attach_pid: from SIGINT to the runtime's end
+					 * (its detach), or 0 */
 };
 
 /* Called for each line the child writes to stderr (without the newline).  */

@@ -73,6 +73,8 @@ struct parser {
 	struct rec *recs;
 	size_t nrecs, recs_alloc;
 	uint64_t *lost;		/* per probe */
+	uint64_t *recv;		/* per probe: its events this stream carried */
+	uint64_t *sent;		/* per probe: the events the script printed (w lines) */
 	uint64_t *unfinished;	/* per probe: entries whose return never came */
 	uint64_t *unstarted;	/* per probe: returns whose entry never came */
 	struct parse_proc *procs;	/* p lines */
@@ -106,6 +108,8 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
 		memcpy(p->points, points, nprobes);
 	p->orders = xcalloc(nprobes ? nprobes : 1, sizeof(*p->orders));
 	p->lost = xcalloc(nprobes ? nprobes : 1, sizeof(*p->lost));
+	p->recv = xcalloc(nprobes ? nprobes : 1, sizeof(*p->recv));
+	p->sent = xcalloc(nprobes ? nprobes : 1, sizeof(*p->sent));
 	p->unfinished = xcalloc(nprobes ? nprobes : 1, sizeof(*p->unfinished));
 	p->unstarted = xcalloc(nprobes ? nprobes : 1, sizeof(*p->unstarted));
 	p->sink = sink;
@@ -136,6 +140,8 @@ void parser_free(struct parser *p)
 	free(p->win);
 	free(p->orders);
 	free(p->lost);
+	free(p->recv);
+	free(p->sent);
 	free(p->unfinished);
 	free(p->unstarted);
 	free(p->procs);
@@ -409,6 +415,7 @@ static void process(struct parser *p, const struct event *e)
 		return;
 	}
 	p->st.events++;
+	p->recv[probe]++;
 	if (rel > p->st.duration)
 		p->st.duration = rel;
 	if (p->points[probe]) {
@@ -646,6 +653,38 @@ static int rec_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* w ID N: the print transport's script printed N events of probe ID.  */
+static void sent_line(struct parser *p, const char *s, const char *end)
+{
+	uint64_t f[2];
+
+	if (hex_fields(s, end, f, 2) != 2) {
+		p->st.malformed_lines++;
+		return;
+	}
+	p->st.sent_counts = 1;
+	if (f[0] >= p->nprobes)
+		p->st.unknown_probes += f[1];
+	else
+		p->sent[f[0]] += f[1];
+}
+
+/* What the print transport dropped, per probe: printed (w lines) minus
+ * carried.  Only when the stream has w lines; a probe that carried more than
+ * it printed (an event printed after the count was taken) lost none.  */
+static void sent_flush(struct parser *p)
+{
+	size_t i;
+
+	if (!p->st.sent_counts)
+		return;
+	for (i = 0; i < p->nprobes; i++)
+		if (p->sent[i] > p->recv[i]) {
+			p->lost[i] += p->sent[i] - p->recv[i];
+			p->st.transport_lost += p->sent[i] - p->recv[i];
+		}
+}
+
 /* Sorts the recorder's events by time and pairs them; a record seen twice
  * (same thread and sequence number) counts once.  */
 static void rec_flush(struct parser *p)
@@ -743,6 +782,12 @@ static void line(struct parser *p, const char *s, const char *end)
 			return;
 		}
 		break;
+	case 'w':
+		if (s + 1 < end) {
+			sent_line(p, s + 2, end);
+			return;
+		}
+		break;
 	case 'o':
 		if (s + 1 < end) {
 			opt_line(p, s + 2, end);
@@ -807,6 +852,7 @@ int parser_finish(struct parser *p)
 	while (p->count)
 		window_pop(p);
 	rec_flush(p);
+	sent_flush(p);
 	for (i = 0; i < p->nthreads_alloc; i++)
 		drop_frames(p, &p->threads[i], 0);
 	return p->failed ? -1 : 0;

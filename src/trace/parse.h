@@ -52,9 +52,11 @@ struct parse_stats {
 	uint64_t lost_events;		/* recorder: dropped because its map was full */
 	uint64_t happened;		/* recorder: events the probes saw (c lines) */
 	uint64_t missing_records;	/* recorder: seen, neither recorded nor counted lost */
+	uint64_t transport_lost;	/* print transport: printed (w lines), never carried */
 	uint64_t duration;		/* ns from begin to the last record */
 	int64_t target_pid;
 	unsigned saw_begin : 1, saw_end : 1, recorder : 1;
+	unsigned sent_counts : 1;	/* the stream says what its script printed (w lines) */
 	unsigned max_depth;
 	size_t threads;
 };
@@ -90,7 +92,8 @@ const struct parse_stats *parser_stats(const struct parser *p);
 /* The script's own summaries (n/m/x/y/h lines), in no particular order.  */
 const struct agg_record *parser_aggregates(const struct parser *p, size_t *n);
 void parser_free(struct parser *p);
-/* Events lost per probe id (recorder l lines), an array of nprobes.  */
+/* Events lost per probe id, an array of nprobes: the recorder's l lines,
+ * or what the print transport's w lines say was printed and never came.  */
 const uint64_t *parser_lost(const struct parser *p);
 /* A report of an optimization method's code in the script: o METHOD ID VALUE
  * (templates/optimize.stp.in).  */

@@ -49,7 +49,7 @@ struct tmpl {
 enum { T_HEADER, T_PAIR, T_PAIR_SAMPLED, T_POINT, T_POINT_SAMPLED, T_HEADER_AGG, T_PAIR_AGG,
        T_POINT_AGG, T_HEADER_REC, T_PAIR_GATED, T_POINT_GATED, T_OPT_TIMED, T_OPT_TIMED_END,
        T_OPT_PROBING, T_OPT_PROBING_END, T_OPT_REATTACH, T_OPT_REATTACH_END, T_OPT_PROBING_COND,
-       T_OPT_REATTACH_WAKE, T_PAIR_COND, T_POINT_COND, T_OPT_BUDGET, T_OPT_BUDGET_END, T_COUNT };
+       T_OPT_REATTACH_WAKE, T_PAIR_COND, T_POINT_COND, T_OPT_BUDGET, T_OPT_BUDGET_END, T_PRINT_SENT, T_COUNT };
 
 static int load_templates(struct tmpl *t, const char *dir)
 {
@@ -60,6 +60,7 @@ static int load_templates(struct tmpl *t, const char *dir)
 		"opt_timed_end", "opt_probing", "opt_probing_end",
 		"opt_reattach",	 "opt_reattach_end", "opt_probing_cond", "opt_reattach_wake",
 		"pair_cond",	 "point_cond",	"opt_budget",	 "opt_budget_end",
+		"print_sent",
 	};
 	int i;
 
@@ -297,7 +298,10 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 			   (so->budget_allowed_ns && so->probing_cond == PROBING_COND_KERNEL));
 	int gated = so && (so->timed_period_ms || so->probing_threshold || so->select_slots ||
 			   so->budget_allowed_ns);
-	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : "__perun_ev";
+	/* the kernel runtime's print transport counts what it printed */
+	int count_sent = so && so->count_sent && mode == SCRIPT_PRINT;
+	const char *ev = mode == SCRIPT_RECORD ? "__perun_put" : count_sent ? "__perun_evc"
+									     : "__perun_ev";
 	int aggregate = mode == SCRIPT_AGGREGATE;
 	size_t i;
 	int ret = -1;
@@ -323,6 +327,9 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		probing_code(&probing, &opt_end, t, p, so);
 	if (so && so->budget_allowed_ns)
 		strbuf_addstr(&opt_end, t[T_OPT_BUDGET_END].text);
+	/* the counts before the end marker */
+	if (count_sent)
+		strbuf_addstr(&opt_end, "__perun_sent_dump(); ");
 	{
 		struct var v[] = { { "NPROBES", nprobes }, { "BUFFER", bufsize },
 				   { "OPT_END", strbuf_str(&opt_end) } };
@@ -332,6 +339,14 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 						 : T_HEADER]
 			       .text,
 		       v, 3);
+	}
+	if (count_sent) {
+		char slots[32];
+		/* one per probe id, no more: a per-CPU map is allocated whole
+		 * on every CPU (kernel runtime only: no map is found by size) */
+		snprintf(slots, sizeof(slots), "%zu", p->n + 1);
+		struct var v[] = { { "SLOTS", slots } };
+		expand(out, t[T_PRINT_SENT].text, v, 1);
 	}
 	if (so && so->timed_period_ms) {
 		char period[32], freq[32];

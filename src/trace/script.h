@@ -45,6 +45,10 @@ struct script_opt {
 	 * outside at start (0: no selection gate) */
 	size_t select_slots;
 	int select_procfs;	/* the kernel runtime: ids come through procfs */
+	/* SCRIPT_PRINT on the kernel runtime: each probe counts the events it
+	 * printed (per-CPU, no lock) and the end probe writes "w ID N" lines,
+	 * so what the relay dropped is known per function */
+	int count_sent;
 	/* --max-overhead: a recorded call costs budget_call_ns; every
 	 * budget_window_ms the hottest probes are disarmed while the window's
 	 * calls cost more than budget_allowed_ns (the part of the window that is

@@ -228,6 +228,38 @@ int main(void)
 	   "probe 6's events (codes c and d) are events, not dump lines");
 	parser_free(p);
 
+	/* the kernel runtime's print transport with its counts (w lines):
+	 * main (0) printed 2 events, f (1) 6 and g (2) 2; the relay dropped
+	 * f's second call (its entry and exit) and g's exit; main carried all */
+	{
+		static const char relay[] = "s 64 0 0\nr\n0 0 10\n2 0 11\n3 0 12\n"
+					    "4 0 20\n2 0 30\n3 0 31\nk 40\n1 0 50\n"
+					    "w 0 2\nw 1 6\nw 2 2\nq\n";
+		const uint64_t *lost;
+		for (chunk = 1; chunk <= sizeof(relay); chunk *= 5) {
+			st = run(&p, relay, 3, NULL, chunk);
+			lost = parser_lost(p);
+			ok(st->sent_counts && lost[0] == 0 && lost[1] == 2 && lost[2] == 1 &&
+				   st->transport_lost == 3 && st->events == 7 && st->malformed_lines == 0,
+			   "print: printed minus carried, per probe (w lines, chunk %zu)", chunk);
+			ok(!st->recorder && st->lost_events == 0,
+			   "print: the relay's losses are not the recorder's");
+			parser_free(p);
+		}
+		/* no w lines (the bpf runtime, an older module): nothing is
+		 * inferred; a probe that carried more than it printed lost none;
+		 * a w line for a probe outside the plan is counted as unknown */
+		st = run(&p, "s 64 0 0\n0 0 10\n1 0 20\nq\n", 1, NULL, 4096);
+		ok(!st->sent_counts && st->transport_lost == 0 && parser_lost(p)[0] == 0,
+		   "print: without w lines nothing is lost");
+		parser_free(p);
+		st = run(&p, "s 64 0 0\n0 0 10\n1 0 20\nw 0 1\nw 5 3\nw 0\nq\n", 1, NULL, 4096);
+		ok(st->transport_lost == 0 && parser_lost(p)[0] == 0 && st->unknown_probes == 3 &&
+			   st->malformed_lines == 1,
+		   "print: more carried than printed is no loss; odd w lines are counted");
+		parser_free(p);
+	}
+
 	/* main (0) and f (1) recursing 70 deep: the kernel gives return probes
 	 * to the first 64 pending calls only (main and 63 f), so the 7 deepest
 	 * f never exit; the first exit is the 63rd f's */

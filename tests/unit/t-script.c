@@ -211,6 +211,36 @@ int main(void)
 		plan_release(&p);
 	}
 
+	/* the kernel runtime's print transport counts what each probe printed:
+	 * one slot per probe id, the counts before the end marker; not in the
+	 * recorder's script */
+	{
+		struct script_opt so;
+		int i;
+		plan_init(&p);
+		for (i = 0; i < 3; i++) {
+			pr = plan_add(&p, PROBE_FUNC, "/bin/x", i == 2 ? "h" : i ? "g" : "f");
+			pr->addr = 0x1000 + (uint64_t)i * 0x10;
+		}
+		memset(&so, 0, sizeof(so));
+		so.count_sent = 1;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_PRINT, 0, &so, &out), 0,
+		       "print with counts generates");
+		ok(strstr(out.buf, "global __perun_sent[4]\n") &&
+			   strstr(out.buf, "function(0x1010).call? { __perun_evc(2) }") &&
+			   strstr(out.buf, "function(0x1010).return? { __perun_evc(3) }") &&
+			   strstr(out.buf, "__perun_sent[code >> 1] <<< 1") &&
+			   strstr(out.buf, "probe end { __perun_sent_dump(); __perun_end() }") &&
+			   !strstr(out.buf, "__perun_ev("),
+		   "print counts: every probe counts, the end writes the counts, then q");
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "the recorder with count_sent generates");
+		ok(!strstr(out.buf, "__perun_sent"), "the recorder counts its own losses");
+		plan_release(&p);
+	}
+
 	strbuf_release(&out);
 	strbuf_release(&golden);
 	strbuf_release(&q);
