@@ -130,4 +130,16 @@ test_expect_success 'perun cache with a bad action or size' '
 	expect_fail 2 "$PERUN" cache prune --max-size lots
 '
 
+test_expect_success 'perun init with an empty PATH or two PATHs is a usage error' '
+	mkdir initrepo && git -C initrepo init -q &&
+	(cd initrepo && test_expect_code 2 "$PERUN" init "" 2>err) &&
+	cat >expect <<-\EOF &&
+	perun init: PATH is empty
+	usage: perun init [PATH] [--init-vcs]
+	EOF
+	test_cmp expect initrepo/err &&
+	(cd initrepo && test_expect_code 2 "$PERUN" init a b 2>err) &&
+	grep "one PATH at most, not 2" initrepo/err && ! test -e initrepo/a
+'
+
 test_done
