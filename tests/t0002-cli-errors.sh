@@ -142,4 +142,17 @@ test_expect_success 'perun init with an empty PATH or two PATHs is a usage error
 	grep "one PATH at most, not 2" initrepo/err && ! test -e initrepo/a
 '
 
+test_expect_success 'history and report: -n and --threshold refuse overflow and inf' '
+	for v in 99999999999999999999 " 5" ""; do
+		test_expect_code 2 "$PERUN" history --all -n "$v" 2>err &&
+		echo "perun history: -n takes a count, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in inf 1e400 nan; do
+		test_expect_code 2 "$PERUN" report -o site --threshold "$v" 2>err &&
+		echo "perun report: --threshold takes a finite ratio >= 0, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done && ! test -e site
+'
+
 test_done
