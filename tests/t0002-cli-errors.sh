@@ -155,4 +155,14 @@ test_expect_success 'history and report: -n and --threshold refuse overflow and 
 	done && ! test -e site
 '
 
+test_expect_success 'aggregate: --time-box and --expire-before refuse overflow' '
+	test_expect_code 2 "$PERUN" aggregate --time-box 99999999999999999999 2>err &&
+	echo "perun aggregate: --time-box takes a positive number of seconds, not '"'"'99999999999999999999'"'"'" >expect &&
+	head -n 1 err >first && test_cmp expect first &&
+	test_expect_code 2 "$PERUN" aggregate --time-box "" 2>err &&
+	grep "positive number of seconds, not '"''"'" err &&
+	test_expect_code 2 "$PERUN" aggregate --expire-before 99999999999999999999 2>err &&
+	grep "seconds since the epoch or YYYY-MM-DD, not .99999999999999999999." err
+'
+
 test_done
