@@ -165,4 +165,12 @@ test_expect_success 'aggregate: --time-box and --expire-before refuse overflow' 
 	grep "seconds since the epoch or YYYY-MM-DD, not .99999999999999999999." err
 '
 
+test_expect_success 'stats --top refuses an empty value and a spaced sign' '
+	for v in "" " -5" 99999999999999999999; do
+		test_expect_code 2 "$PERUN" stats list-files --top "$v" 2>err &&
+		echo "perun stats: --top '"'"'$v'"'"': not a count" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done
+'
+
 test_done

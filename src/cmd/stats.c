@@ -6,6 +6,7 @@
 
 #define PR_FMT "perun stats"
 
+#include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -275,7 +276,8 @@ static int parse_top(const struct popt *o, const char *v)
 
 	errno = 0;
 	n = strtoul(v, &end, 10);
-	if (errno || *end || *v == '-')
+	/* a digit first: "" is no count, and strtoul takes " -5" as ULONG_MAX - 4 */
+	if (errno || *end || !isdigit((unsigned char)*v))
 		return popt_error(o, "--top '%s': not a count", v);
 	*(size_t *)o->value = (size_t)n;
 	return 0;
