@@ -173,4 +173,14 @@ test_expect_success 'stats --top refuses an empty value and a spaced sign' '
 	done
 '
 
+test_expect_success '-d refuses a line number that overflows or is 0' '
+	for l in 4294967297 99999999999999999999 0; do
+		expect_fail 2 "$PERUN" collect -c ./m trace -s custom -d "m.c:$l" --script-only &&
+		echo "perun collect: -d m.c:$l: the line after the last '"':'"' is an integer from 1 to 2147483647" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	"$PERUN" collect -c ./m trace -s custom -d "m.c:1#3" --script-only >script &&
+	grep -q "m.c:1\"" script
+'
+
 test_done
