@@ -183,4 +183,19 @@ test_expect_success '-d refuses a line number that overflows or is 0' '
 	grep -q "m.c:1\"" script
 '
 
+test_expect_success 'perun cache: options after the action parse as before it' '
+	test_expect_code 2 "$PERUN" cache prune --max-size 2>err &&
+	echo "perun cache: --max-size wants a value (SIZE)" >expect &&
+	head -n 1 err >first && test_cmp expect first &&
+	"$PERUN" cache prune --max-size=5M >out &&
+	grep "limit 5242880 bytes" out &&
+	test_expect_code 2 "$PERUN" cache list --json=x 2>err &&
+	grep "^perun cache: --json takes no value" err &&
+	test_expect_code 2 "$PERUN" cache -qzv list 2>err &&
+	grep "^perun cache: unknown option .-qzv." err &&
+	test_expect_code 2 "$PERUN" cache verify extra 2>err &&
+	grep "^perun cache: one action, not .verify. and .extra." err &&
+	"$PERUN" cache build --help >out && grep "usage: perun cache list" out
+'
+
 test_done

@@ -4,7 +4,6 @@
 
 #define PR_FMT "perun cache"
 
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/parse-options.h"
 #include "collect/session.h"
 #include "trace/cache.h"
 #include "trace/driver.h"
@@ -19,33 +19,35 @@
 #include "util/log.h"
 #include "util/strbuf.h"
 
+static const char cache_usage[] =
+	"usage: perun cache list [--json]\n"
+	"       perun cache verify\n"
+	"       perun cache prune [--max-size SIZE]\n"
+	"       perun cache clear\n"
+	"       perun cache build [--kernel RELEASE] -c CMD [...] trace [trace options]\n"
+	"\n"
+	"The module cache holds compiled SystemTap modules (.bo for the bpf runtime,\n"
+	".ko for the kernel runtime) keyed by a hash of the script, the tapset, stap,\n"
+	"the runtime, the kernel release and the target build-ids.  It lives in\n"
+	"$PERUN_CACHE_DIR, else $XDG_CACHE_HOME/perun, else ~/.cache/perun.\n"
+	"\n"
+	"  list       entries, least recently used first\n"
+	"  verify     check each entry's hash, owner and mode; exit 1 if any is bad\n"
+	"  prune      evict least recently used entries down to SIZE (default\n"
+	"             $PERUN_CACHE_MAX_SIZE or 1G; K, M, G, T suffixes)\n"
+	"  clear      remove every entry\n"
+	"  build      compile the module a 'perun collect' with these arguments would\n"
+	"             run, into the cache, and run nothing; --kernel RELEASE builds the\n"
+	"             kernel-runtime module for hosts running RELEASE (needs its\n"
+	"             linux-headers here), so that they reuse it without a compiler\n"
+	"\n"
+	"prune and clear remove only entries perun can prove it wrote (a key name,\n"
+	"its own meta file, nothing else inside); anything else is reported as\n"
+	"'left alone' and kept.\n";
+
 static void usage(FILE *f)
 {
-	fputs("usage: perun cache list [--json]\n"
-	      "       perun cache verify\n"
-	      "       perun cache prune [--max-size SIZE]\n"
-	      "       perun cache clear\n"
-	      "       perun cache build [--kernel RELEASE] -c CMD [...] trace [trace options]\n"
-	      "\n"
-	      "The module cache holds compiled SystemTap modules (.bo for the bpf runtime,\n"
-	      ".ko for the kernel runtime) keyed by a hash of the script, the tapset, stap,\n"
-	      "the runtime, the kernel release and the target build-ids.  It lives in\n"
-	      "$PERUN_CACHE_DIR, else $XDG_CACHE_HOME/perun, else ~/.cache/perun.\n"
-	      "\n"
-	      "  list       entries, least recently used first\n"
-	      "  verify     check each entry's hash, owner and mode; exit 1 if any is bad\n"
-	      "  prune      evict least recently used entries down to SIZE (default\n"
-	      "             $PERUN_CACHE_MAX_SIZE or 1G; K, M, G, T suffixes)\n"
-	      "  clear      remove every entry\n"
-	      "  build      compile the module a 'perun collect' with these arguments would\n"
-	      "             run, into the cache, and run nothing; --kernel RELEASE builds the\n"
-	      "             kernel-runtime module for hosts running RELEASE (needs its\n"
-	      "             linux-headers here), so that they reuse it without a compiler\n"
-	      "\n"
-	      "prune and clear remove only entries perun can prove it wrote (a key name,\n"
-	      "its own meta file, nothing else inside); anything else is reported as\n"
-	      "'left alone' and kept.\n",
-	      f);
+	fputs(cache_usage, f);
 }
 
 static void human(uint64_t n, char *buf, size_t len)
@@ -70,6 +72,11 @@ static int cache_build(int argc, char **argv)
 
 	if (!v)
 		return EXIT_FAIL;
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		free(v);
+		usage(stdout);
+		return EXIT_OK;
+	}
 	v[n++] = (char *)"collect";
 	if (i < argc && !strcmp(argv[i], "--kernel")) {
 		if (i + 1 >= argc) {
@@ -118,77 +125,67 @@ static int cache_build(int argc, char **argv)
 	return ret;
 }
 
+/* --max-size SIZE into the struct max_size o->value.  */
+struct max_size {
+	uint64_t max;
+	int given;
+};
+
+static int parse_max_size(const struct popt *o, const char *v)
+{
+	struct max_size *m = o->value;
+
+	if (cache_parse_size(v, &m->max) < 0)
+		return popt_error(o, "bad size '%s': give bytes with an optional K, M, G or T "
+				     "suffix (e.g. 500M, 2G)",
+				  v);
+	m->given = 1;
+	return 0;
+}
+
 int cmd_cache(int argc, char **argv, struct ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "max-size", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cache c;
 	struct cache_entry *list = NULL;
 	size_t n = 0, i, removed = 0;
+	struct max_size ms = { 0, 0 };
 	uint64_t max = 0, total = 0;
 	const char *verb;
 	char *dir;
-	int opt, json = 0, ret = EXIT_FAIL, bad = 0, max_given = 0;
+	int json = 0, ret = EXIT_FAIL, bad = 0, npos;
+	struct popt opts[] = {
+		OPT_BOOL(0, "json", &json, "list: one JSON array"),
+		OPT_CALLBACK(0, "max-size", &ms, "SIZE", "prune: the size to evict down to",
+			     parse_max_size),
+		OPT_END(),
+	};
 
 	(void)ctx;
 	if (argc > 1 && !strcmp(argv[1], "build"))
 		return cache_build(argc - 1, argv + 1);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			if (cache_parse_size(optarg, &max) < 0) {
-				fprintf(stderr, "perun cache: bad size '%s': give bytes with an optional "
-						"K, M, G or T suffix (e.g. 500M, 2G)\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			max_given = 1;
-			break;
-		case 'j': json = 1; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
+	/* options before and after the verb alike, with "--max-size=SIZE" too */
+	npos = parse_options(argc, argv, "cache", cache_usage, opts);
+	if (npos < 0)
+		return POPT_EXIT(npos);
+	if (npos != 1) {
+		if (npos)
+			fprintf(stderr, "perun cache: one action, not '%s' and '%s'\n", argv[0],
+				argv[1]);
+		else
+			fprintf(stderr, "perun cache: name an action: list, verify, prune, clear or "
+					"build\n");
+		usage_synopsis(stderr, cache_usage);
 		return EXIT_USAGE;
 	}
-	verb = argv[optind];
-	/* options may also follow the verb */
-	{
-		int i2;
-		for (i2 = optind + 1; i2 < argc; i2++) {
-			if (!strcmp(argv[i2], "--json"))
-				json = 1;
-			else if (!strcmp(argv[i2], "--max-size") && i2 + 1 < argc) {
-				if (cache_parse_size(argv[++i2], &max) < 0) {
-					fprintf(stderr, "perun cache: bad size '%s': give bytes with an "
-							"optional K, M, G or T suffix (e.g. 500M, 2G)\n",
-						argv[i2]);
-					return EXIT_USAGE;
-				}
-				max_given = 1;
-			} else if (!strcmp(argv[i2], "--help") || !strcmp(argv[i2], "-h")) {
-				usage(stdout);
-				return EXIT_OK;
-			} else {
-				fprintf(stderr, "perun cache: unexpected argument '%s'\n", argv[i2]);
-				return EXIT_USAGE;
-			}
-		}
-	}
+	verb = argv[0];
+	max = ms.max;
 	if (strcmp(verb, "list") && strcmp(verb, "verify") && strcmp(verb, "prune") &&
 	    strcmp(verb, "clear")) {
 		fprintf(stderr, "perun cache: unknown action '%s': list, verify, prune or clear\n",
 			verb);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(verb, "prune") && !max_given && cache_max_size_env(&max) < 0) {
+	if (!strcmp(verb, "prune") && !ms.given && cache_max_size_env(&max) < 0) {
 		fprintf(stderr, "perun cache: PERUN_CACHE_MAX_SIZE='%s' is not a size: give bytes "
 				"with an optional K, M, G or T suffix, or --max-size\n",
 			getenv("PERUN_CACHE_MAX_SIZE"));
