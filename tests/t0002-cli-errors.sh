@@ -198,4 +198,20 @@ test_expect_success 'perun cache: options after the action parse as before it' '
 	"$PERUN" cache build --help >out && grep "usage: perun cache list" out
 '
 
+test_expect_success 'postprocessby: --bins and --window past a million or spaced signs' '
+	python3 "$SRCDIR/tests/data/gen-calls.py" raw plan raw 1 1 &&
+	"$PERUN" __parse plan raw pp.perf >/dev/null &&
+	python3 "$SRCDIR/tests/data/gen-calls.py" header pp.perf ./app input.txt &&
+	for v in 18446744073709551615 " -5" 1000001; do
+		test_expect_code 2 "$PERUN" postprocessby pp.perf regressogram --bins "$v" \
+			-o pp-m.perf 2>err &&
+		echo "postprocess: bins wants a number from 1 to 1000000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	test_expect_code 2 "$PERUN" postprocessby pp.perf moving-average --window " -5" \
+		-o pp-m.perf 2>err &&
+	grep "window wants a number from 1 to 1000000" err && ! test -e pp-m.perf &&
+	"$PERUN" postprocessby pp.perf regressogram --bins 4 -o pp-m.perf >/dev/null
+'
+
 test_done
