@@ -214,4 +214,15 @@ test_expect_success 'postprocessby: --bins and --window past a million or spaced
 	"$PERUN" postprocessby pp.perf regressogram --bins 4 -o pp-m.perf >/dev/null
 '
 
+test_expect_success 'parse_options: --help=x and --=x say what is wrong' '
+	test_expect_code 2 "$PERUN" status --help=x 2>err &&
+	cat >expect <<-\EOF &&
+	perun status: --help takes no value
+	usage: perun status [--short]
+	EOF
+	test_cmp expect err &&
+	test_expect_code 2 "$PERUN" status --=x 2>err &&
+	grep "^perun status: unknown option .--=x.$" err
+'
+
 test_done
