@@ -225,4 +225,19 @@ test_expect_success 'parse_options: --help=x and --=x say what is wrong' '
 	grep "^perun status: unknown option .--=x.$" err
 '
 
+test_expect_success 'stats: a subcommand refuses arguments it does not read' '
+	mkdir statsrepo && git -C statsrepo init -q &&
+	(cd statsrepo && "$PERUN" init >/dev/null &&
+	 test_expect_code 2 "$PERUN" stats delete all x 2>../err) &&
+	echo "perun stats delete all: unexpected argument '"'"'x'"'"'" >expect &&
+	test_cmp expect err &&
+	(cd statsrepo && test_expect_code 2 "$PERUN" stats delete file a b 2>../err) &&
+	grep "^perun stats delete file: unexpected argument .b.$" err &&
+	for s in sync clean list-files list-versions; do
+		(cd statsrepo && test_expect_code 2 "$PERUN" stats $s x 2>../err) &&
+		echo "perun stats $s: unexpected argument '"'"'x'"'"'" >expect &&
+		test_cmp expect err || return 1
+	done
+'
+
 test_done
