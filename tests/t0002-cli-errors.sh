@@ -240,4 +240,13 @@ test_expect_success 'stats: a subcommand refuses arguments it does not read' '
 	done
 '
 
+test_expect_success 'log takes one REV, not the last of several' '
+	test_expect_code 2 "$PERUN" log a b 2>err &&
+	cat >expect <<-\EOF &&
+	perun log: one REV at most, not '"'"'a'"'"' and '"'"'b'"'"'
+	usage: perun log [--short] [-n N] [REV]
+	EOF
+	test_cmp expect err
+'
+
 test_done
