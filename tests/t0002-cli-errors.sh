@@ -249,4 +249,11 @@ test_expect_success 'log takes one REV, not the last of several' '
 	test_cmp expect err
 '
 
+test_expect_success 'run job: --help after trace prints collect'"'"'s help, not a silent exit 2' '
+	"$PERUN" run job -c /nonexistent trace --help >out 2>err &&
+	grep "^usage: perun collect" out && ! test -s err &&
+	test_expect_code 2 "$PERUN" run job -c /nonexistent trace -s bogus 2>err &&
+	grep "unknown strategy .bogus." err
+'
+
 test_done
