@@ -265,4 +265,11 @@ test_expect_success 'diff with one profile says that two are needed' '
 	test_cmp expect err
 '
 
+test_expect_success 'stats without a subcommand names them' '
+	test_expect_code 2 "$PERUN" stats 2>err &&
+	head -n 1 err >first &&
+	echo "perun stats: name a subcommand: list-files, list-versions, show, compute, sync, clean or delete" >expect &&
+	test_cmp expect first
+'
+
 test_done

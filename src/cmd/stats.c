@@ -333,7 +333,9 @@ int cmd_stats(int argc, char **argv, struct ctx *ctx)
 	if (npos < 0)
 		return POPT_EXIT(npos);
 	if (!npos) {
-		usage_with_options(stderr, usage_text, opts);
+		fprintf(stderr, "perun stats: name a subcommand: list-files, list-versions, show, "
+				"compute, sync, clean or delete\n");
+		usage_synopsis(stderr, usage_text);
 		return EXIT_USAGE;
 	}
 	/* the subcommand, then its arguments */
