@@ -130,4 +130,146 @@ test_expect_success 'perun cache with a bad action or size' '
 	expect_fail 2 "$PERUN" cache prune --max-size lots
 '
 
+test_expect_success 'perun init with an empty PATH or two PATHs is a usage error' '
+	mkdir initrepo && git -C initrepo init -q &&
+	(cd initrepo && test_expect_code 2 "$PERUN" init "" 2>err) &&
+	cat >expect <<-\EOF &&
+	perun init: PATH is empty
+	usage: perun init [PATH] [--init-vcs]
+	EOF
+	test_cmp expect initrepo/err &&
+	(cd initrepo && test_expect_code 2 "$PERUN" init a b 2>err) &&
+	grep "one PATH at most, not 2" initrepo/err && ! test -e initrepo/a
+'
+
+test_expect_success 'history and report: -n and --threshold refuse overflow and inf' '
+	for v in 99999999999999999999 " 5" ""; do
+		test_expect_code 2 "$PERUN" history --all -n "$v" 2>err &&
+		echo "perun history: -n takes a count, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in inf 1e400 nan; do
+		test_expect_code 2 "$PERUN" report -o site --threshold "$v" 2>err &&
+		echo "perun report: --threshold takes a finite ratio >= 0, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done && ! test -e site
+'
+
+test_expect_success 'aggregate: --time-box and --expire-before refuse overflow' '
+	test_expect_code 2 "$PERUN" aggregate --time-box 99999999999999999999 2>err &&
+	echo "perun aggregate: --time-box takes a positive number of seconds, not '"'"'99999999999999999999'"'"'" >expect &&
+	head -n 1 err >first && test_cmp expect first &&
+	test_expect_code 2 "$PERUN" aggregate --time-box "" 2>err &&
+	grep "positive number of seconds, not '"''"'" err &&
+	test_expect_code 2 "$PERUN" aggregate --expire-before 99999999999999999999 2>err &&
+	grep "seconds since the epoch or YYYY-MM-DD, not .99999999999999999999." err
+'
+
+test_expect_success 'stats --top refuses an empty value and a spaced sign' '
+	for v in "" " -5" 99999999999999999999; do
+		test_expect_code 2 "$PERUN" stats list-files --top "$v" 2>err &&
+		echo "perun stats: --top '"'"'$v'"'"': not a count" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done
+'
+
+test_expect_success '-d refuses a line number that overflows or is 0' '
+	for l in 4294967297 99999999999999999999 0; do
+		expect_fail 2 "$PERUN" collect -c ./m trace -s custom -d "m.c:$l" --script-only &&
+		echo "perun collect: -d m.c:$l: the line after the last '"':'"' is an integer from 1 to 2147483647" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	"$PERUN" collect -c ./m trace -s custom -d "m.c:1#3" --script-only >script &&
+	grep -q "m.c:1\"" script
+'
+
+test_expect_success 'perun cache: options after the action parse as before it' '
+	test_expect_code 2 "$PERUN" cache prune --max-size 2>err &&
+	echo "perun cache: --max-size wants a value (SIZE)" >expect &&
+	head -n 1 err >first && test_cmp expect first &&
+	"$PERUN" cache prune --max-size=5M >out &&
+	grep "limit 5242880 bytes" out &&
+	test_expect_code 2 "$PERUN" cache list --json=x 2>err &&
+	grep "^perun cache: --json takes no value" err &&
+	test_expect_code 2 "$PERUN" cache -qzv list 2>err &&
+	grep "^perun cache: unknown option .-qzv." err &&
+	test_expect_code 2 "$PERUN" cache verify extra 2>err &&
+	grep "^perun cache: unexpected argument .extra." err &&
+	"$PERUN" cache build --help >out && grep "usage: perun cache list" out
+'
+
+test_expect_success 'postprocessby: --bins and --window past a million or spaced signs' '
+	python3 "$SRCDIR/tests/data/gen-calls.py" raw plan raw 1 1 &&
+	"$PERUN" __parse plan raw pp.perf >/dev/null &&
+	python3 "$SRCDIR/tests/data/gen-calls.py" header pp.perf ./app input.txt &&
+	for v in 18446744073709551615 " -5" 1000001; do
+		test_expect_code 2 "$PERUN" postprocessby pp.perf regressogram --bins "$v" \
+			-o pp-m.perf 2>err &&
+		echo "postprocess: bins wants a number from 1 to 1000000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	test_expect_code 2 "$PERUN" postprocessby pp.perf moving-average --window " -5" \
+		-o pp-m.perf 2>err &&
+	grep "window wants a number from 1 to 1000000" err && ! test -e pp-m.perf &&
+	"$PERUN" postprocessby pp.perf regressogram --bins 4 -o pp-m.perf >/dev/null
+'
+
+test_expect_success 'parse_options: --help=x and --=x say what is wrong' '
+	test_expect_code 2 "$PERUN" status --help=x 2>err &&
+	cat >expect <<-\EOF &&
+	perun status: --help takes no value
+	usage: perun status [--short]
+	EOF
+	test_cmp expect err &&
+	test_expect_code 2 "$PERUN" status --=x 2>err &&
+	grep "^perun status: unknown option .--=x.$" err
+'
+
+test_expect_success 'stats: a subcommand refuses arguments it does not read' '
+	mkdir statsrepo && git -C statsrepo init -q &&
+	(cd statsrepo && "$PERUN" init >/dev/null &&
+	 test_expect_code 2 "$PERUN" stats delete all x 2>../err) &&
+	echo "perun stats delete all: unexpected argument '"'"'x'"'"'" >expect &&
+	test_cmp expect err &&
+	(cd statsrepo && test_expect_code 2 "$PERUN" stats delete file a b 2>../err) &&
+	grep "^perun stats delete file: unexpected argument .b.$" err &&
+	for s in sync clean list-files list-versions; do
+		(cd statsrepo && test_expect_code 2 "$PERUN" stats $s x 2>../err) &&
+		echo "perun stats $s: unexpected argument '"'"'x'"'"'" >expect &&
+		test_cmp expect err || return 1
+	done
+'
+
+test_expect_success 'log takes one REV, not the last of several' '
+	test_expect_code 2 "$PERUN" log a b 2>err &&
+	cat >expect <<-\EOF &&
+	perun log: one REV at most, not '"'"'a'"'"' and '"'"'b'"'"'
+	usage: perun log [--short] [-n N] [REV]
+	EOF
+	test_cmp expect err
+'
+
+test_expect_success 'run job: --help after trace prints collect'"'"'s help, not a silent exit 2' '
+	"$PERUN" run job -c /nonexistent trace --help >out 2>err &&
+	grep "^usage: perun collect" out && ! test -s err &&
+	test_expect_code 2 "$PERUN" run job -c /nonexistent trace -s bogus 2>err &&
+	grep "unknown strategy .bogus." err
+'
+
+test_expect_success 'diff with one profile says that two are needed' '
+	test_expect_code 2 "$PERUN" diff -f json a.perf 2>err &&
+	cat >expect <<-\EOF &&
+	perun diff: two profiles, A and B, not 1
+	usage: perun diff A B [--format text|json|flamegraph]
+	EOF
+	test_cmp expect err
+'
+
+test_expect_success 'stats without a subcommand names them' '
+	test_expect_code 2 "$PERUN" stats 2>err &&
+	head -n 1 err >first &&
+	echo "perun stats: name a subcommand: list-files, list-versions, show, compute, sync, clean or delete" >expect &&
+	test_cmp expect first
+'
+
 test_done

@@ -4,6 +4,7 @@
 
 #define PR_FMT "postprocess"
 
+#include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -45,6 +46,10 @@ void pp_opts_init(struct pp_opts *o, enum pp_method m)
 	o->ma_kind = MA_SMA;
 }
 
+/* bins and window: beyond a million neither means anything, and bins are
+ * allocated (18446744073709551615 overflowed calloc's count * size).  */
+#define PP_SIZE_MAX 1000000
+
 static int parse_size(const char *opt, const char *v, size_t *out)
 {
 	char *end;
@@ -52,8 +57,9 @@ static int parse_size(const char *opt, const char *v, size_t *out)
 
 	errno = 0;
 	n = strtoull(v, &end, 10);
-	if (!*v || *end || v[0] == '-' || errno || !n)
-		return pr_error("%s wants a positive number, not '%s'", opt, v);
+	/* a digit first: strtoull takes " -5" as 2^64 - 5 */
+	if (!isdigit((unsigned char)*v) || *end || errno || !n || n > PP_SIZE_MAX)
+		return pr_error("%s wants a number from 1 to %d, not '%s'", opt, PP_SIZE_MAX, v);
 	*out = (size_t)n;
 	return 0;
 }

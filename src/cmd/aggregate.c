@@ -7,6 +7,8 @@
 
 #define PR_FMT "perun aggregate"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +40,12 @@ static int parse_time(const char *s, int64_t *t)
 {
 	struct tm tm;
 	char *end;
-	long long v = strtoll(s, &end, 10);
+	long long v;
 
-	if (*s && !*end) {
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	/* not when strtoll clamped an overflow to LLONG_MAX or LLONG_MIN */
+	if (*s && !*end && !errno) {
 		*t = v;
 		return 0;
 	}
@@ -56,9 +61,11 @@ static int parse_time(const char *s, int64_t *t)
 static int parse_box(const struct popt *o, const char *v)
 {
 	char *end;
-	long long n = strtoll(v, &end, 10);
+	long long n;
 
-	if (*end || n <= 0)
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (!isdigit((unsigned char)*v) || *end || errno || n <= 0)
 		return popt_error(o, "--time-box takes a positive number of seconds, not '%s'", v);
 	*(int64_t *)o->value = n;
 	return 0;

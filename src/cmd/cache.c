@@ -86,6 +86,11 @@ static int cache_build(int argc, char **argv)
 	struct collect_opts o;
 	struct session s;
 
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		free(v);
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
 	if (!v)
 		return EXIT_FAIL;
 	v[n++] = (char *)"collect";

@@ -115,12 +115,10 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 	nspec = parse_options(argc, argv, "diff", usage, opts);
 	if (nspec < 0)
 		return POPT_EXIT(nspec);
-	if (nspec > 2) {
-		fprintf(stderr, "perun diff: two profiles, A and B\n");
-		return EXIT_USAGE;
-	}
 	if (nspec != 2) {
-		usage_with_options(stderr, usage, opts);
+		/* one profile alone got the whole help, with no word of what was wrong */
+		fprintf(stderr, "perun diff: two profiles, A and B, not %d\n", nspec);
+		usage_synopsis(stderr, usage);
 		return EXIT_USAGE;
 	}
 	spec[0] = argv[0];

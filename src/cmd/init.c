@@ -32,8 +32,14 @@ int cmd_init(int argc, char **argv, struct ctx *ctx)
 	n = parse_options(argc, argv, "init", usage, opts);
 	if (n < 0)
 		return POPT_EXIT(n);
+	if (n > 1 || (n == 1 && !*argv[0])) {
+		fprintf(stderr, n > 1 ? "perun init: one PATH at most, not %d\n"
+				      : "perun init: PATH is empty\n", n);
+		usage_synopsis(stderr, usage);
+		return EXIT_USAGE;
+	}
 	if (n > 0)
-		path = argv[n - 1];
+		path = argv[0];
 	if (fs_mkdir_p(path, 0755) < 0)
 		return EXIT_FAIL;
 	abs = fs_realpath(path);

@@ -4,6 +4,9 @@
  * and --threshold.  */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +24,12 @@ void history_args_init(struct history_args *a)
 int history_parse_max(const struct popt *o, const char *v)
 {
 	char *end;
-	long long n = strtoll(v, &end, 10);
+	long long n;
 
-	if (*end || n < 0 || !*v)
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	/* ERANGE: strtoll clamps 99999999999999999999 to LLONG_MAX */
+	if (!isdigit((unsigned char)*v) || *end || errno || n < 0)
 		return popt_error(o, "-n takes a count, not '%s'", v);
 	*(size_t *)o->value = (size_t)n;
 	return 0;
@@ -32,10 +38,13 @@ int history_parse_max(const struct popt *o, const char *v)
 int history_parse_threshold(const struct popt *o, const char *v)
 {
 	char *end;
-	double r = strtod(v, &end);
+	double r;
 
-	if (*end || !*v || !(r >= 0))
-		return popt_error(o, "--threshold takes a ratio >= 0, not '%s'", v);
+	errno = 0;
+	r = strtod(v, &end);
+	/* inf (and 1e400, which strtod makes inf) would drop every step */
+	if (*end || !*v || errno || !isfinite(r) || !(r >= 0))
+		return popt_error(o, "--threshold takes a finite ratio >= 0, not '%s'", v);
 	*(double *)o->value = r;
 	return 0;
 }

@@ -122,8 +122,15 @@ static int parse_long(struct popt *opts, int argc, char **argv, int *i)
 	for (o = opts; o->kind != POPT_END; o++)
 		if (o->long_name && strlen(o->long_name) == len && !strncmp(o->long_name, arg, len))
 			break;
-	if (o->kind == POPT_END)
+	if (o->kind == POPT_END) {
+		/* --help is no entry of the table, but it is an option */
+		if (len == 4 && !strncmp(arg, "help", 4))
+			return popt_error(opts, "--help takes no value");
+		/* "--=x": no name to show alone */
+		if (!len)
+			return popt_error(opts, "unknown option '%s'", argv[*i]);
 		return popt_error(opts, "unknown option '%.*s'", (int)(len + 2), argv[*i]);
+	}
 	if (!o->argh) {
 		if (eq)
 			return popt_error(o, "--%s takes no value", o->long_name);

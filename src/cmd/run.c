@@ -232,6 +232,18 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 		ret = usage_error("run", "%s", "run job needs the command: -c CMD");
 		goto out;
 	}
+	/* the trace options before the repository is looked for: '--help' there
+	 * prints collect's help (it exited 2 saying nothing), a bad one is a
+	 * usage error anywhere */
+	if (is_job && trace_at < argc) {
+		err = run_check_trace(argv + trace_at, (size_t)(argc - trace_at));
+		if (err == 1)
+			usage_collect(stdout);
+		if (err) {
+			ret = err == 1 ? EXIT_OK : EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (repo_find(&r) < 0)
 		goto out;
 	have_matrix = read_matrix(&r, &m);

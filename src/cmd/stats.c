@@ -6,6 +6,7 @@
 
 #define PR_FMT "perun stats"
 
+#include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -191,22 +192,28 @@ static int delete_stats(const struct repo *r, int argc, char **argv, const struc
 {
 	struct strv notes = STRV_INIT;
 	int missing, ret;
-	char *dir = stats_dir_path(r, &missing), sha[41];
+	char *dir, sha[41];
 	const char *minor = sha, *name = NULL;
 	size_t deleted = 0;
 
-	if (!dir)
-		return missing ? EXIT_OK : EXIT_FAIL;
+	/* the arguments first: a usage error whether or not there are stats */
 	if (argc < 1 || (strcmp(argv[0], "all") && argc < 2)) {
 		fprintf(stderr, "perun stats delete: say what: file NAME, minor MINOR or all\n");
-		free(dir);
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[0], "file") && strcmp(argv[0], "minor") && strcmp(argv[0], "all")) {
 		fprintf(stderr, "perun stats delete: '%s': expected file, minor or all\n", argv[0]);
-		free(dir);
 		return EXIT_USAGE;
 	}
+	/* 'delete all x' or 'delete file A B' must not delete with x or B unread */
+	if (argc > (strcmp(argv[0], "all") ? 2 : 1)) {
+		fprintf(stderr, "perun stats delete %s: unexpected argument '%s'\n", argv[0],
+			argv[strcmp(argv[0], "all") ? 2 : 1]);
+		return EXIT_USAGE;
+	}
+	dir = stats_dir_path(r, &missing);
+	if (!dir)
+		return missing ? EXIT_OK : EXIT_FAIL;
 	if (!strcmp(argv[0], "file")) {
 		name = argv[1];
 		/* -m .: every version */
@@ -275,7 +282,8 @@ static int parse_top(const struct popt *o, const char *v)
 
 	errno = 0;
 	n = strtoul(v, &end, 10);
-	if (errno || *end || *v == '-')
+	/* a digit first: "" is no count, and strtoul takes " -5" as ULONG_MAX - 4 */
+	if (errno || *end || !isdigit((unsigned char)*v))
 		return popt_error(o, "--top '%s': not a count", v);
 	*(size_t *)o->value = (size_t)n;
 	return 0;
@@ -325,7 +333,9 @@ int cmd_stats(int argc, char **argv, struct ctx *ctx)
 	if (npos < 0)
 		return POPT_EXIT(npos);
 	if (!npos) {
-		usage_with_options(stderr, usage_text, opts);
+		fprintf(stderr, "perun stats: name a subcommand: list-files, list-versions, show, "
+				"compute, sync, clean or delete\n");
+		usage_synopsis(stderr, usage_text);
 		return EXIT_USAGE;
 	}
 	/* the subcommand, then its arguments */
@@ -336,6 +346,11 @@ int cmd_stats(int argc, char **argv, struct ctx *ctx)
 	    strcmp(sub, "clean") && strcmp(sub, "delete") && strcmp(sub, "show") &&
 	    strcmp(sub, "compute")) {
 		fprintf(stderr, "perun stats: unknown command '%s' (see perun stats --help)\n", sub);
+		return EXIT_USAGE;
+	}
+	if (argc > 0 && (!strcmp(sub, "list-files") || !strcmp(sub, "list-versions") ||
+			 !strcmp(sub, "sync") || !strcmp(sub, "clean"))) {
+		fprintf(stderr, "perun stats %s: unexpected argument '%s'\n", sub, argv[0]);
 		return EXIT_USAGE;
 	}
 	if (repo_find(&r) < 0)

@@ -258,8 +258,13 @@ int cmd_log(int argc, char **argv, struct ctx *ctx)
 	n = parse_options(argc, argv, "log", usage, opts);
 	if (n < 0)
 		return POPT_EXIT(n);
+	if (n > 1) {
+		fprintf(stderr, "perun log: one REV at most, not '%s' and '%s'\n", argv[0], argv[1]);
+		usage_synopsis(stderr, usage);
+		return EXIT_USAGE;
+	}
 	if (n > 0)
-		rev = argv[n - 1];
+		rev = argv[0];
 	if (max.given && !max.n) /* -n 0: nothing, as in git */
 		return EXIT_OK;
 	if (repo_find(&r) < 0)

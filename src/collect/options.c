@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -123,6 +124,31 @@ static int check_rule_sampling(const char *rule)
 	return parse_sampling(hash + 1, &v);
 }
 
+/* -d [lib#]file:line[#sampling]: -1 when line is all digits but not 1 to
+ * INT_MAX (atoi made 4294967297 line 1 and 99999999999999999999 line -1);
+ * other malformed rules are said when the plan is made.  */
+static int check_dyn_line(const char *rule)
+{
+	char *lib, *loc, *colon, *end;
+	unsigned sampling;
+	unsigned long v;
+	int ret = 0;
+
+	if (strategy_split_rule(rule, &lib, &loc, &sampling) < 0)
+		return 0;
+	colon = strrchr(loc, ':');
+	if (colon && colon[1] >= '0' && colon[1] <= '9' &&
+	    strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+		errno = 0;
+		v = strtoul(colon + 1, &end, 10);
+		if (errno || v < 1 || v > INT_MAX)
+			ret = -1;
+	}
+	free(lib);
+	free(loc);
+	return ret;
+}
+
 /* "10us", "2ms", "1.5s", "500ns" (or a bare number of ns) into *ns.  */
 static int parse_duration_ns(const char *s, uint64_t *ns)
 {
@@ -228,6 +254,10 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 				return collect_usage_error("-%c %s: the sampling after the last '#' is an "
 						   "integer from 1 to %d",
 						   c, optarg, SAMPLING_MAX);
+			if (c == 'd' && check_dyn_line(optarg) < 0)
+				return collect_usage_error("-d %s: the line after the last ':' is an integer "
+						   "from 1 to %d",
+						   optarg, INT_MAX);
 			strv_push(c == 'f' ? &o->funcs : c == 'u' ? &o->usdts : &o->dyns, optarg);
 			break;
 		case 'g':

@@ -86,6 +86,21 @@ static int check_trace(const struct strv *trace, size_t idx)
 	return 0;
 }
 
+int run_check_trace(char *const *argv, size_t argc)
+{
+	struct collect_opts o;
+	/* a copy: getopt and the two-letter rewrite move the pointers */
+	char **v = xcalloc(argc + 1, sizeof(*v));
+	int r;
+
+	memcpy(v, argv, argc * sizeof(*v));
+	collect_opts_init(&o);
+	r = collect_parse_trace((int)argc, v, &o);
+	collect_opts_release(&o);
+	free(v);
+	return r == 1 ? 1 : r ? -1 : 0;
+}
+
 static char *job_label(const char *cmd, const char *args, const char *wl)
 {
 	struct strbuf sb = STRBUF_INIT;

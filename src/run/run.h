@@ -29,6 +29,10 @@ struct run_job {
  * left out).  -1 (reported) on a collector other than trace or a param
  * collect refuses.  */
 int run_jobs_from_matrix(const struct job_matrix *m, struct run_job **jobs, size_t *n);
+/* Checks trace options (argv after 'trace') as perun collect parses them:
+ * 0 good, 1 when they ask for --help (nothing said), -1 after saying what
+ * is wrong.  */
+int run_check_trace(char *const *argv, size_t argc);
 /* Sets every job's trace options to argv[0..argc) ("trace" first), checked
  * as perun collect checks them: 0, or -1 (said).  */
 int run_jobs_set_trace(struct run_job *jobs, size_t n, char *const *argv, size_t argc);

@@ -19,9 +19,15 @@
 
 int fs_mkdir_p(const char *path, mode_t mode)
 {
-	char *p = xstrdup(path), *s;
+	char *p, *s;
 	int ret = 0;
 
+	/* The walk below starts after the first byte: "" has none.  */
+	if (!*path) {
+		errno = ENOENT;
+		return pr_error_errno("mkdir ''");
+	}
+	p = xstrdup(path);
 	for (s = p + 1; ; s++) {
 		if (*s == '/' || *s == '\0') {
 			char c = *s;
