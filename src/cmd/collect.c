@@ -19,15 +19,8 @@
 static void say_written(const struct collect_result *r, void *ctx)
 {
 	const struct collect_opts *o = ctx;
-	struct strbuf sb = STRBUF_INIT;
 
-	collect_output_metrics(r, &sb);
-	fputs(strbuf_str(&sb), stdout);
-	strbuf_reset(&sb);
-	if (!o->quiet)
-		collect_output_written(r, &sb);
-	fputs(strbuf_str(&sb), stderr);
-	strbuf_release(&sb);
+	collect_output_say_written(r, o->quiet);
 }
 
 int cmd_collect(int argc, char **argv, struct ctx *ctx)

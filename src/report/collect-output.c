@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "report/collect-output.h"
 
@@ -34,4 +35,17 @@ void collect_output_rescued(const struct collect_result *r, struct strbuf *out)
 	if (r->output && r->rescued)
 		strbuf_addf(out, "perun: the profile is in %s, not where it was asked for\n",
 			    r->output);
+}
+
+void collect_output_say_written(const struct collect_result *r, int quiet)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	collect_output_metrics(r, &sb);
+	fputs(strbuf_str(&sb), stdout);
+	strbuf_reset(&sb);
+	if (!quiet)
+		collect_output_written(r, &sb);
+	fputs(strbuf_str(&sb), stderr);
+	strbuf_release(&sb);
 }

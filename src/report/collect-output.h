@@ -14,6 +14,9 @@ void collect_output_metrics(const struct collect_result *r, struct strbuf *out);
 /* Appends "perun: N calls of M functions in T threads -> FILE" to out, and
  * that FILE is pending when it is in .perun/jobs.  */
 void collect_output_written(const struct collect_result *r, struct strbuf *out);
+/* Prints what a written profile says when it is written: its --metrics
+ * table on stdout, and unless quiet its written line on stderr.  */
+void collect_output_say_written(const struct collect_result *r, int quiet);
 /* Appends where a rescued profile went to out, when r's was rescued.  */
 void collect_output_rescued(const struct collect_result *r, struct strbuf *out);
 
