@@ -655,7 +655,7 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 	struct compact_call *v = NULL;
 	struct cthread *threads;
 	size_t n = 0, alloc = 0, b, i, j, nu, tsize = 16, nthreads = 0, ksize = 64, nkeys = 0;
-	struct kstate *keys = xcalloc(ksize, sizeof(*keys));
+	struct kstate *keys;
 	const char **nm = NULL;
 
 	*out = NULL;
@@ -690,6 +690,8 @@ int compact_decode(struct json_object *snapshot, struct json_object *chunks, con
 					"depth, point]", what, i);
 		}
 	}
+	/* allocated once the names are read: the refusals above return at once */
+	keys = xcalloc(ksize, sizeof(*keys));
 	for (b = 0; b < json_object_array_length(calls); b++) {
 		struct json_object *blk = json_object_array_get_idx(calls, b), *col[NCOLS], *cl;
 		struct json_object *u = member(blk, "uid"), *t = member(blk, "thread"), *jn = member(blk, "n");
