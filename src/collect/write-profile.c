@@ -223,41 +223,39 @@ static void warn_unfinished(const struct session *s, const struct parse_stats *p
 			: " (unfinished_by_function in the profile)");
 }
 
+/* Appends the first five functions that lost events, with their losses.  */
+static void add_lost_names(struct strbuf *sb, const struct session *s, const uint64_t *lost)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; i < s->plan.n; i++) {
+		if (!lost[i])
+			continue;
+		if (shown++ == 5) {
+			strbuf_addstr(sb, ", ...");
+			break;
+		}
+		strbuf_addf(sb, "%s%s %" PRIu64, shown > 1 ? ", " : "", s->plan.probes[i].name,
+			    lost[i]);
+	}
+}
+
 static void warn_incomplete(const struct session *s, const struct parse_stats *ps,
 			    const uint64_t *lost)
 {
 	uint64_t total = s->log.lost_events + ps->lost_events + ps->missing_records;
 	struct strbuf sb = STRBUF_INIT;
-	size_t i, shown = 0;
 
 	if (ps->transport_lost) {
 		strbuf_addf(&sb, "the relay was full and dropped %" PRIu64 " events (",
 			    s->log.lost_events);
-		for (i = 0; i < s->plan.n; i++) {
-			if (!lost[i])
-				continue;
-			if (shown++ == 5) {
-				strbuf_addstr(&sb, ", ...");
-				break;
-			}
-			strbuf_addf(&sb, "%s%s %" PRIu64, shown > 1 ? ", " : "", s->plan.probes[i].name,
-				    lost[i]);
-		}
+		add_lost_names(&sb, s, lost);
 		strbuf_addstr(&sb, "; lost_by_function in the profile): trace fewer calls (-g N, "
 				   "--include) or use --transport record");
 	} else if (ps->lost_events) {
 		strbuf_addf(&sb, "%" PRIu64 " events did not fit the recorder's buffer of %zu (",
 			    ps->lost_events, s->o->buffer_size);
-		for (i = 0; i < s->plan.n; i++) {
-			if (!lost[i])
-				continue;
-			if (shown++ == 5) {
-				strbuf_addstr(&sb, ", ...");
-				break;
-			}
-			strbuf_addf(&sb, "%s%s %" PRIu64, shown > 1 ? ", " : "", s->plan.probes[i].name,
-				    lost[i]);
-		}
+		add_lost_names(&sb, s, lost);
 		strbuf_addstr(&sb, "): raise --buffer-size, or trace fewer calls (-g N, --include)");
 	} else if (s->log.transport_errors) {
 		strbuf_addstr(&sb, "the runtime's event buffers overflowed and its reader stopped: "
