@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "collect/session.h"
 #include "store/output.h"
 #include "trace/runtime.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 
 /* The whole of --help: the table's options have no help line of their own,
  * since the trace level's options (parsed by collect_parse_trace) are listed

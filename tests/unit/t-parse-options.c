@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The command layer's option table parser.  */
+/* The option table parser (util/parse-options).  */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/parse-options.h"
+#include "util/parse-options.h"
 #include "tap.h"
 
 static int quiet, count, calls;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The command layer's option parser: one table per command.  */
+/* The option parser: one table per command (and per level of a command).  */
 #include "config.h"
 
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/parse-options.h"
+#include "util/parse-options.h"
 
 int popt_error(const struct popt *o, const char *fmt, ...)
 {

@@ -4,8 +4,8 @@
  * fills the fields, says usage errors as "perun CMD: ..." on stderr, prints
  * --help from the command's usage text and the table, and leaves the
  * positional arguments in argv, in their order.  */
-#ifndef PERUN_CMD_PARSE_OPTIONS_H
-#define PERUN_CMD_PARSE_OPTIONS_H
+#ifndef PERUN_UTIL_PARSE_OPTIONS_H
+#define PERUN_UTIL_PARSE_OPTIONS_H
 
 #include <stdio.h>
 
