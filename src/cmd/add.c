@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "vcs/vcs.h"
 
 /* Parses the options of add and rm (keep, pending: NULL when the command has

@@ -12,7 +12,6 @@
 
 #include "analysis/check.h"
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "report/check-output.h"
@@ -20,6 +19,7 @@
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strbuf.h"
 #include "vcs/vcs.h"
 

@@ -13,7 +13,6 @@
 #include <zlib.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "target/target.h"
 #include "trace/driver.h"
 #include "trace/kruntime.h"
@@ -21,6 +20,7 @@
 #include "trace/uprobes.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strbuf.h"
 
 struct check {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
+#include "util/parse-options.h"
 
 void history_args_init(struct history_args *a)
 {

@@ -16,13 +16,13 @@
 
 #include "analysis/postprocess.h"
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/output.h"
 #include "store/profarg.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strbuf.h"
 #include "util/strv.h"
 

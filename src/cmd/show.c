@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
 #include "report/aggregate-table.h"
@@ -19,6 +18,7 @@
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "vcs/vcs.h"
 
 /* An aggregate report file or release directory: its table or JSON.  */

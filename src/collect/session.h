@@ -63,11 +63,23 @@ struct collect_opts {
 void collect_opts_init(struct collect_opts *o);
 /* Frees the lists o holds (not the strings: they are the caller's).  */
 void collect_opts_release(struct collect_opts *o);
+/* perun collect's synopsis: the usage its errors end with, and its --help
+ * starts with.  */
+#define COLLECT_SYNOPSIS                                                                           \
+	"usage: perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]\n"        \
+	"   or: perun collect --pid PID [-o FILE] trace [options]\n"
+struct popt;
+/* The table of the trace options (util/parse-options.h), filling o, and
+ * *help on --help: what collect_parse_trace parses, and what perun collect's
+ * --help lists.  The caller frees it.  */
+struct popt *collect_trace_options(struct collect_opts *o, int *help);
 /* Parses the trace options argv[1..argc) (argv[0] is 'trace') into o, which
- * keeps pointers into argv (and may rewrite argv's two-letter options): 0,
- * EXIT_USAGE after saying why on stderr, or 1 when --help was asked.  */
+ * keeps pointers to argv's strings (argv's order changes): 0, EXIT_USAGE
+ * after saying why on stderr, or 1 when --help was asked (the caller prints
+ * collect's help).  */
 int collect_parse_trace(int argc, char **argv, struct collect_opts *o);
-/* "perun collect: MESSAGE" and the --help hint on stderr; returns EXIT_USAGE.  */
+/* "perun collect: MESSAGE" and the synopsis on stderr, as parse_options says
+ * a usage error; returns EXIT_USAGE.  */
 int collect_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* -w: every step of the collection, timed, in the temp dir.  */

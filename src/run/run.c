@@ -89,7 +89,7 @@ static int check_trace(const struct strv *trace, size_t idx)
 int run_check_trace(char *const *argv, size_t argc)
 {
 	struct collect_opts o;
-	/* a copy: getopt and the two-letter rewrite move the pointers */
+	/* a copy: parse_options moves the pointers */
 	char **v = xcalloc(argc + 1, sizeof(*v));
 	int r;
 
