@@ -155,6 +155,34 @@ test_expect_success 'history and report: -n and --threshold refuse overflow and 
 	done && ! test -e site
 '
 
+test_expect_success 'numbers are digits as typed: no hex float, sign or space' '
+	for v in 0x1p-3 +0.1 " 0.1" 0.1x; do
+		test_expect_code 2 "$PERUN" report -o site --threshold "$v" 2>err &&
+		echo "perun report: --threshold takes a finite ratio >= 0, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done && ! test -e site &&
+	for v in 0x1p-3 +5 " 5" -5; do
+		test_expect_code 2 "$PERUN" collect -c true trace -t "$v" 2>err &&
+		echo "perun collect: -t wants a number of seconds above 0 and at most 31536000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in 0x10% +5% " 5%" 5%%; do
+		test_expect_code 2 "$PERUN" collect -c true trace --max-overhead "$v" 2>err &&
+		echo "perun collect: --max-overhead wants a percentage above 0 and at most 10000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in +5 " 5" 0x10 -5 99999999999999999999; do
+		test_expect_code 2 "$PERUN" collect -c true trace --buffer-size "$v" 2>err &&
+		echo "perun collect: --buffer-size wants a number of events from 1 to 100000000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in 0x1p3us +5us " 5us" -5us us 5xs; do
+		test_expect_code 2 "$PERUN" collect -c true trace --min-duration "$v" 2>err &&
+		echo "perun collect: --min-duration wants a time like 10us, 2ms or 500ns, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done
+'
+
 test_expect_success 'aggregate: --time-box and --expire-before refuse overflow' '
 	test_expect_code 2 "$PERUN" aggregate --time-box 99999999999999999999 2>err &&
 	echo "perun aggregate: --time-box takes a positive number of seconds, not '"'"'99999999999999999999'"'"'" >expect &&

@@ -18,6 +18,7 @@
 #include "trace/runtime.h"
 #include "trace/strategy.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/parse-options.h"
 
 void collect_opts_init(struct collect_opts *o)
@@ -125,21 +126,23 @@ static int parse_duration_ns(const char *s, uint64_t *ns)
 		const char *unit;
 		double scale;
 	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
-	char *end;
-	double v;
-	size_t i;
+	size_t i, n = strlen(s);
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v > 0) || *s == '-')
-		return -1;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			if (v * units[i].scale > 1e18)
-				return -1;
-			*ns = (uint64_t)(v * units[i].scale + 0.5);
-			return *ns ? 0 : -1;
-		}
+		size_t u = strlen(units[i].unit);
+		char num[64];
+		double v;
+
+		if (n <= u || n - u >= sizeof(num) || strcmp(s + n - u, units[i].unit))
+			continue;
+		memcpy(num, s, n - u);
+		num[n - u] = '\0';
+		/* the number before the unit as typed: no sign, space or hex */
+		if (num[0] == '-' || parse_decimal(num, &v) < 0 || !(v > 0) ||
+		    v * units[i].scale > 1e18)
+			return -1;
+		*ns = (uint64_t)(v * units[i].scale + 0.5);
+		return *ns ? 0 : -1;
 	}
 	return -1;
 }
@@ -192,11 +195,8 @@ static int global_sampling_cb(const struct popt *p, const char *v)
 static int timeout_cb(const struct popt *p, const char *v)
 {
 	double *t = p->value;
-	char *end;
 
-	errno = 0;
-	*t = strtod(v, &end);
-	if (*end || !*v || errno || !isfinite(*t) || *t <= 0 || *t > TIMEOUT_MAX)
+	if (parse_decimal(v, t) < 0 || *t <= 0 || *t > TIMEOUT_MAX)
 		return popt_error(p, "-t wants a number of seconds above 0 and at most %d, "
 				     "not '%s'",
 				  TIMEOUT_MAX, v);
@@ -249,12 +249,9 @@ static int transport_cb(const struct popt *p, const char *v)
 
 static int buffer_size_cb(const struct popt *p, const char *v)
 {
-	unsigned long long n;
-	char *end;
+	uint64_t n;
 
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || *end || !*v || *v == '-' || n == 0 || n > MAX_BUFFER_SIZE)
+	if (parse_count(v, MAX_BUFFER_SIZE, &n) < 0 || n == 0)
 		return popt_error(p, "--buffer-size wants a number of events from 1 to %d, "
 				     "not '%s'",
 				  MAX_BUFFER_SIZE, v);
@@ -265,13 +262,16 @@ static int buffer_size_cb(const struct popt *p, const char *v)
 static int max_overhead_cb(const struct popt *p, const char *v)
 {
 	double *pct = p->value;
-	char *end;
+	char num[64];
+	size_t n = strlen(v);
 
-	errno = 0;
-	*pct = strtod(v, &end);
-	if (*end == '%')
-		end++;
-	if (*end || !*v || errno || !isfinite(*pct) || *pct <= 0 || *pct > 10000)
+	if (n && v[n - 1] == '%')
+		n--;	/* "5%" as well as "5" */
+	if (n >= sizeof(num))
+		n = 0;
+	memcpy(num, v, n);
+	num[n] = '\0';
+	if (parse_decimal(num, pct) < 0 || *pct <= 0 || *pct > 10000)
 		return popt_error(p, "--max-overhead wants a percentage above 0 and at most 10000, "
 				     "not '%s'",
 				  v);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/number.h"
 #include "util/parse-options.h"
 #include "util/strbuf.h"
 
@@ -152,8 +153,6 @@ void usage_with_options(FILE *f, const char *usage, const struct popt *opts)
 static int set_value(const struct popt *o, const char *name, const char *value, int argc,
 		     char **argv, int *i)
 {
-	char *end;
-
 	switch (o->kind) {
 	case POPT_FLAG:
 		*(int *)o->value = o->defval;
@@ -162,21 +161,19 @@ static int set_value(const struct popt *o, const char *name, const char *value, 
 		*(const char **)o->value = value;
 		return 0;
 	case POPT_INT: {
-		long v;
+		uint64_t v;
+		int neg = value[0] == '-';
 
-		errno = 0;
-		v = strtol(value, &end, 10);
-		if (!*value || *end || errno || v < INT_MIN || v > INT_MAX)
+		/* digits, and a '-': no spaces, '+', hex or overflow clamped */
+		if (parse_count(value + neg, neg ? (uint64_t)INT_MAX + 1 : INT_MAX, &v) < 0)
 			return popt_error(o, "%s wants a whole number, not '%s'", name, value);
-		*(int *)o->value = (int)v;
+		*(int *)o->value = neg ? (int)(-(int64_t)v) : (int)v;
 		return 0;
 	}
 	case POPT_DOUBLE: {
 		double v;
 
-		errno = 0;
-		v = strtod(value, &end);
-		if (!*value || *end || errno || !isfinite(v))
+		if (parse_decimal(value, &v) < 0)
 			return popt_error(o, "%s wants a number, not '%s'", name, value);
 		*(double *)o->value = v;
 		return 0;
