@@ -226,19 +226,28 @@ test_expect_success 'perun cache: options after the action parse as before it' '
 	"$PERUN" cache build --help >out && grep "usage: perun cache list" out
 '
 
-test_expect_success 'postprocessby: --bins and --window past a million or spaced signs' '
+test_expect_success 'postprocessby: its options named as given, numbers as digits' '
 	python3 "$SRCDIR/tests/data/gen-calls.py" raw plan raw 1 1 &&
 	"$PERUN" __parse plan raw pp.perf >/dev/null &&
 	python3 "$SRCDIR/tests/data/gen-calls.py" header pp.perf ./app input.txt &&
-	for v in 18446744073709551615 " -5" 1000001; do
+	for v in 18446744073709551615 " -5" 1000001 +5 0x10 0; do
 		test_expect_code 2 "$PERUN" postprocessby pp.perf regressogram --bins "$v" \
 			-o pp-m.perf 2>err &&
-		echo "postprocess: bins wants a number from 1 to 1000000, not '"'"'$v'"'"'" >expect &&
-		head -n 1 err >first && test_cmp expect first || return 1
+		echo "perun postprocessby: --bins wants a number from 1 to 1000000, not '"'"'$v'"'"'" >expect &&
+		test_cmp expect err || return 1
 	done &&
 	test_expect_code 2 "$PERUN" postprocessby pp.perf moving-average --window " -5" \
 		-o pp-m.perf 2>err &&
-	grep "window wants a number from 1 to 1000000" err && ! test -e pp-m.perf &&
+	echo "perun postprocessby: --window wants a number from 1 to 1000000, not '"'"' -5'"'"'" >expect &&
+	test_cmp expect err && ! test -e pp-m.perf &&
+	test_expect_code 2 "$PERUN" postprocessby pp.perf moving-average --decay 0x1p-3 \
+		-o pp-m.perf 2>err &&
+	echo "perun postprocessby: --decay wants a number in (0, 1), not '"'"'0x1p-3'"'"'" >expect &&
+	test_cmp expect err && ! test -e pp-m.perf &&
+	test_expect_code 2 "$PERUN" postprocessby pp.perf regressogram --window 3 \
+		-o pp-m.perf 2>err &&
+	echo "perun postprocessby: regressogram takes no option '"'"'--window'"'"'" >expect &&
+	test_cmp expect err && ! test -e pp-m.perf &&
 	"$PERUN" postprocessby pp.perf regressogram --bins 4 -o pp-m.perf >/dev/null
 '
 

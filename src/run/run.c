@@ -506,12 +506,15 @@ int run_postprocessors_from_matrix(const struct job_matrix *m, struct pp_opts **
 			goto fail;
 		}
 		pp_opts_init(&(*out)[i], (enum pp_method)k);
-		for (j = 0; j < u->nparams; j++)
-			if (pp_opts_set(&(*out)[i], u->params[j].key, u->params[j].value) < 0) {
-				pr_error("local.yml: postprocessor %s: the param '%s' (said above)",
-					 u->name, u->params[j].key);
+		for (j = 0; j < u->nparams; j++) {
+			struct strbuf err = STRBUF_INIT;
+			if (pp_opts_set(&(*out)[i], u->params[j].key, u->params[j].value,
+					u->params[j].key, &err) < 0) {
+				pr_error("local.yml: postprocessor %s: %s", u->name, strbuf_str(&err));
+				strbuf_release(&err);
 				goto fail;
 			}
+		}
 		(*n)++;
 	}
 	return 0;
