@@ -251,6 +251,16 @@ test_expect_success 'postprocessby: its options named as given, numbers as digit
 	"$PERUN" postprocessby pp.perf regressogram --bins 4 -o pp-m.perf >/dev/null
 '
 
+test_expect_success 'show: --expand and --compact together is a usage error' '
+	test_expect_code 2 "$PERUN" show x.perf --format json --expand --compact 2>err &&
+	cat >expect <<-\EOF &&
+	perun show: --expand or --compact, not both
+	usage: perun show PROFILE [--format json|summary|folded|flamegraph]
+	                  [--expand|--compact] [-m REV]
+	EOF
+	test_cmp expect err
+'
+
 test_expect_success 'parse_options: --help=x and --=x say what is wrong' '
 	test_expect_code 2 "$PERUN" status --help=x 2>err &&
 	cat >expect <<-\EOF &&
