@@ -94,6 +94,7 @@ void session_release(struct session *s)
 	kruntime_release(&s->kr);
 	free(s->cache_dir);
 	free(s->result.output);
+	strv_clear(&s->result.notes);
 	memset(s, 0, sizeof(*s));
 }
 
