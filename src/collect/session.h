@@ -134,6 +134,10 @@ struct collect_result {
 	double cpt_s;		/* CPT: the collect's run, from arming to the end */
 	double prt_s;		/* PRT: the command's run time */
 	double pt_s;		/* PT: perun's time, from its start to the profile */
+	struct strv notes;	/* what the collect says after the profile is written
+				 * (stats, the trace's warnings, how the command
+				 * ended): lines for stderr, which the command prints
+				 * after the line that names the profile */
 };
 
 /* The exit status perun collect ends with for r: 0 ok, 1 failed, 2 usage,
@@ -146,11 +150,6 @@ struct session {
 	struct watchdog wd;
 	double t_start, t_collect0, t_collect1;
 	struct collect_result result;	/* out: how it ended (the phases set outcome) */
-	/* in, or NULL: called once the profile is written, with result filled but
-	 * its outcome not yet known, before the warnings about the trace: where
-	 * the command says what was written */
-	void (*written)(const struct collect_result *r, void *ctx);
-	void *written_ctx;
 	struct stap_log log;	/* what stap and the runtime said, over all phases */
 
 	/* prepare */
@@ -322,10 +321,11 @@ int collect_optimizing(const struct session *s);
  * (disarmed, sampled) and says so on stderr.  */
 void collect_post_optimize(struct session *s, const struct parser *parser,
 			   struct json_object *extra, struct json_object *sum);
-/* profile: where the profile goes, then parse, the profile's extra (anomalies,
- * summaries, metrics) and the warnings on stderr; what was written and how
- * the collect ended into s->result, whose outcome it returns.  Says nothing
- * of the result itself: that is the command's to print (s->written).  */
+/* profile: where the profile goes, then parse and the profile's extra
+ * (anomalies, summaries, metrics), with the warnings before it is written on
+ * stderr; what was written, how the collect ended and what is to be said
+ * after it (result.notes) into s->result, whose outcome it returns.  Prints
+ * nothing of the result itself: that is the command's.  */
 enum collect_outcome collect_profile(struct session *s);
 
 /* "exit N" or "signal N (NAME)" into buf.  */

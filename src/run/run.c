@@ -402,16 +402,6 @@ static const char *status_desc(int status, char *buf, size_t n)
 	return buf;
 }
 
-/* A job's profile is written: its --metrics on stdout, and where it is on
- * stderr unless quiet (ctx: the job's collect options), as perun collect
- * says them.  */
-static void say_written(const struct collect_result *r, void *ctx)
-{
-	const struct collect_opts *o = ctx;
-
-	collect_output_say_written(r, o->quiet);
-}
-
 /* One collect of job j in dir for origin: 0 with the profile in *path
  * (caller frees), 1 failed (said), -1 interrupted.  */
 static int collect_one(struct runner *r, const char *dir, const char *origin, const char *rev,
@@ -450,9 +440,10 @@ static int collect_one(struct runner *r, const char *dir, const char *origin, co
 		goto out_opts;
 	}
 	session_init(&s, &o);
-	s.written = say_written;
-	s.written_ctx = &o;
 	collect_pipeline(&s, COLLECT_UNTIL_PROFILE);
+	/* as perun collect says it: --metrics, where the profile is (unless
+	 * quiet), what the collect noted after it */
+	collect_output_say_written(&s.result, o.quiet);
 	status = collect_exit_code(&s.result);
 	if (s.result.rescued) {
 		struct strbuf sb = STRBUF_INIT;
