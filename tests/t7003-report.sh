@@ -108,7 +108,16 @@ test_expect_success 'chromium: a screenshot of the page' '
 
 test_expect_success 'usage: -o is needed; --help' '
 	cd repo && test_expect_code 2 "$PERUN" report 2>err &&
-	"$PERUN" report --help | grep "usage: perun report"
+	cat >expect <<-\EOF &&
+	perun report: say where the site goes with -o DIR
+	usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]
+	                    [--workload W] [--collector C] [--threshold R]
+	                    [--aggregates DIR] [--any-machine]
+	EOF
+	test_cmp expect err &&
+	"$PERUN" report --help | head -n 1 >actual &&
+	echo "usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]" >expect &&
+	test_cmp expect actual
 '
 
 test_done
