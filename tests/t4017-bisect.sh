@@ -6,15 +6,11 @@
 # profiles); without FUNCTION it picks the function that got slower; a
 # function that did not change has no step (exit 1).
 . "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib-bisect.sh"
 require_live
 
-GIT_CEILING_DIRECTORIES="$TRASH"
-export GIT_CEILING_DIRECTORIES
-
 test_expect_success '16 commits; commit 11 makes work 3x slower, steady stays' '
-	mkdir repo && cd repo && git init -q && git config user.email t@example.com &&
-	git config user.name T &&
-	cat >app.c <<-\EOF &&
+	bisect_repo 16 11 3 work steady <<-\EOF
 	static const char *version = "v1";
 	static unsigned long spin(unsigned long n, unsigned long x)
 	{
@@ -32,38 +28,45 @@ test_expect_success '16 commits; commit 11 makes work 3x slower, steady stays' '
 		return version[0] == (char)x;
 	}
 	EOF
-	echo 1 >factor &&
-	printf "app: app.c factor\n\tcc -g -O1 -DFACTOR=\$\$(cat factor) -o app app.c\n" >Makefile &&
-	echo app >.gitignore && git add . && git commit -q -m c1 &&
-	for i in $(seq 2 16); do
-		sed -i "s/\"v[0-9]*\"/\"v$i\"/" app.c &&
-		if [ $i = 11 ]; then echo 3 >factor; fi &&
-		git commit -q -am c$i || exit 1
-	done &&
-	git rev-parse HEAD~5 >"$TRASH/planted" && test "$(git log -1 --format=%s HEAD~5)" = c11 &&
-	"$PERUN" init >/dev/null &&
-	cat >.perun/local.yml <<-\EOF
-	vcs: {type: git, url: .}
-	cmds: [./app]
-	collectors:
-	  - name: trace
-	    params: {strategy: custom, func: [work, steady]}
-	execute:
-	  pre_run: [make]
-	EOF
 '
 
 test_expect_success 'bisect names commit 11 after collecting 6 revisions of 16' '
 	cd repo &&
 	"$PERUN" bisect HEAD~15 HEAD work >../out 2>../err && cat ../out ../err &&
-	grep "^$(cat "$TRASH/planted") is the first commit where work steps up: c11$" ../out &&
-	grep "^collected 6 of 16 revisions$" ../out &&
+	bisect_shape ../out >../actual &&
+	cat >../expect <<-EOF &&
+	$(commit_of c1) ./app: registered 0@i
+	$(commit_of c16) ./app: registered 0@i
+	$(commit_of c8) ./app: registered 0@i
+	$(commit_of c12) ./app: registered 0@i
+	$(commit_of c10) ./app: registered 0@i
+	$(commit_of c11) ./app: registered 0@i
+	$(cat "$TRASH/planted") is the first commit where work steps up: c11
+	work: median call N ns before, N ns after (+N %)
+	collected 6 of 16 revisions
+	EOF
+	test_cmp ../expect ../actual &&
 	# the profiles of what it collected are registered: 6 revisions, one each
-	"$PERUN" log --short >../log && cat ../log &&
-	test "$(grep -c " 1 profile" ../log)" = 6 &&
-	test "$(grep -c " 0 profiles" ../log)" = 10 &&
-	grep "^$(git rev-parse --short=7 HEAD~5)  1 profile" ../log &&
-	grep "^$(git rev-parse --short=7 HEAD~6)  1 profile" ../log
+	"$PERUN" log --short >../actual &&
+	cat >../expect <<-EOF &&
+	$(commit_of c16)  1 profile [mixed]  c16
+	$(commit_of c15)  0 profiles  c15
+	$(commit_of c14)  0 profiles  c14
+	$(commit_of c13)  0 profiles  c13
+	$(commit_of c12)  1 profile [mixed]  c12
+	$(commit_of c11)  1 profile [mixed]  c11
+	$(commit_of c10)  1 profile [mixed]  c10
+	$(commit_of c9)  0 profiles  c9
+	$(commit_of c8)  1 profile [mixed]  c8
+	$(commit_of c7)  0 profiles  c7
+	$(commit_of c6)  0 profiles  c6
+	$(commit_of c5)  0 profiles  c5
+	$(commit_of c4)  0 profiles  c4
+	$(commit_of c3)  0 profiles  c3
+	$(commit_of c2)  0 profiles  c2
+	$(commit_of c1)  1 profile [mixed]  c1
+	EOF
+	test_cmp ../expect ../actual
 '
 
 test_expect_success 'the step it reports is about 3x, from the profiles' '
@@ -76,17 +79,26 @@ test_expect_success 'the step it reports is about 3x, from the profiles' '
 test_expect_success 'without FUNCTION: the function that got slower, work' '
 	cd repo &&
 	"$PERUN" bisect HEAD~15 HEAD >../out 2>../err && cat ../out ../err &&
-	grep "^$(cat "$TRASH/planted") is the first commit where work steps up: c11$" ../out
+	bisect_shape ../out >../actual &&
+	cat >../expect <<-EOF &&
+	$(cat "$TRASH/planted") is the first commit where work steps up: c11
+	work: median call N ns before, N ns after (+N %)
+	collected 0 of 16 revisions; the registered runs of 6 more reused
+	EOF
+	test_cmp ../expect ../actual
 '
 
 # one run per revision on a shared machine moves a function by up to ~15 %
 # (measured: +14 % once): a step is asked to be 50 % here
 test_expect_success 'a function that did not change has no step: exit 1, said' '
 	cd repo &&
-	rc=0; "$PERUN" bisect --threshold 50 HEAD~15 HEAD steady >../out 2>../err || rc=$?
-	cat ../out ../err && test $rc = 1 &&
-	grep "steady does not step up by 50 % or more from" ../err &&
-	! grep "first commit" ../out
+	test_expect_code 1 "$PERUN" bisect --threshold 50 HEAD~15 HEAD steady >../out 2>../err &&
+	bisect_shape ../err >../actual &&
+	cat >../expect <<-EOF &&
+	perun bisect: steady does not step up by 50 % or more from $(commit_of c1) to $(commit_of c16) (median N ns, then N ns)
+	EOF
+	test_cmp ../expect ../actual &&
+	! test -s ../out
 '
 
 test_expect_success 'nothing is left behind' '

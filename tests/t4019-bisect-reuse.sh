@@ -7,10 +7,8 @@
 # registered.  Asking for more runs (--repeat 2) than are registered
 # collects again.
 . "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib-bisect.sh"
 require_live
-
-GIT_CEILING_DIRECTORIES="$TRASH"
-export GIT_CEILING_DIRECTORIES
 
 # the number of profiles registered, over every commit
 registered() {
@@ -19,9 +17,7 @@ registered() {
 }
 
 test_expect_success '8 commits; commit 6 makes work 10x slower' '
-	mkdir repo && cd repo && git init -q && git config user.email t@example.com &&
-	git config user.name T &&
-	cat >app.c <<-\EOF &&
+	bisect_repo 8 6 10 work <<-\EOF
 	static const char *version = "v1";
 	__attribute__((noinline)) unsigned long work(unsigned long x)
 	{
@@ -37,32 +33,23 @@ test_expect_success '8 commits; commit 6 makes work 10x slower' '
 		return version[0] == (char)x;
 	}
 	EOF
-	echo 1 >factor &&
-	printf "app: app.c factor\n\tcc -g -O1 -DFACTOR=\$\$(cat factor) -o app app.c\n" >Makefile &&
-	echo app >.gitignore && git add . && git commit -q -m c1 &&
-	for i in $(seq 2 8); do
-		sed -i "s/\"v[0-9]*\"/\"v$i\"/" app.c &&
-		if [ $i = 6 ]; then echo 10 >factor; fi &&
-		git commit -q -am c$i || exit 1
-	done &&
-	git rev-parse HEAD~2 >"$TRASH/planted" && test "$(git log -1 --format=%s HEAD~2)" = c6 &&
-	"$PERUN" init >/dev/null &&
-	cat >.perun/local.yml <<-\EOF
-	vcs: {type: git, url: .}
-	cmds: [./app]
-	collectors:
-	  - name: trace
-	    params: {strategy: custom, func: [work]}
-	execute:
-	  pre_run: [make]
-	EOF
 '
 
 test_expect_success 'the first bisect collects 5 of 8 revisions' '
 	cd repo &&
-	"$PERUN" bisect HEAD~7 HEAD work >../out 2>../err && cat ../out ../err &&
-	grep "^$(cat "$TRASH/planted") is the first commit where work steps up: c6$" ../out &&
-	grep "^collected 5 of 8 revisions$" ../out &&
+	"$PERUN" bisect HEAD~7 HEAD work >../out 2>../err && cat ../err &&
+	bisect_shape ../out >../actual &&
+	cat >../expect <<-EOF &&
+	$(commit_of c1) ./app: registered 0@i
+	$(commit_of c8) ./app: registered 0@i
+	$(commit_of c4) ./app: registered 0@i
+	$(commit_of c6) ./app: registered 0@i
+	$(commit_of c5) ./app: registered 0@i
+	$(cat "$TRASH/planted") is the first commit where work steps up: c6
+	work: median call N ns before, N ns after (+N %)
+	collected 5 of 8 revisions
+	EOF
+	test_cmp ../expect ../actual &&
 	test "$(registered)" = 5
 '
 
@@ -80,9 +67,19 @@ test_expect_success 'the same bisect again collects nothing: the registered runs
 
 test_expect_success 'with --repeat 2 one registered run is too few: collected again' '
 	cd repo &&
-	"$PERUN" bisect --repeat 2 HEAD~7 HEAD work >../out 2>../err && cat ../out ../err &&
-	grep "^$(cat "$TRASH/planted") is the first commit where work steps up: c6$" ../out &&
-	grep "^collected 5 of 8 revisions$" ../out &&
+	"$PERUN" bisect --repeat 2 HEAD~7 HEAD work >../out 2>../err && cat ../err &&
+	bisect_shape ../out >../actual &&
+	cat >../expect <<-EOF &&
+	$(commit_of c1) ./app: registered 1@i 2@i
+	$(commit_of c8) ./app: registered 1@i 2@i
+	$(commit_of c4) ./app: registered 1@i 2@i
+	$(commit_of c6) ./app: registered 1@i 2@i
+	$(commit_of c5) ./app: registered 1@i 2@i
+	$(cat "$TRASH/planted") is the first commit where work steps up: c6
+	work: median call N ns before, N ns after (+N %)
+	collected 5 of 8 revisions
+	EOF
+	test_cmp ../expect ../actual &&
 	test "$(registered)" = 15
 '
 

@@ -162,13 +162,26 @@ test_expect_success 'a compact profile aggregates as its per-call form does' '
 '
 
 test_expect_success 'usage errors exit 2' '
-	cd repo &&
+	cd repo && : >err &&
 	for args in "--release v1 0@i" "--shard h 0@i" "--release ../x --shard h 0@i" \
 		    "--release v1 --shard h --time-box 0 0@i" "--expire-before yesterday" \
 		    "--release v1 --shard h"; do
-		test_expect_code 2 "$PERUN" aggregate $args 2>err || { echo "$args"; exit 1; }
+		test_expect_code 2 "$PERUN" aggregate $args 2>>err || { echo "$args"; exit 1; }
 	done &&
-	"$PERUN" aggregate --help | grep "usage: perun aggregate"
+	# the errors, without the usage that follows most of them
+	sed "/^usage: /,/^   or: /d" err >actual &&
+	cat >expect <<-EOF &&
+	perun aggregate: --release, --shard and at least one PROFILE are needed (or --expire-before)
+	perun aggregate: --release, --shard and at least one PROFILE are needed (or --expire-before)
+	perun aggregate: release and shard ids name files: no ${SQ}/${SQ}, no leading ${SQ}.${SQ}, no spaces
+	perun aggregate: --time-box takes a positive number of seconds, not ${SQ}0${SQ}
+	perun aggregate: --expire-before takes seconds since the epoch or YYYY-MM-DD, not ${SQ}yesterday${SQ}
+	perun aggregate: --release, --shard and at least one PROFILE are needed (or --expire-before)
+	EOF
+	test_cmp expect actual &&
+	"$PERUN" aggregate --help | head -n 1 >actual &&
+	echo "usage: perun aggregate --release REV --shard HOST [--time-box SECONDS] [--dir DIR]" >expect &&
+	test_cmp expect actual
 '
 
 test_done

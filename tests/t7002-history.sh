@@ -6,51 +6,14 @@
 # branch's own commits and profiles of another workload stay out.  Profiles
 # come from the parser alone (no tracing), with seeded noise.
 . "$SRCDIR/tests/lib.sh"
-
-GIT_CEILING_DIRECTORIES="$TRASH"
-export GIT_CEILING_DIRECTORIES
+. "$SRCDIR/tests/lib-history.sh"
 
 # prof SEED WORK_NS [WORKLOAD]: registers for HEAD a profile of main calling
-# work and steady 15 times each, every call within +-10% of its level.
-prof() {
-	python3 - "$1" "$2" <<-\PY >"$TRASH/raw" &&
-	import random, sys
-	rnd = random.Random(int(sys.argv[1]))
-	work = int(sys.argv[2])
-	print("s 3e8 0 100"); print("r")
-	t = 0x100
-	print("0 1 %x" % t)
-	for i in range(15):
-	    for probe, level in ((1, work), (2, 500)):
-	        t += 10; print("%x 1 %x" % (2 * probe, t))
-	        t += int(level * rnd.uniform(0.9, 1.1)); print("%x 1 %x" % (2 * probe + 1, t))
-	t += 10; print("1 1 %x" % t); print("q")
-	PY
-	"$PERUN" __parse "$TRASH/plan" "$TRASH/raw" "$TRASH/p.tmp" >/dev/null &&
-	python3 - "$TRASH/p.tmp" "$TRASH/p.perf" "${3:-w}" <<-\PY &&
-	import json, sys
-	p = json.load(open(sys.argv[1]))
-	p["header"].update(units={"mixed(time delta)": "ns"}, cmd="./app", args="", workload=sys.argv[3])
-	json.dump(p, open(sys.argv[2], "w"))
-	PY
-	"$PERUN" add -m HEAD "$TRASH/p.perf" >/dev/null
-}
-
-commit() { echo "$1" >>f && git add f && git commit -q -m "$1"; }
-
-# at N: the first parent N commits before HEAD, as history prints it
-at() { git rev-parse "HEAD~$1" | cut -c1-7; }
-
-# history's text output with its numbers (times and the percents of steps,
-# noise of seeded runs) as T and PCT, the dates of commits as DATE, and runs
-# of spaces as one
-history_shape() {
-	sed -e "s/[0-9][0-9.]* [num]\\{0,1\\}s\\b/T/g" -e "s/(+[0-9.]*%)/(+PCT)/g" \
-		-e "s/[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]/DATE/" -e "s/   */ /g" "$@"
-}
+# work and steady (500 ns) 15 times each, every call within +-10% of its level.
+prof() { hist_prof "$1" 0.1 "${3:-w}" "" "$2" 500; }
 
 test_expect_success 'a repository: 12 first-parent commits, work 3x slower from c7' '
-	printf "perun-plan 1\t3\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n2\tfunc\t1\t1020\t0\t/bin/app\tsteady\t\t\t\n" >plan &&
+	hist_plan /bin/app work steady &&
 	mkdir repo && cd repo && git init -q -b main && git config user.email t@example.com &&
 	git config user.name T && "$PERUN" init >/dev/null &&
 	for i in 1 2 3 4 5 6; do commit c$i && prof $i 1000; done &&

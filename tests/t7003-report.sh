@@ -6,10 +6,8 @@
 # console message (a page with a broken script proves the check sees one),
 # every graph drawn with the step marked at that commit, a screenshot taken.
 . "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib-history.sh"
 command -v chromium >/dev/null 2>&1 || skip_all "needs chromium (apt-get install chromium)"
-
-GIT_CEILING_DIRECTORIES="$TRASH"
-export GIT_CEILING_DIRECTORIES
 
 chrome() {
 	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -18,33 +16,12 @@ chrome() {
 }
 
 # prof SEED WORK_NS: registers for HEAD a profile of main calling work,
-# steady and a C++ template function 15 times each, within +-10%.
-prof() {
-	python3 - "$1" "$2" <<-\PY >"$TRASH/raw" &&
-	import random, sys
-	rnd = random.Random(int(sys.argv[1]))
-	work = int(sys.argv[2])
-	print("s 3e8 0 100"); print("r")
-	t = 0x100
-	print("0 1 %x" % t)
-	for i in range(15):
-	    for probe, level in ((1, work), (2, 500), (3, 2000)):
-	        t += 10; print("%x 1 %x" % (2 * probe, t))
-	        t += int(level * rnd.uniform(0.9, 1.1)); print("%x 1 %x" % (2 * probe + 1, t))
-	t += 10; print("1 1 %x" % t); print("q")
-	PY
-	"$PERUN" __parse "$TRASH/plan" "$TRASH/raw" "$TRASH/p.tmp" >/dev/null &&
-	python3 - "$TRASH/p.tmp" "$TRASH/p.perf" <<-\PY &&
-	import json, sys
-	p = json.load(open(sys.argv[1]))
-	p["header"].update(units={"mixed(time delta)": "ns"}, cmd="./app", args="", workload="w")
-	json.dump(p, open(sys.argv[2], "w"))
-	PY
-	"$PERUN" add -m HEAD "$TRASH/p.perf" >/dev/null
-}
+# steady (500 ns) and a C++ template function (2000 ns) 15 times each,
+# within +-10%.
+prof() { hist_prof "$1" 0.1 w "" "$2" 500 2000; }
 
 test_expect_success 'a repository of 10 commits, work 3x slower from c6' '
-	printf "perun-plan 1\t4\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n2\tfunc\t1\t1020\t0\t/bin/app\tsteady\t\t\t\n3\tfunc\t1\t1030\t0\t/bin/app\tns::f<int>\t\t\t\n" >plan &&
+	hist_plan /bin/app work steady "ns::f<int>" &&
 	mkdir repo && cd repo && git init -q -b main && git config user.email t@example.com &&
 	git config user.name T && "$PERUN" init >/dev/null &&
 	for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -131,7 +108,16 @@ test_expect_success 'chromium: a screenshot of the page' '
 
 test_expect_success 'usage: -o is needed; --help' '
 	cd repo && test_expect_code 2 "$PERUN" report 2>err &&
-	"$PERUN" report --help | grep "usage: perun report"
+	cat >expect <<-\EOF &&
+	perun report: say where the site goes with -o DIR
+	usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]
+	                    [--workload W] [--collector C] [--threshold R]
+	                    [--aggregates DIR] [--any-machine]
+	EOF
+	test_cmp expect err &&
+	"$PERUN" report --help | head -n 1 >actual &&
+	echo "usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]" >expect &&
+	test_cmp expect actual
 '
 
 test_done

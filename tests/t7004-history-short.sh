@@ -7,43 +7,14 @@
 # counted) unless --any-machine.  Profiles come from the parser alone (no
 # tracing), with seeded noise.
 . "$SRCDIR/tests/lib.sh"
-
-GIT_CEILING_DIRECTORIES="$TRASH"
-export GIT_CEILING_DIRECTORIES
+. "$SRCDIR/tests/lib-history.sh"
 
 # prof SEED WORK_NS [HOST]: registers for HEAD a profile of main calling work
 # 15 times, every call within +-3% of its level; HOST sets its machine region.
-prof() {
-	python3 - "$1" "$2" <<-\PY >"$TRASH/raw" &&
-	import random, sys
-	rnd = random.Random(int(sys.argv[1]))
-	work = int(sys.argv[2])
-	print("s 3e8 0 100"); print("r")
-	t = 0x100
-	print("0 1 %x" % t)
-	for i in range(15):
-	    t += 10; print("2 1 %x" % t)
-	    t += int(work * rnd.uniform(0.97, 1.03)); print("3 1 %x" % t)
-	t += 10; print("1 1 %x" % t); print("q")
-	PY
-	"$PERUN" __parse "$TRASH/plan" "$TRASH/raw" "$TRASH/p.tmp" >/dev/null &&
-	python3 - "$TRASH/p.tmp" "$TRASH/p.perf" "${3:-}" <<-\PY &&
-	import json, sys
-	p = json.load(open(sys.argv[1]))
-	p["header"].update(units={"mixed(time delta)": "ns"}, cmd="./app", args="", workload="w")
-	if sys.argv[3]:
-	    p["machine"] = {"host": sys.argv[3], "system": "Linux", "release": "6.1",
-	                    "architecture": "x86_64", "cpu": {"total": 2, "model": "m"},
-	                    "memory": {"total_ram": 8 << 30}}
-	json.dump(p, open(sys.argv[2], "w"))
-	PY
-	"$PERUN" add -m HEAD "$TRASH/p.perf" >/dev/null
-}
-
-commit() { echo "$1" >>f && git add f && git commit -q -m "$1"; }
+prof() { hist_prof "$1" 0.03 w "${3:-}" "$2"; }
 
 test_expect_success 'five commits, the third 2.3x slower; a profile from elsewhere at each' '
-	printf "perun-plan 1\t2\n0\tfunc\t1\t1000\t0\t/t/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/t/app\twork\t\t\t\n" >plan &&
+	hist_plan /t/app work &&
 	mkdir repo && cd repo && git init -q &&
 	git config user.email t@example.com && git config user.name Tester &&
 	"$PERUN" init >/dev/null &&
@@ -53,16 +24,6 @@ test_expect_success 'five commits, the third 2.3x slower; a profile from elsewhe
 	commit c4 && prof 4 72300 here && prof 14 60000 there &&
 	commit c5 && prof 5 72200 here
 '
-
-# at N: the first parent N commits before HEAD, as history prints it
-at() { git rev-parse "HEAD~$1" | cut -c1-7; }
-
-# history's text output with its numbers (times and the percents of steps)
-# as T and PCT, the dates of commits as DATE, and runs of spaces as one
-history_shape() {
-	sed -e "s/[0-9][0-9.]* [num]\{0,1\}s\b/T/g" -e "s/(+[0-9.]*%)/(+PCT)/g" \
-		-e "s/[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]/DATE/" -e "s/   */ /g" "$@"
-}
 
 test_expect_success 'history names the step at c3, on the median and the p95' '
 	cd repo &&
