@@ -391,8 +391,8 @@ test_expect_success 'postprocessby: usage and failures' '
 	cat >expect <<-EOF &&
 	usage: perun postprocessby PROFILE METHOD [options] [-o PATH]
 	perun postprocessby: unknown method ${SQ}kernel-regression${SQ}: regression-analysis, regressogram or moving-average
-	postprocess: unknown model ${SQ}cubic${SQ}: constant, linear, logarithmic, quadratic, power or exponential
-	postprocess: bins wants a number from 1 to 1000000, not ${SQ}0${SQ}
+	perun postprocessby: unknown model ${SQ}cubic${SQ}: constant, linear, logarithmic, quadratic, power or exponential
+	perun postprocessby: --bins wants a number from 1 to 1000000, not ${SQ}0${SQ}
 	EOF
 	test_cmp expect actual &&
 	echo "postprocess: $(short HEAD):0@i: no call has a numeric ${SQ}nothing${SQ} to fit against: name another field (perun show PROFILE --format json shows the resources)" >expect &&
