@@ -60,3 +60,15 @@ int repo_load(const struct repo *r, const struct pidx *index, const struct looku
 	      struct profile *p);
 /* The 40-hex id of an index entry.  */
 void repo_entry_hex(const struct pidx *index, size_t i, char hex[SHA1_HEXSZ + 1]);
+
+struct strv;
+/* perun rm, under the lock the caller holds: resolves every name
+ * (repo_lookup) before removing anything, then removes the registered ones
+ * from minor's index, highest entry first, each leaving a tombstone that
+ * push and fetch carry, and deletes the pending ones (files in .perun/jobs
+ * only, each once).  unborn: no commit yet, nothing is registered (minor
+ * names no commit).  The index paths removed go to *dropped, in that order,
+ * the names of the files deleted to *deleted.  0, or -1 when something
+ * failed (reported; the rest is still done).  */
+int repo_remove(struct repo *r, const char *minor, int unborn, const char *const *names, size_t n,
+		struct strv *dropped, struct strv *deleted);
