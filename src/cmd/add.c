@@ -5,17 +5,13 @@
 
 #define PR_FMT "perun"
 
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/parse-options.h"
-#include "profile/profile.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -68,9 +64,8 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 		"path, or part of a name in .perun/jobs.  The jobs file is removed.\n";
 	const char *rev = "HEAD", **names;
 	struct repo r;
-	struct pidx index;
 	char minor[41], **paths;
-	int keep = 0, explicit_rev = 0, n, i, ret = EXIT_OK, pr;
+	int keep = 0, explicit_rev = 0, n, i, ret = EXIT_OK, pr, failed;
 
 	(void)ctx;
 	pr = parse_common(argc, argv, usage, &keep, NULL, &rev, &explicit_rev, &names, &n);
@@ -90,33 +85,15 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 		repo_release(&r);
 		return EXIT_FAIL;
 	}
-	/* resolve every argument first: adding removes jobs files, which would
-	 * renumber the N@p of the arguments after it */
-	if (store_read_index(r.dir, minor, &index) < 0) {
+	/* every argument resolved first: adding renumbers the N@p after it */
+	failed = repo_add_paths(&r, minor, names, (size_t)n, &paths);
+	if (failed < 0) {
 		free(names);
 		repo_release(&r);
 		return EXIT_FAIL;
 	}
-	paths = xcalloc((size_t)n, sizeof(*paths));
-	for (i = 0; i < n; i++) {
-		struct lookup l;
-		struct stat st;
-		/* add registers files: a file of that name is meant, not a
-		 * registered profile of the same name */
-		if (!strchr(names[i], '@') && stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
-			paths[i] = xstrdup(names[i]);
-			continue;
-		}
-		if (repo_lookup(&r, minor, &index, names[i], &l) < 0) {
-			ret = EXIT_FAIL;
-		} else if (l.registered) {
-			pr_error("%s is already registered for %.7s as %zu@i", names[i], minor, l.entry);
-			ret = EXIT_FAIL;
-		} else {
-			paths[i] = l.path;
-		}
-	}
-	pidx_release(&index);
+	if (failed)
+		ret = EXIT_FAIL;
 	for (i = 0; i < n; i++)
 		if (paths[i]) {
 			size_t entry;

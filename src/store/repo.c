@@ -497,3 +497,36 @@ int repo_remove(struct repo *r, const char *minor, int unborn, const char *const
 	pidx_release(&index);
 	return ret;
 }
+
+int repo_add_paths(const struct repo *r, const char *minor, const char *const *names, size_t n,
+		   char ***paths)
+{
+	struct pidx index;
+	size_t i;
+	int failed = 0;
+
+	*paths = NULL;
+	if (store_read_index(r->dir, minor, &index) < 0)
+		return -1;
+	*paths = xcalloc(n ? n : 1, sizeof(**paths));
+	for (i = 0; i < n; i++) {
+		struct lookup l;
+		struct stat st;
+		/* add registers files: a file of that name is meant, not a
+		 * registered profile of the same name */
+		if (!strchr(names[i], '@') && stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			(*paths)[i] = xstrdup(names[i]);
+			continue;
+		}
+		if (repo_lookup(r, minor, &index, names[i], &l) < 0) {
+			failed++;
+		} else if (l.registered) {
+			pr_error("%s is already registered for %.7s as %zu@i", names[i], minor, l.entry);
+			failed++;
+		} else {
+			(*paths)[i] = l.path;
+		}
+	}
+	pidx_release(&index);
+	return failed;
+}

@@ -61,6 +61,16 @@ int repo_load(const struct repo *r, const struct pidx *index, const struct looku
 /* The 40-hex id of an index entry.  */
 void repo_entry_hex(const struct pidx *index, size_t i, char hex[SHA1_HEXSZ + 1]);
 
+/* What perun add registers for minor: per name, a regular file of that
+ * name (a file is meant, not a registered profile of the same name), else
+ * the file repo_lookup() finds unless it is registered already; NULL where
+ * a name fails (reported).  Every name is resolved before any is added,
+ * since adding removes jobs files and renumbers the N@p after it.  The
+ * number of names that failed, or -1 when minor's index cannot be read
+ * (*paths NULL).  Caller frees (*paths)[i] and *paths.  */
+int repo_add_paths(const struct repo *r, const char *minor, const char *const *names, size_t n,
+		   char ***paths);
+
 struct strv;
 /* perun rm, under the lock the caller holds: resolves every name
  * (repo_lookup) before removing anything, then removes the registered ones
