@@ -21,6 +21,7 @@
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/strbuf.h"
 #include "util/strv.h"
 #include "vcs/vcs.h"
 
@@ -529,4 +530,34 @@ int repo_add_paths(const struct repo *r, const char *minor, const char *const *n
 	}
 	pidx_release(&index);
 	return failed;
+}
+
+int repo_minor_types(const struct repo *r, const char *minor, char **types, size_t *n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct pidx index;
+	size_t i;
+	int ret = 0;
+
+	if (store_read_index(r->dir, minor, &index) < 0) {
+		ret = -1;
+		pidx_init(&index);
+	}
+	for (i = 0; i < index.n; i++) {
+		struct profile p;
+		struct lookup l = { 1, i, NULL };
+		if (repo_load(r, &index, &l, &p) == 0) {
+			if (!strstr(strbuf_str(&sb), profile_type(&p)) && sb.len < 200) {
+				if (sb.len)
+					strbuf_addch(&sb, ',');
+				strbuf_addstr(&sb, profile_type(&p));
+			}
+			profile_release(&p);
+		}
+	}
+	*n = index.n;
+	pidx_release(&index);
+	*types = sb.len ? strbuf_detach(&sb) : xstrdup("");
+	strbuf_release(&sb);
+	return ret;
 }

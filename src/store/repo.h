@@ -61,6 +61,11 @@ int repo_load(const struct repo *r, const struct pidx *index, const struct looku
 /* The 40-hex id of an index entry.  */
 void repo_entry_hex(const struct pidx *index, size_t i, char hex[SHA1_HEXSZ + 1]);
 
+/* The types of the profiles registered for minor, each once, separated by
+ * commas ("mixed,time"; caller frees), and *n their count.  -1 when the
+ * index cannot be read (reported; *n 0 and the types "").  */
+int repo_minor_types(const struct repo *r, const char *minor, char **types, size_t *n);
+
 /* What perun add registers for minor: per name, a regular file of that
  * name (a file is meant, not a registered profile of the same name), else
  * the file repo_lookup() finds unless it is registered already; NULL where
