@@ -92,7 +92,8 @@ static int find_base_one(void *ctx, const struct minor_version *mv)
 	for (i = 0; i < f->base->n; i++)
 		for (j = 0; j < f->target->n; j++)
 			if (check_same_job(&f->base->p[i], &f->target->p[j])) {
-				if (f->any_machine || machine_same(&f->base->p[i], &f->target->p[j])) {
+				if (f->any_machine ||
+				    machine_same(&f->base->p[i], &f->target->p[j])) {
 					f->found = 1;
 					return 1;
 				}
@@ -152,8 +153,7 @@ static int find_base(struct check_input *in, int any_machine)
 {
 	struct find_base fb = {&in->repo, &in->target, &in->base, any_machine, 0, 0, 0};
 
-	if (vcs_walk(in->repo.worktree, in->target.sha, 1000, find_base_one, &fb) < 0 ||
-	    fb.failed)
+	if (vcs_walk(in->repo.worktree, in->target.sha, 1000, find_base_one, &fb) < 0 || fb.failed)
 		return -1;
 	if (fb.other_machine)
 		pr_warn("passed over %zu ancestor%s whose runs of these jobs ran on another "
@@ -238,8 +238,8 @@ int check_input_load(struct check_input *in, const char *base_arg, const char *t
 	/* two single files are compared whatever their jobs */
 	if (in->base.n == 1 && in->target.n == 1 && !in->base.sha[0] && !in->target.sha[0] &&
 	    !check_same_job(&in->base.p[0], &in->target.p[0])) {
-		pr_warn("%s and %s are runs of different jobs: compared anyway",
-			in->base.labels[0], in->target.labels[0]);
+		pr_warn("%s and %s are runs of different jobs: compared anyway", in->base.labels[0],
+			in->target.labels[0]);
 		o->any_job = 1;
 	}
 	return 0;

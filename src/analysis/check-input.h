@@ -14,8 +14,8 @@
 
 /* One side: the runs of a minor version, or profile files (one run each).  */
 struct check_side {
-	char sha[41];	     /* the minor version; "" for files */
-	char **labels;	     /* "abc1234:0@i", or the file's path */
+	char sha[41];  /* the minor version; "" for files */
+	char **labels; /* "abc1234:0@i", or the file's path */
 	struct profile *p;
 	size_t n;
 };

@@ -10,19 +10,19 @@
 #include <stddef.h>
 
 struct doctor_check {
-	char *name;	/* "stap", "kernel build tree", "symbols app", ... */
+	char *name; /* "stap", "kernel build tree", "symbols app", ... */
 	int ok;
-	int required;	/* for the bpf runtime */
-	char *detail;	/* what was found */
-	char *fix;	/* when not ok: what fixes it; else NULL */
+	int required; /* for the bpf runtime */
+	char *detail; /* what was found */
+	char *fix;    /* when not ok: what fixes it; else NULL */
 };
 
 struct doctor_report {
 	struct doctor_check *checks;
 	size_t n;
-	int can_trace;		/* a collect can work here */
-	const char *runtime;	/* "kernel" (modules can be built and loaded), "bpf" or
-				   "none" */
+	int can_trace;	     /* a collect can work here */
+	const char *runtime; /* "kernel" (modules can be built and loaded), "bpf" or
+				"none" */
 };
 
 /* Runs every check, then one per binary of bins[0..nbins), in order into

@@ -97,7 +97,8 @@ int main(void)
 	check_input_release(&in);
 
 	check_opts_init(&o);
-	ok(check_input_load(&in, "a0.perf", "junk.perf", &o) < 0, "a file that is no profile fails");
+	ok(check_input_load(&in, "a0.perf", "junk.perf", &o) < 0,
+	   "a file that is no profile fails");
 	check_input_release(&in);
 
 	check_opts_init(&o);

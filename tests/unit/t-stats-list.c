@@ -53,13 +53,13 @@ static void save(const struct repo *r, const char *minor, const char *cmd, size_
 }
 
 static const char profile[] =
-	"{\"header\":{\"type\":\"mixed\",\"cmd\":\"./app\",\"args\":\"\",\"workload\":\"\","
-	"\"units\":{\"mixed(time delta)\":\"ns\"}},\"collector_info\":{\"name\":\"trace\"},"
-	"\"postprocessors\":[],\"snapshots\":[{\"resources\":["
-	"{\"uid\":\"work\",\"amount\":500,\"exclusive\":500,\"call-id\":2,\"caller-id\":1,"
-	"\"type\":\"mixed\",\"subtype\":\"time delta\"},"
-	"{\"uid\":\"main\",\"amount\":600,\"exclusive\":100,\"call-id\":1,\"caller-id\":-1,"
-	"\"type\":\"mixed\",\"subtype\":\"time delta\"}]}]}";
+    "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./app\",\"args\":\"\",\"workload\":\"\","
+    "\"units\":{\"mixed(time delta)\":\"ns\"}},\"collector_info\":{\"name\":\"trace\"},"
+    "\"postprocessors\":[],\"snapshots\":[{\"resources\":["
+    "{\"uid\":\"work\",\"amount\":500,\"exclusive\":500,\"call-id\":2,\"caller-id\":1,"
+    "\"type\":\"mixed\",\"subtype\":\"time delta\"},"
+    "{\"uid\":\"main\",\"amount\":600,\"exclusive\":100,\"call-id\":1,\"caller-id\":-1,"
+    "\"type\":\"mixed\",\"subtype\":\"time delta\"}]}]}";
 
 int main(void)
 {
@@ -88,8 +88,7 @@ int main(void)
 	save(&r, head, "/usr/bin/mid", 3);
 
 	is_int(stats_listing(&r, NULL, 0, 0, 0, &l), 0, "the minor versions");
-	ok(l.nv == 2 && !strcmp(l.v[0].minor, head) && !strcmp(l.v[1].minor, prev),
-	   "newest first");
+	ok(l.nv == 2 && !strcmp(l.v[0].minor, head) && !strcmp(l.v[1].minor, prev), "newest first");
 	ok(l.nv == 2 && l.v[0].files == 2 && l.v[1].files == 1, "their files counted");
 	is_str(l.nv ? l.v[0].subject : NULL, "second", "with their subjects");
 	ok(!l.f && !l.nf, "no files unless asked for");
@@ -103,7 +102,7 @@ int main(void)
 	is_int(stats_listing(&r, NULL, 0, 1, 1, &l), 0, "by size");
 	ok(l.nv == 2 && !strcmp(l.v[0].minor, prev), "the larger minor version first");
 	ok(l.nf == 3 && l.f[0].size >= l.f[1].size && l.f[1].size >= l.f[2].size &&
-	   !strcmp(l.f[0].minor, prev),
+	       !strcmp(l.f[0].minor, prev),
 	   "files largest first, whatever their minor version");
 	stats_listing_release(&l);
 
