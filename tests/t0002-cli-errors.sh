@@ -155,6 +155,34 @@ test_expect_success 'history and report: -n and --threshold refuse overflow and 
 	done && ! test -e site
 '
 
+test_expect_success 'numbers are digits as typed: no hex float, sign or space' '
+	for v in 0x1p-3 +0.1 " 0.1" 0.1x; do
+		test_expect_code 2 "$PERUN" report -o site --threshold "$v" 2>err &&
+		echo "perun report: --threshold takes a finite ratio >= 0, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done && ! test -e site &&
+	for v in 0x1p-3 +5 " 5" -5; do
+		test_expect_code 2 "$PERUN" collect -c true trace -t "$v" 2>err &&
+		echo "perun collect: -t wants a number of seconds above 0 and at most 31536000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in 0x10% +5% " 5%" 5%%; do
+		test_expect_code 2 "$PERUN" collect -c true trace --max-overhead "$v" 2>err &&
+		echo "perun collect: --max-overhead wants a percentage above 0 and at most 10000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in +5 " 5" 0x10 -5 99999999999999999999; do
+		test_expect_code 2 "$PERUN" collect -c true trace --buffer-size "$v" 2>err &&
+		echo "perun collect: --buffer-size wants a number of events from 1 to 100000000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in 0x1p3us +5us " 5us" -5us us 5xs; do
+		test_expect_code 2 "$PERUN" collect -c true trace --min-duration "$v" 2>err &&
+		echo "perun collect: --min-duration wants a time like 10us, 2ms or 500ns, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done
+'
+
 test_expect_success 'aggregate: --time-box and --expire-before refuse overflow' '
 	test_expect_code 2 "$PERUN" aggregate --time-box 99999999999999999999 2>err &&
 	echo "perun aggregate: --time-box takes a positive number of seconds, not '"'"'99999999999999999999'"'"'" >expect &&
@@ -198,20 +226,39 @@ test_expect_success 'perun cache: options after the action parse as before it' '
 	"$PERUN" cache build --help >out && grep "usage: perun cache list" out
 '
 
-test_expect_success 'postprocessby: --bins and --window past a million or spaced signs' '
+test_expect_success 'postprocessby: its options named as given, numbers as digits' '
 	python3 "$SRCDIR/tests/data/gen-calls.py" raw plan raw 1 1 &&
 	"$PERUN" __parse plan raw pp.perf >/dev/null &&
 	python3 "$SRCDIR/tests/data/gen-calls.py" header pp.perf ./app input.txt &&
-	for v in 18446744073709551615 " -5" 1000001; do
+	for v in 18446744073709551615 " -5" 1000001 +5 0x10 0; do
 		test_expect_code 2 "$PERUN" postprocessby pp.perf regressogram --bins "$v" \
 			-o pp-m.perf 2>err &&
-		echo "postprocess: bins wants a number from 1 to 1000000, not '"'"'$v'"'"'" >expect &&
-		head -n 1 err >first && test_cmp expect first || return 1
+		echo "perun postprocessby: --bins wants a number from 1 to 1000000, not '"'"'$v'"'"'" >expect &&
+		test_cmp expect err || return 1
 	done &&
 	test_expect_code 2 "$PERUN" postprocessby pp.perf moving-average --window " -5" \
 		-o pp-m.perf 2>err &&
-	grep "window wants a number from 1 to 1000000" err && ! test -e pp-m.perf &&
+	echo "perun postprocessby: --window wants a number from 1 to 1000000, not '"'"' -5'"'"'" >expect &&
+	test_cmp expect err && ! test -e pp-m.perf &&
+	test_expect_code 2 "$PERUN" postprocessby pp.perf moving-average --decay 0x1p-3 \
+		-o pp-m.perf 2>err &&
+	echo "perun postprocessby: --decay wants a number in (0, 1), not '"'"'0x1p-3'"'"'" >expect &&
+	test_cmp expect err && ! test -e pp-m.perf &&
+	test_expect_code 2 "$PERUN" postprocessby pp.perf regressogram --window 3 \
+		-o pp-m.perf 2>err &&
+	echo "perun postprocessby: regressogram takes no option '"'"'--window'"'"'" >expect &&
+	test_cmp expect err && ! test -e pp-m.perf &&
 	"$PERUN" postprocessby pp.perf regressogram --bins 4 -o pp-m.perf >/dev/null
+'
+
+test_expect_success 'show: --expand and --compact together is a usage error' '
+	test_expect_code 2 "$PERUN" show x.perf --format json --expand --compact 2>err &&
+	cat >expect <<-\EOF &&
+	perun show: --expand or --compact, not both
+	usage: perun show PROFILE [--format json|summary|folded|flamegraph]
+	                  [--expand|--compact] [-m REV]
+	EOF
+	test_cmp expect err
 '
 
 test_expect_success 'parse_options: --help=x and --=x say what is wrong' '

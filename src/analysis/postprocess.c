@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 #include "analysis/samples.h"
 #include "profile/profile.h"
 #include "util/log.h"
+#include "util/number.h"
+#include "util/strbuf.h"
 
 static const char *const method_names[] = {"regression-analysis", "regressogram",
 					   "moving-average"};
@@ -50,28 +53,36 @@ void pp_opts_init(struct pp_opts *o, enum pp_method m)
  * allocated (18446744073709551615 overflowed calloc's count * size).  */
 #define PP_SIZE_MAX 1000000
 
-static int parse_size(const char *opt, const char *v, size_t *out)
+/* -1 with err filled: what is wrong, for the caller to say.  */
+static int bad(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(struct strbuf *err, const char *fmt, ...)
 {
-	char *end;
-	unsigned long long n;
+	va_list ap;
 
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	/* a digit first: strtoull takes " -5" as 2^64 - 5 */
-	if (!isdigit((unsigned char)*v) || *end || errno || !n || n > PP_SIZE_MAX)
-		return pr_error("%s wants a number from 1 to %d, not '%s'", opt, PP_SIZE_MAX, v);
+	va_start(ap, fmt);
+	strbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_size(const char *opt, const char *v, size_t *out, struct strbuf *err)
+{
+	uint64_t n;
+
+	if (parse_count(v, PP_SIZE_MAX, &n) < 0 || !n)
+		return bad(err, "%s wants a number from 1 to %d, not '%s'", opt, PP_SIZE_MAX, v);
 	*out = (size_t)n;
 	return 0;
 }
 
-static int add_models(struct pp_opts *o, const char *v)
+static int add_models(struct pp_opts *o, const char *v, struct strbuf *err)
 {
 	char *copy = xstrdup(v), *save = NULL, *t;
 	int k, i, dup;
 
 	for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if ((k = model_kind_parse(t)) < 0) {
-			pr_error("unknown model '%s': constant, linear, logarithmic, quadratic, "
+			bad(err, "unknown model '%s': constant, linear, logarithmic, quadratic, "
 				 "power or exponential",
 				 t);
 			free(copy);
@@ -86,14 +97,15 @@ static int add_models(struct pp_opts *o, const char *v)
 	return 0;
 }
 
-static int want(const char *key, const char *v, const char *only)
+static int want(const char *key, const char *v, const char *only, struct strbuf *err)
 {
 	if (strcmp(v, only))
-		return pr_error("%s '%s': only '%s' is supported", key, v, only);
+		return bad(err, "%s '%s': only '%s' is supported", key, v, only);
 	return 0;
 }
 
-int pp_opts_set(struct pp_opts *o, const char *key, const char *v)
+int pp_opts_set(struct pp_opts *o, const char *key, const char *v, const char *shown,
+		struct strbuf *err)
 {
 	int ra = o->method == PP_REGRESSION_ANALYSIS, rg = o->method == PP_REGRESSOGRAM,
 	    ma = o->method == PP_MOVING_AVERAGE;
@@ -101,29 +113,27 @@ int pp_opts_set(struct pp_opts *o, const char *key, const char *v)
 	if (!strcmp(key, "x") || !strcmp(key, "per_key")) {
 		o->x = v;
 	} else if (!strcmp(key, "of_key")) {
-		return want(key, v, "amount");
+		return want(shown, v, "amount", err);
 	} else if (ra && (!strcmp(key, "models") || !strcmp(key, "regression_models"))) {
-		return add_models(o, v);
+		return add_models(o, v, err);
 	} else if (ra && !strcmp(key, "method")) {
-		return want(key, v, "full");
+		return want(shown, v, "full", err);
 	} else if (ra && !strcmp(key, "steps")) {
 		return 0; /* steps of Perun's iterative method; "full" fits all */
 	} else if (rg && (!strcmp(key, "bins") || !strcmp(key, "bucket_number"))) {
-		return parse_size(key, v, &o->bins);
+		return parse_size(shown, v, &o->bins, err);
 	} else if (rg && !strcmp(key, "statistic_function")) {
-		return want(key, v, "mean");
+		return want(shown, v, "mean", err);
 	} else if (rg && !strcmp(key, "bucket_method")) {
-		return want(key, v, "auto");
+		return want(shown, v, "auto", err);
 	} else if (ma && (!strcmp(key, "window") || !strcmp(key, "window_width"))) {
-		return parse_size(key, v, &o->window);
+		return parse_size(shown, v, &o->window, err);
 	} else if (ma && (!strcmp(key, "kind") || !strcmp(key, "moving_method"))) {
 		if ((o->ma_kind = ma_kind_parse(v)) < 0)
-			return pr_error("unknown %s '%s': sma, smm or ema", key, v);
+			return bad(err, "unknown %s '%s': sma, smm or ema", shown, v);
 	} else if (ma && !strcmp(key, "decay")) {
-		char *end;
-		o->decay = strtod(v, &end);
-		if (!*v || *end || !(o->decay > 0 && o->decay < 1))
-			return pr_error("decay wants a number in (0, 1), not '%s'", v);
+		if (parse_decimal(v, &o->decay) < 0 || !(o->decay > 0 && o->decay < 1))
+			return bad(err, "%s wants a number in (0, 1), not '%s'", shown, v);
 	} else if (ma && !strcmp(key, "right-aligned")) {
 		o->right_aligned = 1;
 	} else if (ma && !strcmp(key, "center")) {
@@ -132,9 +142,9 @@ int pp_opts_set(struct pp_opts *o, const char *key, const char *v)
 		else if (!strcmp(v, "false") || !strcmp(v, "no"))
 			o->right_aligned = 1;
 		else
-			return pr_error("center wants true or false, not '%s'", v);
+			return bad(err, "%s wants true or false, not '%s'", shown, v);
 	} else {
-		return pr_error("%s takes no option '%s'", method_names[o->method], key);
+		return bad(err, "%s takes no option '%s'", method_names[o->method], shown);
 	}
 	return 0;
 }

@@ -40,9 +40,14 @@ void pp_opts_init(struct pp_opts *o, enum pp_method m);
  * bucket_number, window_width, moving_method, decay, center, method,
  * of_key: amount, steps, statistic_function: mean, bucket_method,
  * min_periods: accepted where perun does the same).  models may repeat or
- * be comma-separated.  value points into storage that outlives o.  0, or
- * -1 after pr_error() naming the option and what it takes.  */
-int pp_opts_set(struct pp_opts *o, const char *key, const char *value);
+ * be comma-separated.  value points into storage that outlives o.  shown:
+ * the option as its user wrote it ("--bins" on the command line, "bins" in
+ * local.yml), for the message.  0, or -1 with err filled: the option and
+ * what it takes, for the caller to say.  */
+struct strbuf;
+
+int pp_opts_set(struct pp_opts *o, const char *key, const char *value, const char *shown,
+		struct strbuf *err);
 
 /* Fits the models of o->method per function of p (into its first
  * snapshot's models) and appends the postprocessor with its params to

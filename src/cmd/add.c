@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strv.h"
 #include "vcs/vcs.h"
 

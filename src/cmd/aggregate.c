@@ -16,10 +16,10 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "store/aggregate-dir.h"
 #include "store/aggregate.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 
 static const char usage[] =
 	"usage: perun aggregate --release REV --shard HOST [--time-box SECONDS] [--dir DIR]\n"

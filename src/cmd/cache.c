@@ -11,12 +11,12 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "collect/session.h"
 #include "trace/cache.h"
 #include "trace/driver.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strbuf.h"
 
 /* The usage text; its synopsis is what a usage error shows.  */

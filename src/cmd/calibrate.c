@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "collect/calibration.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 
 static const char usage[] =
 	"usage: perun calibrate [--runtime R] [--loader L] [--calls N] [--force] [-q]\n"

@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "target/callgraph.h"
 #include "target/target.h"
 #include "trace/cache.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strbuf.h"
 
 static const char usage[] =

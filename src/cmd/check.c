@@ -12,9 +12,9 @@
 
 #include "analysis/check-input.h"
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "report/check-output.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strbuf.h"
 
 static const char usage[] =

@@ -49,7 +49,7 @@ struct popt;
 int history_parse_max(const struct popt *o, const char *v);
 /* --threshold R into the double o->value.  */
 int history_parse_threshold(const struct popt *o, const char *v);
-/* The rows of those options in a table (cmd/parse-options.h) filling *a.  */
+/* The rows of those options in a table (util/parse-options.h) filling *a.  */
 #define OPT_HISTORY_ARGS(a)                                                                        \
 	OPT_CALLBACK('n', NULL, &(a)->max, "N", "the last N first-parent commits (100; 0: all)",   \
 		     history_parse_max),                                                           \

@@ -14,15 +14,6 @@
 #include "trace/driver.h"
 #include "util/log.h"
 
-/* The profile is written: --metrics on stdout, and where it is on stderr
- * unless quiet (ctx: the options), before the warnings about the trace.  */
-static void say_written(const struct collect_result *r, void *ctx)
-{
-	const struct collect_opts *o = ctx;
-
-	collect_output_say_written(r, o->quiet);
-}
-
 int cmd_collect(int argc, char **argv, struct ctx *ctx)
 {
 	(void)ctx;
@@ -38,8 +29,6 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		goto out_opts;
 	}
 	session_init(&s, &o);
-	s.written = say_written;
-	s.written_ctx = &o;
 	driver_install_signals();
 	if (o.quiet)
 		log_level = 0;
@@ -51,6 +40,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 		fwrite(s.script.buf, 1, s.script.len, stdout);
 	else if (o.compile_only && ret == EXIT_OK)
 		collect_say_module(&s);
+	collect_output_say_written(&s.result, o.quiet);
 	collect_output_rescued(&s.result, &sb);
 	fputs(strbuf_str(&sb), stderr);
 	strbuf_release(&sb);

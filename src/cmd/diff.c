@@ -13,10 +13,10 @@
 
 #include "analysis/samples.h"
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/profarg.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strbuf.h"
 
 static const char usage[] =

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "trace/doctor.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 
 /* Most BINARY arguments doctor takes.  */
 #define MAX_BINARIES 16

@@ -8,10 +8,10 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "store/fsck.h"
 #include "store/repo.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 
 static const char usage[] =
 	"usage: perun fsck [--repair]\n\n"

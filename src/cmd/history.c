@@ -12,10 +12,10 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "report/history.h"
 #include "store/repo.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 
 static const char usage[] =
 	"usage: perun history FUNCTION|--all [-n N] [-m REV] [--format text|json]\n"

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "vcs/vcs.h"
 
 int cmd_init(int argc, char **argv, struct ctx *ctx)

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
+#include "util/number.h"
+#include "util/parse-options.h"
 
 void history_args_init(struct history_args *a)
 {
@@ -37,13 +38,10 @@ int history_parse_max(const struct popt *o, const char *v)
 
 int history_parse_threshold(const struct popt *o, const char *v)
 {
-	char *end;
 	double r;
 
-	errno = 0;
-	r = strtod(v, &end);
-	/* inf (and 1e400, which strtod makes inf) would drop every step */
-	if (*end || !*v || errno || !isfinite(r) || !(r >= 0))
+	/* not inf (1e400) either, which would drop every step */
+	if (parse_decimal(v, &r) < 0 || !(r >= 0))
 		return popt_error(o, "--threshold takes a finite ratio >= 0, not '%s'", v);
 	*(double *)o->value = r;
 	return 0;

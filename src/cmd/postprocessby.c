@@ -16,11 +16,11 @@
 
 #include "analysis/postprocess.h"
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/output.h"
 #include "store/profarg.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strbuf.h"
 #include "util/strv.h"
 
@@ -127,9 +127,19 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 		goto usage;
 	}
 	pp_opts_init(&o, (enum pp_method)m);
-	for (i = 0; i < mo.keys.n; i++)
-		if (pp_opts_set(&o, mo.keys.v[i], mo.values.v[i]) < 0)
+	for (i = 0; i < mo.keys.n; i++) {
+		struct strbuf shown = STRBUF_INIT, err = STRBUF_INIT;
+		int r;
+
+		strbuf_addf(&shown, "--%s", mo.keys.v[i]);
+		r = pp_opts_set(&o, mo.keys.v[i], mo.values.v[i], strbuf_str(&shown), &err);
+		if (r < 0)
+			fprintf(stderr, "perun postprocessby: %s\n", strbuf_str(&err));
+		strbuf_release(&shown);
+		strbuf_release(&err);
+		if (r < 0)
 			goto usage;
+	}
 	if (output && output_check(output) < 0)
 		goto out;
 	if (profile_arg_load(spec, &p, &label, minor) < 0)

@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "report/history.h"
 #include "report/site.h"
 #include "store/aggregate-dir.h"
 #include "store/aggregate.h"
 #include "store/repo.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 
 static const char usage[] =
 	"usage: perun report -o DIR [-n N] [-m REV] [--cmd CMD] [--args ARGS]\n"

@@ -16,11 +16,11 @@
 
 #include "analysis/postprocess.h"
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "run/run.h"
 #include "store/repo.h"
 #include "trace/driver.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "vcs/vcs.h"
 
 static const char usage_run[] =

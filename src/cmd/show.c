@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
 #include "report/aggregate-table.h"
@@ -19,6 +18,7 @@
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "vcs/vcs.h"
 
 /* An aggregate report file or release directory: its table or JSON.  */
@@ -75,13 +75,13 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	struct profile p = { NULL };
 	struct strbuf out = STRBUF_INIT, inc = STRBUF_INIT;
 	char minor[41], *pd = NULL;
-	int n, explicit_rev, unborn, ret = EXIT_FAIL, form = 0;
+	int n, explicit_rev, unborn, ret = EXIT_FAIL, form = 0, expand = 0, compact = 0;
 	struct popt opts[] = {
 		OPT_CALLBACK('f', "format", &format, "FMT",
 			     "summary (default), json, folded or flamegraph", parse_format),
-		OPT_SET_INT(0, "expand", &form, PROFILE_PER_CALL,
+		OPT_BOOL(0, "expand", &expand,
 			    "with --format json: one object per call"),
-		OPT_SET_INT(0, "compact", &form, PROFILE_COMPACT,
+		OPT_BOOL(0, "compact", &compact,
 			    "with --format json: columns per function and thread"),
 		OPT_STRING('m', "minor", &rev, "REV",
 			   "the minor version (a commit) whose index it is (default HEAD)"),
@@ -104,6 +104,12 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	explicit_rev = rev != NULL;
 	if (!rev)
 		rev = "HEAD";
+	if (expand && compact) {
+		fprintf(stderr, "perun show: --expand or --compact, not both\n");
+		usage_synopsis(stderr, usage);
+		return EXIT_USAGE;
+	}
+	form = expand ? PROFILE_PER_CALL : compact ? PROFILE_COMPACT : 0;
 	if (form && strcmp(format, "json")) {
 		fprintf(stderr, "perun show: --expand and --compact go with --format json\n");
 		return EXIT_USAGE;

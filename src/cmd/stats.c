@@ -15,11 +15,11 @@
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "store/repo.h"
 #include "store/stats-dir.h"
 #include "store/stats.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "util/strv.h"
 
 static const char usage_text[] =

@@ -14,10 +14,10 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "profile/profile.h"
 #include "store/repo.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 #include "vcs/vcs.h"
 
 static void when(time_t t, char *buf, size_t n)

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/parse-options.h"
 #include "store/repo.h"
 #include "store/sync.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse-options.h"
 
 /* Pushes overtaken by another host before perun push gives up.  */
 #define PUSH_TRIES 20

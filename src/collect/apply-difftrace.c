@@ -119,9 +119,9 @@ int collect_diff_tracing(struct session *s)
 		os->active[OPT_DIFF_TRACING] = 0;
 		os->off_why[OPT_DIFF_TRACING] = "no baseline binary (-oa diff-baseline PATH)";
 		if (!quiet)
-			fprintf(stderr, "perun: optimization diff-tracing switched off: no baseline "
-					"binary; build the baseline version (%s) and give it with -oa "
-					"diff-baseline PATH\n",
+			pr_info("perun: optimization diff-tracing switched off: no baseline binary; "
+				"build the baseline version (%s) and give it with -oa diff-baseline "
+				"PATH",
 				rev);
 		return 0;
 	}
@@ -142,12 +142,12 @@ int collect_diff_tracing(struct session *s)
 	wt = vcs_find_worktree(".");
 	if (!wt || vcs_massage(wt, rev, from) < 0) {
 		if (!quiet)
-			fprintf(stderr, "perun: diff-tracing: no git version %s to diff against; the "
-					"CFGs of every common function are compared instead\n",
+			pr_info("perun: diff-tracing: no git version %s to diff against; the CFGs "
+				"of every common function are compared instead",
 				rev);
 	} else if (difftrace_vcs(&d, wt, from, NULL) < 0 && !quiet) {
-		fprintf(stderr, "perun: diff-tracing: the git diff failed; the CFGs of every "
-				"common function are compared instead\n");
+		pr_info("perun: diff-tracing: the git diff failed; the CFGs of every common "
+			"function are compared instead");
 	}
 	difftrace_compare_cfg(&d, cfg_mode(opt_value(os, "diff-cfg-mode")));
 	difftrace_finish(&d, opt_value_bool(os, "diff-keep-leaf"));
@@ -166,19 +166,20 @@ int collect_diff_tracing(struct session *s)
 			       json_object_new_string(standalone ? "standalone" : "protect"));
 	json_object_object_add(s->diff_j, "probes_removed", json_object_new_int64((int64_t)gone));
 	if (!quiet) {
-		fprintf(stderr,
-			"perun: diff-tracing: %u function%s changed since %s (%u new, %u renamed, "
-			"%u by code, %u by callees); %zu kept",
-			d.nchanged, d.nchanged == 1 ? "" : "s", rev, d.nnew, d.nrenamed, d.ncfg,
-			d.ncallees, s->nprotected);
+		struct strbuf sb = STRBUF_INIT;
 		if (d.nchanged > s->nprotected)
-			fprintf(stderr, " (%zu changed leaves only with -oa diff-keep-leaf true)",
-				(size_t)d.nchanged - s->nprotected);
+			strbuf_addf(&sb, " (%zu changed leaves only with -oa diff-keep-leaf true)",
+				    (size_t)d.nchanged - s->nprotected);
 		if (standalone)
-			fprintf(stderr, "; standalone: %zu of %zu probes left (the kept, main, -f)\n",
-				s->plan.n, before);
+			strbuf_addf(&sb, "; standalone: %zu of %zu probes left (the kept, main, -f)",
+				    s->plan.n, before);
 		else
-			fprintf(stderr, "; the other methods do not drop them\n");
+			strbuf_addstr(&sb, "; the other methods do not drop them");
+		pr_info("perun: diff-tracing: %u function%s changed since %s (%u new, %u renamed, "
+			"%u by code, %u by callees); %zu kept%s",
+			d.nchanged, d.nchanged == 1 ? "" : "s", rev, d.nnew, d.nrenamed, d.ncfg,
+			d.ncallees, s->nprotected, strbuf_str(&sb));
+		strbuf_release(&sb);
 	}
 	collect_wd(&s->wd, "pre-optimize: diff-tracing: %u changed, %zu -> %zu probes", d.nchanged,
 		   before, s->plan.n);

@@ -107,8 +107,7 @@ int collect_reset_optimization_cache(struct session *s)
 				return -1;
 			}
 			if (!s->o->quiet)
-				fprintf(stderr, "perun: removed the cached optimization data in %s\n",
-					dir);
+				pr_info("perun: removed the cached optimization data in %s", dir);
 		}
 		free(dir);
 	}
@@ -441,8 +440,8 @@ static void pre_methods(struct session *s, struct callgraph *cg, const struct st
 	plan_compact(&s->plan, p.gone);
 	json_object_object_add(rec, "probes_after", json_object_new_int64((int64_t)s->plan.n));
 	if (!s->o->quiet)
-		fprintf(stderr, "perun: pre-optimize: %zu of %zu probes left: %s\n", s->plan.n,
-			p.nprobes, said.buf);
+		pr_info("perun: pre-optimize: %zu of %zu probes left: %s", s->plan.n, p.nprobes,
+			said.buf);
 	json_object_put(s->pre_opt);
 	s->pre_opt = rec;
 	strbuf_release(&said);
@@ -602,14 +601,16 @@ static void collect_probing_records(const struct session *s, const struct parse_
 	}
 	json_object_object_add(o, "dynamic_probing", dp);
 	if (ndis && !ms)
-		fprintf(stderr, "perun: dynamic probing disarmed %zu probe%s after %llu "
-				"calls, so their counts are partial: %s\n",
+		log_msg(0, "perun",
+			"dynamic probing disarmed %zu probe%s after %llu calls, so their counts "
+			"are partial: %s",
 			ndis, ndis == 1 ? "" : "s",
 			(unsigned long long)s->sopt.probing_threshold, names.buf);
 	else if (ndis)
-		fprintf(stderr, "perun: dynamic probing disarmed %zu probe%s after bursts of %llu "
-				"calls and re-armed them %llu time%s (first after %u ms, doubling), "
-				"so their counts are partial: %s\n",
+		log_msg(0, "perun",
+			"dynamic probing disarmed %zu probe%s after bursts of %llu calls and "
+			"re-armed them %llu time%s (first after %u ms, doubling), so their counts "
+			"are partial: %s",
 			ndis, ndis == 1 ? "" : "s",
 			(unsigned long long)s->sopt.probing_threshold, (unsigned long long)rearms,
 			rearms == 1 ? "" : "s", ms, names.buf);
@@ -652,8 +653,9 @@ void collect_post_optimize(struct session *s, const struct parser *parser,
 			(void)val;
 			collect_mark_partial(sum, name, "sampled_by", json_object_new_string("timed-sampling"));
 		}
-		fprintf(stderr, "perun: the trace is sampled: timed sampling recorded calls only in "
-				"its gather windows (%u ms on, %u ms off)\n",
+		log_msg(0, "perun",
+			"the trace is sampled: timed sampling recorded calls only in its gather "
+			"windows (%u ms on, %u ms off)",
 			s->sopt.timed_period_ms, s->sopt.timed_period_ms);
 		sampled = 1;
 	}

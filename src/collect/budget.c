@@ -58,9 +58,9 @@ int collect_budget(struct session *s)
 		have = 0;
 	}
 	if (!have && !o->quiet)
-		fprintf(stderr, "perun: --max-overhead: the probe cost of this host is not "
-				"calibrated, so the budget assumes %d ns per recorded call; run "
-				"'perun calibrate' once for a measured one\n",
+		pr_info("perun: --max-overhead: the probe cost of this host is not calibrated, "
+			"so the budget assumes %d ns per recorded call; run 'perun calibrate' "
+			"once for a measured one",
 			BUDGET_DEFAULT_NS);
 	s->sopt.budget_pct = o->max_overhead;
 	/* to 100 ns: the cost is in the script, so in the module cache key, and
@@ -168,13 +168,15 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 	}
 	json_object_object_add(opt, "max_overhead", b);
 	if (ndis)
-		fprintf(stderr, "perun: the overhead budget (%g %%) disarmed %zu probe%s, so their "
-				"counts are partial: %s\n",
+		log_msg(0, "perun",
+			"the overhead budget (%g %%) disarmed %zu probe%s, so their counts are "
+			"partial: %s",
 			s->sopt.budget_pct, ndis, ndis == 1 ? "" : "s", names.buf);
 	if (nafter)
-		fprintf(stderr, "perun: the disarmed probes saw %" PRIu64 " later calls, and each "
-				"still trapped into the kernel (its uprobe stays attached): where that "
-				"is too slow, leave those functions out (--exclude)\n",
+		log_msg(0, "perun",
+			"the disarmed probes saw %" PRIu64 " later calls, and each still trapped "
+			"into the kernel (its uprobe stays attached): where that is too slow, "
+			"leave those functions out (--exclude)",
 			nafter);
 	strbuf_release(&names);
 	free(calls);

@@ -271,8 +271,7 @@ int calibration_get(enum runtime rt, const char *loader, int mode, int quiet,
 	r = calibrate_cached((int)rt, loader ? loader : "perun", quiet, c);
 	if (r == 0 && mode > 0) {
 		if (!quiet)
-			fprintf(stderr, "perun: measuring the probe cost (once per runtime and "
-					"kernel)\n");
+			pr_info("perun: measuring the probe cost (once per runtime and kernel)");
 		r = calibration_obtain(rt, loader, CALIBRATION_CALLS, 1, c, &path);
 		if (r == 1 && !quiet)
 			calibration_say(c, path);
@@ -283,10 +282,11 @@ int calibration_get(enum runtime rt, const char *loader, int mode, int quiet,
 
 void calibration_say(const struct calibration *c, const char *path)
 {
-	fprintf(stderr,
-		"perun: probe cost (%s runtime%s%s, kernel %s): %.0f ns recorded per empty call, "
-		"%.0f ns per recorded call in all (an untraced call: %.1f ns); a probe stepped out "
-		"of line (a function not beginning with a push): %.0f ns; %s\n",
+	log_msg(0, PR_FMT,
+		"probe cost (%s runtime%s%s, kernel %s): %.0f ns recorded per empty call, %.0f ns "
+		"per recorded call in all (an untraced call: %.1f ns); a probe stepped out of line "
+		"(a function not beginning with a push): %.0f ns; %s",
 		c->runtime, !strcmp(c->loader, "stapbpf") ? " through " : "",
-		!strcmp(c->loader, "stapbpf") ? "stapbpf" : "", c->kernel, c->probe_ns, c->pair_ns, c->untraced_ns, c->stepped_ns, path);
+		!strcmp(c->loader, "stapbpf") ? "stapbpf" : "", c->kernel, c->probe_ns, c->pair_ns,
+		c->untraced_ns, c->stepped_ns, path);
 }

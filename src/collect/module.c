@@ -51,10 +51,10 @@ static int kernel_compile_args(struct session *s, struct strv *argv)
 		ver = kruntime_stap_version(s->stap);
 		if (kruntime_has_patches(ver) && !s->o->quiet) {
 			cmd = kruntime_prepare_command();
-			fprintf(stderr,
-				"perun: warning: stap %s's stock kernel runtime cannot build modules "
-				"for current 6.1.y kernels and loses per-event output at high rates: "
-				"run '%s' once (as root)\n",
+			log_msg(0, "perun: warning",
+				"stap %s's stock kernel runtime cannot build modules for current "
+				"6.1.y kernels and loses per-event output at high rates: run '%s' "
+				"once (as root)",
 				ver, cmd);
 			free(cmd);
 		}

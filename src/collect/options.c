@@ -7,7 +7,6 @@
 #define PR_FMT "perun collect"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,6 +18,8 @@
 #include "trace/runtime.h"
 #include "trace/strategy.h"
 #include "util/log.h"
+#include "util/number.h"
+#include "util/parse-options.h"
 
 void collect_opts_init(struct collect_opts *o)
 {
@@ -40,14 +41,6 @@ void collect_opts_release(struct collect_opts *o)
 	opt_selection_release(&o->opt);
 }
 
-enum {
-	OPT_WITH_USDT = 256, OPT_NO_USDT, OPT_RUNTIME, OPT_INCLUDE, OPT_EXCLUDE, OPT_AGGREGATE,
-	OPT_METRICS, OPT_VERBOSE_TRACE, OPT_CACHE_OFF, OPT_SCRIPT_ONLY, OPT_TRANSPORT,
-	OPT_LOADER, OPT_FOLLOW, OPT_MIN_DURATION, OPT_BUFFER_SIZE, OPT_STRICT, OPT_COMPILE_ONLY, OPT_ENTRY_ONLY, OPT_CALIBRATE,
-	OPT_NO_CALIBRATE, OPT_PER_CALL, OPT_OPT_PIPELINE, OPT_OPT_ON, OPT_OPT_OFF, OPT_OPT_ARGS, OPT_OPT_CACHE_OFF,
-	OPT_OPT_RESET_CACHE, OPT_ONE_MODULE, OPT_MAX_OVERHEAD,
-};
-
 int collect_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -56,31 +49,8 @@ int collect_usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'perun collect --help'\n");
+	fprintf(stderr, "\n%s", COLLECT_SYNOPSIS);
 	return EXIT_USAGE;
-}
-
-/* -vt and -sc are Perun's two-letter short options; getopt wants them long.  */
-static void rewrite_two_letter(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-vt"))
-			argv[i] = (char *)"--verbose-trace";
-		else if (!strcmp(argv[i], "-sc"))
-			argv[i] = (char *)"--stap-cache-off";
-		else if (!strcmp(argv[i], "-op"))
-			argv[i] = (char *)"--optimization-pipeline";
-		else if (!strcmp(argv[i], "-on"))
-			argv[i] = (char *)"--optimization-on";
-		else if (!strcmp(argv[i], "-off"))
-			argv[i] = (char *)"--optimization-off";
-		else if (!strcmp(argv[i], "-oa"))
-			argv[i] = (char *)"--optimization-args";
-		else if (!strcmp(argv[i], "--"))
-			break;
-	}
 }
 
 /* Largest sampling period: the generated BPF compares against a 32-bit immediate.  */
@@ -156,235 +126,353 @@ static int parse_duration_ns(const char *s, uint64_t *ns)
 		const char *unit;
 		double scale;
 	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
-	char *end;
-	double v;
-	size_t i;
+	size_t i, n = strlen(s);
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v > 0) || *s == '-')
-		return -1;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			if (v * units[i].scale > 1e18)
-				return -1;
-			*ns = (uint64_t)(v * units[i].scale + 0.5);
-			return *ns ? 0 : -1;
-		}
+		size_t u = strlen(units[i].unit);
+		char num[64];
+		double v;
+
+		if (n <= u || n - u >= sizeof(num) || strcmp(s + n - u, units[i].unit))
+			continue;
+		memcpy(num, s, n - u);
+		num[n - u] = '\0';
+		/* the number before the unit as typed: no sign, space or hex */
+		if (num[0] == '-' || parse_decimal(num, &v) < 0 || !(v > 0) ||
+		    v * units[i].scale > 1e18)
+			return -1;
+		*ns = (uint64_t)(v * units[i].scale + 0.5);
+		return *ns ? 0 : -1;
 	}
 	return -1;
 }
 
+/* --- the trace level's options: one callback per option that checks its value --- */
+
+static int engine_cb(const struct popt *p, const char *v)
+{
+	*(const char **)p->value = v;
+	if (!strcmp(v, "ebpf"))
+		return popt_error(p, "the ebpf engine is SystemTap's BPF runtime here: "
+				     "use '-e stap --runtime bpf'");
+	if (strcmp(v, "stap"))
+		return popt_error(p, "unknown engine '%s': use stap", v);
+	return 0;
+}
+
+static int strategy_cb(const struct popt *p, const char *v)
+{
+	if (!strategy_valid(v))
+		return popt_error(p, "unknown strategy '%s': use userspace, all, u_sampled, "
+				     "a_sampled or custom",
+				  v);
+	*(const char **)p->value = v;
+	return 0;
+}
+
+/* -f, -u, -d: a rule, into the list p->value.  */
+static int rule_cb(const struct popt *p, const char *v)
+{
+	if (check_rule_sampling(v) < 0)
+		return popt_error(p, "-%c %s: the sampling after the last '#' is an integer from 1 "
+				     "to %d",
+				  p->short_name, v, SAMPLING_MAX);
+	if (p->short_name == 'd' && check_dyn_line(v) < 0)
+		return popt_error(p, "-d %s: the line after the last ':' is an integer from 1 "
+				     "to %d",
+				  v, INT_MAX);
+	strv_push(p->value, v);
+	return 0;
+}
+
+static int global_sampling_cb(const struct popt *p, const char *v)
+{
+	if (parse_sampling(v, p->value) < 0)
+		return popt_error(p, "-g wants an integer from 1 to %d, not '%s'", SAMPLING_MAX, v);
+	return 0;
+}
+
+static int timeout_cb(const struct popt *p, const char *v)
+{
+	double *t = p->value;
+
+	if (parse_decimal(v, t) < 0 || *t <= 0 || *t > TIMEOUT_MAX)
+		return popt_error(p, "-t wants a number of seconds above 0 and at most %d, "
+				     "not '%s'",
+				  TIMEOUT_MAX, v);
+	return 0;
+}
+
+static int output_handling_cb(const struct popt *p, const char *v)
+{
+	if (strcmp(v, "default") && strcmp(v, "capture") && strcmp(v, "suppress"))
+		return popt_error(p, "-o/--output-handling is default, capture or suppress, not "
+				     "'%s'; to write the profile to '%s', put -o before 'trace': "
+				     "perun collect -o %s -c CMD trace ...",
+				  v, v, v);
+	*(const char **)p->value = v;
+	return 0;
+}
+
+/* -i: what a diagnosis wants, all at once.  */
+static int diagnostics_cb(const struct popt *p, const char *v)
+{
+	struct collect_opts *o = p->value;
+
+	o->diagnostics = o->watchdog = o->verbose_trace = o->zip_temps = 1;
+	o->output_handling = "capture";
+	return 0;
+}
+
+static int runtime_cb(const struct popt *p, const char *v)
+{
+	if (runtime_parse(v, p->value) < 0)
+		return popt_error(p, "--runtime is auto, kernel or bpf, not '%s'", v);
+	return 0;
+}
+
+static int loader_cb(const struct popt *p, const char *v)
+{
+	if (strcmp(v, "auto") && strcmp(v, "perun") && strcmp(v, "stapbpf"))
+		return popt_error(p, "--loader is auto, perun or stapbpf, not '%s'", v);
+	*(const char **)p->value = v;
+	return 0;
+}
+
+static int transport_cb(const struct popt *p, const char *v)
+{
+	if (strcmp(v, "record") && strcmp(v, "print"))
+		return popt_error(p, "--transport is record or print, not '%s'", v);
+	*(const char **)p->value = v;
+	return 0;
+}
+
+static int buffer_size_cb(const struct popt *p, const char *v)
+{
+	uint64_t n;
+
+	if (parse_count(v, MAX_BUFFER_SIZE, &n) < 0 || n == 0)
+		return popt_error(p, "--buffer-size wants a number of events from 1 to %d, "
+				     "not '%s'",
+				  MAX_BUFFER_SIZE, v);
+	*(size_t *)p->value = (size_t)n;
+	return 0;
+}
+
+static int max_overhead_cb(const struct popt *p, const char *v)
+{
+	double *pct = p->value;
+	char num[64];
+	size_t n = strlen(v);
+
+	if (n && v[n - 1] == '%')
+		n--;	/* "5%" as well as "5" */
+	if (n >= sizeof(num))
+		n = 0;
+	memcpy(num, v, n);
+	num[n] = '\0';
+	if (parse_decimal(num, pct) < 0 || *pct <= 0 || *pct > 10000)
+		return popt_error(p, "--max-overhead wants a percentage above 0 and at most 10000, "
+				     "not '%s'",
+				  v);
+	return 0;
+}
+
+static int kernel_release_cb(const struct popt *p, const char *v)
+{
+	if (!*v || strchr(v, '/') || strchr(v, ' '))
+		return popt_error(p, "-r wants a kernel release like 6.1.0-56-amd64, not '%s'", v);
+	*(const char **)p->value = v;
+	return 0;
+}
+
+static int min_duration_cb(const struct popt *p, const char *v)
+{
+	if (parse_duration_ns(v, p->value) < 0)
+		return popt_error(p, "--min-duration wants a time like 10us, 2ms or 500ns, "
+				     "not '%s'",
+				  v);
+	return 0;
+}
+
+static int pipeline_cb(const struct popt *p, const char *v)
+{
+	if (!opt_pipeline_valid(v))
+		return popt_error(p, "-op is basic, advanced or full, not '%s'", v);
+	((struct opt_selection *)p->value)->pipeline = v;
+	return 0;
+}
+
+/* -on and -off: said by opt_toggle when refused.  */
+static int method_on_cb(const struct popt *p, const char *v)
+{
+	return opt_toggle(p->value, v, 1) < 0 ? -1 : 0;
+}
+
+static int method_off_cb(const struct popt *p, const char *v)
+{
+	return opt_toggle(p->value, v, 0) < 0 ? -1 : 0;
+}
+
+/* -oa NAME VALUE: the VALUE is the word after NAME.  */
+static int method_arg_cb(const struct popt *p, const char *name, int argc, char **argv)
+{
+	if (!argc)
+		return popt_error(p, "-oa %s: give its value too (-oa NAME VALUE)", name);
+	return opt_set(p->value, name, argv[0]) < 0 ? -1 : 1;
+}
+
+struct popt *collect_trace_options(struct collect_opts *o, int *help)
+{
+	struct popt t[] = {
+		OPT_GROUP("trace options (thesis Table A.1, and perun's own):"),
+		OPT_CALLBACK('e', "engine", &o->engine, "stap",
+			     "the collection engine (only stap; see --runtime)", engine_cb),
+		OPT_CALLBACK('s', "strategy", &o->strategy, "S",
+			     "userspace | all | u_sampled | a_sampled | custom", strategy_cb),
+		OPT_CALLBACK('f', "func", &o->funcs, "[lib#]name[#sampling]",
+			     "probe a function (repeatable)", rule_cb),
+		OPT_CALLBACK('u', "usdt", &o->usdts, "[lib#]name[#sampling]",
+			     "probe a USDT probe (repeatable)", rule_cb),
+		OPT_CALLBACK('d', "dynamic", &o->dyns, "[lib#]file:line[#sampling]",
+			     "probe a source line (repeatable)", rule_cb),
+		OPT_CALLBACK('g', "global-sampling", &o->global_sampling, "N",
+			     "record one call in N unless a rule says otherwise",
+			     global_sampling_cb),
+		OPT_SET_INT(0, "with-usdt", &o->with_usdt, 1,
+			    "also probe the target's USDT probes (the default)"),
+		OPT_SET_INT(0, "no-usdt", &o->with_usdt, 0, "not its USDT probes"),
+		OPT_STRING('b', "binary", &o->binary, "PATH",
+			   "the binary to probe (default: the command)"),
+		OPT_CALLBACK('t', "timeout", &o->timeout, "SECONDS",
+			     "terminate the command after SECONDS (with --pid:\n"
+			     "detach after SECONDS)",
+			     timeout_cb),
+		OPT_BOOL('z', "zip-temps", &o->zip_temps,
+			 "keep gzipped temp files in the log directory"),
+		OPT_BOOL('k', "keep-temps", &o->keep_temps, "do not delete the temp files"),
+		OPT_BOOL(0, "verbose-trace", &o->verbose_trace,
+			 "keep the raw stream beside the profile (FILE.raw)"),
+		OPT_ALIAS("vt", "verbose-trace"),
+		OPT_BOOL('q', "quiet", &o->quiet, "fewer messages"),
+		OPT_BOOL('w', "watchdog", &o->watchdog,
+			 "log every step of the collection to the temp dir"),
+		OPT_CALLBACK('o', "output-handling", &o->output_handling, "M",
+			     "default | capture | suppress the command's output",
+			     output_handling_cb),
+		OPT_CALLBACK('i', "diagnostics", o, NULL,
+			     "watchdog, verbose trace, capture and zip temps", diagnostics_cb),
+		OPT_BOOL(0, "stap-cache-off", &o->cache_off,
+			 "compile afresh and do not use the module cache"),
+		OPT_ALIAS("sc", "stap-cache-off"),
+		OPT_CALLBACK(0, "runtime", &o->runtime, "R",
+			     "auto | kernel | bpf (auto: kernel when a build tree\n"
+			     "for the running kernel exists, else bpf)",
+			     runtime_cb),
+		OPT_CALLBACK(0, "loader", &o->loader, "L",
+			     "the bpf runtime's loader: auto (perun's own, with\n"
+			     "uprobe_multi links bound to the traced process and a\n"
+			     "ring buffer drained while it runs, where the kernel\n"
+			     "and the trace allow; else stapbpf) | perun | stapbpf",
+			     loader_cb),
+		OPT_STRING(0, "include", &o->include, "REGEX",
+			   "probe only functions whose name matches (PCRE2)"),
+		OPT_STRING(0, "exclude", &o->exclude, "REGEX",
+			   "never probe functions whose name matches"),
+		OPT_BOOL(0, "aggregate", &o->aggregate,
+			 "per-function summaries instead of one record per call"),
+		OPT_BOOL(0, "per-call", &o->per_call,
+			 "one object per call, not columns (perun show --expand)"),
+		OPT_BOOL(0, "entry-only", &o->entry_only,
+			 "entry probes only: call counts, no durations (for\n"
+			 "programs that throw C++ exceptions or longjmp)"),
+		OPT_BOOL(0, "metrics", &o->metrics,
+			 "print and record PL, PLR, RDV, PS, CPT, PRT, PT"),
+		OPT_BOOL(0, "script-only", &o->script_only,
+			 "print the generated SystemTap script and stop"),
+		OPT_BOOL(0, "one-module", &o->one_module,
+			 "one module per binary probing every function, the\n"
+			 "selection filled in at start: another -f set or\n"
+			 "optimization runs without stap"),
+		OPT_CALLBACK(0, "transport", &o->transport, "T",
+			     "record (keep events in a map, write them at the end;\n"
+			     "the default) or print (one printf per event)",
+			     transport_cb),
+		OPT_CALLBACK(0, "buffer-size", &o->buffer_size, "N",
+			     "events the recorder keeps (default 1000000, about\n"
+			     "70 bytes of kernel memory each); the rest is counted\n"
+			     "as lost, per function",
+			     buffer_size_cb),
+		OPT_BOOL(0, "strict", &o->strict, "any lost event makes the collect fail (exit 1)"),
+		OPT_CALLBACK(0, "max-overhead", &o->max_overhead, "PCT",
+			     "disarm the hottest probes while the recorded calls\n"
+			     "slow the run by more than PCT % (calibrated cost)",
+			     max_overhead_cb),
+		OPT_CALLBACK(0, "min-duration", &o->min_duration_ns, "TIME",
+			     "keep only calls of TIME or longer (10us, 2ms); the\n"
+			     "faster ones are counted per function",
+			     min_duration_cb),
+		/* listed with collect's options, taken here too */
+		OPT_BOOL(0, "follow", &o->follow, NULL),
+		OPT_BOOL(0, "compile-only", &o->compile_only,
+			 "build the module into the cache and stop"),
+		OPT_CALLBACK('r', "kernel-release", &o->kernel_release, "R",
+			     "build the kernel module for release R (a build host\n"
+			     "serving hosts that run R; implies --runtime kernel)",
+			     kernel_release_cb),
+		OPT_SET_INT(0, "calibrate", &o->calibrate, 1,
+			    "calibrated amounts in the summaries: measure the\n"
+			    "probe cost first when none is cached (default: use\n"
+			    "the one 'perun calibrate' cached, if any)"),
+		OPT_SET_INT(0, "no-calibrate", &o->calibrate, 0, "no calibrated amounts"),
+		OPT_GROUP("optimization options (thesis Table A.2):"),
+		OPT_CALLBACK(0, "optimization-pipeline", &o->opt, "P", "basic | advanced | full",
+			     pipeline_cb),
+		OPT_ALIAS("op", "optimization-pipeline"),
+		OPT_CALLBACK(0, "optimization-on", &o->opt, "NAME",
+			     "switch a method on: diff-tracing, cg-shaping,\n"
+			     "baseline-static, baseline-dynamic, dynamic-sampling,\n"
+			     "timed-sampling, dynamic-probing; one whose requirement\n"
+			     "(a call graph, stats of an earlier collect, git\n"
+			     "history) is missing here switches itself off with a\n"
+			     "notice",
+			     method_on_cb),
+		OPT_ALIAS("on", "optimization-on"),
+		OPT_CALLBACK(0, "optimization-off", &o->opt, "NAME", "switch a method off",
+			     method_off_cb),
+		OPT_ALIAS("off", "optimization-off"),
+		OPT_CALLBACK_MORE(0, "optimization-args", &o->opt, "NAME VALUE",
+				  "a method's parameter (Table A.4), e.g.\n"
+				  "-oa probing-threshold 1000, -oa timed-sample-freq 10",
+				  method_arg_cb),
+		OPT_ALIAS("oa", "optimization-args"),
+		OPT_BOOL(0, "optimization-cache-off", &o->opt.cache_off,
+			 "ignore cached optimization data"),
+		OPT_BOOL(0, "optimization-reset-cache", &o->opt.reset_cache,
+			 "remove the cached optimization data first"),
+		/* perun collect prints the help, with its own options */
+		OPT_BOOL('h', "help", help, NULL),
+		OPT_END(),
+	};
+	struct popt *copy = xmalloc(sizeof(t));
+
+	memcpy(copy, t, sizeof(t));
+	return copy;
+}
+
 int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "engine", required_argument, NULL, 'e' },
-		{ "strategy", required_argument, NULL, 's' },
-		{ "func", required_argument, NULL, 'f' },
-		{ "usdt", required_argument, NULL, 'u' },
-		{ "dynamic", required_argument, NULL, 'd' },
-		{ "global-sampling", required_argument, NULL, 'g' },
-		{ "with-usdt", no_argument, NULL, OPT_WITH_USDT },
-		{ "no-usdt", no_argument, NULL, OPT_NO_USDT },
-		{ "binary", required_argument, NULL, 'b' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "zip-temps", no_argument, NULL, 'z' },
-		{ "keep-temps", no_argument, NULL, 'k' },
-		{ "verbose-trace", no_argument, NULL, OPT_VERBOSE_TRACE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "watchdog", no_argument, NULL, 'w' },
-		{ "output-handling", required_argument, NULL, 'o' },
-		{ "diagnostics", no_argument, NULL, 'i' },
-		{ "stap-cache-off", no_argument, NULL, OPT_CACHE_OFF },
-		{ "runtime", required_argument, NULL, OPT_RUNTIME },
-		{ "include", required_argument, NULL, OPT_INCLUDE },
-		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
-		{ "one-module", no_argument, NULL, OPT_ONE_MODULE },
-		{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
-		{ "per-call", no_argument, NULL, OPT_PER_CALL },
-		{ "metrics", no_argument, NULL, OPT_METRICS },
-		{ "script-only", no_argument, NULL, OPT_SCRIPT_ONLY },
-		{ "entry-only", no_argument, NULL, OPT_ENTRY_ONLY },
-		{ "transport", required_argument, NULL, OPT_TRANSPORT },
-		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "compile-only", no_argument, NULL, OPT_COMPILE_ONLY },
-		{ "kernel-release", required_argument, NULL, 'r' },
-		{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
-		{ "loader", required_argument, NULL, OPT_LOADER },
-		{ "follow", no_argument, NULL, OPT_FOLLOW },
-		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
-		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
-		{ "optimization-pipeline", required_argument, NULL, OPT_OPT_PIPELINE },
-		{ "optimization-on", required_argument, NULL, OPT_OPT_ON },
-		{ "optimization-off", required_argument, NULL, OPT_OPT_OFF },
-		{ "optimization-args", required_argument, NULL, OPT_OPT_ARGS },
-		{ "optimization-cache-off", no_argument, NULL, OPT_OPT_CACHE_OFF },
-		{ "optimization-reset-cache", no_argument, NULL, OPT_OPT_RESET_CACHE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	char *end;
+	int help = 0, n;
+	struct popt *opts = collect_trace_options(o, &help);
 
-	rewrite_two_letter(argc, argv);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:s:f:u:d:g:b:t:zkqwo:ihr:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			o->engine = optarg;
-			if (!strcmp(optarg, "ebpf"))
-				return collect_usage_error("the ebpf engine is SystemTap's BPF runtime here: "
-						   "use '-e stap --runtime bpf'");
-			if (strcmp(optarg, "stap"))
-				return collect_usage_error("unknown engine '%s': use stap", optarg);
-			break;
-		case 's':
-			if (!strategy_valid(optarg))
-				return collect_usage_error("unknown strategy '%s': use userspace, all, "
-						   "u_sampled, a_sampled or custom",
-						   optarg);
-			o->strategy = optarg;
-			break;
-		case 'f':
-		case 'u':
-		case 'd':
-			if (check_rule_sampling(optarg) < 0)
-				return collect_usage_error("-%c %s: the sampling after the last '#' is an "
-						   "integer from 1 to %d",
-						   c, optarg, SAMPLING_MAX);
-			if (c == 'd' && check_dyn_line(optarg) < 0)
-				return collect_usage_error("-d %s: the line after the last ':' is an integer "
-						   "from 1 to %d",
-						   optarg, INT_MAX);
-			strv_push(c == 'f' ? &o->funcs : c == 'u' ? &o->usdts : &o->dyns, optarg);
-			break;
-		case 'g':
-			if (parse_sampling(optarg, &o->global_sampling) < 0)
-				return collect_usage_error("-g wants an integer from 1 to %d, not '%s'",
-						   SAMPLING_MAX, optarg);
-			break;
-		case OPT_WITH_USDT: o->with_usdt = 1; break;
-		case OPT_NO_USDT: o->with_usdt = 0; break;
-		case 'b': o->binary = optarg; break;
-		case 't':
-			errno = 0;
-			o->timeout = strtod(optarg, &end);
-			if (*end || !*optarg || errno || !isfinite(o->timeout) || o->timeout <= 0 ||
-			    o->timeout > TIMEOUT_MAX)
-				return collect_usage_error("-t wants a number of seconds above 0 and at most "
-						   "%d, not '%s'",
-						   TIMEOUT_MAX, optarg);
-			break;
-		case 'z': o->zip_temps = 1; break;
-		case 'k': o->keep_temps = 1; break;
-		case OPT_VERBOSE_TRACE: o->verbose_trace = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'w': o->watchdog = 1; break;
-		case 'o':
-			if (strcmp(optarg, "default") && strcmp(optarg, "capture") &&
-			    strcmp(optarg, "suppress"))
-				return collect_usage_error("-o/--output-handling is default, capture or "
-						   "suppress, not '%s'; to write the profile to '%s', "
-						   "put -o before 'trace': perun collect -o %s -c CMD "
-						   "trace ...",
-						   optarg, optarg, optarg);
-			o->output_handling = optarg;
-			break;
-		case 'i':
-			o->diagnostics = o->watchdog = o->verbose_trace = o->zip_temps = 1;
-			o->output_handling = "capture";
-			break;
-		case OPT_CACHE_OFF: o->cache_off = 1; break;
-		case OPT_RUNTIME:
-			if (runtime_parse(optarg, &o->runtime) < 0)
-				return collect_usage_error("--runtime is auto, kernel or bpf, not '%s'", optarg);
-			break;
-		case OPT_INCLUDE: o->include = optarg; break;
-		case OPT_EXCLUDE: o->exclude = optarg; break;
-		case OPT_AGGREGATE: o->aggregate = 1; break;
-		case OPT_ONE_MODULE: o->one_module = 1; break;
-		case OPT_MAX_OVERHEAD:
-			errno = 0;
-			o->max_overhead = strtod(optarg, &end);
-			if (*end == '%')
-				end++;
-			if (*end || !*optarg || errno || !isfinite(o->max_overhead) ||
-			    o->max_overhead <= 0 || o->max_overhead > 10000)
-				return collect_usage_error("--max-overhead wants a percentage above 0 and at "
-						   "most 10000, not '%s'",
-						   optarg);
-			break;
-		case OPT_PER_CALL: o->per_call = 1; break;	/* the object-per-call form */
-		case OPT_METRICS: o->metrics = 1; break;
-		case OPT_SCRIPT_ONLY: o->script_only = 1; break;
-		case OPT_ENTRY_ONLY: o->entry_only = 1; break;
-		case OPT_TRANSPORT:
-			if (strcmp(optarg, "record") && strcmp(optarg, "print"))
-				return collect_usage_error("--transport is record or print, not '%s'", optarg);
-			o->transport = optarg;
-			break;
-		case OPT_BUFFER_SIZE: {
-			unsigned long long v;
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' || v == 0 ||
-			    v > MAX_BUFFER_SIZE)
-				return collect_usage_error("--buffer-size wants a number of events from 1 to "
-						   "%d, not '%s'",
-						   MAX_BUFFER_SIZE, optarg);
-			o->buffer_size = (size_t)v;
-			break;
-		}
-		case OPT_STRICT: o->strict = 1; break;
-		case OPT_COMPILE_ONLY: o->compile_only = 1; break;
-		case 'r':
-			if (!*optarg || strchr(optarg, '/') || strchr(optarg, ' '))
-				return collect_usage_error("-r wants a kernel release like 6.1.0-56-amd64, "
-						   "not '%s'",
-						   optarg);
-			o->kernel_release = optarg;
-			break;
-		case OPT_CALIBRATE: o->calibrate = 1; break;
-		case OPT_FOLLOW: o->follow = 1; break;
-		case OPT_MIN_DURATION:
-			if (parse_duration_ns(optarg, &o->min_duration_ns) < 0)
-				return collect_usage_error("--min-duration wants a time like 10us, 2ms or 500ns, "
-						   "not '%s'", optarg);
-			break;
-		case OPT_LOADER:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perun") && strcmp(optarg, "stapbpf"))
-				return collect_usage_error("--loader is auto, perun or stapbpf, not '%s'", optarg);
-			o->loader = optarg;
-			break;
-		case OPT_NO_CALIBRATE: o->calibrate = 0; break;
-		case OPT_OPT_PIPELINE:
-			if (!opt_pipeline_valid(optarg))
-				return collect_usage_error("-op is basic, advanced or full, not '%s'", optarg);
-			o->opt.pipeline = optarg;
-			break;
-		case OPT_OPT_ON:
-		case OPT_OPT_OFF:
-			if (opt_toggle(&o->opt, optarg, c == OPT_OPT_ON) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_OPT_ARGS:
-			/* two arguments: NAME VALUE */
-			if (optind >= argc)
-				return collect_usage_error("-oa %s: give its value too (-oa NAME VALUE)", optarg);
-			if (opt_set(&o->opt, optarg, argv[optind]) < 0)
-				return EXIT_USAGE;
-			optind++;
-			break;
-		case OPT_OPT_CACHE_OFF: o->opt.cache_off = 1; break;
-		case OPT_OPT_RESET_CACHE: o->opt.reset_cache = 1; break;
-		case 'h': return 1;
-		default: return collect_usage_error("%s", "bad trace option");
-		}
-	}
-	if (optind < argc)
-		return collect_usage_error("unexpected argument '%s' after the trace options", argv[optind]);
+	n = parse_options(argc, argv, "collect", COLLECT_SYNOPSIS, opts);
+	free(opts);
+	if (n < 0)
+		return EXIT_USAGE;
+	if (help)
+		return 1;
+	if (n > 0)
+		return collect_usage_error("unexpected argument '%s' after the trace options", argv[0]);
 	if (o->compile_only && o->cache_off)
 		return collect_usage_error("%s", "--compile-only fills the module cache: not with -sc");
 	if (o->kernel_release) {
@@ -394,4 +482,3 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 	}
 	return 0;
 }
-

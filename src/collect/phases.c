@@ -60,7 +60,7 @@ void session_release(struct session *s)
 		if (s->wd.f)
 			fclose(s->wd.f);
 		if (o->keep_temps)
-			fprintf(stderr, "perun: temp files kept in %s\n", s->tmpdir);
+			log_msg(0, "perun", "temp files kept in %s", s->tmpdir);
 		else
 			fs_remove_tree(s->tmpdir);
 		free(s->tmpdir);
@@ -94,6 +94,7 @@ void session_release(struct session *s)
 	kruntime_release(&s->kr);
 	free(s->cache_dir);
 	free(s->result.output);
+	strv_clear(&s->result.notes);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -110,8 +111,8 @@ static int choose_runtime(struct session *s)
 		 * it); a missing build tree has a fix worth repeating */
 		int tell = !kernel_ok && access("/proc/modules", F_OK) == 0;
 		if (!s->o->quiet && !s->o->script_only)
-			fprintf(stderr, "perun: runtime %s%s%s\n", runtime_name(s->runtime),
-				tell ? ": " : "", tell ? why : "");
+			pr_info("perun: runtime %s%s%s", runtime_name(s->runtime), tell ? ": " : "",
+				tell ? why : "");
 	} else if (s->runtime == RUNTIME_KERNEL && !s->o->script_only && !s->o->compile_only &&
 		   !kruntime_can_load(&why)) {
 		/* a build tree is needed only to compile: a cached module runs without */

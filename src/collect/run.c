@@ -52,16 +52,16 @@ static struct json_object *report_attached(struct session *s, const char *path,
 	nfail = plan_attach_failures(&s->plan, att, s->uprobes != NULL, &lines);
 	/* an attach said it when the probes were armed */
 	if ((!s->o->quiet && s->o->pid <= 0) || *attached < planned)
-		fprintf(stderr, "perun: attached %zu of %zu probes%s\n", *attached, planned,
+		log_msg(0, "perun", "attached %zu of %zu probes%s", *attached, planned,
 			nfail ? "; not attached:" : "");
 	for (i = 0; i < nfail; i++) {
 		if (i < MAX_FAILED_SHOWN)
-			fprintf(stderr, "perun:   %s\n", lines[i]);
+			log_msg(0, "perun", "  %s", lines[i]);
 		json_object_array_add(fl, json_object_new_string(lines[i]));
 		free(lines[i]);
 	}
 	if (nfail > MAX_FAILED_SHOWN)
-		fprintf(stderr, "perun:   ... and %zu more (collector_info.probes.failed)\n",
+		log_msg(0, "perun", "  ... and %zu more (collector_info.probes.failed)",
 			nfail - MAX_FAILED_SHOWN);
 	free(lines);
 	free(att);
@@ -427,8 +427,8 @@ int collect_run(struct session *s)
 	 * detach: seconds, see collect_kernel_detach_estimate) */
 	if (!o->quiet && !s->uprobes && s->runtime == RUNTIME_BPF &&
 	    plan_probe_points(&s->plan) > 200)
-		fprintf(stderr, "perun: detaching %zu probes takes the kernel about %.0f s after "
-				"the command ends (Ctrl-C twice to skip it)\n",
+		pr_info("perun: detaching %zu probes takes the kernel about %.0f s after the "
+			"command ends (Ctrl-C twice to skip it)",
 			plan_probe_points(&s->plan), 0.06 * (double)plan_probe_points(&s->plan));
 	spec.output_mode = o->output_handling;
 	if (!strcmp(o->output_handling, "capture")) {
@@ -436,11 +436,11 @@ int collect_run(struct session *s)
 		spec.capture_path = capture;
 	}
 	if (!o->quiet && s->uprobes)
-		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (perun's loader: "
-				"uprobe_multi links, a ring buffer; no module)\n",
+		pr_info("perun: tracing %zu probes with the %s runtime (perun's loader: "
+			"uprobe_multi links, a ring buffer; no module)",
 			plan_probe_points(&s->plan), runtime_name(s->runtime));
 	else if (!o->quiet)
-		fprintf(stderr, "perun: tracing %zu probes with the %s runtime (module cache: %s)\n",
+		pr_info("perun: tracing %zu probes with the %s runtime (module cache: %s)",
 			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
 	collect_wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
 	s->t_collect0 = collect_now();

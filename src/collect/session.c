@@ -121,7 +121,7 @@ void collect_stap_line(void *ctx, const char *line)
 	/* perun's own loader speaks to the user directly */
 	if (!strncmp(line, "perun: ", 7)) {
 		if (!l->quiet)
-			fprintf(stderr, "%s\n", line);
+			pr_info("%s", line);
 		return;
 	}
 	if (!strncmp(line, "Pass ", 5) && line[5] >= '1' && line[5] <= '5') {
@@ -159,7 +159,7 @@ void collect_stap_line(void *ctx, const char *line)
 		return;
 	}
 	if (!l->quiet && (strstr(line, "WARNING") || strstr(line, "ERROR")) && !l->progress)
-		fprintf(stderr, "stap: %s\n", line);
+		pr_info("stap: %s", line);
 }
 
 /* Compresses src into a new file name in the directory dfd: created with
@@ -209,7 +209,7 @@ void collect_zip_temps(const char *tmpdir, const char *logdir, const char *stamp
 		char *name = xstrfmt("trace-%s-%s-%s.gz", stamp, rnd, files[i]);
 		char *dst = xstrfmt("%s/%s", logdir, name);
 		if (fs_exists(src) && gzip_file(src, dfd, name, dst) == 0 && !quiet)
-			fprintf(stderr, "perun: kept %s\n", dst);
+			pr_info("perun: kept %s", dst);
 		free(src);
 		free(name);
 		free(dst);

@@ -63,11 +63,23 @@ struct collect_opts {
 void collect_opts_init(struct collect_opts *o);
 /* Frees the lists o holds (not the strings: they are the caller's).  */
 void collect_opts_release(struct collect_opts *o);
+/* perun collect's synopsis: the usage its errors end with, and its --help
+ * starts with.  */
+#define COLLECT_SYNOPSIS                                                                           \
+	"usage: perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]\n"        \
+	"   or: perun collect --pid PID [-o FILE] trace [options]\n"
+struct popt;
+/* The table of the trace options (util/parse-options.h), filling o, and
+ * *help on --help: what collect_parse_trace parses, and what perun collect's
+ * --help lists.  The caller frees it.  */
+struct popt *collect_trace_options(struct collect_opts *o, int *help);
 /* Parses the trace options argv[1..argc) (argv[0] is 'trace') into o, which
- * keeps pointers into argv (and may rewrite argv's two-letter options): 0,
- * EXIT_USAGE after saying why on stderr, or 1 when --help was asked.  */
+ * keeps pointers to argv's strings (argv's order changes): 0, EXIT_USAGE
+ * after saying why on stderr, or 1 when --help was asked (the caller prints
+ * collect's help).  */
 int collect_parse_trace(int argc, char **argv, struct collect_opts *o);
-/* "perun collect: MESSAGE" and the --help hint on stderr; returns EXIT_USAGE.  */
+/* "perun collect: MESSAGE" and the synopsis on stderr, as parse_options says
+ * a usage error; returns EXIT_USAGE.  */
 int collect_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* -w: every step of the collection, timed, in the temp dir.  */
@@ -122,6 +134,10 @@ struct collect_result {
 	double cpt_s;		/* CPT: the collect's run, from arming to the end */
 	double prt_s;		/* PRT: the command's run time */
 	double pt_s;		/* PT: perun's time, from its start to the profile */
+	struct strv notes;	/* what the collect says after the profile is written
+				 * (stats, the trace's warnings, how the command
+				 * ended): lines for stderr, which the command prints
+				 * after the line that names the profile */
 };
 
 /* The exit status perun collect ends with for r: 0 ok, 1 failed, 2 usage,
@@ -134,11 +150,6 @@ struct session {
 	struct watchdog wd;
 	double t_start, t_collect0, t_collect1;
 	struct collect_result result;	/* out: how it ended (the phases set outcome) */
-	/* in, or NULL: called once the profile is written, with result filled but
-	 * its outcome not yet known, before the warnings about the trace: where
-	 * the command says what was written */
-	void (*written)(const struct collect_result *r, void *ctx);
-	void *written_ctx;
 	struct stap_log log;	/* what stap and the runtime said, over all phases */
 
 	/* prepare */
@@ -310,10 +321,11 @@ int collect_optimizing(const struct session *s);
  * (disarmed, sampled) and says so on stderr.  */
 void collect_post_optimize(struct session *s, const struct parser *parser,
 			   struct json_object *extra, struct json_object *sum);
-/* profile: where the profile goes, then parse, the profile's extra (anomalies,
- * summaries, metrics) and the warnings on stderr; what was written and how
- * the collect ended into s->result, whose outcome it returns.  Says nothing
- * of the result itself: that is the command's to print (s->written).  */
+/* profile: where the profile goes, then parse and the profile's extra
+ * (anomalies, summaries, metrics), with the warnings before it is written on
+ * stderr; what was written, how the collect ended and what is to be said
+ * after it (result.notes) into s->result, whose outcome it returns.  Prints
+ * nothing of the result itself: that is the command's.  */
 enum collect_outcome collect_profile(struct session *s);
 
 /* "exit N" or "signal N (NAME)" into buf.  */

@@ -194,33 +194,36 @@ static char *default_output(struct session *s, int *in_jobs)
 	return out;
 }
 
-/* Says on stderr how the trace is incomplete: always, even with -q.  */
-/* Calls whose return never came are in no call record: name them, so a
- * summary count short by a longjmp is not taken for the whole.  */
-static void warn_unfinished(const struct session *s, const struct parse_stats *ps,
+/* Calls whose return never came are in no call record: name them (in
+ * s->result.notes), so a summary count short by a longjmp is not taken for
+ * the whole.  */
+static void warn_unfinished(struct session *s, const struct parse_stats *ps,
 			    const uint64_t *unfinished)
 {
+	struct strbuf sb = STRBUF_INIT;
 	size_t i, shown = 0;
 
 	if (ps->beyond_return_limit)
-		fprintf(stderr, "perun: %" PRIu64 " calls have no return: the kernel keeps at most "
-				"%d return probes pending per thread and these were entered deeper "
-				"(a deep recursion); their durations are unknown and they are not in "
-				"the summary\n",
-			ps->beyond_return_limit, PARSE_URETPROBE_DEPTH);
+		log_keep(&s->result.notes, "perun",
+			 "%" PRIu64 " calls have no return: the kernel keeps at most %d return "
+			 "probes pending per thread and these were entered deeper (a deep "
+			 "recursion); their durations are unknown and they are not in the summary",
+			 ps->beyond_return_limit, PARSE_URETPROBE_DEPTH);
 	if (ps->unmatched_entries == ps->beyond_return_limit)
 		return;
-	fprintf(stderr, "perun: %" PRIu64 " calls never returned (a longjmp or exit past them, "
-			"or the trace ended first) and are not in the summary: ",
-		ps->unmatched_entries - ps->beyond_return_limit);
 	for (i = 0; i < s->plan.n && shown < 5; i++)
 		if (unfinished[i])
-			fprintf(stderr, "%s%s %" PRIu64, shown++ ? ", " : "", s->plan.probes[i].name,
-				unfinished[i]);
-	fprintf(stderr, "%s%s\n", shown == 5 ? ", ..." : "",
-		s->target.longjmp || s->target.exceptions
-			? "; --entry-only counts them (unfinished_by_function in the profile)"
-			: " (unfinished_by_function in the profile)");
+			strbuf_addf(&sb, "%s%s %" PRIu64, shown++ ? ", " : "", s->plan.probes[i].name,
+				    unfinished[i]);
+	log_keep(&s->result.notes, "perun",
+		 "%" PRIu64 " calls never returned (a longjmp or exit past them, or the trace "
+		 "ended first) and are not in the summary: %s%s%s",
+		 ps->unmatched_entries - ps->beyond_return_limit, strbuf_str(&sb),
+		 shown == 5 ? ", ..." : "",
+		 s->target.longjmp || s->target.exceptions
+			 ? "; --entry-only counts them (unfinished_by_function in the profile)"
+			 : " (unfinished_by_function in the profile)");
+	strbuf_release(&sb);
 }
 
 /* Appends the first five functions that lost events, with their losses.  */
@@ -240,7 +243,8 @@ static void add_lost_names(struct strbuf *sb, const struct session *s, const uin
 	}
 }
 
-static void warn_incomplete(const struct session *s, const struct parse_stats *ps,
+/* Says how the trace is incomplete (in s->result.notes): always, even with -q.  */
+static void warn_incomplete(struct session *s, const struct parse_stats *ps,
 			    const uint64_t *lost)
 {
 	uint64_t total = s->log.lost_events + ps->lost_events + ps->missing_records;
@@ -275,12 +279,12 @@ static void warn_incomplete(const struct session *s, const struct parse_stats *p
 		strbuf_addstr(&sb, "; stap's stock relay transport loses events: prepare perun's "
 				   "patched runtime (see perun doctor)");
 	if (total)
-		fprintf(stderr, "perun: warning: the trace is incomplete (%" PRIu64 " events lost): %s\n",
-			total, sb.buf);
+		log_keep(&s->result.notes, "perun: warning",
+			 "the trace is incomplete (%" PRIu64 " events lost): %s", total, sb.buf);
 	else
-		fprintf(stderr, "perun: warning: the trace is incomplete (how many events were lost is "
-				"unknown): %s\n",
-			sb.buf);
+		log_keep(&s->result.notes, "perun: warning",
+			 "the trace is incomplete (how many events were lost is unknown): %s",
+			 sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -305,7 +309,7 @@ static int to_rescue(char **output, char **staged, int *rescued)
 	free(*staged);
 	*staged = NULL;
 	*rescued = 1;
-	fprintf(stderr, "perun: cannot write %s: writing the profile to %s instead\n", *output, r);
+	log_msg(0, "perun", "cannot write %s: writing the profile to %s instead", *output, r);
 	free(*output);
 	*output = r;
 	return 0;
@@ -604,9 +608,9 @@ write_again:
 			json_object_object_add(extra, "below_min_duration",
 					       json_object_new_int64((int64_t)dropped));
 			if (!o->quiet)
-				fprintf(stderr, "perun: --min-duration: kept the calls of %" PRIu64
-						" ns or more; %" PRIu64 " faster calls counted per function "
-						"(below_min_duration), not kept\n",
+				pr_info("perun: --min-duration: kept the calls of %" PRIu64 " ns or "
+					"more; %" PRIu64 " faster calls counted per function "
+					"(below_min_duration), not kept",
 					o->min_duration_ns, dropped);
 		}
 		if (o->pid > 0) {
@@ -665,8 +669,9 @@ write_again:
 				if (i != j)
 					continue;	/* said once for the group */
 			}
-			fprintf(stderr, "perun: error: %s (%s), named on the command line, recorded "
-					"no call: the command never reached it%s\n",
+			log_msg(0, "perun: error",
+				"%s (%s), named on the command line, recorded no call: the command "
+				"never reached it%s",
 				pr->name, pr->binary,
 				res.timed_out ? " before the timeout"
 				: incomplete  ? " (or its events were lost: see the warning)"
@@ -715,16 +720,15 @@ write_again:
 		r->functions = reached ? (size_t)json_object_object_length(sum) : 0;
 		r->complete = !incomplete;
 		r->lost = s->log.lost_events + ps->lost_events + ps->missing_records;
-		if (s->written)
-			s->written(r, s->written_ctx);
 		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2), only
 		 * from a run that ended as it should: the counts of an interrupted,
 		 * killed or incomplete one would steer the next run wrong */
 		if (res.interrupted || res.runtime_died || incomplete ||
 		    (res.target_known && !res.target_exited)) {
 			if (!o->quiet && have_origin)
-				fprintf(stderr, "perun: stats: none stored: the run was %s, so its "
-						"counts are not the command's\n",
+				log_keep(&r->notes, "perun",
+					 "stats: none stored: the run was %s, so its counts are not "
+					 "the command's",
 					res.interrupted	    ? "interrupted"
 					: res.runtime_died ? "cut short by the runtime's end"
 					: incomplete	    ? "incomplete"
@@ -732,24 +736,25 @@ write_again:
 							    : "ended by a signal");
 		} else {
 			stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
-					    have_origin ? origin : NULL, o->quiet);
+					    have_origin ? origin : NULL, o->quiet, &r->notes);
 		}
 		traced = ps->calls + ps->points;
 		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
 						  ps->lost_events || ps->missing_records || !ps->saw_end))
-			fprintf(stderr, "perun: warning: the trace is incomplete: %zu of %zu probe points "
-					"did not attach (named above), so their calls are missing\n",
-				unattached, plan_probe_points(&s->plan));
+			log_keep(&r->notes, "perun: warning",
+				 "the trace is incomplete: %zu of %zu probe points did not attach "
+				 "(named above), so their calls are missing",
+				 unattached, plan_probe_points(&s->plan));
 		else if (incomplete)
 			warn_incomplete(s, ps, parser_lost(parser));
 		if (!o->quiet) {
 			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
 			    ps->malformed_lines || ps->duplicates || s->log.lost_events ||
 			    ps->lost_events || ps->missing_records)
-				fprintf(stderr,
-					"perun: anomalies: %" PRIu64 " unfinished calls, %" PRIu64
+				log_keep(&r->notes, "perun",
+					"anomalies: %" PRIu64 " unfinished calls, %" PRIu64
 					" unmatched returns, %" PRIu64 " truncated and %" PRIu64
-					" malformed lines, %" PRIu64 " duplicates, %" PRIu64 " lost events\n",
+					" malformed lines, %" PRIu64 " duplicates, %" PRIu64 " lost events",
 					ps->unmatched_entries, ps->unmatched_exits, ps->truncated_lines,
 					ps->malformed_lines, ps->duplicates,
 					s->log.lost_events + ps->lost_events + ps->missing_records);
@@ -769,37 +774,41 @@ write_again:
 	}
 	ret = !incomplete ? COLLECT_OK : o->strict ? COLLECT_FAILED : COLLECT_INCOMPLETE;
 	if ((forked || untraced_kids) && !o->quiet)
-		fprintf(stderr, "perun: the %s started %zu child process%s; only its own process "
-				"was traced (--follow traces them too)\n", o->pid > 0 ? "process" : "command",
-			forked + untraced_kids, forked + untraced_kids == 1 ? "" : "es");
+		log_keep(&r->notes, "perun",
+			 "the %s started %zu child process%s; only its own process was traced "
+			 "(--follow traces them too)",
+			 o->pid > 0 ? "process" : "command", forked + untraced_kids,
+			 forked + untraced_kids == 1 ? "" : "es");
 	if (res.timed_out && !o->quiet)
-		fprintf(stderr, "perun: timeout of %.1f s reached: the command was terminated\n",
-			o->timeout);
+		log_keep(&r->notes, "perun", "timeout of %.1f s reached: the command was terminated",
+			 o->timeout);
 	if (res.runtime_died) {
 		if (traced)
-			fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun "
-					"stopped the command; the profile holds the %" PRIu64 " call%s "
-					"traced before\n",
+			log_keep(&r->notes, "perun",
+				 "%s ended (%s) while the command ran, so perun stopped the "
+				 "command; the profile holds the %" PRIu64 " call%s traced before",
 				s->runtime_prog,
 				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)), traced,
 				traced == 1 ? "" : "s");
 		else
-			fprintf(stderr, "perun: %s ended (%s) while the command ran, so perun "
-					"stopped the command; the profile holds no call: what was "
-					"traced was lost with the runtime\n",
+			log_keep(&r->notes, "perun",
+				 "%s ended (%s) while the command ran, so perun stopped the "
+				 "command; the profile holds no call: what was traced was lost "
+				 "with the runtime",
 				s->runtime_prog,
 				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
 		ret = COLLECT_FAILED;
 	} else if (res.target_known && res.target_exited && res.target_status != 0) {
-		fprintf(stderr, "perun: target exited with status %d\n", res.target_status);
+		log_keep(&r->notes, "perun", "target exited with status %d", res.target_status);
 	} else if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
-		fprintf(stderr, "perun: the command was killed by signal %d (%s); the profile "
-				"records what ran\n",
+		log_keep(&r->notes, "perun",
+			 "the command was killed by signal %d (%s); the profile records what ran",
 			res.target_status, strsignal(res.target_status));
 		if (res.target_status == SIGABRT && s->target.exceptions &&
 		    plan_probe_points(&s->plan) > s->plan.n)
-			fprintf(stderr, "perun: hint: %s throws C++ exceptions, which abort when they "
-					"unwind through a return probe: trace with --entry-only\n",
+			log_keep(&r->notes, "perun: hint",
+				 "%s throws C++ exceptions, which abort when they unwind through a "
+				 "return probe: trace with --entry-only",
 				s->target.path);
 		ret = COLLECT_SIGNALED;
 		r->signal = res.target_status;
@@ -809,7 +818,7 @@ write_again:
 		if (res.stop_ns)
 			snprintf(took, sizeof(took), "; the detach took %.1f s",
 				 (double)res.stop_ns / 1e9);
-		fprintf(stderr, "perun: detached from process %ld after %.1f s (%s)%s\n", o->pid,
+		log_keep(&r->notes, "perun", "detached from process %ld after %.1f s (%s)%s", o->pid,
 			(double)res.target_ns / 1e9,
 			res.target_gone ? "it exited" : res.detached_at_timeout ? "-t reached"
 			: res.interrupted ? "interrupted" : "the runtime ended", took);
@@ -820,8 +829,8 @@ write_again:
 		r->signal = driver_signal_received() ? driver_signal_received() : 2;
 	}
 	if ((ret == COLLECT_OK || ret == COLLECT_INCOMPLETE) && attached_path && !attached) {
-		fprintf(stderr, "perun: error: no probe attached, so nothing was traced (see the "
-				"probes named above)\n");
+		log_keep(&r->notes, "perun: error",
+			 "no probe attached, so nothing was traced (see the probes named above)");
 		ret = COLLECT_FAILED;
 	}
 	if (named_zero && (ret == COLLECT_OK || ret == COLLECT_INCOMPLETE))

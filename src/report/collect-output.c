@@ -37,6 +37,16 @@ void collect_output_rescued(const struct collect_result *r, struct strbuf *out)
 			    r->output);
 }
 
+void collect_output_notes(const struct collect_result *r, struct strbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < r->notes.n; i++) {
+		strbuf_addstr(out, r->notes.v[i]);
+		strbuf_addch(out, '\n');
+	}
+}
+
 void collect_output_say_written(const struct collect_result *r, int quiet)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -46,6 +56,7 @@ void collect_output_say_written(const struct collect_result *r, int quiet)
 	strbuf_reset(&sb);
 	if (!quiet)
 		collect_output_written(r, &sb);
+	collect_output_notes(r, &sb);
 	fputs(strbuf_str(&sb), stderr);
 	strbuf_release(&sb);
 }

@@ -89,7 +89,7 @@ static int check_trace(const struct strv *trace, size_t idx)
 int run_check_trace(char *const *argv, size_t argc)
 {
 	struct collect_opts o;
-	/* a copy: getopt and the two-letter rewrite move the pointers */
+	/* a copy: parse_options moves the pointers */
 	char **v = xcalloc(argc + 1, sizeof(*v));
 	int r;
 
@@ -439,16 +439,6 @@ static const char *status_desc(int status, char *buf, size_t n)
 	return buf;
 }
 
-/* A job's profile is written: its --metrics on stdout, and where it is on
- * stderr unless quiet (ctx: the job's collect options), as perun collect
- * says them.  */
-static void say_written(const struct collect_result *r, void *ctx)
-{
-	const struct collect_opts *o = ctx;
-
-	collect_output_say_written(r, o->quiet);
-}
-
 /* One collect of job j in dir for origin: 0 with the profile in *path
  * (caller frees), 1 failed (said), -1 interrupted.  */
 static int collect_one(struct runner *r, const char *dir, const char *origin, const char *rev,
@@ -487,9 +477,10 @@ static int collect_one(struct runner *r, const char *dir, const char *origin, co
 		goto out_opts;
 	}
 	session_init(&s, &o);
-	s.written = say_written;
-	s.written_ctx = &o;
 	collect_pipeline(&s, COLLECT_UNTIL_PROFILE);
+	/* as perun collect says it: --metrics, where the profile is (unless
+	 * quiet), what the collect noted after it */
+	collect_output_say_written(&s.result, o.quiet);
 	status = collect_exit_code(&s.result);
 	if (s.result.rescued) {
 		struct strbuf sb = STRBUF_INIT;
@@ -543,12 +534,15 @@ int run_postprocessors_from_matrix(const struct job_matrix *m, struct pp_opts **
 			goto fail;
 		}
 		pp_opts_init(&(*out)[i], (enum pp_method)k);
-		for (j = 0; j < u->nparams; j++)
-			if (pp_opts_set(&(*out)[i], u->params[j].key, u->params[j].value) < 0) {
-				pr_error("local.yml: postprocessor %s: the param '%s' (said above)",
-					 u->name, u->params[j].key);
+		for (j = 0; j < u->nparams; j++) {
+			struct strbuf err = STRBUF_INIT;
+			if (pp_opts_set(&(*out)[i], u->params[j].key, u->params[j].value,
+					u->params[j].key, &err) < 0) {
+				pr_error("local.yml: postprocessor %s: %s", u->name, strbuf_str(&err));
+				strbuf_release(&err);
 				goto fail;
 			}
+		}
 		(*n)++;
 	}
 	return 0;

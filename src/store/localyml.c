@@ -15,6 +15,7 @@
 #include "store/localyml.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/strbuf.h"
 
 static int write_handler(void *data, unsigned char *buffer, size_t size)
@@ -327,11 +328,8 @@ int config_read_jobs(const char *path, struct job_matrix *m)
 	n = map_get(&doc, root, "repeat");
 	if (n) {
 		const char *v = scalar_of(n);
-		char *end;
-		unsigned long r;
-		errno = 0;
-		r = v ? strtoul(v, &end, 10) : 0;
-		if (!v || !*v || *end || errno || r < 1 || r > 1000 || *v == '-') {
+		uint64_t r;
+		if (!v || parse_count(v, 1000, &r) < 0 || r < 1) {
 			pr_error("%s:%zu: repeat is a number of runs from 1 to 1000", path,
 				 n->start_mark.line + 1);
 			goto out;
@@ -386,15 +384,13 @@ static void thresholds_free(char **regex, size_t n)
 static int threshold_value(const char *path, const yaml_node_t *v, double *out)
 {
 	const char *s;
-	char *end;
 
 	if (v->type != YAML_SCALAR_NODE)
 		return pr_error("%s:%zu: regressions_thresholds wants a number (0.05 = 5%%) for "
 				"each regular expression",
 				path, v->start_mark.line + 1);
 	s = (const char *)v->data.scalar.value;
-	*out = strtod(s, &end);
-	if (!*s || *end || !(*out >= 0))
+	if (parse_decimal(s, out) < 0 || !(*out >= 0))
 		return pr_error("%s:%zu: regressions_thresholds: '%s' is not a ratio >= 0 (0.05 "
 				"= 5%%)",
 				path, v->start_mark.line + 1, s);

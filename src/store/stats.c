@@ -556,7 +556,7 @@ static void carry_over(const struct repo *r, const char *origin, struct stats *s
 
 int stats_after_collect(const char *profile_path, struct json_object *header,
 			const char *collector, struct json_object *summary, uint64_t calls,
-			const char *origin, int quiet)
+			const char *origin, int quiet, struct strv *said)
 {
 	char *dir = repo_locate(), *path = NULL;
 	struct repo r;
@@ -588,10 +588,11 @@ int stats_after_collect(const char *profile_path, struct json_object *header,
 	if (ret == 0 && !quiet) {
 		size_t wl = strlen(r.worktree);
 		const char *rel = !strncmp(path, r.worktree, wl) && path[wl] == '/' ? path + wl + 1 : path;
-		fprintf(stderr, "perun: stats: %s\n", rel);
+		log_keep(said, "perun", "stats: %s", rel);
 	} else if (ret < 0) {
-		fprintf(stderr, "perun: warning: no dynamic stats were stored for this run (see "
-				"above); the profile is complete\n");
+		log_keep(said, "perun: warning",
+			 "no dynamic stats were stored for this run (see above); the profile is "
+			 "complete");
 	}
 	free(path);
 	repo_release(&r);

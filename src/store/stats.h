@@ -13,6 +13,7 @@
 struct json_object;
 struct profile;
 struct repo;
+struct strv;
 
 struct fn_stats {
 	char *name;
@@ -70,11 +71,13 @@ int stats_from_summary(struct json_object *header, const char *collector,
 
 /* After collect wrote profile_path: when the current directory is in a perun
  * repository, computes the stats and stores them for minor version origin
- * (40 hex digits; NULL: nothing is stored).  Says where unless quiet.  A
- * failure is reported as a warning and returns -1; the profile stands.  */
+ * (40 hex digits; NULL: nothing is stored).  Where they went (unless quiet),
+ * or the warning that none were stored, is appended to said, for the caller
+ * to print among its own lines.  A failure returns -1 after its cause is
+ * reported; the profile stands.  */
 int stats_after_collect(const char *profile_path, struct json_object *header,
 			const char *collector, struct json_object *summary, uint64_t calls,
-			const char *origin, int quiet);
+			const char *origin, int quiet, struct strv *said);
 
 /* Whether m is a minor version's directory name: 40 lowercase hex digits.  */
 int stats_valid_minor(const char *m);

@@ -510,29 +510,60 @@ enum phase { P_READY, P_RUN, P_STOP, P_KILL, P_DONE };
 /* What the supervisor sends back fits one atomic pipe write.  */
 _Static_assert(sizeof(struct run_result) <= PIPE_BUF, "struct run_result exceeds PIPE_BUF");
 
-/* The supervisor: runs the runtime and the target, then writes how the run
- * went, one struct run_result, to stw (unless perun is gone).  Never
- * returns.  */
-static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, int errw, int capw)
-{
-	pid_t self = getpid(), rt, tg = -1;
-	int go[2] = { -1, -1 };
-	double t = now_s(), t_release = 0, deadline = 0, kill_at = 0, t_rt = 0, ready_s = 0;
-	double ready_by = t + (spec->ready_timeout > 0 ? spec->ready_timeout : 600);
-	int rt_status = 0, rt_done = 0, tg_status = 0, tg_done = 0, orphaned = 0;
-	int timed_out = 0, interrupted = 0, never_ready = 0, tg_termed = 0, rt_first = 0;
-	int rt_died = 0;		/* the runtime failed while the target ran */
-	int before_stop = -1;		/* spec->before_stop's result */
-	double tg_kill_at = 0, next_size_check = 0;
-	int nuprobes = -1;	/* the runtime's uprobe events at the last check */
-	off_t out_size = -1;
+/* The supervisor's state: the run's processes, its phase, and the times
+ * that move it on.  Times are now_s() seconds; 0 is "not set".  */
+struct sup {
+	const struct run_spec *spec;
+	enum phase phase;
+	pid_t self, rt, tg;	/* the supervisor, the runtime, the target (-1: none) */
+	int ctl;		/* perun's control pipe: 'i' Ctrl-C, 'd' dead runtime, EOF */
+	int go;			/* write end of the target's go pipe, or -1 */
+	int pidfd;		/* an attached process, or -1 */
+	double t;		/* now, at this turn of the loop */
+	double t_rt;		/* the runtime started */
+	double t_release;	/* the target released; then how long it ran */
+	double ready_s;		/* the runtime took this long to be ready */
+	double ready_by;	/* P_READY gives up here */
+	double deadline;	/* P_RUN: the timeout, or the Ctrl-C grace */
+	double kill_at;		/* P_STOP: SIGKILL everything here */
+	double tg_kill_at;	/* P_STOP: SIGKILL a target that ignored SIGTERM */
+	double stop_grace;	/* how long a runtime may take to stop */
+	double next_size_check;
+	double t_stop, t_rt_end;	/* an attach: SIGINT to the runtime, its end */
+	int rt_status, rt_done, tg_status, tg_done;
+	int orphaned;		/* perun is gone: end everything */
+	int timed_out, interrupted, never_ready, tg_termed;
+	int rt_first;		/* the runtime ended before the target */
+	int rt_died;		/* the runtime failed while the target ran */
+	int before_stop;	/* spec->before_stop's result, or -1 */
+	int target_gone, detached;
+	int nuprobes;		/* the runtime's uprobe events at the last check */
+	off_t out_size;		/* the ready file's size at the last check */
 	pid_t kids[64];		/* children of the target seen so far */
-	size_t nkids = 0, forked = 0;
-	double stop_grace = spec->stop_timeout > 0 ? spec->stop_timeout : 5 * GRACE_SECONDS;
-	enum phase phase = spec->target_argv || spec->attach_pid > 0 ? P_READY : P_RUN;
-	struct run_result res;
-	int pidfd = -1, target_gone = 0, detached = 0;
-	double t_stop = 0, t_rt_end = 0;	/* an attach: SIGINT to the runtime, its end */
+	size_t nkids, forked;
+};
+
+static void sup_close_go(struct sup *s)
+{
+	if (s->go >= 0)
+		close(s->go);
+	s->go = -1;
+}
+
+/* Stops the runtime with SIGINT (it runs its end probe and flushes), and
+ * kills everything if it has not ended by the stop grace.  */
+static void sup_stop_runtime(struct sup *s)
+{
+	kill(s->rt, SIGINT);
+	s->phase = P_STOP;
+	s->kill_at = s->t + s->stop_grace;
+}
+
+/* Forks the target (held until the go byte) and starts the runtime.  */
+static void sup_start(struct sup *s, int stw, int errw, int capw)
+{
+	const struct run_spec *spec = s->spec;
+	int go[2];
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGINT, SIG_IGN);	/* a terminal's Ctrl-C reaches the run itself */
@@ -542,302 +573,365 @@ static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, i
 	if (spec->target_argv) {
 		if (pipe2(go, O_CLOEXEC) < 0)
 			_exit(126);
-		tg = fork();
-		if (tg < 0)
+		s->tg = fork();
+		if (s->tg < 0)
 			_exit(126);
-		if (tg == 0) {
+		if (s->tg == 0) {
 			close(go[1]);
-			close(ctl);
+			close(s->ctl);
 			close(stw);
 			if (errw >= 0)
 				close(errw);
 			target_child(spec, go[0], capw);
 		}
 		close(go[0]);
+		s->go = go[1];
 	}
 	if (capw >= 0)
 		close(capw);
 	if (spec->attach_pid > 0)
-		pidfd = (int)syscall(SYS_pidfd_open, spec->attach_pid, 0);
-	t_rt = now_s();
-	rt = start_runtime(spec, errw, spec->attach_pid > 0 ? spec->attach_pid : tg);
-	if (rt < 0)
+		s->pidfd = (int)syscall(SYS_pidfd_open, spec->attach_pid, 0);
+	s->t_rt = now_s();
+	s->rt = start_runtime(spec, errw, spec->attach_pid > 0 ? spec->attach_pid : s->tg);
+	if (s->rt < 0)
 		_exit(126);
 	if (errw >= 0)
 		close(errw);
+}
+
+/* Reaps what ended: the runtime, the target, orphans the target left
+ * (reparented to the subreaper).  1 when every process of the run is gone.  */
+static int sup_reap(struct sup *s)
+{
+	pid_t p;
+	int st, gone;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (p == s->rt) {
+			s->rt_status = st;
+			s->rt_done = 1;
+			s->t_rt_end = now_s();
+		} else if (p == s->tg) {
+			s->tg_status = st;
+			s->tg_done = 1;
+			if (s->t_release > 0)
+				s->t_release = now_s() - s->t_release;
+		} else {
+			size_t i;
+			for (i = 0; i < s->nkids && s->kids[i] != p; i++)
+				;
+			if (i == s->nkids)
+				s->forked++;
+		}
+	}
+	gone = p < 0 && errno == ECHILD;
+	/* the target's own children run untraced: count them, to say so */
+	if (s->phase == P_RUN && s->tg > 0 && !s->tg_done)
+		s->nkids = note_children(s->tg, s->kids, s->nkids, 64, &s->forked);
+	return gone;
+}
+
+/* perun is gone (its end of the control pipe closed): end everything.  */
+static void sup_orphaned(struct sup *s)
+{
+	s->orphaned = 1;
+	sup_close_go(s);
+	if (s->spec->module_prefix && !s->rt_done) {
+		/* staprun unloads its module on SIGTERM; SIGKILL would leave it
+		 * loaded */
+		signal_tree(s->self, s->rt, SIGKILL);
+		kill(s->rt, SIGTERM);
+		s->phase = P_STOP;
+		s->kill_at = s->t + s->stop_grace;
+	} else {
+		signal_tree(s->self, 0, SIGKILL);
+		s->phase = P_KILL;
+	}
+}
+
+/* Ctrl-C: release nothing more, stop the target (or detach), and give the
+ * run two grace times to end.  */
+static void sup_interrupt(struct sup *s)
+{
+	s->interrupted = 1;
+	if (s->phase == P_READY) {
+		sup_close_go(s);
+		sup_stop_runtime(s);
+	} else if (s->tg > 0 && !s->tg_done) {
+		kill(s->tg, SIGINT);
+	} else if (s->spec->attach_pid > 0 && s->phase == P_RUN) {
+		/* detach; a second Ctrl-C kills the runtime */
+		sup_stop_runtime(s);
+		s->t_stop = now_s();
+		s->t_release = s->t_release > 0 ? now_s() - s->t_release : 0;
+	} else {
+		kill(s->rt, SIGINT);
+	}
+	if (!s->deadline || s->deadline > s->t + 2 * GRACE_SECONDS)
+		s->deadline = s->t + 2 * GRACE_SECONDS;
+}
+
+/* One byte from perun, or its end.  */
+static void sup_control(struct sup *s)
+{
+	char c;
+
+	if (read(s->ctl, &c, 1) <= 0) {
+		sup_orphaned(s);
+	} else if (c == 'i' && s->phase == P_STOP && s->interrupted) {
+		/* a second Ctrl-C: do not wait for the detach */
+		signal_tree(s->self, 0, SIGKILL);
+		s->phase = P_KILL;
+	} else if (c == 'd') {
+		/* the runtime said it can no longer deliver events: stop the
+		 * target rather than run it untraced */
+		if (s->phase == P_RUN && s->tg > 0 && !s->tg_done) {
+			s->rt_died = s->rt_first = 1;
+			kill(s->tg, SIGTERM);
+			s->tg_kill_at = s->t + GRACE_SECONDS;
+			sup_stop_runtime(s);
+		}
+	} else if (c == 'i') {
+		sup_interrupt(s);
+	}
+}
+
+/* P_READY: release the target once the runtime says it is attached; give
+ * up if it ends or takes too long.  */
+static void sup_ready(struct sup *s)
+{
+	const struct run_spec *spec = s->spec;
+
+	if (s->rt_done) {
+		s->never_ready = 1;
+		sup_close_go(s);
+		s->phase = P_KILL;
+	} else if (ready_seen(spec->ready_path)) {
+		if (spec->attached_path)
+			driver_save_uprobes(s->rt, spec->attached_path);
+		if (spec->selection_path && fill_selection(spec, s->rt) < 0) {
+			s->never_ready = 1;
+			sup_close_go(s);
+			s->phase = P_KILL;
+			return;
+		}
+		s->t_release = now_s();
+		s->ready_s = s->t_release - s->t_rt;
+		if (spec->ready_message || spec->ready_message_fn) {
+			char *m = spec->ready_message_fn
+					  ? spec->ready_message_fn(spec->ready_ctx, s->ready_s)
+					  : NULL;
+			const char *say = m ? m : spec->ready_message;
+			ssize_t ignored = say ? write(2, say, strlen(say)) : 0;
+			(void)ignored;
+			free(m);
+		}
+		if (s->go >= 0 && write(s->go, "g", 1) != 1)
+			s->never_ready = 1;
+		sup_close_go(s);
+		s->phase = P_RUN;
+		if (spec->timeout > 0)
+			s->deadline = s->t + spec->timeout;
+	} else if (s->t >= s->ready_by) {
+		s->never_ready = 1;
+		sup_close_go(s);
+		kill(s->rt, SIGTERM);
+		s->phase = P_STOP;
+		s->kill_at = s->t + GRACE_SECONDS;
+	}
+}
+
+/* P_RUN of an attach: detach when the process ends or the timeout comes.  */
+static void sup_run_attached(struct sup *s)
+{
+	struct pollfd pp = { s->pidfd, POLLIN, 0 };
+
+	if (s->rt_done)
+		s->phase = P_DONE;
+	else if (s->pidfd >= 0 && poll(&pp, 1, 0) > 0)
+		s->target_gone = 1;
+	else if (s->deadline && s->t >= s->deadline)
+		s->detached = 1;
+	else
+		return;
+	if (!s->rt_done) {
+		sup_stop_runtime(s);
+		s->t_stop = now_s();
+	}
+	s->t_release = s->t_release > 0 ? now_s() - s->t_release : 0;
+}
+
+/* P_RUN: stop the runtime when the target ends (or the target when the
+ * runtime dies); end the target at the timeout.  */
+static void sup_run(struct sup *s)
+{
+	const struct run_spec *spec = s->spec;
+
+	if (!spec->target_argv && spec->attach_pid > 0) {
+		sup_run_attached(s);
+	} else if (!spec->target_argv) {
+		if (s->rt_done)
+			s->phase = P_DONE;
+	} else if (s->tg_done || s->rt_done) {
+		if (s->tg_done && !s->rt_done && spec->before_stop)
+			s->before_stop = spec->before_stop(s->rt, spec->before_stop_ctx);
+		if (!s->rt_done)
+			kill(s->rt, SIGINT);
+		if (!s->tg_done) {
+			/* not when perun itself ended the target (timeout) */
+			s->rt_first = !s->interrupted && !s->tg_termed;
+			s->rt_died = s->rt_first;
+			kill(s->tg, SIGTERM);
+			s->tg_kill_at = s->t + GRACE_SECONDS;
+		}
+		s->phase = P_STOP;
+		s->kill_at = s->t + s->stop_grace;
+	} else if (s->deadline && s->t >= s->deadline) {
+		if (!s->tg_termed) {
+			s->timed_out = !s->interrupted;
+			kill(s->tg, SIGTERM);
+			s->tg_termed = 1;
+			s->deadline = s->t + GRACE_SECONDS;
+		} else {
+			kill(s->tg, SIGKILL);
+			s->deadline = s->t + 3600;
+		}
+	}
+}
+
+/* P_STOP: wait for the runtime's end, longer while it still writes or
+ * detaches; then kill what is left.  */
+static void sup_stopping(struct sup *s)
+{
+	if (s->rt_done && (s->tg < 0 || s->tg_done)) {
+		s->phase = P_DONE;
+		return;
+	}
+	if (s->rt_died && s->tg > 0 && !s->tg_done && s->tg_kill_at && s->t >= s->tg_kill_at) {
+		kill(s->tg, SIGKILL);	/* it ignored SIGTERM */
+		s->tg_kill_at = 0;
+	}
+	if (!s->rt_done && s->spec->ready_path && s->t >= s->next_size_check) {
+		/* a runtime still writing (the recorder's end probe dumps its
+		 * map) is given more time */
+		struct stat sb;
+		int nu = s->rt > 0 ? own_uprobes(s->rt, NULL) : 0;
+		s->next_size_check = s->t + 1;
+		if (stat(s->spec->ready_path, &sb) == 0 && sb.st_size != s->out_size) {
+			s->out_size = sb.st_size;
+			if (s->kill_at < s->t + GRACE_SECONDS * 5)
+				s->kill_at = s->t + GRACE_SECONDS * 5;
+		}
+		/* and so is one still detaching: on a busy host the kernel takes
+		 * far more than the 0.2 s per probe point stop_timeout allows,
+		 * and a runtime killed before its end probe leaves the trace
+		 * incomplete */
+		if (s->nuprobes >= 0 && nu < s->nuprobes && s->kill_at < s->t + GRACE_SECONDS * 5)
+			s->kill_at = s->t + GRACE_SECONDS * 5;
+		s->nuprobes = nu;
+	}
+	if (s->t >= s->kill_at) {
+		signal_tree(s->self, 0, SIGKILL);
+		s->phase = P_KILL;
+	}
+}
+
+/* How the run went, after every process of it ended.  */
+static void sup_result(struct sup *s, int leaked, struct run_result *res)
+{
+	const struct run_spec *spec = s->spec;
+	pid_t tg = s->tg;
+
+	if (spec->attach_pid > 0) {
+		tg = spec->attach_pid;
+		if (s->pidfd >= 0) {
+			struct pollfd pp = { s->pidfd, POLLIN, 0 };
+			s->target_gone = s->target_gone || poll(&pp, 1, 0) > 0;
+		}
+	}
+	memset(res, 0, sizeof(*res));
+	res->exited = WIFEXITED(s->rt_status) ? 1 : 0;
+	res->status = WIFEXITED(s->rt_status) ? WEXITSTATUS(s->rt_status) : WTERMSIG(s->rt_status);
+	res->target_known = tg > 0 && s->tg_done && !s->never_ready;
+	res->target_exited = WIFEXITED(s->tg_status) ? 1 : 0;
+	res->target_status =
+	    WIFEXITED(s->tg_status) ? WEXITSTATUS(s->tg_status) : WTERMSIG(s->tg_status);
+	res->target_pid = (long)tg;
+	res->target_ns = (unsigned long long)(s->t_release > 0 &&
+						      (s->tg_done || spec->attach_pid > 0)
+						  ? s->t_release * 1e9
+						  : 0);
+	res->ready_ns = (unsigned long long)(s->ready_s * 1e9);
+	res->never_ready = s->never_ready;
+	res->timed_out = s->timed_out;
+	res->interrupted = s->interrupted;
+	res->leaked_uprobes = leaked;
+	res->runtime_died = s->rt_first;
+	res->forked = s->forked;
+	res->before_stop = s->before_stop;
+	res->target_gone = s->target_gone;
+	res->detached_at_timeout = s->detached;
+	res->stop_ns = (unsigned long long)(s->t_stop > 0 && s->t_rt_end > s->t_stop
+						    ? (s->t_rt_end - s->t_stop) * 1e9
+						    : 0);
+}
+
+/* The supervisor: runs the runtime and the target, then writes how the run
+ * went, one struct run_result, to stw (unless perun is gone).  Never
+ * returns.  */
+static _Noreturn void supervise(const struct run_spec *spec, int ctl, int stw, int errw, int capw)
+{
+	struct sup s = {
+		.spec = spec,
+		.phase = spec->target_argv || spec->attach_pid > 0 ? P_READY : P_RUN,
+		.self = getpid(),
+		.tg = -1,
+		.ctl = ctl,
+		.go = -1,
+		.pidfd = -1,
+		.before_stop = -1,
+		.nuprobes = -1,
+		.out_size = -1,
+		.stop_grace = spec->stop_timeout > 0 ? spec->stop_timeout : 5 * GRACE_SECONDS,
+	};
+	struct run_result res;
+
+	s.t = now_s();
+	s.ready_by = s.t + (spec->ready_timeout > 0 ? spec->ready_timeout : 600);
+	sup_start(&s, stw, errw, capw);
 	for (;;) {
 		struct pollfd pfd = { ctl, POLLIN, 0 };
-		pid_t p;
-		int st;
 
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (p == rt) {
-				rt_status = st;
-				rt_done = 1;
-				t_rt_end = now_s();
-			} else if (p == tg) {
-				tg_status = st;
-				tg_done = 1;
-				if (t_release > 0)
-					t_release = now_s() - t_release;
-			} else if (p != rt) {
-				/* an orphan of the target, reparented to us */
-				size_t i;
-				for (i = 0; i < nkids && kids[i] != p; i++)
-					;
-				if (i == nkids)
-					forked++;
-			}
-		}
-		/* the target's own children run untraced: count them, to say so */
-		if (phase == P_RUN && tg > 0 && !tg_done)
-			nkids = note_children(tg, kids, nkids, 64, &forked);
-		if (p < 0 && errno == ECHILD)
+		if (sup_reap(&s))
 			break;	/* every process of the run is gone */
-		t = now_s();
-		if (!orphaned && poll(&pfd, 1, phase == P_READY ? 5 : 20) > 0) {
-			char c;
-			if (read(ctl, &c, 1) <= 0) {
-				orphaned = 1;	/* perun is gone: end everything */
-				if (go[1] >= 0) {
-					close(go[1]);
-					go[1] = -1;
-				}
-				if (spec->module_prefix && !rt_done) {
-					/* staprun unloads its module on SIGTERM; SIGKILL
-					 * would leave it loaded */
-					signal_tree(self, rt, SIGKILL);
-					kill(rt, SIGTERM);
-					phase = P_STOP;
-					kill_at = t + stop_grace;
-				} else {
-					signal_tree(self, 0, SIGKILL);
-					phase = P_KILL;
-				}
-			} else if (c == 'i' && phase == P_STOP && interrupted) {
-				/* a second Ctrl-C: do not wait for the detach */
-				signal_tree(self, 0, SIGKILL);
-				phase = P_KILL;
-			} else if (c == 'd') {
-				/* the runtime said it can no longer deliver events:
-				 * stop the target rather than run it untraced */
-				if (phase == P_RUN && tg > 0 && !tg_done) {
-					rt_died = rt_first = 1;
-					kill(tg, SIGTERM);
-					tg_kill_at = t + GRACE_SECONDS;
-					kill(rt, SIGINT);
-					phase = P_STOP;
-					kill_at = t + stop_grace;
-				}
-			} else if (c == 'i') {
-				interrupted = 1;
-				if (phase == P_READY) {
-					close(go[1]);
-					go[1] = -1;
-					phase = P_STOP;
-					kill(rt, SIGINT);
-					kill_at = t + stop_grace;
-				} else if (tg > 0 && !tg_done) {
-					kill(tg, SIGINT);
-				} else if (spec->attach_pid > 0 && phase == P_RUN) {
-					/* detach; a second Ctrl-C kills the runtime */
-					kill(rt, SIGINT);
-					t_stop = now_s();
-					phase = P_STOP;
-					kill_at = t + stop_grace;
-					t_release = t_release > 0 ? now_s() - t_release : 0;
-				} else {
-					kill(rt, SIGINT);
-				}
-				if (!deadline || deadline > t + 2 * GRACE_SECONDS)
-					deadline = t + 2 * GRACE_SECONDS;
-			}
-		} else if (orphaned) {
+		s.t = now_s();
+		if (!s.orphaned && poll(&pfd, 1, s.phase == P_READY ? 5 : 20) > 0)
+			sup_control(&s);
+		else if (s.orphaned)
 			usleep(20000);
-		}
-		t = now_s();
-		switch (phase) {
+		s.t = now_s();
+		switch (s.phase) {
 		case P_READY:
-			if (rt_done) {
-				never_ready = 1;
-				close(go[1]);
-				go[1] = -1;
-				phase = P_KILL;
-			} else if (ready_seen(spec->ready_path)) {
-				if (spec->attached_path)
-					driver_save_uprobes(rt, spec->attached_path);
-				if (spec->selection_path && fill_selection(spec, rt) < 0) {
-					never_ready = 1;
-					close(go[1]);
-					go[1] = -1;
-					phase = P_KILL;
-					break;
-				}
-				t_release = now_s();
-				ready_s = t_release - t_rt;
-				if (spec->ready_message || spec->ready_message_fn) {
-					char *m = spec->ready_message_fn
-							  ? spec->ready_message_fn(spec->ready_ctx, ready_s)
-							  : NULL;
-					const char *say = m ? m : spec->ready_message;
-					ssize_t ignored = say ? write(2, say, strlen(say)) : 0;
-					(void)ignored;
-					free(m);
-				}
-				if (go[1] >= 0) {
-					if (write(go[1], "g", 1) != 1)
-						never_ready = 1;
-					close(go[1]);
-					go[1] = -1;
-				}
-				phase = P_RUN;
-				if (spec->timeout > 0)
-					deadline = t + spec->timeout;
-			} else if (t >= ready_by) {
-				never_ready = 1;
-				close(go[1]);
-				go[1] = -1;
-				kill(rt, SIGTERM);
-				phase = P_STOP;
-				kill_at = t + GRACE_SECONDS;
-			}
+			sup_ready(&s);
 			break;
 		case P_RUN:
-			if (!spec->target_argv && spec->attach_pid > 0) {
-				struct pollfd pp = { pidfd, POLLIN, 0 };
-				if (rt_done) {
-					phase = P_DONE;
-				} else if (pidfd >= 0 && poll(&pp, 1, 0) > 0) {
-					target_gone = 1;
-				} else if (deadline && t >= deadline) {
-					detached = 1;
-				} else {
-					break;
-				}
-				if (!rt_done) {
-					kill(rt, SIGINT);
-					t_stop = now_s();
-					phase = P_STOP;
-					kill_at = t + stop_grace;
-				}
-				t_release = t_release > 0 ? now_s() - t_release : 0;
-				break;
-			}
-			if (!spec->target_argv) {
-				if (rt_done)
-					phase = P_DONE;
-				break;
-			}
-			if (tg_done || rt_done) {
-				/* the target ended (or the runtime died): stop the runtime,
-				 * which runs its end probe and flushes */
-				if (tg_done && !rt_done && spec->before_stop)
-					before_stop = spec->before_stop(rt, spec->before_stop_ctx);
-				if (!rt_done)
-					kill(rt, SIGINT);
-				if (!tg_done) {
-					/* not when perun itself ended the target (timeout) */
-					rt_first = !interrupted && !tg_termed;
-					rt_died = rt_first;
-					kill(tg, SIGTERM);
-					tg_kill_at = t + GRACE_SECONDS;
-				}
-				phase = P_STOP;
-				kill_at = t + stop_grace;
-			} else if (deadline && t >= deadline) {
-				if (!tg_termed) {
-					timed_out = !interrupted;
-					kill(tg, SIGTERM);
-					tg_termed = 1;
-					deadline = t + GRACE_SECONDS;
-				} else {
-					kill(tg, SIGKILL);
-					deadline = t + 3600;
-				}
-			}
+			sup_run(&s);
 			break;
 		case P_STOP:
-			if (rt_done && (tg < 0 || tg_done)) {
-				phase = P_DONE;
-				break;
-			}
-			if (rt_died && tg > 0 && !tg_done && tg_kill_at && t >= tg_kill_at) {
-				kill(tg, SIGKILL);	/* it ignored SIGTERM */
-				tg_kill_at = 0;
-			}
-			if (!rt_done && spec->ready_path && t >= next_size_check) {
-				/* a runtime still writing (the recorder's end probe
-				 * dumps its map) is given more time */
-				struct stat sb;
-				int nu = rt > 0 ? own_uprobes(rt, NULL) : 0;
-				next_size_check = t + 1;
-				if (stat(spec->ready_path, &sb) == 0 && sb.st_size != out_size) {
-					out_size = sb.st_size;
-					if (kill_at < t + GRACE_SECONDS * 5)
-						kill_at = t + GRACE_SECONDS * 5;
-				}
-				/* and so is one still detaching: on a busy host the
-				 * kernel takes far more than the 0.2 s per probe
-				 * point stop_timeout allows, and a runtime killed
-				 * before its end probe leaves the trace incomplete */
-				if (nuprobes >= 0 && nu < nuprobes && kill_at < t + GRACE_SECONDS * 5)
-					kill_at = t + GRACE_SECONDS * 5;
-				nuprobes = nu;
-			}
-			if (t >= kill_at) {
-				signal_tree(self, 0, SIGKILL);
-				phase = P_KILL;
-			}
+			sup_stopping(&s);
 			break;
 		case P_KILL:
-			signal_tree(self, 0, SIGKILL);
-			break;
-		case P_DONE:
-			/* orphans the target left behind */
-			signal_tree(self, 0, SIGKILL);
+		case P_DONE:	/* orphans the target left behind */
+			signal_tree(s.self, 0, SIGKILL);
 			break;
 		}
 	}
 	if (spec->module_prefix && spec->cleanup_argv)
-		remove_module(spec, rt);
-	{
-		int leaked = driver_remove_uprobes(rt);
-		if (spec->attach_pid > 0) {
-			tg = spec->attach_pid;
-			if (pidfd >= 0) {
-				struct pollfd pp = { pidfd, POLLIN, 0 };
-				target_gone = target_gone || poll(&pp, 1, 0) > 0;
-			}
-		}
-		memset(&res, 0, sizeof(res));
-		res.exited = WIFEXITED(rt_status) ? 1 : 0;
-		res.status = WIFEXITED(rt_status) ? WEXITSTATUS(rt_status) : WTERMSIG(rt_status);
-		res.target_known = tg > 0 && tg_done && !never_ready;
-		res.target_exited = WIFEXITED(tg_status) ? 1 : 0;
-		res.target_status =
-		    WIFEXITED(tg_status) ? WEXITSTATUS(tg_status) : WTERMSIG(tg_status);
-		res.target_pid = (long)tg;
-		res.target_ns =
-		    (unsigned long long)(t_release > 0 && (tg_done || spec->attach_pid > 0)
-					     ? t_release * 1e9
-					     : 0);
-		res.ready_ns = (unsigned long long)(ready_s * 1e9);
-		res.never_ready = never_ready;
-		res.timed_out = timed_out;
-		res.interrupted = interrupted;
-		res.leaked_uprobes = leaked;
-		res.runtime_died = rt_first;
-		res.forked = forked;
-		res.before_stop = before_stop;
-		res.target_gone = target_gone;
-		res.detached_at_timeout = detached;
-		res.stop_ns = (unsigned long long)(t_stop > 0 && t_rt_end > t_stop
-							 ? (t_rt_end - t_stop) * 1e9
-							 : 0);
-	}
-	if (orphaned && spec->cleanup_dir)
+		remove_module(spec, s.rt);
+	sup_result(&s, driver_remove_uprobes(s.rt), &res);
+	if (s.orphaned && spec->cleanup_dir)
 		fs_remove_tree(spec->cleanup_dir);
-	if (!orphaned) {
+	if (!s.orphaned) {
 		/* one write of less than PIPE_BUF: driver_run reads it whole or not
 		 * at all; the supervisor is a fork of perun, so the struct's
 		 * layout is the reader's */

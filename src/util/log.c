@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
 
 /* Verbosity chosen on the command line.  */
 int log_level = 1;
@@ -30,6 +32,20 @@ void log_msg(int level, const char *prefix, const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(prefix, fmt, ap, NULL);
 	va_end(ap);
+}
+
+void log_keep(struct strv *lines, const char *prefix, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (prefix)
+		strbuf_addf(&sb, "%s: ", prefix);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strv_push(lines, strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 int log_error(const char *prefix, const char *fmt, ...)

@@ -28,6 +28,11 @@ void log_msg(int level, const char *prefix, const char *fmt, ...)
 int log_error(const char *prefix, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int log_error_errno(const char *prefix, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+struct strv;
+/* Formats a message as log_msg prints it ("PREFIX: MESSAGE", no newline) and
+ * appends it to lines, for a caller that says it later.  */
+void log_keep(struct strv *lines, const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #define pr_error(...) log_error(PR_FMT, __VA_ARGS__)
 #define pr_error_errno(...) log_error_errno(PR_FMT, __VA_ARGS__)

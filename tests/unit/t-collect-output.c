@@ -76,6 +76,20 @@ int main(void)
 	collect_output_rescued(&r, &sb);
 	is_str(strbuf_str(&sb), "perun: the profile is in x.perf, not where it was asked for\n",
 	       "rescued: where it went");
+	strbuf_reset(&sb);
+
+	/* what the collect said after the profile: a line each, in order */
+	collect_output_notes(&r, &sb);
+	is_int((int)sb.len, 0, "no notes, no lines");
+	log_keep(&r.notes, "perun", "stats: %s", ".perun/stats/x");
+	log_keep(&r.notes, "perun: warning", "the trace is incomplete (%d events lost): %s", 3,
+		 "why");
+	collect_output_notes(&r, &sb);
+	is_str(strbuf_str(&sb),
+	       "perun: stats: .perun/stats/x\n"
+	       "perun: warning: the trace is incomplete (3 events lost): why\n",
+	       "the notes as log.h prints them, in order");
+	strv_clear(&r.notes);
 	strbuf_release(&sb);
 	return tap_done();
 }

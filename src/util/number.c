@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "util/number.h"
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int parse_count(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (!is_digit(*s))
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_decimal(const char *s, double *out)
+{
+	const char *p = s;
+	char *end;
+	int digits = 0;
+	double v;
+
+	if (!s)
+		return -1;
+	if (*p == '-')
+		p++;
+	for (; is_digit(*p); p++)
+		digits++;
+	if (*p == '.')
+		for (p++; is_digit(*p); p++)
+			digits++;
+	if (!digits)
+		return -1;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!is_digit(*p))
+			return -1;
+		while (is_digit(*p))
+			p++;
+	}
+	if (*p)
+		return -1;
+	/* the shape is plain decimal, so strtod reads all of it the same way */
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || !isfinite(v) || (errno == ERANGE && v != 0))
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Numbers as a user types them on a command line or in local.yml: the whole
+ * string, decimal digits only.  strtoul and strtod alone take more: leading
+ * spaces, a sign ("-5" as a huge count), hex ("0x10", "0x1p-3"), "inf" and
+ * "nan", and they clamp an overflow silently.  */
+#ifndef PERUN_UTIL_NUMBER_H
+#define PERUN_UTIL_NUMBER_H
+
+#include <stdint.h>
+
+/* A whole number of decimal digits, at most max: 0 with *out set, or -1
+ * (empty, anything but digits, above max).  */
+int parse_count(const char *s, uint64_t max, uint64_t *out);
+
+/* A decimal number: an optional '-', digits with an optional fraction
+ * ("5", "0.5", ".5", "5."), an optional exponent ("1e-3"); finite.  0 with
+ * *out set, or -1.  */
+int parse_decimal(const char *s, double *out);
+
+#endif
