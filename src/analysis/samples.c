@@ -213,3 +213,50 @@ struct func_samples *samples_find(const struct func_table *t, const char *uid)
 	key.uid = (char *)uid;
 	return t->n ? bsearch(&key, t->f, t->n, sizeof(*t->f), cmp_uid) : NULL;
 }
+
+static double change_of(const struct samples_pair *r)
+{
+	if (isnan(r->ratio))
+		return -1;
+	if (r->ratio <= 0 || isinf(r->ratio))
+		return 1e300;
+	return fabs(log(r->ratio));
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+	double a = change_of(x), b = change_of(y);
+
+	if (a != b)
+		return (a < b) - (a > b);
+	return strcmp(((const struct samples_pair *)x)->uid, ((const struct samples_pair *)y)->uid);
+}
+
+struct samples_pair *samples_pair(const struct func_table *a, const struct func_table *b,
+				  size_t *n)
+{
+	struct samples_pair *rows = xcalloc(a->n + b->n + 1, sizeof(*rows));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < a->n; i++) {
+		struct samples_pair *r = &rows[(*n)++];
+		r->uid = a->f[i].uid;
+		r->a = &a->f[i];
+		r->b = samples_find(b, r->uid);
+	}
+	for (i = 0; i < b->n; i++)
+		if (!samples_find(a, b->f[i].uid)) {
+			rows[*n].uid = b->f[i].uid;
+			rows[(*n)++].b = &b->f[i];
+		}
+	for (i = 0; i < *n; i++) {
+		struct samples_pair *r = &rows[i];
+		r->ratio = !r->a || !r->b     ? NAN
+			   : r->a->median > 0 ? r->b->median / r->a->median
+			   : r->b->median > 0 ? INFINITY
+					      : 1;
+	}
+	qsort(rows, *n, sizeof(*rows), cmp_pair);
+	return rows;
+}

@@ -43,4 +43,17 @@ void samples_release(struct func_table *t);
 /* The function named uid, or NULL.  */
 struct func_samples *samples_find(const struct func_table *t, const char *uid);
 
+/* One function of two tables side by side (perun diff).  */
+struct samples_pair {
+	const char *uid;
+	const struct func_samples *a, *b; /* NULL: not in that table */
+	double ratio; /* median b / median a (INFINITY from a zero median; 1 when
+			 both are zero); NAN when one side is missing */
+};
+/* The functions of a and b paired by uid, the biggest change of median
+ * first (|log ratio|, ties by uid), those in one table only last; *n of
+ * them (caller frees the array; it points into a and b).  */
+struct samples_pair *samples_pair(const struct func_table *a, const struct func_table *b,
+				  size_t *n);
+
 #endif

@@ -5,20 +5,17 @@
 
 #define PR_FMT "perun"
 
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "profile/profile.h"
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/parse-options.h"
+#include "util/strv.h"
 #include "vcs/vcs.h"
 
 /* Parses the options of add and rm (keep, pending: NULL when the command has
@@ -67,9 +64,8 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 		"path, or part of a name in .perun/jobs.  The jobs file is removed.\n";
 	const char *rev = "HEAD", **names;
 	struct repo r;
-	struct pidx index;
 	char minor[41], **paths;
-	int keep = 0, explicit_rev = 0, n, i, ret = EXIT_OK, pr;
+	int keep = 0, explicit_rev = 0, n, i, ret = EXIT_OK, pr, failed;
 
 	(void)ctx;
 	pr = parse_common(argc, argv, usage, &keep, NULL, &rev, &explicit_rev, &names, &n);
@@ -89,33 +85,15 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 		repo_release(&r);
 		return EXIT_FAIL;
 	}
-	/* resolve every argument first: adding removes jobs files, which would
-	 * renumber the N@p of the arguments after it */
-	if (store_read_index(r.dir, minor, &index) < 0) {
+	/* every argument resolved first: adding renumbers the N@p after it */
+	failed = repo_add_paths(&r, minor, names, (size_t)n, &paths);
+	if (failed < 0) {
 		free(names);
 		repo_release(&r);
 		return EXIT_FAIL;
 	}
-	paths = xcalloc((size_t)n, sizeof(*paths));
-	for (i = 0; i < n; i++) {
-		struct lookup l;
-		struct stat st;
-		/* add registers files: a file of that name is meant, not a
-		 * registered profile of the same name */
-		if (!strchr(names[i], '@') && stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
-			paths[i] = xstrdup(names[i]);
-			continue;
-		}
-		if (repo_lookup(&r, minor, &index, names[i], &l) < 0) {
-			ret = EXIT_FAIL;
-		} else if (l.registered) {
-			pr_error("%s is already registered for %.7s as %zu@i", names[i], minor, l.entry);
-			ret = EXIT_FAIL;
-		} else {
-			paths[i] = l.path;
-		}
-	}
-	pidx_release(&index);
+	if (failed)
+		ret = EXIT_FAIL;
 	for (i = 0; i < n; i++)
 		if (paths[i]) {
 			size_t entry;
@@ -142,9 +120,10 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 		"A pending profile (N@p, or a file in .perun/jobs) is deleted.\n";
 	const char *rev = "HEAD", **names;
 	struct repo r;
-	struct pidx index;
+	struct strv dropped = STRV_INIT, deleted = STRV_INIT;
 	char minor[41];
-	int pending = 0, explicit_rev = 0, unborn, n, i, ret = EXIT_OK, pr;
+	size_t k;
+	int pending = 0, explicit_rev = 0, unborn, n, ret = EXIT_OK, pr;
 
 	(void)ctx;
 	pr = parse_common(argc, argv, usage, NULL, &pending, &rev, &explicit_rev, &names, &n);
@@ -161,7 +140,7 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 	}
 	if (pending) {
 		struct pending *p;
-		size_t np, k;
+		size_t np;
 		repo_pending(&r, &p, &np);
 		for (k = 0; k < np; k++)
 			if (unlink(p[k].path) < 0)
@@ -180,75 +159,15 @@ int cmd_rm(int argc, char **argv, struct ctx *ctx)
 	}
 	if (unborn)
 		snprintf(minor, sizeof(minor), "HEAD");
-	if (unborn ? (pidx_init(&index), 0) : store_read_index(r.dir, minor, &index) < 0) {
+	if (repo_remove(&r, minor, unborn, names, (size_t)n, &dropped, &deleted) < 0)
 		ret = EXIT_FAIL;
-		goto out;
-	}
-	{
-		size_t *drop = xcalloc((size_t)n, sizeof(*drop)), k;
-		char **del = xcalloc((size_t)n, sizeof(*del));
-		char *jobs = xstrfmt("%s/jobs/", r.dir);
-		int nd = 0, ndel = 0, j;
-		struct tombstones tomb = { NULL, 0 };
-		/* resolve every argument before removing anything: numbers stay valid */
-		for (i = 0; i < n; i++) {
-			struct lookup l;
-			char *abs;
-			if (repo_lookup(&r, minor, &index, names[i], &l) < 0) {
-				ret = EXIT_FAIL;
-				continue;
-			}
-			if (l.registered) {
-				drop[nd++] = l.entry;
-				continue;
-			}
-			abs = realpath(l.path, NULL);
-			free(l.path);
-			if (!abs || strncmp(abs, jobs, strlen(jobs))) {
-				pr_error("%s is not registered for %.7s and not a pending profile (perun rm "
-					 "deletes no file outside .perun/jobs)",
-					 names[i], minor);
-				free(abs);
-				ret = EXIT_FAIL;
-				continue;
-			}
-			for (j = 0; j < ndel && strcmp(del[j], abs); j++)
-				;
-			if (j < ndel)
-				free(abs);
-			else
-				del[ndel++] = abs;
-		}
-		/* remove from the highest index down so numbers stay valid; each
-		 * removal leaves a tombstone that push and fetch carry */
-		for (k = index.n; k-- > 0;) {
-			int hit = 0;
-			for (j = 0; j < nd; j++)
-				hit |= drop[j] == k;
-			if (hit) {
-				printf("removed %s from %.7s\n", index.entries[k].path, minor);
-				tomb.hex = xrealloc(tomb.hex, (tomb.n + 1) * sizeof(*tomb.hex));
-				repo_entry_hex(&index, k, tomb.hex[tomb.n++]);
-				pidx_remove(&index, k);
-			}
-		}
-		if (nd && (store_add_tombstones(r.dir, minor, &tomb) < 0 ||
-			   store_write_index(r.dir, minor, &index) < 0))
-			ret = EXIT_FAIL;
-		tombstones_release(&tomb);
-		for (j = 0; j < ndel; j++) {
-			if (unlink(del[j]) < 0)
-				ret = EXIT_FAIL, pr_error_errno("cannot remove %s", del[j]);
-			else
-				printf("removed pending profile %s\n", fs_basename(del[j]));
-			free(del[j]);
-		}
-		free(del);
-		free(jobs);
-		free(drop);
-		pidx_release(&index);
-	}
+	for (k = 0; k < dropped.n; k++)
+		printf("removed %s from %.7s\n", dropped.v[k], minor);
+	for (k = 0; k < deleted.n; k++)
+		printf("removed pending profile %s\n", deleted.v[k]);
 out:
+	strv_clear(&dropped);
+	strv_clear(&deleted);
 	free(names);
 	repo_release(&r);
 	return ret;

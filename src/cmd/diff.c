@@ -38,30 +38,6 @@ static int parse_format(const struct popt *o, const char *v)
 	return 0;
 }
 
-struct row {
-	const char *uid;
-	const struct func_samples *a, *b;
-	double ratio; /* median b / median a; NAN when one is missing */
-};
-
-static double change_of(const struct row *r)
-{
-	if (isnan(r->ratio))
-		return -1;
-	if (r->ratio <= 0 || isinf(r->ratio))
-		return 1e300;
-	return fabs(log(r->ratio));
-}
-
-static int cmp_row(const void *x, const void *y)
-{
-	double a = change_of(x), b = change_of(y);
-
-	if (a != b)
-		return (a < b) - (a > b);
-	return strcmp(((const struct row *)x)->uid, ((const struct row *)y)->uid);
-}
-
 static void cell_ns(struct strbuf *sb, const struct func_samples *s, double v)
 {
 	char buf[32];
@@ -101,7 +77,7 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 	struct profile p[2] = {{NULL}, {NULL}};
 	struct func_table t[2];
 	char *label[2] = {NULL, NULL}, minor[41];
-	struct row *rows = NULL;
+	struct samples_pair *rows = NULL;
 	struct strbuf out = STRBUF_INIT, inc[2] = {STRBUF_INIT, STRBUF_INIT};
 	size_t i, n = 0, w = 8;
 	int nspec, ret = EXIT_FAIL, loaded = 0;
@@ -152,28 +128,10 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 	samples_read(&p[0], NULL, &t[0]);
 	samples_read(&p[1], NULL, &t[1]);
 	loaded = 1;
-	rows = xcalloc(t[0].n + t[1].n + 1, sizeof(*rows));
-	for (i = 0; i < t[0].n; i++) {
-		struct row *r = &rows[n++];
-		r->uid = t[0].f[i].uid;
-		r->a = &t[0].f[i];
-		r->b = samples_find(&t[1], r->uid);
-	}
-	for (i = 0; i < t[1].n; i++)
-		if (!samples_find(&t[0], t[1].f[i].uid)) {
-			rows[n].uid = t[1].f[i].uid;
-			rows[n++].b = &t[1].f[i];
-		}
-	for (i = 0; i < n; i++) {
-		struct row *r = &rows[i];
-		r->ratio = !r->a || !r->b     ? NAN
-			   : r->a->median > 0 ? r->b->median / r->a->median
-			   : r->b->median > 0 ? INFINITY
-					      : 1;
-		if (strlen(r->uid) > w)
-			w = strlen(r->uid);
-	}
-	qsort(rows, n, sizeof(*rows), cmp_row);
+	rows = samples_pair(&t[0], &t[1], &n);
+	for (i = 0; i < n; i++)
+		if (strlen(rows[i].uid) > w)
+			w = strlen(rows[i].uid);
 	if (!strcmp(format, "json")) {
 		struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
 		json_object_object_add(root, "a", json_object_new_string(label[0]));
@@ -210,7 +168,7 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 		    "calls A", "calls B", "median A", "median B", "p95 A", "p95 B", "excl A",
 		    "excl B", "ratio");
 	for (i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
+		const struct samples_pair *r = &rows[i];
 		char ca[24] = "-", cb[24] = "-", ea[16] = "-", eb[16] = "-", ra[16] = "-", *name;
 		if (r->a) {
 			snprintf(ca, sizeof(ca), "%zu", r->a->n);

@@ -1,163 +1,64 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun doctor [--json] [BINARY...]: can this machine trace, and where do
- * the functions of each BINARY come from?  Every failed check names the
+ * the functions of each BINARY come from?  Runs doctor_run()
+ * (trace/doctor.h) and prints its checks; every failed check names the
  * command that fixes it.  Exit 0 only when a collect can work.  */
 #include "config.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "cmd/cmd.h"
-#include "target/target.h"
-#include "trace/driver.h"
-#include "trace/kruntime.h"
-#include "trace/runtime.h"
-#include "trace/uprobes.h"
-#include "util/fs.h"
+#include "trace/doctor.h"
 #include "util/log.h"
 #include "util/parse-options.h"
-#include "util/strbuf.h"
-
-struct check {
-	const char *name;
-	int ok;
-	int required;		/* for the bpf path */
-	char *detail;
-	char *fix;
-};
 
 /* Most BINARY arguments doctor takes.  */
 #define MAX_BINARIES 16
 
-static struct check checks[24 + MAX_BINARIES];
-static size_t nchecks;
-
-static void add(const char *name, int ok, int required, char *detail, char *fix)
+static void print_json(const struct doctor_report *rep)
 {
-	struct check *c = &checks[nchecks++];
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	size_t k;
 
-	c->name = name;
-	c->ok = ok;
-	c->required = required;
-	c->detail = detail;
-	c->fix = ok ? (free(fix), NULL) : fix;
-}
-
-/* Adds the check for program NAME; returns its path or NULL.  */
-static char *program(const char *name, const char *env, const char *fallback,
-		     const char *package, int required)
-{
-	char *path = runtime_find_program(env, name, fallback);
-	char *why, *fix;
-
-	if (path) {
-		add(name, 1, required, xstrdup(path), NULL);
-		return path;
+	for (k = 0; k < rep->n; k++) {
+		const struct doctor_check *ck = &rep->checks[k];
+		struct json_object *c = json_object_new_object();
+		json_object_object_add(c, "check", json_object_new_string(ck->name));
+		json_object_object_add(c, "ok", json_object_new_boolean(ck->ok));
+		json_object_object_add(c, "required", json_object_new_boolean(ck->required));
+		json_object_object_add(c, "detail", json_object_new_string(ck->detail));
+		if (ck->fix)
+			json_object_object_add(c, "fix", json_object_new_string(ck->fix));
+		json_object_array_add(a, c);
 	}
-	why = runtime_program_missing(env, name, fallback, package, &fix);
-	add(name, 0, required, why, fix);
-	return NULL;
+	json_object_object_add(o, "checks", a);
+	json_object_object_add(o, "can_trace", json_object_new_boolean(rep->can_trace));
+	json_object_object_add(o, "runtime", json_object_new_string(rep->runtime));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
 }
 
-/* Looks for "NAME=y" in the running kernel's config, when it is readable.  */
-static int kconfig(const char *name)
+static void print_text(const struct doctor_report *rep)
 {
-	gzFile gz = gzopen("/proc/config.gz", "rb");
-	char line[256];
-	size_t n = strlen(name);
-	int found = -1;
+	size_t k;
 
-	if (!gz)
-		return -1;
-	found = 0;
-	while (gzgets(gz, line, sizeof(line)))
-		if (!strncmp(line, name, n) && line[n] == '=' && (line[n + 1] == 'y' || line[n + 1] == 'm'))
-			found = 1;
-	gzclose(gz);
-	return found;
-}
-
-/* Where the functions of a binary come from (its symbol table, its separate
- * debuginfo, only its exports, nothing), and what to install when they are
- * not all known.  */
-static void binary_check(const char *path)
-{
-	struct target t;
-	char *name = xstrfmt("symbols %s", fs_basename(path));
-
-	if (target_load(&t, path, NULL) < 0) {
-		add(name, 0, 0, xstrfmt("%s: not readable as an ELF binary (see above)", path),
-		    xstrdup("give the path of an executable or shared library"));
-		return;
+	for (k = 0; k < rep->n; k++) {
+		const struct doctor_check *ck = &rep->checks[k];
+		printf("%-4s %-18s %s\n", ck->ok ? "ok" : ck->required ? "FAIL" : "warn", ck->name,
+		       ck->detail);
+		if (ck->fix)
+			printf("     %-18s fix: %s\n", "", ck->fix);
 	}
-	if (t.syms == TARGET_SYMS_SYMTAB || t.syms == TARGET_SYMS_DEBUGINFO ||
-	    t.syms == TARGET_SYMS_MINIDEBUGINFO)
-		add(name, 1, 0,
-		    t.syms == TARGET_SYMS_DEBUGINFO
-			    ? xstrfmt("%s: %zu functions from its debuginfo %s%s", t.path, t.nfuncs,
-				      t.debug_path, t.has_dwarf ? ", DWARF" : "")
-			    : xstrfmt("%s: %zu functions from its %s%s", t.path, t.nfuncs,
-				      target_syms_name(&t), t.has_dwarf ? ", DWARF" : ""),
-		    NULL);
-	else
-		add(name, 0, 0,
-		    t.syms == TARGET_SYMS_DYNSYM
-			    ? xstrfmt("%s: stripped, no debuginfo found: only the %zu functions it "
-				      "exports can be traced",
-				      t.path, t.nfuncs)
-			    : xstrfmt("%s: stripped, no debuginfo found, exports no function: only "
-				      "its libraries' functions can be traced (-f LIB#NAME)",
-				      t.path),
-		    target_debuginfo_hint(t.path));
-	target_release(&t);
-}
-
-/* --runtime kernel: loading modules here, and which runtime sources stap
- * builds them from (stock, or perun's patched copy) and why.  */
-static void kernel_checks(const char *stap)
-{
-	struct kruntime kr;
-	const char *why = NULL;
-	char *ver = kruntime_stap_version(stap), *cmd = kruntime_prepare_command();
-	int load = kruntime_can_load(&why), patches = kruntime_has_patches(ver);
-
-	add("kernel modules", load, 0, xstrdup(load ? "staprun can load modules here" : why),
-	    xstrdup("a kernel with CONFIG_MODULES=y, run as root; elsewhere use --runtime bpf"));
-	kruntime_select(&kr);
-	if (kr.dir && ver && kr.version && strcmp(ver, kr.version))
-		add("kernel rt sources", 0, 0,
-		    xstrfmt("stap %s, but %s was made for %s", ver, kr.dir, kr.version),
-		    xstrdup(cmd));
-	else if (kr.dir)
-		add("kernel rt sources", 1, 0,
-		    xstrfmt("%s; used with stap -R (stap %s)", kr.why, ver ? ver : "not found"),
-		    NULL);
-	else if (patches)
-		add("kernel rt sources", 0, 0,
-		    xstrfmt("stap %s, %s; stap %s's stock runtime cannot build modules for Linux "
-			    "6.1.y past 6.1.103 (task_work_cancel) and loses per-event output at "
-			    "high rates",
-			    ver, kr.why, ver),
-		    xstrdup(cmd));
-	else
-		add("kernel rt sources", 1, 0,
-		    xstrfmt("stap %s: stock runtime (perun ships no runtime fixes for it)",
-			    ver ? ver : "not found"),
-		    NULL);
-	kruntime_release(&kr);
-	free(ver);
-	free(cmd);
+	printf("%s\n", !rep->can_trace ? "perun cannot trace here yet: apply the fixes above"
+		       : !strcmp(rep->runtime, "kernel") ? "perun can trace here (kernel runtime)"
+							 : "perun can trace here (bpf runtime)");
 }
 
 int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 {
-	struct utsname u;
-	char *stap, *stapbpf, *staprun, *shim, *p;
 	static const char usage[] =
 		"usage: perun doctor [--json] [BINARY...]\n\nChecks stap, stapbpf/staprun, the "
 		"kernel build tree, debugfs/tracefs, uprobes, BPF, the\nmemlock and open-file "
@@ -165,151 +66,28 @@ int cmd_doctor(int argc, char **argv, struct ctx *ctx)
 		"where its functions come from (.symtab, separate debuginfo, only\nits exports) "
 		"and the debug symbol package to install when they are not all known.\n"
 		"Exit 0 only when 'perun collect' can trace on this machine.\n";
-	const char *why = NULL, *ev;
-	const char *bins[MAX_BINARIES];
-	int json = 0, i, n, bpf_ok = 1, kernel_ok, modules, r, nbins = 0;
+	struct doctor_report rep;
+	int json = 0, n, ret;
 	struct popt opts[] = {
 		OPT_BOOL(0, "json", &json, "print the checks as one JSON object"),
 		OPT_END(),
 	};
-	char *prep = xstrfmt("%s/prepare-tracing.sh", runtime_datadir());
-	size_t k;
-
-	if (!fs_exists(prep)) {	/* the source tree keeps it in tools/ */
-		free(prep);
-		prep = xstrfmt("%s/tools/prepare-tracing.sh", runtime_datadir());
-	}
 
 	(void)ctx;
 	n = parse_options(argc, argv, "doctor", usage, opts);
-	if (n < 0) {
-		free(prep);
+	if (n < 0)
 		return POPT_EXIT(n);
-	}
 	if (n > MAX_BINARIES) {
 		fprintf(stderr, "perun doctor: more than %d binaries: ask about fewer at once\n",
 			MAX_BINARIES);
-		free(prep);
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < n; i++)
-		bins[nbins++] = argv[i];
-	uname(&u);
-	add("root", geteuid() == 0, 1, xstrfmt("euid %d", (int)geteuid()),
-	    xstrdup("run perun as root (sudo perun ...): probes and modules need it; the "
-		    "read-only commands (show, log, status, cache list) do not"));
-	stap = program("stap", "PERUN_STAP", STAP_PATH, "systemtap", 1);
-	stapbpf = program("stapbpf", "PERUN_STAPBPF", STAPBPF_PATH, "systemtap", 1);
-	staprun = program("staprun", "PERUN_STAPRUN", STAPRUN_PATH,
-			  "systemtap-runtime", 0);
-	modules = access("/proc/modules", F_OK) == 0;
-	p = xstrfmt("/lib/modules/%s/build/.config", u.release);
-	r = access(p, R_OK) == 0;
-	add("kernel build tree", r, 1, xstrfmt("%s %s", p, r ? "present" : "missing"),
-	    modules ? xstrfmt("apt-get install linux-headers-%s, or for the bpf runtime only: sh %s",
-			      u.release, prep)
-		    : xstrfmt("this kernel cannot load modules (CONFIG_MODULES is off), so only the "
-			      "bpf runtime works, and stap still wants a build tree: sh %s makes a "
-			      "stub one",
-			      prep));
-	free(p);
-	ev = driver_uprobe_events_path();
-	if (!ev && geteuid() != 0 && access("/sys/kernel/tracing", F_OK) == 0)
-		add("tracefs", 0, 1, xstrdup("/sys/kernel/tracing is for root only"),
-		    xstrdup("run perun as root (sudo perun ...)"));
+	doctor_run(&rep, (const char *const *)argv, (size_t)n);
+	if (json)
+		print_json(&rep);
 	else
-		add("tracefs", ev != NULL, 1, xstrdup(ev ? ev : "no uprobe_events"),
-		    xstrdup("mount -t debugfs nodev /sys/kernel/debug; mount -t tracefs nodev "
-		    "/sys/kernel/tracing"));
-	r = access("/sys/bus/event_source/devices/uprobe", F_OK) == 0 || kconfig("CONFIG_UPROBES") == 1;
-	add("uprobes", r, 1, xstrdup(r ? "CONFIG_UPROBES" : "no uprobe PMU"),
-	    xstrdup("boot a kernel built with CONFIG_UPROBES=y"));
-	r = kconfig("CONFIG_BPF_SYSCALL");
-	if (r < 0)
-		r = access("/sys/fs/bpf", F_OK) == 0 || access("/sys/kernel/btf/vmlinux", F_OK) == 0;
-	add("bpf", r, 1, xstrdup(r ? "CONFIG_BPF_SYSCALL" : "no BPF syscall"),
-	    xstrdup("boot a kernel built with CONFIG_BPF_SYSCALL=y, or use --runtime kernel"));
-	shim = runtime_shim_path();
-	r = !runtime_needs_memlock_shim() || shim;
-	add("memlock", r, 1,
-	    xstrdup(!runtime_needs_memlock_shim() ? "RLIMIT_MEMLOCK can be raised"
-	    : shim ? "cannot raise RLIMIT_MEMLOCK; perun preloads its shim into stapbpf"
-		   : "cannot raise RLIMIT_MEMLOCK and perun-memlock-shim.so is missing"),
-	    xstrdup("reinstall perun (make install puts perun-memlock-shim.so in its libdir)"));
-	{
-		/* perun's own loader: uprobe_multi links bound to the traced process */
-		struct bpfmap_err uerr = { "" };
-		char *up = runtime_lib_path("perun-uprobes", X_OK);
-		int multi = uprobes_supported(&uerr);
-		add("bpf loader", multi && up, 0,
-		    multi && up ? xstrdup("perun's own (uprobe_multi links bound to the traced "
-					  "process, a ring buffer; no probe limit, --pid isolates)")
-		    : !up ? xstrdup("perun-uprobes is missing: stapbpf attaches every probe")
-			  : xstrfmt("stapbpf: the kernel has no uprobe_multi links (%s)", uerr.msg),
-		    !up ? xstrdup("reinstall perun (make install puts perun-uprobes in its libdir)")
-			: xstrdup("Linux 6.6 or later attaches and detaches thousands of probes in "
-				  "milliseconds, in the traced process only"));
-		free(up);
-	}
-	add("open files", runtime_nofile_limit() >= 4096, 0,
-	    xstrfmt("hard limit %lu: about %zu probe points for stapbpf", runtime_nofile_limit(),
-		    runtime_bpf_probe_limit()),
-	    xstrdup("raise it: ulimit -Hn 65536 (or LimitNOFILE= in a unit)"));
-	p = xstrfmt("%s/templates/header.stp.in", runtime_datadir());
-	r = access(p, R_OK) == 0;
-	add("perun data", r, 1, p, xstrdup("reinstall perun, or set PERUN_DATADIR to its source tree"));
-	kernel_checks(stap);
-	kernel_ok = kruntime_usable(&why);
-	add("kernel runtime", kernel_ok && staprun, 0,
-	    xstrdup(kernel_ok ? "modules can be built and loaded" : why),
-	    modules ? xstrdup("install linux-headers-$(uname -r) and prepare the runtime sources "
-			      "(above)")
-		    : xstrdup("none here: modules are off in this kernel, so perun uses the bpf "
-			      "runtime (a kernel built with CONFIG_MODULES=y would allow both)"));
-	for (i = 0; i < nbins; i++)
-		binary_check(bins[i]);
-	for (k = 0; k < nchecks; k++)
-		if (checks[k].required && !checks[k].ok)
-			bpf_ok = 0;
-	if (json) {
-		struct json_object *o = json_object_new_object(), *a = json_object_new_array();
-		for (k = 0; k < nchecks; k++) {
-			struct json_object *c = json_object_new_object();
-			json_object_object_add(c, "check", json_object_new_string(checks[k].name));
-			json_object_object_add(c, "ok", json_object_new_boolean(checks[k].ok));
-			json_object_object_add(c, "required", json_object_new_boolean(checks[k].required));
-			json_object_object_add(c, "detail", json_object_new_string(checks[k].detail));
-			if (checks[k].fix)
-				json_object_object_add(c, "fix", json_object_new_string(checks[k].fix));
-			json_object_array_add(a, c);
-		}
-		json_object_object_add(o, "checks", a);
-		json_object_object_add(o, "can_trace", json_object_new_boolean(bpf_ok || (kernel_ok && staprun && stap)));
-		json_object_object_add(o, "runtime", json_object_new_string(kernel_ok && staprun ? "kernel" : bpf_ok ? "bpf" : "none"));
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-									  JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
-	} else {
-		for (k = 0; k < nchecks; k++) {
-			printf("%-4s %-18s %s\n", checks[k].ok ? "ok" : checks[k].required ? "FAIL" : "warn",
-			       checks[k].name, checks[k].detail);
-			if (checks[k].fix)
-				printf("     %-18s fix: %s\n", "", checks[k].fix);
-		}
-		printf("%s\n", bpf_ok || (kernel_ok && staprun && stap)
-				       ? (kernel_ok && staprun ? "perun can trace here (kernel runtime)"
-							       : "perun can trace here (bpf runtime)")
-				       : "perun cannot trace here yet: apply the fixes above");
-	}
-	r = bpf_ok || (kernel_ok && staprun && stap) ? EXIT_OK : EXIT_FAIL;
-	for (k = 0; k < nchecks; k++) {
-		free(checks[k].detail);
-		free(checks[k].fix);
-	}
-	free(stap);
-	free(stapbpf);
-	free(staprun);
-	free(shim);
-	free(prep);
-	return r;
+		print_text(&rep);
+	ret = rep.can_trace ? EXIT_OK : EXIT_FAIL;
+	doctor_report_release(&rep);
+	return ret;
 }

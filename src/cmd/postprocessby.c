@@ -19,8 +19,6 @@
 #include "profile/profile.h"
 #include "store/output.h"
 #include "store/profarg.h"
-#include "store/repo.h"
-#include "util/fs.h"
 #include "util/log.h"
 #include "util/parse-options.h"
 #include "util/strbuf.h"
@@ -73,36 +71,6 @@ static int write_all(int fd, const char *data, size_t len, const char *path)
 	if (fsync(fd) < 0)
 		return pr_error_errno("fsync %s", path);
 	return 0;
-}
-
-/* The default output: NAME-METHOD.perf beside the pending profiles.  */
-static char *default_output(const char *label)
-{
-	char *pd = repo_locate(), *base, *dot, *out;
-	const char *b = fs_basename(label);
-
-	if (!pd)
-		return NULL;
-	base = xstrdup(b);
-	for (dot = base; *dot; dot++)
-		if (*dot == ':' || *dot == '@')
-			*dot = '-';
-	if ((dot = strstr(base, ".perf")) && !dot[5])
-		*dot = 0;
-	out = xstrfmt("%s/jobs", pd);
-	/* a jobs directory that is a link, or another user's, would take root's
-	 * profile wherever it points */
-	if (fs_trust_dir(out, 1, "remove it or give -o PATH") < 0) {
-		free(out);
-		free(base);
-		free(pd);
-		return NULL;
-	}
-	free(out);
-	out = xstrfmt("%s/jobs/%s.perf", pd, base);
-	free(base);
-	free(pd);
-	return out;
 }
 
 int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
@@ -186,14 +154,12 @@ int cmd_postprocessby(int argc, char **argv, struct ctx *ctx)
 	if (output) {
 		final = xstrdup(output);
 	} else {
-		char *pd = repo_locate(), *base = pd ? default_output(label) : NULL;
-		if (!pd)
+		int no_repo;
+		final = output_pending_path(label, pp_method_name(o.method), &no_repo);
+		if (no_repo)
 			pr_error("no perun repository here for a pending profile: give -o PATH");
-		free(pd);
-		if (!base)
+		if (!final)
 			goto out;
-		final = xstrfmt("%.*s-%s.perf", (int)(strlen(base) - 5), base, pp_method_name(o.method));
-		free(base);
 	}
 	/* written on the descriptor output_stage reserved (O_EXCL|O_NOFOLLOW), and
 	 * published by it: a rename over the staging name (as fs_write_atomic

@@ -17,10 +17,8 @@
 #include "analysis/postprocess.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
-#include "store/localyml.h"
 #include "store/repo.h"
 #include "trace/driver.h"
-#include "util/fs.h"
 #include "util/log.h"
 #include "util/parse-options.h"
 #include "vcs/vcs.h"
@@ -140,43 +138,6 @@ static int push_value(const struct popt *o, const char *v)
 	return 0;
 }
 
-/* local.yml of the repository: 1 read, 0 missing, -1 bad (reported).  */
-static int read_matrix(const struct repo *r, struct job_matrix *m)
-{
-	char *path = xstrfmt("%s/local.yml", r->dir);
-	int ret = fs_exists(path) ? (config_read_jobs(path, m) < 0 ? -1 : 1) : 0;
-
-	if (!ret)
-		memset(m, 0, sizeof(*m));
-	free(path);
-	return ret;
-}
-
-/* Runs the runner over the revisions; the exit status.  */
-static int run_revisions(struct runner *rn, char (*revs)[41], size_t nrevs)
-{
-	size_t i, total = nrevs ? nrevs : 1, failed_revs = 0;
-	int r;
-
-	for (i = 0; i < total; i++) {
-		size_t before = rn->failed;
-		r = runner_revision(rn, nrevs ? revs[i] : NULL, i, total);
-		if (r < 0 && rn->interrupted) {
-			fprintf(stderr, "perun run: interrupted at revision %zu of %zu\n", i + 1, total);
-			return EXIT_SIGNAL_BASE + driver_signal_received();
-		}
-		failed_revs += rn->failed > before;
-	}
-	if (failed_revs) {
-		fprintf(stderr, "perun run: %zu of %zu revision%s had a failure (named above); %zu "
-				"profile%s registered\n",
-			failed_revs, total, total == 1 ? "" : "s", rn->registered,
-			rn->registered == 1 ? "" : "s");
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
-}
-
 int cmd_run(int argc, char **argv, struct ctx *ctx)
 {
 	struct common c = { 0, 0, 0 };
@@ -246,7 +207,7 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 	}
 	if (repo_find(&r) < 0)
 		goto out;
-	have_matrix = read_matrix(&r, &m);
+	have_matrix = run_read_matrix(&r, &m);
 	if (have_matrix < 0)
 		goto out;
 	if (!is_job && !have_matrix) {
@@ -258,25 +219,10 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 	if (is_job) {
 		/* the job of the command line, with local.yml's pre_run, repeat and
 		 * postprocessors */
-		struct job_matrix jm;
-		size_t k;
-		memset(&jm, 0, sizeof(jm));
-		for (k = 0; k < cmds.n; k++)
-			strv_push(&jm.cmds, cmds.v[k]);
-		for (k = 0; k < args.n; k++)
-			strv_push(&jm.args, args.v[k]);
-		for (k = 0; k < wls.n; k++)
-			strv_push(&jm.workloads, wls.v[k]);
-		jm.ncollectors = 1;
-		jm.collectors = xcalloc(1, sizeof(*jm.collectors));
-		jm.collectors[0].name = xstrdup("trace");
-		err = run_jobs_from_matrix(&jm, &jobs, &njobs);
-		job_matrix_release(&jm);
-		if (err < 0)
-			goto out;
-		if (trace_at < argc &&
-		    run_jobs_set_trace(jobs, njobs, argv + trace_at, (size_t)(argc - trace_at)) < 0) {
-			ret = EXIT_USAGE;
+		err = run_jobs_from_args(&cmds, &args, &wls, argv + trace_at,
+					 (size_t)(argc - trace_at), &jobs, &njobs);
+		if (err < 0) {
+			ret = err == -2 ? EXIT_USAGE : EXIT_FAIL;
 			goto out;
 		}
 	} else {
@@ -303,7 +249,8 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 	rn.progress = !c.quiet && isatty(2);
 	rn.verbose = c.verbose;
 	driver_install_signals();
-	ret = run_revisions(&rn, revs, nrevs);
+	err = run_revisions(&rn, revs, nrevs);
+	ret = err < 0 ? EXIT_SIGNAL_BASE + driver_signal_received() : err ? EXIT_FAIL : EXIT_OK;
 out:
 	free(post);
 	if (runner_ok)
@@ -359,7 +306,7 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	}
 	if (repo_find(&r) < 0)
 		goto out;
-	have = read_matrix(&r, &m);
+	have = run_read_matrix(&r, &m);
 	if (have <= 0) {
 		if (!have)
 			pr_error("%s/local.yml is missing: bisect runs its job matrix; list cmds and "

@@ -15,7 +15,6 @@
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
-#include "profile/profile.h"
 #include "store/repo.h"
 #include "store/stats-dir.h"
 #include "store/stats.h"
@@ -59,41 +58,21 @@ static void human(char *buf, size_t len, off_t size)
 		snprintf(buf, len, "%.1f MiB", (double)size / (1024 * 1024));
 }
 
-static int cmp_file_size(const void *a, const void *b)
-{
-	const struct stats_file *x = a, *y = b;
-
-	return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->name, y->name);
-}
-
-static int cmp_version_size(const void *a, const void *b)
-{
-	const struct stats_version *x = a, *y = b;
-
-	return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->minor, y->minor);
-}
-
 static int list_files(const struct repo *r, const struct opts *o)
 {
-	struct stats_version *v = NULL;
-	struct stats_file *f = NULL;
-	size_t nv = 0, nf = 0, i, j;
+	struct stats_listing l;
+	const struct stats_file *f;
+	size_t i, j;
 	off_t total = 0;
-	int missing;
-	char *dir = stats_dir_path(r, &missing), sz[32];
+	char sz[32];
+	int got = stats_listing(r, o->from, o->top, 1, o->by_size, &l);
 
-	if (!dir)
-		return missing ? EXIT_OK : EXIT_FAIL;
-	if (stats_list_versions(r, dir, o->from, o->top, &v, &nv) < 0) {
-		free(dir);
-		return EXIT_FAIL;
-	}
-	stats_list_files(dir, v, nv, &f, &nf);
-	if (o->by_size && nf > 1)
-		qsort(f, nf, sizeof(*f), cmp_file_size);
+	if (got)
+		return got > 0 ? EXIT_OK : EXIT_FAIL;
+	f = l.f;
 	if (o->json) {
 		struct json_object *a = json_object_new_array();
-		for (i = 0; i < nf; i++) {
+		for (i = 0; i < l.nf; i++) {
 			struct json_object *e = json_object_new_object();
 			json_object_object_add(e, "minor", json_object_new_string(f[i].minor));
 			json_object_object_add(e, "name", json_object_new_string(f[i].name));
@@ -105,11 +84,11 @@ static int list_files(const struct repo *r, const struct opts *o)
 		json_object_put(a);
 	} else {
 		const char *last = "";
-		for (i = 0; i < nf; i++) {
+		for (i = 0; i < l.nf; i++) {
 			if (!o->no_minor && !o->by_size && strcmp(last, f[i].minor)) {
-				for (j = 0; j < nv && strcmp(v[j].minor, f[i].minor); j++)
+				for (j = 0; j < l.nv && strcmp(l.v[j].minor, f[i].minor); j++)
 					;
-				printf("minor %.12s %s\n", f[i].minor, j < nv ? v[j].subject : "");
+				printf("minor %.12s %s\n", f[i].minor, j < l.nv ? l.v[j].subject : "");
 				last = f[i].minor;
 			}
 			human(sz, sizeof(sz), f[i].size);
@@ -122,34 +101,28 @@ static int list_files(const struct repo *r, const struct opts *o)
 		}
 		if (!o->no_total) {
 			human(sz, sizeof(sz), total);
-			printf("%zu file%s, %s in all\n", nf, nf == 1 ? "" : "s", sz);
+			printf("%zu file%s, %s in all\n", l.nf, l.nf == 1 ? "" : "s", sz);
 		}
 	}
-	stats_files_free(f, nf);
-	stats_versions_free(v, nv);
-	free(dir);
+	stats_listing_release(&l);
 	return EXIT_OK;
 }
 
 static int list_versions(const struct repo *r, const struct opts *o)
 {
-	struct stats_version *v = NULL;
-	size_t nv = 0, i;
+	struct stats_listing l;
+	const struct stats_version *v;
+	size_t i;
 	off_t total = 0;
-	int missing;
-	char *dir = stats_dir_path(r, &missing), sz[32];
+	char sz[32];
+	int got = stats_listing(r, o->from, o->top, 0, o->by_size, &l);
 
-	if (!dir)
-		return missing ? EXIT_OK : EXIT_FAIL;
-	if (stats_list_versions(r, dir, o->from, o->top, &v, &nv) < 0) {
-		free(dir);
-		return EXIT_FAIL;
-	}
-	if (o->by_size && nv > 1)
-		qsort(v, nv, sizeof(*v), cmp_version_size);
+	if (got)
+		return got > 0 ? EXIT_OK : EXIT_FAIL;
+	v = l.v;
 	if (o->json) {
 		struct json_object *a = json_object_new_array();
-		for (i = 0; i < nv; i++) {
+		for (i = 0; i < l.nv; i++) {
 			struct json_object *e = json_object_new_object();
 			json_object_object_add(e, "minor", json_object_new_string(v[i].minor));
 			json_object_object_add(e, "files", json_object_new_int64((int64_t)v[i].files));
@@ -159,7 +132,7 @@ static int list_versions(const struct repo *r, const struct opts *o)
 		printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY));
 		json_object_put(a);
 	} else {
-		for (i = 0; i < nv; i++) {
+		for (i = 0; i < l.nv; i++) {
 			human(sz, sizeof(sz), v[i].size);
 			if (!o->no_dir_size)
 				printf("%10s | ", sz);
@@ -171,11 +144,10 @@ static int list_versions(const struct repo *r, const struct opts *o)
 		}
 		if (!o->no_total) {
 			human(sz, sizeof(sz), total);
-			printf("%zu minor version%s, %s in all\n", nv, nv == 1 ? "" : "s", sz);
+			printf("%zu minor version%s, %s in all\n", l.nv, l.nv == 1 ? "" : "s", sz);
 		}
 	}
-	stats_versions_free(v, nv);
-	free(dir);
+	stats_listing_release(&l);
 	return EXIT_OK;
 }
 
@@ -193,7 +165,7 @@ static int delete_stats(const struct repo *r, int argc, char **argv, const struc
 	struct strv notes = STRV_INIT;
 	int missing, ret;
 	char *dir, sha[41];
-	const char *minor = sha, *name = NULL;
+	const char *minor, *name;
 	size_t deleted = 0;
 
 	/* the arguments first: a usage error whether or not there are stats */
@@ -214,27 +186,16 @@ static int delete_stats(const struct repo *r, int argc, char **argv, const struc
 	dir = stats_dir_path(r, &missing);
 	if (!dir)
 		return missing ? EXIT_OK : EXIT_FAIL;
-	if (!strcmp(argv[0], "file")) {
-		name = argv[1];
-		/* -m .: every version */
-		if (o->from && !strcmp(o->from, "."))
-			minor = NULL;
-		else if (stats_resolve_minor(r, o->from, sha) < 0)
-			goto fail;
-	} else if (!strcmp(argv[0], "minor")) {
-		if (stats_resolve_minor(r, argv[1], sha) < 0)
-			goto fail;
-	} else {
-		minor = NULL;
+	if (stats_delete_which(r, argv[0], argc > 1 ? argv[1] : NULL, o->from, sha, &minor,
+			       &name) < 0) {
+		free(dir);
+		return EXIT_FAIL;
 	}
 	ret = stats_delete(dir, minor, name, o->keep_dir, &deleted, &notes);
 	print_notes(&notes);
 	printf("deleted %zu stats file%s\n", deleted, deleted == 1 ? "" : "s");
 	free(dir);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
-fail:
-	free(dir);
-	return EXIT_FAIL;
 }
 
 static int clean_stats(const struct repo *r, const struct opts *o)
@@ -398,32 +359,18 @@ int cmd_stats(int argc, char **argv, struct ctx *ctx)
 			}
 		}
 	} else {
-		struct profile p;
-		struct stats s;
-		char sha[41], *path = NULL;
+		char *path;
 		if (argc != 1) {
 			fprintf(stderr, "perun stats compute: name one profile file\n");
 			repo_release(&r);
 			return EXIT_USAGE;
 		}
 		ret = EXIT_FAIL;
-		if (profile_load(&p, argv[0]) == 0) {
-			if (stats_profile_minor(&r, &p, o.from, sha) == 0 && stats_from_profile(&p, &s) == 0) {
-				s.profile = xstrdup(argv[0]);
-				if (repo_lock(&r) == 0 && stats_save(&r, sha, &s, &path) == 0) {
-					int missing;
-					char *dir = stats_dir_path(&r, &missing);
-					if (dir)
-						stats_sync_index(dir, NULL, NULL);
-					free(dir);
-					printf("%s\n", path);
-					ret = EXIT_OK;
-				}
-				free(path);
-				stats_release(&s);
-			}
-			profile_release(&p);
+		if (stats_compute(&r, argv[0], o.from, &path) == 0) {
+			printf("%s\n", path);
+			ret = EXIT_OK;
 		}
+		free(path);
 	}
 	repo_release(&r);
 	return ret;

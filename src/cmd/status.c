@@ -183,35 +183,20 @@ struct log_ctx {
 static int log_one(void *ctxp, const struct minor_version *mv)
 {
 	struct log_ctx *c = ctxp;
-	struct pidx index;
-	char tb[32], types[256] = "";
-	size_t i;
+	char tb[32], *types;
+	size_t n;
 
-	if (store_read_index(c->r->dir, mv->sha, &index) < 0) {
+	if (repo_minor_types(c->r, mv->sha, &types, &n) < 0)
 		c->failed = 1;
-		pidx_init(&index);
-	}
-	for (i = 0; i < index.n; i++) {
-		struct profile p;
-		struct lookup l = { 1, i, NULL };
-		if (repo_load(c->r, &index, &l, &p) == 0) {
-			if (!strstr(types, profile_type(&p)) && strlen(types) < 200) {
-				if (*types)
-					strcat(types, ",");
-				strcat(types, profile_type(&p));
-			}
-			profile_release(&p);
-		}
-	}
 	when((time_t)mv->date, tb, sizeof(tb));
 	if (c->short_form)
-		printf("%.7s %2zu profile%s%s%s%s  %s\n", mv->sha, index.n, index.n == 1 ? "" : "s",
+		printf("%.7s %2zu profile%s%s%s%s  %s\n", mv->sha, n, n == 1 ? "" : "s",
 		       *types ? " [" : "", types, *types ? "]" : "", mv->subject);
 	else
 		printf("minor %s\nAuthor: %s <%s>\nDate:   %s\nProfiles: %zu%s%s%s\n\n    %s\n\n",
-		       mv->sha, mv->author, mv->email, tb, index.n, *types ? " (" : "", types,
+		       mv->sha, mv->author, mv->email, tb, n, *types ? " (" : "", types,
 		       *types ? ")" : "", mv->subject);
-	pidx_release(&index);
+	free(types);
 	return 0;
 }
 

@@ -183,6 +183,43 @@ void run_jobs_free(struct run_job *jobs, size_t n)
 	free(jobs);
 }
 
+int run_jobs_from_args(const struct strv *cmds, const struct strv *args, const struct strv *wls,
+		       char *const *trace, size_t ntrace, struct run_job **jobs, size_t *n)
+{
+	struct job_matrix jm;
+	size_t k;
+	int err;
+
+	memset(&jm, 0, sizeof(jm));
+	for (k = 0; k < cmds->n; k++)
+		strv_push(&jm.cmds, cmds->v[k]);
+	for (k = 0; k < args->n; k++)
+		strv_push(&jm.args, args->v[k]);
+	for (k = 0; k < wls->n; k++)
+		strv_push(&jm.workloads, wls->v[k]);
+	jm.ncollectors = 1;
+	jm.collectors = xcalloc(1, sizeof(*jm.collectors));
+	jm.collectors[0].name = xstrdup("trace");
+	err = run_jobs_from_matrix(&jm, jobs, n);
+	job_matrix_release(&jm);
+	if (err < 0)
+		return -1;
+	if (ntrace && run_jobs_set_trace(*jobs, *n, trace, ntrace) < 0)
+		return -2;
+	return 0;
+}
+
+int run_read_matrix(const struct repo *r, struct job_matrix *m)
+{
+	char *path = xstrfmt("%s/local.yml", r->dir);
+	int ret = fs_exists(path) ? (config_read_jobs(path, m) < 0 ? -1 : 1) : 0;
+
+	if (!ret)
+		memset(m, 0, sizeof(*m));
+	free(path);
+	return ret;
+}
+
 /* --- revisions ---------------------------------------------------------------- */
 
 static void add_unique(char (**out)[41], size_t *n, const char *sha)
@@ -665,4 +702,26 @@ out:
 	free(sha ? dir : NULL);
 	free(cwd);
 	return ret;
+}
+
+int run_revisions(struct runner *r, char (*revs)[41], size_t nrevs)
+{
+	size_t i, total = nrevs ? nrevs : 1, failed_revs = 0;
+
+	for (i = 0; i < total; i++) {
+		size_t before = r->failed;
+		if (runner_revision(r, nrevs ? revs[i] : NULL, i, total) < 0 && r->interrupted) {
+			pr_error("interrupted at revision %zu of %zu", i + 1, total);
+			return -1;
+		}
+		failed_revs += r->failed > before;
+	}
+	if (failed_revs) {
+		pr_error("%zu of %zu revision%s had a failure (named above); %zu profile%s "
+			 "registered",
+			 failed_revs, total, total == 1 ? "" : "s", r->registered,
+			 r->registered == 1 ? "" : "s");
+		return 1;
+	}
+	return 0;
 }

@@ -37,6 +37,16 @@ int run_check_trace(char *const *argv, size_t argc);
  * as perun collect checks them: 0, or -1 (said).  */
 int run_jobs_set_trace(struct run_job *jobs, size_t n, char *const *argv, size_t argc);
 void run_jobs_free(struct run_job *jobs, size_t n);
+/* The jobs of perun run job: every cmd with every args and workload, traced
+ * with trace[0..ntrace) ("trace" and its options; none: collect's
+ * defaults).  0; -1 (reported) when they make no job; -2 (said) when
+ * collect refuses the trace options.  */
+int run_jobs_from_args(const struct strv *cmds, const struct strv *args, const struct strv *wls,
+		       char *const *trace, size_t ntrace, struct run_job **jobs, size_t *n);
+
+/* local.yml of the repository into *m: 1 read, 0 missing (*m empty), -1
+ * bad (reported).  */
+int run_read_matrix(const struct repo *r, struct job_matrix *m);
 
 struct pp_opts;
 /* The postprocessors of a matrix (name and params, Perun's or postprocessby's
@@ -88,6 +98,11 @@ void runner_release(struct runner *r);
  * 1 when something failed, -1 when the run must stop (a signal, or the work
  * tree cannot be made).  */
 int runner_revision(struct runner *r, const char *sha, size_t index, size_t total);
+/* runner_revision() over revs[0..nrevs) in order, or once over the work
+ * tree as it is when nrevs is 0.  0 when everything ran; 1 when a revision
+ * had a failure (each said, then a count); -1 when a signal stopped the run
+ * (said; r->interrupted).  */
+int run_revisions(struct runner *r, char (*revs)[41], size_t nrevs);
 
 /* Revision arguments (REV, or A..B: the commits after A up to B, first
  * parents, oldest first) into 40-hex commits, duplicates dropped, in order

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "store/output.h"
+#include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -229,4 +230,33 @@ char *output_rescue(const char *jobs_dir, const char *wanted)
 		 "written",
 		 jobs_dir ? jobs_dir : "", jobs_dir ? "," : "", dirs[nd - 1]);
 	return NULL;
+}
+
+char *output_pending_path(const char *label, const char *suffix, int *no_repo)
+{
+	char *pd = repo_locate(), *base, *dot, *out;
+
+	*no_repo = !pd;
+	if (!pd)
+		return NULL;
+	base = xstrdup(fs_basename(label));
+	for (dot = base; *dot; dot++)
+		if (*dot == ':' || *dot == '@')
+			*dot = '-';
+	if ((dot = strstr(base, ".perf")) && !dot[5])
+		*dot = 0;
+	out = xstrfmt("%s/jobs", pd);
+	/* a jobs directory that is a link, or another user's, would take root's
+	 * profile wherever it points */
+	if (fs_trust_dir(out, 1, "remove it or give -o PATH") < 0) {
+		free(out);
+		free(base);
+		free(pd);
+		return NULL;
+	}
+	free(out);
+	out = xstrfmt("%s/jobs/%s-%s.perf", pd, base, suffix);
+	free(base);
+	free(pd);
+	return out;
 }

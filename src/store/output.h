@@ -29,5 +29,12 @@ char *output_publish(const char *staged, const char *final);
  * current directory, else $TMPDIR or /tmp; O_EXCL|O_NOFOLLOW.  Caller
  * frees; NULL with a message when none of them can be written.  */
 char *output_rescue(const char *jobs_dir, const char *wanted);
+/* Where a profile made from the profile label goes by default (perun
+ * postprocessby): .perun/jobs/NAME-SUFFIX.perf beside the pending profiles,
+ * NAME label's base name with ':' and '@' made '-' and a final .perf
+ * dropped; the jobs directory must be trusted.  Caller frees; NULL when
+ * there is no repository (quietly, *no_repo set) or the jobs directory is
+ * refused (reported).  */
+char *output_pending_path(const char *label, const char *suffix, int *no_repo);
 
 #endif

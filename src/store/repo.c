@@ -21,6 +21,8 @@
 #include "store/repo.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
 #include "vcs/vcs.h"
 
 /* The nearest directory at or above dir holding .perun/, or NULL.  */
@@ -420,5 +422,142 @@ out:
 	free(origin);
 	profile_release(&p);
 	pidx_release(&index);
+	return ret;
+}
+
+int repo_remove(struct repo *r, const char *minor, int unborn, const char *const *names, size_t n,
+		struct strv *dropped, struct strv *deleted)
+{
+	struct pidx index;
+	size_t *drop, k, nd = 0, ndel = 0, i, j;
+	char **del, *jobs;
+	struct tombstones tomb = { NULL, 0 };
+	int ret = 0;
+
+	if (unborn ? (pidx_init(&index), 0) : store_read_index(r->dir, minor, &index) < 0)
+		return -1;
+	drop = xcalloc(n ? n : 1, sizeof(*drop));
+	del = xcalloc(n ? n : 1, sizeof(*del));
+	jobs = xstrfmt("%s/jobs/", r->dir);
+	/* resolve every argument before removing anything: numbers stay valid */
+	for (i = 0; i < n; i++) {
+		struct lookup l;
+		char *abs;
+		if (repo_lookup(r, minor, &index, names[i], &l) < 0) {
+			ret = -1;
+			continue;
+		}
+		if (l.registered) {
+			drop[nd++] = l.entry;
+			continue;
+		}
+		abs = realpath(l.path, NULL);
+		free(l.path);
+		if (!abs || strncmp(abs, jobs, strlen(jobs))) {
+			pr_error("%s is not registered for %.7s and not a pending profile (perun rm "
+				 "deletes no file outside .perun/jobs)",
+				 names[i], minor);
+			free(abs);
+			ret = -1;
+			continue;
+		}
+		for (j = 0; j < ndel && strcmp(del[j], abs); j++)
+			;
+		if (j < ndel)
+			free(abs);
+		else
+			del[ndel++] = abs;
+	}
+	/* remove from the highest index down so numbers stay valid; each
+	 * removal leaves a tombstone that push and fetch carry */
+	for (k = index.n; k-- > 0;) {
+		int hit = 0;
+		for (j = 0; j < nd; j++)
+			hit |= drop[j] == k;
+		if (hit) {
+			strv_push(dropped, index.entries[k].path);
+			tomb.hex = xrealloc(tomb.hex, (tomb.n + 1) * sizeof(*tomb.hex));
+			repo_entry_hex(&index, k, tomb.hex[tomb.n++]);
+			pidx_remove(&index, k);
+		}
+	}
+	if (nd && (store_add_tombstones(r->dir, minor, &tomb) < 0 ||
+		   store_write_index(r->dir, minor, &index) < 0))
+		ret = -1;
+	tombstones_release(&tomb);
+	for (j = 0; j < ndel; j++) {
+		if (unlink(del[j]) < 0)
+			ret = pr_error_errno("cannot remove %s", del[j]);
+		else
+			strv_push(deleted, fs_basename(del[j]));
+		free(del[j]);
+	}
+	free(del);
+	free(jobs);
+	free(drop);
+	pidx_release(&index);
+	return ret;
+}
+
+int repo_add_paths(const struct repo *r, const char *minor, const char *const *names, size_t n,
+		   char ***paths)
+{
+	struct pidx index;
+	size_t i;
+	int failed = 0;
+
+	*paths = NULL;
+	if (store_read_index(r->dir, minor, &index) < 0)
+		return -1;
+	*paths = xcalloc(n ? n : 1, sizeof(**paths));
+	for (i = 0; i < n; i++) {
+		struct lookup l;
+		struct stat st;
+		/* add registers files: a file of that name is meant, not a
+		 * registered profile of the same name */
+		if (!strchr(names[i], '@') && stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			(*paths)[i] = xstrdup(names[i]);
+			continue;
+		}
+		if (repo_lookup(r, minor, &index, names[i], &l) < 0) {
+			failed++;
+		} else if (l.registered) {
+			pr_error("%s is already registered for %.7s as %zu@i", names[i], minor, l.entry);
+			failed++;
+		} else {
+			(*paths)[i] = l.path;
+		}
+	}
+	pidx_release(&index);
+	return failed;
+}
+
+int repo_minor_types(const struct repo *r, const char *minor, char **types, size_t *n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct pidx index;
+	size_t i;
+	int ret = 0;
+
+	if (store_read_index(r->dir, minor, &index) < 0) {
+		ret = -1;
+		pidx_init(&index);
+	}
+	for (i = 0; i < index.n; i++) {
+		struct profile p;
+		struct lookup l = { 1, i, NULL };
+		if (repo_load(r, &index, &l, &p) == 0) {
+			if (!strstr(strbuf_str(&sb), profile_type(&p)) && sb.len < 200) {
+				if (sb.len)
+					strbuf_addch(&sb, ',');
+				strbuf_addstr(&sb, profile_type(&p));
+			}
+			profile_release(&p);
+		}
+	}
+	*n = index.n;
+	pidx_release(&index);
+	*types = sb.len ? strbuf_detach(&sb) : xstrdup("");
+	strbuf_release(&sb);
 	return ret;
 }

@@ -60,3 +60,30 @@ int repo_load(const struct repo *r, const struct pidx *index, const struct looku
 	      struct profile *p);
 /* The 40-hex id of an index entry.  */
 void repo_entry_hex(const struct pidx *index, size_t i, char hex[SHA1_HEXSZ + 1]);
+
+/* The types of the profiles registered for minor, each once, separated by
+ * commas ("mixed,time"; caller frees), and *n their count.  -1 when the
+ * index cannot be read (reported; *n 0 and the types "").  */
+int repo_minor_types(const struct repo *r, const char *minor, char **types, size_t *n);
+
+/* What perun add registers for minor: per name, a regular file of that
+ * name (a file is meant, not a registered profile of the same name), else
+ * the file repo_lookup() finds unless it is registered already; NULL where
+ * a name fails (reported).  Every name is resolved before any is added,
+ * since adding removes jobs files and renumbers the N@p after it.  The
+ * number of names that failed, or -1 when minor's index cannot be read
+ * (*paths NULL).  Caller frees (*paths)[i] and *paths.  */
+int repo_add_paths(const struct repo *r, const char *minor, const char *const *names, size_t n,
+		   char ***paths);
+
+struct strv;
+/* perun rm, under the lock the caller holds: resolves every name
+ * (repo_lookup) before removing anything, then removes the registered ones
+ * from minor's index, highest entry first, each leaving a tombstone that
+ * push and fetch carry, and deletes the pending ones (files in .perun/jobs
+ * only, each once).  unborn: no commit yet, nothing is registered (minor
+ * names no commit).  The index paths removed go to *dropped, in that order,
+ * the names of the files deleted to *deleted.  0, or -1 when something
+ * failed (reported; the rest is still done).  */
+int repo_remove(struct repo *r, const char *minor, int unborn, const char *const *names, size_t n,
+		struct strv *dropped, struct strv *deleted);

@@ -403,3 +403,98 @@ int stats_profile_minor(const struct repo *r, const struct profile *p, const cha
 	return vcs_head(r->worktree, sha);
 }
 
+
+static int cmp_file_size(const void *a, const void *b)
+{
+	const struct stats_file *x = a, *y = b;
+
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->name, y->name);
+}
+
+static int cmp_version_size(const void *a, const void *b)
+{
+	const struct stats_version *x = a, *y = b;
+
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->minor, y->minor);
+}
+
+int stats_listing(const struct repo *r, const char *rev, size_t top, int with_files, int by_size,
+		  struct stats_listing *out)
+{
+	int missing;
+	char *dir = stats_dir_path(r, &missing);
+
+	memset(out, 0, sizeof(*out));
+	if (!dir)
+		return missing ? 1 : -1;
+	if (stats_list_versions(r, dir, rev, top, &out->v, &out->nv) < 0) {
+		free(dir);
+		return -1;
+	}
+	if (with_files)
+		stats_list_files(dir, out->v, out->nv, &out->f, &out->nf);
+	if (by_size && out->nv > 1)
+		qsort(out->v, out->nv, sizeof(*out->v), cmp_version_size);
+	if (by_size && out->nf > 1)
+		qsort(out->f, out->nf, sizeof(*out->f), cmp_file_size);
+	free(dir);
+	return 0;
+}
+
+void stats_listing_release(struct stats_listing *l)
+{
+	stats_files_free(l->f, l->nf);
+	stats_versions_free(l->v, l->nv);
+	memset(l, 0, sizeof(*l));
+}
+
+int stats_delete_which(const struct repo *r, const char *what, const char *arg, const char *rev,
+		       char sha[41], const char **minor, const char **name)
+{
+	*minor = sha;
+	*name = NULL;
+	if (!strcmp(what, "file")) {
+		*name = arg;
+		/* -m .: every version */
+		if (rev && !strcmp(rev, "."))
+			*minor = NULL;
+		else if (stats_resolve_minor(r, rev, sha) < 0)
+			return -1;
+	} else if (!strcmp(what, "minor")) {
+		if (stats_resolve_minor(r, arg, sha) < 0)
+			return -1;
+	} else {
+		*minor = NULL;
+	}
+	return 0;
+}
+
+int stats_compute(struct repo *r, const char *path, const char *rev, char **out)
+{
+	struct profile p;
+	struct stats s;
+	char sha[41];
+	int ret = -1;
+
+	*out = NULL;
+	if (profile_load(&p, path) < 0)
+		return -1;
+	if (stats_profile_minor(r, &p, rev, sha) == 0 && stats_from_profile(&p, &s) == 0) {
+		s.profile = xstrdup(path);
+		if (repo_lock(r) == 0 && stats_save(r, sha, &s, out) == 0) {
+			int missing;
+			char *dir = stats_dir_path(r, &missing);
+			if (dir)
+				stats_sync_index(dir, NULL, NULL);
+			free(dir);
+			ret = 0;
+		}
+		stats_release(&s);
+	}
+	profile_release(&p);
+	if (ret < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}

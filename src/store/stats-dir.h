@@ -44,6 +44,22 @@ void stats_list_files(const char *dir, const struct stats_version *v, size_t nv,
 		      struct stats_file **out, size_t *n);
 void stats_files_free(struct stats_file *f, size_t n);
 
+/* What perun stats list-files and list-versions show.  */
+struct stats_listing {
+	struct stats_version *v;
+	size_t nv;
+	struct stats_file *f; /* NULL unless the files were asked for */
+	size_t nf;
+};
+
+/* The minor versions of stats_list_versions() and, with with_files, their
+ * files; by_size: each largest first instead of in history order (ties by
+ * name).  1 when there is no stats directory (nothing listed, no message),
+ * 0, or -1 (reported).  */
+int stats_listing(const struct repo *r, const char *rev, size_t top, int with_files, int by_size,
+		  struct stats_listing *out);
+void stats_listing_release(struct stats_listing *l);
+
 /* The minor version rev names (NULL: HEAD), 40 hex digits and a NUL.  */
 int stats_resolve_minor(const struct repo *r, const char *rev, char sha[41]);
 /* The minor version a profile belongs to: rev when given, else its
@@ -61,10 +77,23 @@ int stats_sync_index(const char *dir, size_t *nfiles, struct strv *notes);
  * deletion failed (a message).  */
 int stats_delete(const char *dir, const char *minor, const char *name, int keep_dir,
 		 size_t *deleted, struct strv *notes);
+/* What perun stats delete WHAT [ARG] deletes (what: "file" ARG in minor
+ * version rev, '.' every one; "minor" ARG; "all"): the minor version into
+ * sha with *minor pointing there (NULL: every minor version) and the file
+ * name *name (NULL: every file), for stats_delete().  0, or -1 (reported)
+ * when the minor version cannot be resolved.  */
+int stats_delete_which(const struct repo *r, const char *what, const char *arg, const char *rev,
+		       char sha[41], const char **minor, const char **name);
 /* Removes the empty minor-version directories (unless keep_empty), counted
  * in *removed; each entry perun did not write is counted in *custom and
  * named in notes.  0, or -1 when a removal failed (a message).  */
 int stats_clean(const char *dir, int keep_empty, size_t *removed, size_t *custom,
 		struct strv *notes);
+
+/* perun stats compute: the stats of the profile at path saved for its
+ * minor version (stats_profile_minor()), under the repository's lock, and
+ * the index rewritten; *out the file written (caller frees).  0, or -1
+ * (reported).  */
+int stats_compute(struct repo *r, const char *path, const char *rev, char **out);
 
 #endif
