@@ -183,6 +183,19 @@ test_expect_success 'numbers are digits as typed: no hex float, sign or space' '
 	done
 '
 
+test_expect_success 'run, bisect and check: counts and ratios as digits' '
+	for v in +5 " 5" 0x5 0 1001; do
+		test_expect_code 2 "$PERUN" run matrix --repeat "$v" 2>err &&
+		echo "perun run: --repeat wants a number of runs from 1 to 1000, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in 0x1p-3 +0.1 " 0.1" .; do
+		test_expect_code 2 "$PERUN" check --threshold "$v" a.perf b.perf 2>err &&
+		echo "perun check: --threshold wants a number in (0, 1e+09), not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done
+'
+
 test_expect_success 'aggregate: --time-box and --expire-before refuse overflow' '
 	test_expect_code 2 "$PERUN" aggregate --time-box 99999999999999999999 2>err &&
 	echo "perun aggregate: --time-box takes a positive number of seconds, not '"'"'99999999999999999999'"'"'" >expect &&

@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "report/check-output.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/parse-options.h"
 #include "util/strbuf.h"
 
@@ -60,10 +61,9 @@ struct ratio_arg {
 static int parse_ratio(const struct popt *o, const char *v)
 {
 	struct ratio_arg *a = o->value;
-	char *end;
-	double d = strtod(v, &end);
+	double d;
 
-	if (!*v || *end || !(d > a->lo && d < a->hi))
+	if (parse_decimal(v, &d) < 0 || !(d > a->lo && d < a->hi))
 		return popt_error(o, "--%s wants a number in (%g, %g), not '%s'", o->long_name,
 				  a->lo, a->hi, v);
 	*a->out = d;

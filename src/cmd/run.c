@@ -20,6 +20,7 @@
 #include "store/repo.h"
 #include "trace/driver.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/parse-options.h"
 #include "vcs/vcs.h"
 
@@ -77,14 +78,11 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static int parse_count(const char *s, unsigned max, unsigned *out)
+static int parse_runs(const char *s, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || *s == '-' || v < 1 || v > max)
+	if (parse_count(s, max, &v) < 0 || v < 1)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
@@ -99,7 +97,7 @@ struct common {
 /* --repeat N into the unsigned o->value.  */
 static int parse_repeat(const struct popt *o, const char *v)
 {
-	if (parse_count(v, 1000, o->value) < 0)
+	if (parse_runs(v, 1000, o->value) < 0)
 		return popt_error(o, "--repeat wants a number of runs from 1 to 1000, not '%s'", v);
 	return 0;
 }
@@ -107,7 +105,7 @@ static int parse_repeat(const struct popt *o, const char *v)
 /* --job N into the unsigned o->value.  */
 static int parse_job(const struct popt *o, const char *v)
 {
-	if (parse_count(v, 100000, o->value) < 0)
+	if (parse_runs(v, 100000, o->value) < 0)
 		return popt_error(o, "--job wants a job number from 1, not '%s'", v);
 	return 0;
 }
@@ -116,14 +114,9 @@ static int parse_job(const struct popt *o, const char *v)
  * ratio.  */
 static int parse_threshold(const struct popt *o, const char *v)
 {
-	char *end;
 	double t;
 
-	errno = 0;
-	t = strtod(v, &end) / 100;
-	if (end && *end == '%')
-		end++;
-	if (!*v || *end || errno || !isfinite(t) || t <= 0 || t > 100)
+	if (parse_percent(v, &t) < 0 || (t /= 100) <= 0 || t > 100)
 		return popt_error(o, "--threshold wants a percentage above 0 and at most 10000, "
 				     "not '%s'",
 				  v);

@@ -262,16 +262,8 @@ static int buffer_size_cb(const struct popt *p, const char *v)
 static int max_overhead_cb(const struct popt *p, const char *v)
 {
 	double *pct = p->value;
-	char num[64];
-	size_t n = strlen(v);
 
-	if (n && v[n - 1] == '%')
-		n--;	/* "5%" as well as "5" */
-	if (n >= sizeof(num))
-		n = 0;
-	memcpy(num, v, n);
-	num[n] = '\0';
-	if (parse_decimal(num, pct) < 0 || *pct <= 0 || *pct > 10000)
+	if (parse_percent(v, pct) < 0 || *pct <= 0 || *pct > 10000)
 		return popt_error(p, "--max-overhead wants a percentage above 0 and at most 10000, "
 				     "not '%s'",
 				  v);

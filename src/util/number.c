@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/number.h"
 
@@ -29,6 +30,20 @@ int parse_count(const char *s, uint64_t max, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int parse_percent(const char *s, double *out)
+{
+	char num[64];
+	size_t n = s ? strlen(s) : 0;
+
+	if (n && s[n - 1] == '%')
+		n--;
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return parse_decimal(num, out);
 }
 
 int parse_decimal(const char *s, double *out)

@@ -17,4 +17,8 @@ int parse_count(const char *s, uint64_t max, uint64_t *out);
  * *out set, or -1.  */
 int parse_decimal(const char *s, double *out);
 
+/* A percentage: a decimal as parse_decimal takes it, with an optional
+ * trailing '%' ("5", "5%", "0.5%").  0 with *out set (5 for "5%"), or -1.  */
+int parse_percent(const char *s, double *out);
+
 #endif

@@ -70,5 +70,14 @@ int main(void)
 	ok(dec_bad("1e"), "an exponent without digits");
 	ok(dec_bad("5%"), "a suffix");
 	ok(dec_bad("1,5"), "a comma");
+	{
+		double v = -7;
+		ok(parse_percent("5%", &v) == 0 && v == 5, "5%%");
+		ok(parse_percent("0.5", &v) == 0 && v == 0.5, "0.5 without %%");
+		ok(parse_percent("%", &v) == -1 && v == 0.5, "%% alone");
+		ok(parse_percent("5%%", &v) == -1, "two %%");
+		ok(parse_percent("0x10%", &v) == -1, "hex with %%");
+		ok(parse_percent(" 5%", &v) == -1, "a space");
+	}
 	return tap_done();
 }
