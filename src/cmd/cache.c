@@ -146,7 +146,7 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 {
 	struct cache c;
 	struct cache_entry *list = NULL;
-	size_t n = 0, i, removed = 0;
+	size_t n = 0, i, removed = 0, analyses = 0;
 	uint64_t total = 0;
 	struct max_size max = {0, 0};
 	const char *verb;
@@ -194,8 +194,12 @@ int cmd_cache(int argc, char **argv, struct ctx *ctx)
 	}
 	free(dir);
 	if (!strcmp(verb, "clear")) {
-		if (cache_lock(&c) == 0 && cache_clear(&c, &removed) == 0) {
-			printf("removed %zu entries from %s\n", removed, c.dir);
+		if (cache_lock(&c) == 0 && cache_clear(&c, &removed, &analyses) == 0) {
+			if (analyses)
+				printf("removed %zu entries and %zu analysis files from %s\n",
+				       removed, analyses, c.dir);
+			else
+				printf("removed %zu entries from %s\n", removed, c.dir);
 			ret = EXIT_OK;
 		}
 		goto out;

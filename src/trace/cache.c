@@ -822,7 +822,7 @@ static int our_temp(const char *dir, const char *name)
 	return ok;
 }
 
-int cache_clear(struct cache *c, size_t *removed)
+int cache_clear(struct cache *c, size_t *removed, size_t *analyses)
 {
 	char *mods = xstrfmt("%s/modules", c->dir), *tgt = xstrfmt("%s/targets", c->dir);
 	DIR *d = opendir(mods);
@@ -830,7 +830,7 @@ int cache_clear(struct cache *c, size_t *removed)
 	const char *why;
 	int ret = 0;
 
-	*removed = 0;
+	*removed = *analyses = 0;
 	while (d && (de = readdir(d))) {
 		char *p;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -861,6 +861,8 @@ int cache_clear(struct cache *c, size_t *removed)
 		    S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
 			if (unlinkat(dirfd(d), de->d_name, 0) < 0)
 				ret = pr_error_errno("remove %s/%s", tgt, de->d_name);
+			else
+				(*analyses)++;
 		} else {
 			pr_warn("left alone: %s/%s (not an analysis file of yours)", tgt,
 				de->d_name);

@@ -77,8 +77,10 @@ int cache_verify_entry(struct cache *c, const struct cache_entry *e);
  * max_bytes, never the entry keep (may be NULL: warns when it alone is over
  * the limit).  Entries perun cannot prove its own are reported, never removed.  */
 int cache_prune(struct cache *c, uint64_t max_bytes, const char *keep, size_t *removed);
-/* Removes perun's own entries and analysis files; reports and keeps the rest.  */
-int cache_clear(struct cache *c, size_t *removed);
+/* Removes perun's own entries (*removed: how many) and analysis files
+ * (*analyses: call graphs and symbol tables of targets); reports and keeps
+ * the rest.  */
+int cache_clear(struct cache *c, size_t *removed, size_t *analyses);
 /* Size limit: $PERUN_CACHE_MAX_SIZE or 1 GiB; a bad value warns, then 1 GiB.  */
 uint64_t cache_max_size(void);
 /* The same; -1 (and 1 GiB in out) when the variable is not a size.  */

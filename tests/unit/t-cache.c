@@ -147,7 +147,7 @@ static void ownership_rules(const char *dir, const char *mod)
 	const char *names[] = { "o0", "o1", "o2", "o3", "o4" }, *why;
 	struct cache c;
 	struct cache_entry e;
-	size_t removed, i;
+	size_t removed, analyses, i;
 
 	ok(cache_open(&c, cd) == 0, "open an ownership cache");
 	for (i = 0; i < 5; i++) {
@@ -200,7 +200,7 @@ static void ownership_rules(const char *dir, const char *mod)
 		ok(fs_exists(p), "foreign entry %zu kept by prune", i);
 		free(p);
 	}
-	ok(cache_clear(&c, &removed) == 0 && removed == 0, "clear removes nothing foreign");
+	ok(cache_clear(&c, &removed, &analyses) == 0 && removed == 0, "clear removes nothing foreign");
 	p = xstrfmt("%s/targets/README", cd);
 	q = xstrfmt("%s/modules/notakey", cd);
 	ok(fs_exists(p) && fs_exists(q), "clear keeps foreign files in targets/ and modules/");
@@ -332,7 +332,7 @@ int main(void)
 	const char *parts[] = { "script", "tapset", "bpf", "6.1" };
 	const char *parts2[] = { "script", "tapsetx", "bpf", "6.1" };
 	const char *split1[] = { "ab", "c" }, *split2[] = { "a", "bc" };
-	size_t n, removed;
+	size_t n, removed, analyses;
 
 	cache_key(key, parts, 4);
 	cache_key(key2, parts2, 4);
@@ -417,7 +417,7 @@ int main(void)
 		   "the most recent stays");
 		cache_entry_release(&list[0]);
 		free(list);
-		ok(cache_clear(&c, &removed) == 0 && removed == 1, "clear");
+		ok(cache_clear(&c, &removed, &analyses) == 0 && removed == 1, "clear");
 		{
 			char *m = xstrfmt("%s/modules", cdir);
 			ok(count_prefix(m, ".damaged-") == 1, "clear leaves the damaged entry alone");
