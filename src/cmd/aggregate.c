@@ -121,6 +121,7 @@ int cmd_aggregate(int argc, char **argv, struct ctx *ctx)
 	if ((release && !agg_valid_id(release)) || (shard && !agg_valid_id(shard))) {
 		fprintf(stderr, "perun aggregate: release and shard ids name files: no '/', no "
 				"leading '.', no spaces\n");
+		usage_synopsis(stderr, usage);
 		return EXIT_USAGE;
 	}
 	if (!expire.given && (!release || !shard || !nspecs)) {
