@@ -392,6 +392,176 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	return 0;
 }
 
+/* A count per probe of the plan as {function: count}, the zeros left out.  */
+static struct json_object *by_function(const struct session *s, const uint64_t *counts)
+{
+	struct json_object *lf = json_object_new_object();
+	size_t i;
+
+	for (i = 0; i < s->plan.n; i++)
+		if (counts[i])
+			add_count(lf, s->plan.probes[i].name, counts[i]);
+	return lf;
+}
+
+/* The run as the profile records it: the runtime, the module, the probe
+ * count, how the run ended and the target's exit.  */
+static struct json_object *run_json(const struct session *s, const struct run_result *res)
+{
+	struct json_object *extra = json_object_new_object(), *tg = json_object_new_object();
+
+	json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
+	if (s->runtime == RUNTIME_KERNEL) {
+		json_object_object_add(extra, "kernel_release", json_object_new_string(s->release));
+		json_object_object_add(extra, "kernel_runtime", json_object_new_string(s->kr.id));
+	}
+	json_object_object_add(extra, "module_cache", json_object_new_string(s->cache_state));
+	json_object_object_add(extra, "cache_key", json_object_new_string(s->key));
+	json_object_object_add(extra, "probes", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
+	json_object_object_add(extra, "timed_out", json_object_new_boolean(res->timed_out));
+	json_object_object_add(extra, "interrupted", json_object_new_boolean(res->interrupted));
+	json_object_object_add(extra, "runtime_died", json_object_new_boolean(res->runtime_died));
+	if (s->runtime == RUNTIME_BPF && collect_script_mode(s) == SCRIPT_RECORD)
+		json_object_object_add(extra, "recorder_read",
+				       json_object_new_string(res->before_stop == 0 ? "batch"
+										   : "end-probe"));
+	if (res->target_known) {
+		json_object_object_add(tg, res->target_exited ? "exit" : "signal",
+				       json_object_new_int(res->target_status));
+		json_object_object_add(tg, "run_time_ns", json_object_new_int64((int64_t)res->target_ns));
+		json_object_object_add(tg, "pid", json_object_new_int64(res->target_pid));
+	}
+	json_object_object_add(extra, "target", tg);
+	return extra;
+}
+
+/* What went wrong on the way from the probes to the profile, counted.  */
+static struct json_object *anomalies_json(const struct session *s, const struct parse_stats *ps,
+					  struct parser *parser)
+{
+	struct json_object *an = json_object_new_object();
+
+	json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
+	json_object_object_add(an, "beyond_return_limit",
+			       json_object_new_int64((int64_t)ps->beyond_return_limit));
+	json_object_object_add(an, "unmatched_exits", json_object_new_int64((int64_t)ps->unmatched_exits));
+	json_object_object_add(an, "truncated_lines", json_object_new_int64((int64_t)ps->truncated_lines));
+	json_object_object_add(an, "malformed_lines", json_object_new_int64((int64_t)ps->malformed_lines));
+	json_object_object_add(an, "duplicates", json_object_new_int64((int64_t)ps->duplicates));
+	json_object_object_add(an, "reordered", json_object_new_int64((int64_t)ps->reordered));
+	json_object_object_add(an, "unknown_probes", json_object_new_int64((int64_t)ps->unknown_probes));
+	json_object_object_add(an, "lost_events",
+			       json_object_new_int64((int64_t)(s->log.lost_events + ps->lost_events +
+							       ps->missing_records)));
+	json_object_object_add(an, "lost_in_buffer", json_object_new_int64((int64_t)ps->lost_events));
+	json_object_object_add(an, "lost_in_transport", json_object_new_int64((int64_t)s->log.lost_events));
+	json_object_object_add(an, "missing_records", json_object_new_int64((int64_t)ps->missing_records));
+	json_object_object_add(an, "lost_by_function", by_function(s, parser_lost(parser)));
+	json_object_object_add(an, "unfinished_by_function",
+			       by_function(s, parser_unfinished(parser)));
+	json_object_object_add(an, "unstarted_by_function",
+			       by_function(s, parser_unstarted(parser)));
+	json_object_object_add(an, "transport_errors",
+			       json_object_new_int64((int64_t)s->log.transport_errors));
+	json_object_object_add(an, "missing_begin", json_object_new_boolean(!ps->saw_begin));
+	json_object_object_add(an, "missing_end", json_object_new_boolean(!ps->saw_end));
+	return an;
+}
+
+/* A command that died early explains its own missing calls: says, for each
+ * function named on the command line that recorded no call, that the
+ * command never reached it.  Returns how many.  */
+static size_t say_named_zero(const struct session *s, const struct profile_writer *w,
+			     const struct run_result *res, int incomplete)
+{
+	const struct collect_opts *o = s->o;
+	size_t i, n = 0;
+
+	for (i = 0; res->target_known && res->target_exited && !res->interrupted &&
+		    i < s->plan.n && (!s->attached_path || s->attached); i++) {
+		const struct probe *pr = &s->plan.probes[i];
+		size_t j, k;
+		if (!(pr->flags & PROBE_F_NAMED) || w->sum[i].count ||
+		    (s->below_min && s->below_min[i]) ||
+		    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
+			continue;
+		if (pr->flags & PROBE_F_ALTERNATIVE) {
+			/* an IFUNC's implementations: one of them is enough */
+			for (j = i; j > 0 && (s->plan.probes[j - 1].flags & PROBE_F_ALTERNATIVE); j--)
+				;
+			for (k = j; k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE) &&
+				    !w->sum[k].count; k++)
+				;
+			if (k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE))
+				continue;
+			if (i != j)
+				continue;	/* said once for the group */
+		}
+		log_msg(0, "perun: error",
+			"%s (%s), named on the command line, recorded no call: the command "
+			"never reached it%s",
+			pr->name, pr->binary,
+			res->timed_out ? " before the timeout"
+			: incomplete   ? " (or its events were lost: see the warning)"
+				       : "");
+		n++;
+	}
+	return n;
+}
+
+/* The processes of the trace into extra (perun's loader): each thread's
+ * process, and the processes the traced ones started, followed or not.
+ * Returns how many were not followed.  */
+static size_t add_processes(struct json_object *extra, struct parser *parser)
+{
+	size_t np, nc, k, untraced = 0;
+	const struct parse_proc *pp = parser_processes(parser, &np);
+	const struct parse_child *pc = parser_children(parser, &nc);
+	struct json_object *procs = json_object_new_object(), *kids = json_object_new_array();
+
+	for (k = 0; k < np; k++) {
+		char key[32];
+		struct json_object *arr;
+		snprintf(key, sizeof(key), "%" PRId64, pp[k].pid);
+		if (!json_object_object_get_ex(procs, key, &arr)) {
+			arr = json_object_new_array();
+			json_object_object_add(procs, key, arr);
+		}
+		json_object_array_add(arr, json_object_new_int64(pp[k].thread));
+	}
+	for (k = 0; k < nc; k++) {
+		struct json_object *c = json_object_new_object();
+		json_object_object_add(c, "pid", json_object_new_int64(pc[k].pid));
+		json_object_object_add(c, "parent", json_object_new_int64(pc[k].parent));
+		json_object_object_add(c, "followed", json_object_new_boolean(pc[k].followed));
+		if (pc[k].followed)
+			json_object_object_add(c, "traced_after_ns",
+					       json_object_new_int64((int64_t)pc[k].attach_ns));
+		json_object_array_add(kids, c);
+		if (!pc[k].followed)
+			untraced++;
+	}
+	if (np)
+		json_object_object_add(extra, "threads_by_process", procs);
+	else
+		json_object_put(procs);
+	json_object_object_add(extra, "children", kids);
+	return untraced;
+}
+
+/* How long perun took before the target ran: preparing, arming, both.  */
+static struct json_object *timing_json(const struct session *s, const struct run_result *res)
+{
+	struct json_object *tm = json_object_new_object();
+	double before = s->t_collect0 - s->t_start;
+
+	json_object_object_add(tm, "prepare_s", json_object_new_double(before));
+	json_object_object_add(tm, "arm_s", json_object_new_double((double)res->ready_ns / 1e9));
+	json_object_object_add(tm, "startup_s",
+			       json_object_new_double(before + (double)res->ready_ns / 1e9));
+	return tm;
+}
+
 enum collect_outcome collect_profile(struct session *s)
 {
 	struct collect_opts *o = s->o;
@@ -464,8 +634,8 @@ write_again:
 	}
 	{
 		const struct parse_stats *ps = parser_stats(parser);
-		struct json_object *an = json_object_new_object(), *sum = json_object_new_object();
-		struct json_object *tg = json_object_new_object(), *met = NULL;
+		struct json_object *sum = json_object_new_object();
+		struct json_object *met = NULL;
 		size_t reached = 0;
 
 		/* the relay's losses: its failure count (one per dropped output)
@@ -474,115 +644,12 @@ write_again:
 		if (ps->transport_lost > s->log.lost_events)
 			s->log.lost_events = ps->transport_lost;
 		json_object_put(extra);
-		extra = json_object_new_object();
-		json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
-		if (s->runtime == RUNTIME_KERNEL) {
-			json_object_object_add(extra, "kernel_release", json_object_new_string(s->release));
-			json_object_object_add(extra, "kernel_runtime", json_object_new_string(s->kr.id));
-		}
-		json_object_object_add(extra, "module_cache", json_object_new_string(s->cache_state));
-		json_object_object_add(extra, "cache_key", json_object_new_string(s->key));
-		json_object_object_add(extra, "probes", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
-		json_object_object_add(extra, "timed_out", json_object_new_boolean(res.timed_out));
-		json_object_object_add(extra, "interrupted", json_object_new_boolean(res.interrupted));
-		json_object_object_add(extra, "runtime_died", json_object_new_boolean(res.runtime_died));
-		if (s->runtime == RUNTIME_BPF && collect_script_mode(s) == SCRIPT_RECORD)
-			json_object_object_add(extra, "recorder_read",
-					       json_object_new_string(res.before_stop == 0 ? "batch"
-											   : "end-probe"));
-		if (res.target_known) {
-			json_object_object_add(tg, res.target_exited ? "exit" : "signal",
-					       json_object_new_int(res.target_status));
-			json_object_object_add(tg, "run_time_ns", json_object_new_int64((int64_t)res.target_ns));
-			json_object_object_add(tg, "pid", json_object_new_int64(res.target_pid));
-		}
-		json_object_object_add(extra, "target", tg);
-		{
-			/* perun's loader: each thread's process, and the processes
-			 * the traced ones started (followed, or not) */
-			size_t np, nc, k;
-			const struct parse_proc *pp = parser_processes(parser, &np);
-			const struct parse_child *pc = parser_children(parser, &nc);
-			struct json_object *procs = json_object_new_object(), *kids = json_object_new_array();
-			for (k = 0; k < np; k++) {
-				char key[32];
-				struct json_object *arr;
-				snprintf(key, sizeof(key), "%" PRId64, pp[k].pid);
-				if (!json_object_object_get_ex(procs, key, &arr)) {
-					arr = json_object_new_array();
-					json_object_object_add(procs, key, arr);
-				}
-				json_object_array_add(arr, json_object_new_int64(pp[k].thread));
-			}
-			for (k = 0; k < nc; k++) {
-				struct json_object *c = json_object_new_object();
-				json_object_object_add(c, "pid", json_object_new_int64(pc[k].pid));
-				json_object_object_add(c, "parent", json_object_new_int64(pc[k].parent));
-				json_object_object_add(c, "followed", json_object_new_boolean(pc[k].followed));
-				if (pc[k].followed)
-					json_object_object_add(c, "traced_after_ns",
-							       json_object_new_int64((int64_t)pc[k].attach_ns));
-				json_object_array_add(kids, c);
-				if (!pc[k].followed)
-					untraced_kids++;
-			}
-			if (np)
-				json_object_object_add(extra, "threads_by_process", procs);
-			else
-				json_object_put(procs);
-			json_object_object_add(extra, "children", kids);
-		}
+		extra = run_json(s, &res);
+		untraced_kids = add_processes(extra, parser);
 		json_object_object_add(extra, "untraced_children",
 				       json_object_new_int64((int64_t)(forked + untraced_kids)));
-		{
-			struct json_object *tm = json_object_new_object();
-			double before = s->t_collect0 - s->t_start;
-			json_object_object_add(tm, "prepare_s", json_object_new_double(before));
-			json_object_object_add(tm, "arm_s", json_object_new_double((double)res.ready_ns / 1e9));
-			json_object_object_add(tm, "startup_s",
-					       json_object_new_double(before + (double)res.ready_ns / 1e9));
-			json_object_object_add(extra, "timing", tm);
-		}
-		json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
-		json_object_object_add(an, "beyond_return_limit",
-				       json_object_new_int64((int64_t)ps->beyond_return_limit));
-		json_object_object_add(an, "unmatched_exits", json_object_new_int64((int64_t)ps->unmatched_exits));
-		json_object_object_add(an, "truncated_lines", json_object_new_int64((int64_t)ps->truncated_lines));
-		json_object_object_add(an, "malformed_lines", json_object_new_int64((int64_t)ps->malformed_lines));
-		json_object_object_add(an, "duplicates", json_object_new_int64((int64_t)ps->duplicates));
-		json_object_object_add(an, "reordered", json_object_new_int64((int64_t)ps->reordered));
-		json_object_object_add(an, "unknown_probes", json_object_new_int64((int64_t)ps->unknown_probes));
-		json_object_object_add(an, "lost_events",
-				       json_object_new_int64((int64_t)(s->log.lost_events + ps->lost_events +
-								       ps->missing_records)));
-		json_object_object_add(an, "lost_in_buffer", json_object_new_int64((int64_t)ps->lost_events));
-		json_object_object_add(an, "lost_in_transport", json_object_new_int64((int64_t)s->log.lost_events));
-		json_object_object_add(an, "missing_records", json_object_new_int64((int64_t)ps->missing_records));
-		{
-			const uint64_t *lost = parser_lost(parser);
-			struct json_object *lf = json_object_new_object();
-			for (i = 0; i < s->plan.n; i++)
-				if (lost[i])
-					add_count(lf, s->plan.probes[i].name, lost[i]);
-			json_object_object_add(an, "lost_by_function", lf);
-			lost = parser_unfinished(parser);
-			lf = json_object_new_object();
-			for (i = 0; i < s->plan.n; i++)
-				if (lost[i])
-					add_count(lf, s->plan.probes[i].name, lost[i]);
-			json_object_object_add(an, "unfinished_by_function", lf);
-			lost = parser_unstarted(parser);
-			lf = json_object_new_object();
-			for (i = 0; i < s->plan.n; i++)
-				if (lost[i])
-					add_count(lf, s->plan.probes[i].name, lost[i]);
-			json_object_object_add(an, "unstarted_by_function", lf);
-		}
-		json_object_object_add(an, "transport_errors",
-				       json_object_new_int64((int64_t)s->log.transport_errors));
-		json_object_object_add(an, "missing_begin", json_object_new_boolean(!ps->saw_begin));
-		json_object_object_add(an, "missing_end", json_object_new_boolean(!ps->saw_end));
-		json_object_object_add(extra, "anomalies", an);
+		json_object_object_add(extra, "timing", timing_json(s, &res));
+		json_object_object_add(extra, "anomalies", anomalies_json(s, ps, parser));
 		json_object_object_add(extra, "events", json_object_new_int64((int64_t)ps->events));
 		json_object_object_add(extra, "calls", json_object_new_int64((int64_t)ps->calls));
 		json_object_object_add(extra, "threads", json_object_new_int64((int64_t)ps->threads));
@@ -648,36 +715,7 @@ write_again:
 			json_object_object_add(met, "parse_s", json_object_new_double(collect_now() - t_parse0));
 			json_object_object_add(extra, "metrics", met);
 		}
-		/* a command that died early explains its own missing calls */
-		for (i = 0; res.target_known && res.target_exited && !res.interrupted &&
-			    i < s->plan.n && (!attached_path || attached); i++) {
-			const struct probe *pr = &s->plan.probes[i];
-			size_t j, k;
-			if (!(pr->flags & PROBE_F_NAMED) || w.sum[i].count ||
-			    (s->below_min && s->below_min[i]) ||
-			    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
-				continue;
-			if (pr->flags & PROBE_F_ALTERNATIVE) {
-				/* an IFUNC's implementations: one of them is enough */
-				for (j = i; j > 0 && (s->plan.probes[j - 1].flags & PROBE_F_ALTERNATIVE); j--)
-					;
-				for (k = j; k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE) &&
-					    !w.sum[k].count; k++)
-					;
-				if (k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE))
-					continue;
-				if (i != j)
-					continue;	/* said once for the group */
-			}
-			log_msg(0, "perun: error",
-				"%s (%s), named on the command line, recorded no call: the command "
-				"never reached it%s",
-				pr->name, pr->binary,
-				res.timed_out ? " before the timeout"
-				: incomplete  ? " (or its events were lost: see the warning)"
-					      : "");
-			named_zero++;
-		}
+		named_zero = say_named_zero(s, &w, &res, incomplete);
 		if (profile_writer_close(&w, ps, extra) < 0) {
 			if (to_rescue(&output, &staged, &rescued) == 0)
 				goto write_again;
