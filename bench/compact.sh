@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Issue 8: the compact profile form against the per-call form, on generated
+# The compact profile form against the per-call form, on generated
 # streams of 1M and 4M events (bench/gen-raw.c: 4 threads, 200 functions,
 # calls three deep), in one run:
 #   - bytes per call as JSON and stored (zlib's compress(), as the store
