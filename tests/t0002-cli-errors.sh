@@ -183,7 +183,7 @@ test_expect_success 'numbers are digits as typed: no hex float, sign or space' '
 	done
 '
 
-test_expect_success 'run, bisect and check: counts and ratios as digits' '
+test_expect_success 'run, bisect, check, log, collect --pid, calibrate: numbers as digits' '
 	for v in +5 " 5" 0x5 0 1001; do
 		test_expect_code 2 "$PERUN" run matrix --repeat "$v" 2>err &&
 		echo "perun run: --repeat wants a number of runs from 1 to 1000, not '"'"'$v'"'"'" >expect &&
@@ -192,6 +192,17 @@ test_expect_success 'run, bisect and check: counts and ratios as digits' '
 	for v in 0x1p-3 +0.1 " 0.1" .; do
 		test_expect_code 2 "$PERUN" check --threshold "$v" a.perf b.perf 2>err &&
 		echo "perun check: --threshold wants a number in (0, 1e+09), not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first || return 1
+	done &&
+	for v in " 5" +5 0x5; do
+		test_expect_code 2 "$PERUN" log -n "$v" 2>err &&
+		echo "perun log: -n wants a count of minor versions, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first &&
+		test_expect_code 2 "$PERUN" collect --pid "$v" trace 2>err &&
+		echo "perun collect: --pid wants a process id, not '"'"'$v'"'"'" >expect &&
+		head -n 1 err >first && test_cmp expect first &&
+		test_expect_code 2 "$PERUN" calibrate --calls "${v}00" 2>err &&
+		echo "perun calibrate: --calls wants 100 to 10000000, not '"'"'${v}00'"'"'" >expect &&
 		head -n 1 err >first && test_cmp expect first || return 1
 	done
 '

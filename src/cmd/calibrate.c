@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "collect/calibration.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/parse-options.h"
 
 static const char usage[] =
@@ -47,12 +48,11 @@ static int parse_loader(const struct popt *o, const char *v)
 /* --calls N into the unsigned long o->value.  */
 static int parse_calls(const struct popt *o, const char *v)
 {
-	char *end;
-	unsigned long calls = strtoul(v, &end, 10);
+	uint64_t calls;
 
-	if (*end || !*v || *v == '-' || calls < 100 || calls > 10000000)
+	if (parse_count(v, 10000000, &calls) < 0 || calls < 100)
 		return popt_error(o, "--calls wants 100 to 10000000, not '%s'", v);
-	*(unsigned long *)o->value = calls;
+	*(unsigned long *)o->value = (unsigned long)calls;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "store/output.h"
 #include "trace/runtime.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/parse-options.h"
 
 /* The rows of collect's own options, filling *o, and *help on --help (the
@@ -49,12 +50,11 @@ static const char usage_tail[] =
 static int pid_cb(const struct popt *opt, const char *value)
 {
 	long *pid = opt->value;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	*pid = strtol(value, &end, 10);
-	if (errno || *end || end == value || *pid <= 0 || *pid > 0x3fffffff)
+	if (parse_count(value, 0x3fffffff, &v) < 0 || !v)
 		return popt_error(opt, "--pid wants a process id, not '%s'", value);
+	*pid = (long)v;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "profile/profile.h"
 #include "store/repo.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/parse-options.h"
 #include "vcs/vcs.h"
 
@@ -209,12 +210,9 @@ struct log_max {
 /* -n N: a count of minor versions into the struct log_max o->value.  */
 static int parse_max(const struct popt *o, const char *v)
 {
-	char *end;
-	unsigned long long m;
+	uint64_t m;
 
-	errno = 0;
-	m = strtoull(v, &end, 10);
-	if (!isdigit((unsigned char)*v) || *end || errno || m > SIZE_MAX)
+	if (parse_count(v, SIZE_MAX, &m) < 0)
 		return popt_error(o, "-n wants a count of minor versions, not '%s'", v);
 	((struct log_max *)o->value)->n = (size_t)m;
 	((struct log_max *)o->value)->given = 1;
