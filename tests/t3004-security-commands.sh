@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Security of the commands added lately (stats, callgraph, postprocessby): a
+# Security of stats, callgraph and postprocessby: a
 # hostile local user (nobody, through setpriv) and damaged files attack root's
 # perun.  Nothing perun did not write may be deleted, read as its own or
 # written through; every refusal names the path and the fix.
