@@ -116,11 +116,14 @@ test_expect_success 'cross-building options: usage errors' '
 	test_expect_code 2 "$PERUN" cache build -c ./counts trace --script-only >out 2>>err &&
 	cat >expect <<-EOF &&
 	perun collect: -r builds kernel modules: not with --runtime bpf
-	see ${SQ}perun collect --help${SQ}
+	usage: perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]
+	   or: perun collect --pid PID [-o FILE] trace [options]
 	perun collect: --compile-only fills the module cache: not with -sc
-	see ${SQ}perun collect --help${SQ}
+	usage: perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]
+	   or: perun collect --pid PID [-o FILE] trace [options]
 	perun collect: -r wants a kernel release like 6.1.0-56-amd64, not ${SQ}../x${SQ}
-	see ${SQ}perun collect --help${SQ}
+	usage: perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]
+	   or: perun collect --pid PID [-o FILE] trace [options]
 	perun cache build: --kernel needs a release (uname -r of the hosts that will run the module)
 	perun cache build: give the collect arguments: -c CMD [...] trace [trace options]
 	perun cache build: --script-only builds no module: use perun collect --script-only
