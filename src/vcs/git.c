@@ -546,7 +546,7 @@ static int git_fetch_ref(const char *worktree, const char *name, vcs_file_fn fn,
 	git_strarray specs;
 	git_oid oid;
 	struct sync_walk w;
-	int ret = -1, r;
+	int ret = -1, r, k;
 
 	tip[0] = '\0';
 	if (!repo)
@@ -562,9 +562,16 @@ static int git_fetch_ref(const char *worktree, const char *name, vcs_file_fn fn,
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	opts.update_fetchhead = 0;
 	opts.callbacks.credentials = sync_credentials;
-	if (git_remote_fetch(remote, &specs, &opts, "perun fetch") < 0) {
-		git_fail("git_remote_fetch", name);
-		goto out;
+	/* another host deleting its incoming ref (sync_push_local) rewrites the
+	 * remote's packed refs while libgit2's local transport lists them
+	 * ("reference ... not found"): listing them again is safe */
+	for (k = 0; (r = git_remote_fetch(remote, &specs, &opts, "perun fetch")) < 0; k++) {
+		const git_error *e = git_error_last();
+		if ((r != GIT_ENOTFOUND && !(e && e->klass == GIT_ERROR_REFERENCE)) || k == 4) {
+			git_fail("git_remote_fetch", name);
+			goto out;
+		}
+		usleep(20000 * (unsigned)(k + 1));
 	}
 	r = git_reference_name_to_id(&oid, repo, track);
 	if (r == GIT_ENOTFOUND) {
