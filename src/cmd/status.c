@@ -181,9 +181,9 @@ struct log_ctx {
 	int failed;
 };
 
-static int log_one(void *ctxp, const struct minor_version *mv)
+/* One minor version: its commit and the types of its profiles.  */
+static void log_one(struct log_ctx *c, const struct minor_version *mv)
 {
-	struct log_ctx *c = ctxp;
 	char tb[32], *types;
 	size_t n;
 
@@ -198,7 +198,6 @@ static int log_one(void *ctxp, const struct minor_version *mv)
 		       mv->sha, mv->author, mv->email, tb, n, *types ? " (" : "", types,
 		       *types ? ")" : "", mv->subject);
 	free(types);
-	return 0;
 }
 
 /* -n N of perun log.  */
@@ -229,6 +228,8 @@ int cmd_log(int argc, char **argv, struct ctx *ctx)
 		"(default HEAD), newest first, with the\ncount and types of the profiles "
 		"registered for each.\n";
 	struct log_max max = { 0, 0 };
+	struct minor_version *mvs = NULL;
+	size_t nmv = 0, i;
 	char sha[41];
 	int n;
 	struct popt opts[] = {
@@ -257,10 +258,13 @@ int cmd_log(int argc, char **argv, struct ctx *ctx)
 		repo_release(&r);
 		return EXIT_OK;
 	}
-	if (vcs_massage(r.worktree, rev, sha) < 0 || vcs_walk(r.worktree, sha, max.n, log_one, &c) < 0) {
+	if (vcs_massage(r.worktree, rev, sha) < 0 || vcs_log(r.worktree, sha, max.n, &mvs, &nmv) < 0) {
 		repo_release(&r);
 		return EXIT_FAIL;
 	}
+	for (i = 0; i < nmv; i++)
+		log_one(&c, &mvs[i]);
+	vcs_log_release(mvs, nmv);
 	repo_release(&r);
 	return c.failed ? EXIT_FAIL : EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "util/strbuf.h"
 #include "vcs/vcs.h"
 
 /* Known backends, tried in order by detection.  */
@@ -81,6 +82,53 @@ void minor_version_release(struct minor_version *mv)
 int vcs_walk(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx)
 {
 	return backend_for(worktree)->walk(worktree, sha, max, fn, ctx);
+}
+
+struct log_list {
+	struct minor_version *v;
+	size_t n, alloc;
+};
+
+static int log_keep_one(void *ctx, const struct minor_version *mv)
+{
+	struct log_list *l = ctx;
+	struct minor_version *c;
+
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 32;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	c = &l->v[l->n++];
+	*c = *mv;
+	c->author = xstrdup(mv->author ? mv->author : "");
+	c->email = xstrdup(mv->email ? mv->email : "");
+	c->subject = xstrdup(mv->subject ? mv->subject : "");
+	return 0;
+}
+
+int vcs_log(const char *worktree, const char *sha, size_t max, struct minor_version **out,
+	    size_t *n)
+{
+	struct log_list l = { NULL, 0, 0 };
+
+	*out = NULL;
+	*n = 0;
+	if (vcs_walk(worktree, sha, max, log_keep_one, &l) < 0) {
+		vcs_log_release(l.v, l.n);
+		return -1;
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+void vcs_log_release(struct minor_version *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		minor_version_release(&v[i]);
+	free(v);
 }
 
 int vcs_is_dirty(const char *worktree)

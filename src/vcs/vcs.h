@@ -35,6 +35,12 @@ void minor_version_release(struct minor_version *mv);
  * all) or when fn returns non-zero.  */
 typedef int (*vcs_walk_fn)(void *ctx, const struct minor_version *mv);
 int vcs_walk(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx);
+/* The minor versions vcs_walk visits from sha (at most max, 0 = all), newest
+ * first, copied into *out (*n of them): for a caller that goes through them
+ * itself.  Free with vcs_log_release.  0, or -1 reported (*out NULL).  */
+int vcs_log(const char *worktree, const char *sha, size_t max, struct minor_version **out,
+	    size_t *n);
+void vcs_log_release(struct minor_version *v, size_t n);
 /* 1 when tracked files or the index differ from HEAD, 0 clean, -1 error.  */
 int vcs_is_dirty(const char *worktree);
 /* Stashes uncommitted changes; *saved says whether there were any.  */

@@ -59,6 +59,17 @@ int main(void)
 	minor_version_release(&mv);
 	ok(vcs_walk(dir, head, 0, count_fn, &n) == 0 && n == 2, "walk sees two minor versions");
 	{
+		struct minor_version *v = NULL;
+		size_t nv = 0;
+		ok(vcs_log(dir, head, 0, &v, &nv) == 0 && nv == 2 && !strcmp(v[0].sha, head) &&
+		   !strcmp(v[1].sha, prev) && v[0].subject && !strcmp(v[0].author, "Tester"),
+		   "log: both minor versions, newest first, their texts kept");
+		vcs_log_release(v, nv);
+		ok(vcs_log(dir, head, 1, &v, &nv) == 0 && nv == 1 && !strcmp(v[0].sha, head),
+		   "log: at most max");
+		vcs_log_release(v, nv);
+	}
+	{
 		char (*list)[41] = NULL, *into = xstrfmt("%s-export", dir), *f = xstrfmt("%s/f", into);
 		size_t nl = 0;
 		ok(vcs_range(dir, NULL, head, &list, &nl) == 0 && nl == 2 && !strcmp(list[0], prev) &&
