@@ -19,6 +19,7 @@
 #include "store/aggregate-dir.h"
 #include "store/aggregate.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/parse-options.h"
 
 static const char usage[] =
@@ -60,14 +61,11 @@ static int parse_time(const char *s, int64_t *t)
 /* --time-box SECONDS into the int64_t o->value.  */
 static int parse_box(const struct popt *o, const char *v)
 {
-	char *end;
-	long long n;
+	uint64_t n;
 
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	if (!isdigit((unsigned char)*v) || *end || errno || n <= 0)
+	if (parse_count(v, INT64_MAX, &n) < 0 || !n)
 		return popt_error(o, "--time-box takes a positive number of seconds, not '%s'", v);
-	*(int64_t *)o->value = n;
+	*(int64_t *)o->value = (int64_t)n;
 	return 0;
 }
 

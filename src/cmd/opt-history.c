@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +25,10 @@ void history_args_init(struct history_args *a)
 
 int history_parse_max(const struct popt *o, const char *v)
 {
-	char *end;
-	long long n;
+	uint64_t n;
 
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	/* ERANGE: strtoll clamps 99999999999999999999 to LLONG_MAX */
-	if (!isdigit((unsigned char)*v) || *end || errno || n < 0)
+	/* not 99999999999999999999, which strtoll would clamp to LLONG_MAX */
+	if (parse_count(v, LLONG_MAX, &n) < 0)
 		return popt_error(o, "-n takes a count, not '%s'", v);
 	*(size_t *)o->value = (size_t)n;
 	return 0;

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "store/stats-dir.h"
 #include "store/stats.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "util/parse-options.h"
 #include "util/strv.h"
 
@@ -238,13 +240,10 @@ static void print_stats(const struct stats *s, const char *minor)
 /* --top N into the size_t o->value.  */
 static int parse_top(const struct popt *o, const char *v)
 {
-	char *end;
-	unsigned long n;
+	uint64_t n;
 
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	/* a digit first: "" is no count, and strtoul takes " -5" as ULONG_MAX - 4 */
-	if (errno || *end || !isdigit((unsigned char)*v))
+	/* not " -5", which strtoul takes as ULONG_MAX - 4 */
+	if (parse_count(v, ULONG_MAX, &n) < 0)
 		return popt_error(o, "--top '%s': not a count", v);
 	*(size_t *)o->value = (size_t)n;
 	return 0;
