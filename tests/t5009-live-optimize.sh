@@ -26,7 +26,7 @@ test_expect_success 'build the fixture' '
 '
 
 test_expect_success 'dynamic probing: f disarmed after 1000 of 100000 calls, marked partial' '
-	"$PERUN" collect -c ./optimize -a 100000 -o dp.perf trace -s custom -f f -f g \
+	"$PERUN" collect -c ./optimize -a 100000 -o dp.perf trace --loader stapbpf -s custom -f f -f g \
 		-on dynamic-probing -oa probing-threshold 1000 2>err >out &&
 	cat err &&
 	grep "calls f=100000 g=10" out &&
@@ -49,7 +49,7 @@ test_expect_success 'dynamic probing: f disarmed after 1000 of 100000 calls, mar
 '
 
 test_expect_success 'dynamic probing under its threshold changes nothing: exact, not sampled' '
-	"$PERUN" collect -c ./optimize -a 500 -o dp2.perf trace -s custom -f f -f g \
+	"$PERUN" collect -c ./optimize -a 500 -o dp2.perf trace --loader stapbpf -s custom -f f -f g \
 		-on dynamic-probing -oa probing-threshold 1000 2>err &&
 	cat err &&
 	! grep "disarmed" err &&
@@ -61,7 +61,7 @@ test_expect_success 'dynamic probing under its threshold changes nothing: exact,
 '
 
 test_expect_success 'reattach: f re-armed in doubling intervals; the profile holds what the script recorded' '
-	"$PERUN" collect -c ./optimize -a 100000 -o ra.perf trace -s custom -f f -f g \
+	"$PERUN" collect -c ./optimize -a 100000 -o ra.perf trace --loader stapbpf -s custom -f f -f g \
 		-on dynamic-probing -oa probing-threshold 1000 -oa probing-reattach true \
 		-oa probing-reattach-ms 10 2>err >out &&
 	cat err &&
@@ -93,7 +93,7 @@ test_expect_success 'reattach: f re-armed in doubling intervals; the profile hol
 
 test_expect_success 'recursion: a disarmed fib keeps every recorded call whole (the open-call rule)' '
 	cc -g -O1 -o fibn "$FIXTURES/fibn.c" &&
-	"$PERUN" collect -c ./fibn -a 20 -o fib.perf trace -s custom -f fib \
+	"$PERUN" collect -c ./fibn -a 20 -o fib.perf trace --loader stapbpf -s custom -f fib \
 		-on dynamic-probing -oa probing-threshold 1000 2>err >out &&
 	cat err &&
 	grep "fib(20) = 6765" out &&
@@ -101,7 +101,7 @@ test_expect_success 'recursion: a disarmed fib keeps every recorded call whole (
 	test "$(profile_field fib.perf trace.optimization.dynamic_probing.disarm_by)" = handler-condition &&
 	test "$(profile_field fib.perf trace.anomalies.unmatched_entries)" = 0 &&
 	test "$(profile_field fib.perf trace.anomalies.unmatched_exits)" = 0 &&
-	"$PERUN" collect -c ./fibn -a 22 -o fibr.perf trace -s custom -f fib \
+	"$PERUN" collect -c ./fibn -a 22 -o fibr.perf trace --loader stapbpf -s custom -f fib \
 		-on dynamic-probing -oa probing-threshold 500 -oa probing-reattach true \
 		-oa probing-reattach-ms 1 2>err >out &&
 	cat err &&
@@ -178,7 +178,7 @@ test_expect_success 'in a perun repository the second collect has stats: baselin
 '
 
 test_expect_success '-op full with -off dynamic-probing, and --aggregate turns the gates off' '
-	"$PERUN" collect -c ./optimize -a 100 -o full.perf trace -s custom -f f -f g \
+	"$PERUN" collect -c ./optimize -a 100 -o full.perf trace --loader stapbpf -s custom -f f -f g \
 		-op full -off dynamic-probing 2>err &&
 	cat err &&
 	! grep "dynamic-probing" err &&

@@ -52,6 +52,8 @@ struct {
  * program can; the reader sorts what the CPUs interleave.  The section
  * names a known program type; the loader sets the uprobe_multi attach
  * type, which libbpf 1.1 does not know.  */
+#include "bpf/modes.bpf.h"
+
 SEC("kprobe")
 int perun_uprobe(struct pt_regs *ctx)
 {
@@ -59,7 +61,7 @@ int perun_uprobe(struct pt_regs *ctx)
 	__u64 *armed = bpf_map_lookup_elem(&perun_armed, &zero);
 	struct uprobes_count *c;
 	struct uprobes_event *e;
-	__u64 ts, id;
+	__u64 ts, id, cookie;
 
 	if (!armed || !*armed)
 		return 0;
@@ -68,9 +70,21 @@ int perun_uprobe(struct pt_regs *ctx)
 		if (!bpf_map_lookup_elem(&perun_procs, &tgid))
 			return 0;
 	}
-	code = (__u32)bpf_get_attach_cookie(ctx);
+	cookie = bpf_get_attach_cookie(ctx);
+	code = (__u32)cookie;
 	key = code & ~UPROBES_CODE_RETINSN;
 	c = bpf_map_lookup_elem(&perun_counts, &key);
+	if (perun_config.gated) {
+		/* the run-time methods: a call they do not record is not seen */
+		int g = modes_gate(cookie, key, (__u32)bpf_get_current_pid_tgid());
+		if (g <= 0) {
+			if (g < 0 && c) {
+				c->seen++;
+				c->lost++;
+			}
+			return 0;
+		}
+	}
 	if (c)
 		c->seen++;
 	ts = bpf_ktime_get_ns();

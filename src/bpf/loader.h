@@ -58,6 +58,82 @@ struct uprobes_config {
 				 * perun_procs (links attached to every process) */
 	__u32 fork_child_off;	/* offset of child_pid in sched_process_fork's
 				 * record, from its tracefs format */
+	/* the run-time methods (bpf/modes.bpf.h) */
+	__u32 gated;		/* 1: every probe goes through the methods' gate */
+	__u32 relink;		/* 1: a cookie names its link (slot << 48 | serial << 32),
+				 * and only the link perun_links names for its slot
+				 * records: a link rebuilt without a disarmed probe
+				 * takes over from the old at one instant */
+	__u64 threshold;	/* dynamic probing: disarm after N calls, or 0 */
+	__u64 first_ticks;	/* reattach: first re-arm after N ticks, or 0 */
+	__u32 timed;		/* 1: timed sampling */
+	__u32 budget;		/* 1: the overhead budget */
 };
+
+/* --- the run-time methods (bpf/modes.bpf.h) --------------------------------
+ *
+ * A plan's per-function sampling, dynamic probing (with reattach), timed
+ * sampling and overhead budget gate each call in the probe program, with
+ * the meaning templates/ give them on stap: a gated probe records a call
+ * only when every method lets it, and its return only when its entry was
+ * recorded.  The loader removes a disarmed probe from the kernel once no
+ * call it recorded is open (UPROBES_DISARM_CODE tells it when to look).  */
+
+/* One probe id's settings and run-time state (the map perun_probes, an
+ * array indexed by id = code >> 1, mapped into the loader): the loader
+ * writes the settings before the trace; the program the rest.  */
+struct uprobes_probe {
+	__u32 sampling;		/* record one call in sampling per thread (>= 1) */
+	__u32 point;		/* 1: one event per hit, no return */
+	__u64 cost_ns;		/* the budget: what one recorded call costs */
+	__u64 open;		/* recorded calls whose return has not come */
+	/* dynamic probing (templates/opt_probing.stp.in, opt_reattach.stp.in) */
+	__u64 hits;		/* calls of the current armed burst */
+	__u64 off;		/* disarmed: the threshold, or 1 with reattach */
+	__u64 ndis, nre;	/* times disarmed, re-armed */
+	__u64 ival;		/* reattach: the interval in ticks, doubling */
+	__u64 wait;		/* reattach: the tick it is re-armed at */
+	/* the overhead budget (templates/opt_budget.stp.in) */
+	__u64 bwin, bhits;	/* the window its hits are counted in; its hits */
+	__u64 bn;		/* calls recorded */
+	__u64 boff;		/* disarmed MS - 1 ms after the start, or 0 */
+	__u64 bskip;		/* calls that reached it disarmed */
+};
+
+/* The clock the loader keeps for the methods (the map perun_clock, one
+ * entry, mapped into the loader): it ticks, flips and closes windows.  */
+struct uprobes_clock {
+	__u64 tick;		/* reattach: ticks of the timer */
+	__u64 dormant;		/* timed sampling: 1 while dormant */
+	__u64 bw;		/* the budget: the current window */
+	__u64 bnow;		/* 1 while the last window was over the budget */
+	__u64 bcut;		/* the hits a probe may record in a window */
+	__u64 bcost;		/* the current window's recorded cost (ns) */
+	__u64 t0;		/* bpf_ktime_get_ns() at the start */
+};
+
+/* Per thread and probe id (the map perun_threads): its sampling counter,
+ * its depth and which open calls were recorded (bit d for depth d < 64;
+ * deeper ones in perun_deep).  */
+struct uprobes_thread_key {
+	__u32 tid, id;
+};
+struct uprobes_thread {
+	__u64 cnt, dep, rec;
+};
+struct uprobes_deep_key {
+	__u32 tid, id;
+	__u64 dep;
+};
+#define UPROBES_THREADS_MAX (1u << 18)
+#define UPROBES_DEEP_MAX 65536
+
+/* A record of a probe the program disarmed (its id in pad): the loader
+ * removes it once no call it recorded is open.  */
+#define UPROBES_DISARM_CODE 0xfffffffdu
+
+/* The serial of the current link of each slot (the map perun_links), with
+ * relink.  */
+#define UPROBES_LINK_SLOTS 65536
 
 #endif

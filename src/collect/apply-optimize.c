@@ -592,7 +592,8 @@ static void collect_probing_records(const struct session *s, const struct parse_
 	json_object_object_add(dp, "disarmed", dis);
 	json_object_object_add(dp, "disarm_by",
 			       json_object_new_string(
-				       s->sopt.probing_cond == PROBING_COND_KERNEL ? "unregister"
+				       s->uprobes ? "remove"
+				       : s->sopt.probing_cond == PROBING_COND_KERNEL ? "unregister"
 				       : s->sopt.probing_cond ? "handler-condition"
 							      : "handler-gate"));
 	if (ms) {

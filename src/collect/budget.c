@@ -108,7 +108,9 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 
 	if (!s->sopt.budget_allowed_ns)
 		return 0;
-	unregister = s->sopt.probing_cond == PROBING_COND_KERNEL;
+	/* perun's loader removes a disarmed probe from the kernel once no call
+	 * it recorded is open */
+	unregister = s->sopt.probing_cond == PROBING_COND_KERNEL || s->uprobes;
 	r = parser_opt_records(parser, &n);
 	calls = xcalloc(s->plan.n + 1, sizeof(*calls));
 	at = xcalloc(s->plan.n + 1, sizeof(*at));
@@ -161,7 +163,8 @@ int collect_budget_report(struct session *s, const struct parser *parser,
 	json_object_object_add(b, "windows_over", json_object_new_int64((int64_t)over));
 	json_object_object_add(b, "disarmed", dis);
 	json_object_object_add(b, "disarm_by",
-			       json_object_new_string(unregister ? "unregister" : "handler-gate"));
+			       json_object_new_string(s->uprobes ? "remove"
+						      : unregister ? "unregister" : "handler-gate"));
 	if (!json_object_object_get_ex(extra, "optimization", &opt)) {
 		opt = json_object_new_object();
 		json_object_object_add(extra, "optimization", opt);

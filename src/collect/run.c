@@ -20,6 +20,7 @@
 #include "trace/driver.h"
 #include "trace/runtime.h"
 #include "trace/uprobes.h"
+#include "trace/uprobes-modes.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -190,15 +191,13 @@ static const char *loader_refusal(struct session *s)
 	if (collect_script_mode(s) != SCRIPT_RECORD)
 		return s->o->aggregate ? "--aggregate keeps its summaries in a stap script"
 				       : "--transport print is stapbpf's";
-	if (s->sopt.probing_threshold || s->sopt.timed_period_ms || s->sopt.budget_allowed_ns)
-		return "run-time optimization code (dynamic probing, timed sampling, the "
-		       "overhead budget) lives in the stap script";
+	if (s->sopt.timed_period_ms || s->sopt.budget_allowed_ns)
+		return "timed sampling and the overhead budget run in the stap script (not yet on "
+		       "perun's loader)";
 	for (i = 0; i < s->plan.n; i++) {
 		const struct probe *pr = &s->plan.probes[i];
 		if (pr->kind == PROBE_LINE)
 			return "source lines are probed through stap";
-		if (pr->sampling > 1)
-			return "per-function sampling lives in the stap script";
 	}
 	if (!uprobes_supported(&err)) {
 		snprintf(why, sizeof(why), "this kernel lacks uprobe_multi links with BPF "
@@ -259,11 +258,28 @@ int collect_loader(struct session *s)
 	return 0;
 }
 
+/* The run-time methods of the trace, as perun's loader takes them.  */
+static void loader_modes(const struct session *s, struct strv *argv)
+{
+	struct uprobes_modes m;
+
+	memset(&m, 0, sizeof(m));
+	m.threshold = s->sopt.probing_threshold;
+	m.reattach_ms = s->sopt.probing_reattach_ms;
+	m.timed_ms = s->sopt.timed_period_ms;
+	m.budget_ns = s->sopt.budget_allowed_ns;
+	m.call_ns = s->sopt.budget_call_ns;
+	m.stepped_ns = s->sopt.budget_stepped_ns;
+	m.window_ms = s->sopt.budget_window_ms;
+	uprobes_modes_argv(&m, argv);
+}
+
 /* What an attach through staprun or stapbpf says once its probes are armed.  */
 struct attach_ready {
 	size_t points;
 	long pid;
 	enum runtime runtime;
+	const char *why;	/* why not perun's loader, or NULL */
 };
 
 /* The kernel runtime's detach in seconds for n probe points: SIGINT to
@@ -291,10 +307,11 @@ static char *attach_message(void *ctx, double ready_s)
 
 	if (a->runtime == RUNTIME_BPF)
 		return xstrfmt("perun: attached %zu probe points to process %ld in %.0f ms (bpf "
-			       "runtime, stapbpf); Ctrl-C detaches and writes the profile, and the "
-			       "process runs on; stapbpf detaches about 0.1 s per probe point, and "
-			       "every process of the binary traps on its probes meanwhile\n",
-			       a->points, a->pid, ready_s * 1e3);
+			       "runtime, stapbpf%s%s); Ctrl-C detaches and writes the profile, and "
+			       "the process runs on; stapbpf detaches about 0.1 s per probe point, "
+			       "and every process of the binary traps on its probes meanwhile\n",
+			       a->points, a->pid, ready_s * 1e3, a->why ? ": " : "",
+			       a->why ? a->why : "");
 	return xstrfmt("perun: attached %zu probe points to process %ld in %.0f ms (kernel "
 		       "runtime, staprun); detaching will take about %.1f s; Ctrl-C detaches and "
 		       "writes the profile, and the process runs on\n",
@@ -339,6 +356,7 @@ int collect_run(struct session *s)
 			strv_push(&argv, "-A");
 		if (o->follow)
 			strv_push(&argv, "-F");
+		loader_modes(s, &argv);
 	} else if (s->runtime == RUNTIME_BPF) {
 		strv_push(&argv, s->stapbpf);
 		if (runtime_needs_memlock_shim()) {
@@ -393,6 +411,7 @@ int collect_run(struct session *s)
 		ready.points = plan_probe_points(&s->plan);
 		ready.pid = o->pid;
 		ready.runtime = s->runtime;
+		ready.why = s->loader_why;
 		spec.ready_message_fn = attach_message;
 		spec.ready_ctx = &ready;
 	}
@@ -442,6 +461,8 @@ int collect_run(struct session *s)
 	else if (!o->quiet)
 		pr_info("perun: tracing %zu probes with the %s runtime (module cache: %s)",
 			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
+	if (!o->quiet && !s->uprobes && s->runtime == RUNTIME_BPF && s->loader_why && o->pid <= 0)
+		pr_info("perun: stapbpf runs this trace, not perun's loader: %s", s->loader_why);
 	collect_wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
 	s->t_collect0 = collect_now();
 	if (driver_run(&spec, &s->res, collect_stap_line, &s->log) < 0)

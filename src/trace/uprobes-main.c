@@ -2,7 +2,8 @@
 /* perun-uprobes: the bpf runtime's loader that perun runs in place of
  * stapbpf when the kernel has uprobe_multi links (trace/uprobes.h).
  *
- *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN
+ *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F]
+ *                 [-m KEY=VALUE]... PLAN
  *
  * Attaches the function probes of PLAN to process PID only, writes the raw
  * stream (tapsets/perun.stp: s, r, CODE TID TS events with 64-bit times, l
@@ -12,7 +13,11 @@
  * per probe point attached.  -A: once armed, say so on stderr in a line
  * beginning "perun: attached" (attach mode).  -F: processes PID starts
  * (and they start) are traced too, each through links bound to it, from
- * the moment the fork is seen; without it they are counted (j lines).  Nothing outlives it: the links, the ring and
+ * the moment the fork is seen; without it they are counted (j lines).
+ * -m: a run-time method's setting (trace/uprobes-modes.h): with one, or a
+ * probe of the plan sampled (NAME#N), every probe goes through the
+ * methods' gate, and the probes a method disarms leave the kernel until
+ * they may record again; the methods' o lines end the stream.  Nothing outlives it: the links, the ring and
  * the program are file descriptors, which the kernel releases when this
  * process ends, however it ends.  */
 #include "config.h"
@@ -32,8 +37,10 @@
 #include <unistd.h>
 
 #include "target/target.h"
+#include "trace/calibrate.h"
 #include "trace/plan.h"
 #include "trace/uprobes.h"
+#include "trace/uprobes-modes.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -95,6 +102,7 @@ struct out {
 	uint64_t *written;	/* per code */
 	size_t ncodes;
 	uint64_t unknown;
+	struct uprobes_run *run;	/* the run-time methods, or NULL */
 	char buf[1 << 16];
 	size_t len;
 };
@@ -235,6 +243,11 @@ static void on_event(void *ctx, const struct uprobes_event *ev)
 		on_fork(o, ev);
 		return;
 	}
+	if (ev->code == UPROBES_DISARM_CODE) {
+		if (o->run)
+			o->run->dirty = 1;	/* the loader looks which probes may go */
+		return;
+	}
 	if (ev->code == UPROBES_EXEC_CODE) {
 		on_exec(o, ev);
 		return;
@@ -330,9 +343,39 @@ static size_t ring_mib(unsigned long long bytes)
 	return (size_t)((size + (1 << 20) - 1) >> 20);
 }
 
+/* The gate's settings of every probe id: its sampling, whether it is a
+ * point, what a recorded call costs the budget.  0, or -1 (said).  */
+static int set_probes(struct uprobes *u, const struct plan *plan, const struct uprobes_modes *m)
+{
+	struct uprobes_probe *st = uprobes_probe_state(u);
+	unsigned char *stepped = m->budget_ns ? calibrate_plan_stepped(plan) : NULL;
+	size_t i;
+
+	if (!st) {
+		fprintf(stderr, "perun-uprobes: the probes' state is not mapped\n");
+		free(stepped);
+		return -1;
+	}
+	for (i = 0; i < plan->n; i++) {
+		const struct probe *pr = &plan->probes[i];
+		size_t id = (size_t)pr->id;
+		if (pr->id < 0 || id >= plan->n)
+			continue;
+		st[id].sampling = pr->sampling ? pr->sampling : 1;
+		st[id].point = probe_is_point(pr) ? 1 : 0;
+		/* as the stap script counts it: a point is half a pair */
+		st[id].cost_ns = st[id].point ? (m->call_ns + 1) / 2 : m->call_ns;
+		if (stepped && stepped[i])
+			st[id].cost_ns += m->stepped_ns;
+	}
+	free(stepped);
+	return 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN\n");
+	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] "
+			"[-F] [-m KEY=VALUE]... PLAN\n");
 	return 2;
 }
 
@@ -354,9 +397,14 @@ int main(int argc, char **argv)
 	struct timespec ts0;
 	struct sigaction sa;
 	uint64_t lost_total = 0, missing_total = 0;
+	struct uprobes_modes modes;
+	struct uprobes_run run;
+	int gated;
 
+	memset(&modes, 0, sizeof(modes));
+	memset(&run, 0, sizeof(run));
 	setlinebuf(stderr);
-	while ((opt = getopt(argc, argv, "x:o:a:b:wAF")) != -1) {
+	while ((opt = getopt(argc, argv, "x:o:a:b:wAFm:")) != -1) {
 		switch (opt) {
 		case 'x': pid = strtol(optarg, NULL, 10); break;
 		case 'o': raw = optarg; break;
@@ -365,6 +413,10 @@ int main(int argc, char **argv)
 		case 'w': wait_exit = 0; break;
 		case 'A': announce = 1; break;
 		case 'F': follow = 1; break;
+		case 'm':
+			if (uprobes_modes_parse(&modes, optarg) < 0)
+				return usage();
+			break;
 		default: return usage();
 		}
 	}
@@ -434,11 +486,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	u = uprobes_new(ncodes, (size_t)ring, 0, &err);
+	/* the methods' gate, when a method or a sampled probe needs it */
+	gated = uprobes_modes_disarm(&modes);
+	for (i = 0; i < plan.n; i++)
+		gated |= plan.probes[i].sampling > 1;
+	u = uprobes_new_modes(ncodes, (size_t)ring, 0, gated ? &modes : NULL, plan.n, &err);
 	if (!u) {
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		return 1;
 	}
+	if (gated && set_probes(u, &plan, &modes) < 0)
+		goto out;
 	o->u = u;
 	o->follow = follow;
 	if (uprobes_watch_forks(u, (pid_t)pid, &err) < 0) {
@@ -497,6 +555,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perun-uprobes: attached %ld of %zu probe points to process %ld "
 				"with %zu links in %.3f s\n",
 			nattached, npts, pid, uprobes_links(u), t1 - t0);
+	if (gated) {
+		uprobes_run_init(&run, &modes, uprobes_probe_state(u), plan.n, uprobes_clock(u),
+				 now_s(), (uint64_t)now_ns());
+		if (!run.want) {
+			fprintf(stderr, "perun-uprobes: out of memory\n");
+			goto out;
+		}
+		o->run = &run;
+	}
 	if (uprobes_arm(u, 1, &err) < 0) {
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		goto out;
@@ -508,6 +575,14 @@ int main(int argc, char **argv)
 	 * at once while it has more */
 	while (!stop_signal) {
 		size_t n = uprobes_drain(u, on_event, o);
+		if (o->run) {
+			/* the methods' clock, and the probes they disarmed leave
+			 * the kernel (or come back) */
+			uprobes_run_clock(o->run, now_s());
+			if (uprobes_run_want(o->run) &&
+			    uprobes_relink(u, o->run->want, o->run->n, &err) < 0)
+				fprintf(stderr, "perun-uprobes: warning: %s\n", err.msg);
+		}
 		if (pidfd >= 0) {
 			struct pollfd pfd = { pidfd, POLLIN, 0 };
 			if (poll(&pfd, 1, n ? 0 : 1) > 0)
@@ -542,6 +617,8 @@ int main(int argc, char **argv)
 		lost_total += lost;
 		missing_total += miss;
 	}
+	if (o->run)
+		uprobes_run_report(o->run, o->f);
 	fputs("q\n", o->f);
 	if (fflush(o->f) != 0) {
 		fprintf(stderr, "perun-uprobes: writing %s: %s\n", raw, strerror(errno));
@@ -551,6 +628,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perun: detached %zu probe points in %.0f ms\n", npts, (t1 - t0) * 1e3);
 	else
 		fprintf(stderr, "perun-uprobes: detached %zu probe points in %.3f s\n", npts, t1 - t0);
+	if (o->run && (o->run->removed || o->run->restored))
+		fprintf(stderr, "perun: removed %" PRIu64 " disarmed probe%s from the kernel "
+				"(put back %" PRIu64 " time%s)\n",
+			o->run->removed, o->run->removed == 1 ? "" : "s", o->run->restored,
+			o->run->restored == 1 ? "" : "s");
 	if (o->followed || o->follow_failed)
 		fprintf(stderr, "perun: followed %" PRIu64 " child process%s%s\n", o->followed,
 			o->followed == 1 ? "" : "es",
@@ -563,6 +645,7 @@ int main(int argc, char **argv)
 				"reached the ring (counted as lost)\n", missing_total);
 	ret = 0;
 out:
+	uprobes_run_release(&run);
 	uprobes_free(u);
 	if (o && o->f)
 		fclose(o->f);

@@ -18,6 +18,7 @@
 
 #include "trace/bpfmap.h"
 #include "trace/uprobes.h"
+#include "trace/uprobes-modes.h"
 
 /* What Debian 12's libbpf 1.1 and its 6.1 UAPI header do not define yet
  * (Linux 6.6).  */
@@ -39,9 +40,16 @@ extern const unsigned char perun_loader_bpf[];
 extern const size_t perun_loader_bpf_len;
 
 struct link {
-	int fd;
+	int fd;		/* -1 while every point of it is removed (relink) */
 	pid_t pid;
 	int ret;	/* return probes */
+	/* with relink: its points, to make it again without some */
+	const char *path;
+	uint64_t *offs, *refs;
+	uint32_t *codes;
+	unsigned char *live;	/* per point: in the current link */
+	size_t n;
+	uint32_t slot, serial;
 };
 
 struct uprobes {
@@ -57,6 +65,13 @@ struct uprobes {
 	size_t page;
 	struct link *links;
 	size_t nlinks, alloc;
+	/* the run-time methods (uprobes_new_modes), or all 0 */
+	int relink;
+	struct uprobes_probe *probes;	/* mapped perun_probes */
+	size_t nprobes, probes_len;
+	struct uprobes_clock *clock;	/* mapped perun_clock */
+	int links_fd;			/* perun_links */
+	uint32_t next_slot, next_serial;
 };
 
 /* --- libbpf's messages ----------------------------------------------------- */
@@ -160,9 +175,32 @@ static int map_fd(struct uprobes *u, const char *name, struct bpfmap_err *err)
 	return fd;
 }
 
+/* Maps the methods' state (perun_probes, perun_clock) into this process:
+ * the loader sets the probes and keeps the clock without a system call.  */
+static int map_state(struct uprobes *u, struct bpfmap_err *err)
+{
+	size_t len = (u->nprobes * sizeof(struct uprobes_probe) + u->page - 1) / u->page * u->page;
+	int pfd, cfd;
+	void *m;
+
+	if ((pfd = map_fd(u, "perun_probes", err)) < 0 || (cfd = map_fd(u, "perun_clock", err)) < 0)
+		return -1;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+	if (m == MAP_FAILED)
+		return bpfmap_fail(err, errno, "mmap of the probes' state");
+	u->probes = m;
+	u->probes_len = len;
+	m = mmap(NULL, u->page, PROT_READ | PROT_WRITE, MAP_SHARED, cfd, 0);
+	if (m == MAP_FAILED)
+		return bpfmap_fail(err, errno, "mmap of the methods' clock");
+	u->clock = m;
+	return 0;
+}
+
 /* Opens the embedded object, sizes its maps, sets its configuration and
  * loads it; 0, or -1.  */
-static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
+static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *mo,
+		size_t nprobes, struct bpfmap_err *err)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "perun");
 	struct uprobes_config cfg = { 0, 0 };
@@ -175,6 +213,14 @@ static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
 	libbpf_set_print(libbpf_print);
 	libbpf_said[0] = '\0';
 	cfg.filter_traced = (flags & UPROBES_FILTER_TRACED) != 0;
+	if (mo) {
+		cfg.gated = 1;
+		cfg.relink = u->relink = uprobes_modes_disarm(mo);
+		cfg.threshold = mo->threshold;
+		cfg.first_ticks = mo->reattach_ms ? uprobes_modes_first_ticks(mo) : 0;
+		cfg.timed = mo->timed_ms != 0;
+		cfg.budget = mo->budget_ns != 0;
+	}
 	if (tp_read("sched_process_fork", "format", format, sizeof(format)) < 0)
 		u->fork_format = errno ? errno : ENOENT;
 	else if ((off = tp_field_offset(format, "child_pid")) < 8)
@@ -203,6 +249,13 @@ static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
 	if (!(m = bpf_object__find_map_by_name(u->obj, "perun_counts")) ||
 	    bpf_map__set_max_entries(m, (uint32_t)u->ncodes) < 0)
 		return bpfmap_fail(err, errno, "sizing %zu per-CPU counters", u->ncodes);
+	u->nprobes = mo ? (nprobes ? nprobes : 1) : 1;
+	if (!(m = bpf_object__find_map_by_name(u->obj, "perun_probes")) ||
+	    bpf_map__set_max_entries(m, (uint32_t)u->nprobes) < 0)
+		return bpfmap_fail(err, errno, "sizing the state of %zu probes", u->nprobes);
+	if (!u->relink && (!(m = bpf_object__find_map_by_name(u->obj, "perun_links")) ||
+			   bpf_map__set_max_entries(m, 1) < 0))
+		return bpfmap_fail(err, errno, "sizing the links' serials");
 	if (!(m = bpf_object__find_map_by_name(u->obj, ".rodata")) ||
 	    bpf_map__set_initial_value(m, &cfg, sizeof(cfg)) < 0)
 		return bpfmap_fail(err, errno, "the loader's configuration (.rodata)");
@@ -212,13 +265,21 @@ static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
 	if ((u->ring_fd = map_fd(u, "perun_ring", err)) < 0 ||
 	    (u->counts_fd = map_fd(u, "perun_counts", err)) < 0 ||
 	    (u->armed_fd = map_fd(u, "perun_armed", err)) < 0 ||
-	    (u->procs_fd = map_fd(u, "perun_procs", err)) < 0)
+	    (u->procs_fd = map_fd(u, "perun_procs", err)) < 0 ||
+	    (u->links_fd = map_fd(u, "perun_links", err)) < 0)
 		return -1;
-	return 0;
+	return mo ? map_state(u, err) : 0;
 }
 
 struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, unsigned flags,
 			    struct bpfmap_err *err)
+{
+	return uprobes_new_modes(ncodes, ring_bytes, flags, NULL, 0, err);
+}
+
+struct uprobes *uprobes_new_modes(size_t ncodes, size_t ring_bytes, unsigned flags,
+				  const struct uprobes_modes *modes, size_t nprobes,
+				  struct bpfmap_err *err)
 {
 	struct uprobes *u = calloc(1, sizeof(*u));
 	void *m;
@@ -232,7 +293,8 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, unsigned flags,
 	u->ncpus = possible_cpus();
 	u->ncodes = ncodes ? ncodes : 1;
 	u->ring_size = ring_bytes;
-	if (load(u, flags, err) < 0)
+	u->links_fd = -1;
+	if (load(u, flags, modes, nprobes, err) < 0)
 		goto bad;
 	m = mmap(NULL, u->page, PROT_READ | PROT_WRITE, MAP_SHARED, u->ring_fd, 0);
 	if (m == MAP_FAILED) {
@@ -305,21 +367,46 @@ static int link_create(struct uprobes *u, const char *path, const uint64_t *offs
 	return (int)bpfmap_sys(BPF_LINK_CREATE, &attr, sizeof(attr));
 }
 
-static void keep_link(struct uprobes *u, int fd, pid_t pid, int ret)
+/* Releases what a link keeps of its points.  */
+static void link_release(struct link *l)
 {
+	free(l->offs);
+	free(l->refs);
+	free(l->codes);
+	free(l->live);
+}
+
+/* Keeps link fd; with relink, its points too (slot and serial in l).  0,
+ * or -1 when there is no memory for it (fd closed).  */
+static int keep_link(struct uprobes *u, int fd, pid_t pid, int ret, const struct link *l)
+{
+	struct link *k;
+
 	if (u->nlinks == u->alloc) {
 		size_t na = u->alloc ? 2 * u->alloc : 16;
 		struct link *nl = realloc(u->links, na * sizeof(*nl));
 		if (!nl) {
 			close(fd);
-			return;
+			return -1;
 		}
 		u->links = nl;
 		u->alloc = na;
 	}
-	u->links[u->nlinks].pid = pid;
-	u->links[u->nlinks].ret = ret;
-	u->links[u->nlinks++].fd = fd;
+	k = &u->links[u->nlinks++];
+	memset(k, 0, sizeof(*k));
+	if (l)
+		*k = *l;
+	k->pid = pid;
+	k->ret = ret;
+	k->fd = fd;
+	return 0;
+}
+
+/* Makes slot's link the one that records: the program drops the hits of
+ * the slot's other links from now on.  */
+static int link_current(struct uprobes *u, uint32_t slot, uint32_t serial)
+{
+	return bpf_map_update_elem(u->links_fd, &slot, &serial, BPF_ANY);
 }
 
 void uprobes_detach_pid(struct uprobes *u, pid_t pid)
@@ -330,11 +417,13 @@ void uprobes_detach_pid(struct uprobes *u, pid_t pid)
 
 	for (pass = 1; pass >= 0; pass--)	/* returns first, as uprobes_detach */
 		for (i = 0; i < u->nlinks; i++)
-			if (u->links[i].pid == pid && u->links[i].ret == pass)
+			if (u->links[i].pid == pid && u->links[i].ret == pass && u->links[i].fd >= 0)
 				close(u->links[i].fd);
 	for (i = k = 0; i < u->nlinks; i++)
 		if (u->links[i].pid != pid)
 			u->links[k++] = u->links[i];
+		else
+			link_release(&u->links[i]);
 	u->nlinks = k;
 }
 
@@ -346,6 +435,7 @@ static size_t attach_group(struct uprobes *u, struct uprobes_point *pts, const s
 {
 	uint64_t *offs, *cookies, *refs;
 	size_t i, done = 0, nrefs = 0;
+	struct link l;
 	int fd;
 
 	if (!n)
@@ -360,19 +450,53 @@ static size_t attach_group(struct uprobes *u, struct uprobes_point *pts, const s
 		*errnum = ENOMEM;
 		return 0;
 	}
+	memset(&l, 0, sizeof(l));
+	if (u->relink) {
+		l.slot = u->next_slot++ % UPROBES_LINK_SLOTS;
+		l.serial = u->next_serial++ & 0xffff;
+	}
 	for (i = 0; i < n; i++) {
 		offs[i] = pts[idx[i]].offset;
-		cookies[i] = pts[idx[i]].code;
+		cookies[i] = pts[idx[i]].code | (uint64_t)l.slot << 48 | (uint64_t)l.serial << 32;
 		refs[i] = pts[idx[i]].ref_ctr;
 		nrefs += refs[i] != 0;
 	}
-	fd = link_create(u, pts[idx[0]].path, offs, nrefs ? refs : NULL, cookies, n,
-			 pts[idx[0]].ret, pid);
-	free(offs);
+	if (u->relink && link_current(u, l.slot, l.serial) < 0)
+		fd = -1;
+	else
+		fd = link_create(u, pts[idx[0]].path, offs, nrefs ? refs : NULL, cookies, n,
+				 pts[idx[0]].ret, pid);
 	free(cookies);
+	if (fd >= 0 && u->relink) {
+		/* what relink makes it again from */
+		l.path = pts[idx[0]].path;
+		l.offs = offs;
+		l.refs = refs;
+		l.n = n;
+		l.codes = malloc(n * sizeof(*l.codes));
+		l.live = malloc(n);
+		if (l.codes && l.live) {
+			for (i = 0; i < n; i++)
+				l.codes[i] = pts[idx[i]].code;
+			memset(l.live, 1, n);
+			offs = refs = NULL;
+		} else {
+			free(l.codes);
+			free(l.live);
+			close(fd);
+			fd = -1;
+			errno = ENOMEM;
+		}
+	}
+	free(offs);
 	free(refs);
 	if (fd >= 0) {
-		keep_link(u, fd, pid, pts[idx[0]].ret);
+		if (keep_link(u, fd, pid, pts[idx[0]].ret, u->relink ? &l : NULL) < 0) {
+			if (u->relink)
+				link_release(&l);
+			*errnum = ENOMEM;
+			return 0;
+		}
 		for (i = 0; i < n; i++)
 			pts[idx[i]].attached = 1;
 		return n;
@@ -433,9 +557,98 @@ void uprobes_detach(struct uprobes *u)
 	 * return (in flight at the detach), never the reverse */
 	for (pass = 1; pass >= 0; pass--)
 		for (i = 0; i < u->nlinks; i++)
-			if (u->links[i].ret == pass)
+			if (u->links[i].ret == pass && u->links[i].fd >= 0)
 				close(u->links[i].fd);
+	for (i = 0; i < u->nlinks; i++)
+		link_release(&u->links[i]);
 	u->nlinks = 0;
+}
+
+/* --- the run-time methods -------------------------------------------------- */
+
+struct uprobes_probe *uprobes_probe_state(struct uprobes *u)
+{
+	return u->probes;
+}
+
+struct uprobes_clock *uprobes_clock(struct uprobes *u)
+{
+	return u->clock;
+}
+
+/* Makes link l again with the points want keeps (none: closes it); the
+ * new link records from the instant perun_links names it, the old one
+ * goes after.  0, or -1 (the old link stays).  */
+static int relink_one(struct uprobes *u, struct link *l, const unsigned char *want, size_t nwant)
+{
+	uint64_t *offs = malloc(l->n * sizeof(*offs)), *refs = malloc(l->n * sizeof(*refs));
+	uint64_t *cookies = malloc(l->n * sizeof(*cookies));
+	unsigned char *live = malloc(l->n);
+	uint32_t serial = u->next_serial++ & 0xffff;
+	size_t i, k = 0, nrefs = 0;
+	int fd = -1, same = 1, e;
+
+	if (!offs || !refs || !cookies || !live) {
+		e = ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < l->n; i++) {
+		size_t id = (l->codes[i] & ~UPROBES_CODE_RETINSN) >> 1;
+		live[i] = id >= nwant || want[id];
+		same &= live[i] == l->live[i];
+		if (!live[i])
+			continue;
+		offs[k] = l->offs[i];
+		refs[k] = l->refs[i];
+		nrefs += refs[k] != 0;
+		cookies[k++] = l->codes[i] | (uint64_t)l->slot << 48 | (uint64_t)serial << 32;
+	}
+	if (same)
+		goto done;
+	if (k) {
+		fd = link_create(u, l->path, offs, nrefs ? refs : NULL, cookies, k, l->ret, l->pid);
+		if (fd < 0) {
+			e = errno;
+			goto fail;
+		}
+	}
+	if (link_current(u, l->slot, serial) < 0) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		goto fail;
+	}
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = fd;
+	l->serial = serial;
+	memcpy(l->live, live, l->n);
+done:
+	free(offs);
+	free(refs);
+	free(cookies);
+	free(live);
+	return 0;
+fail:
+	free(offs);
+	free(refs);
+	free(cookies);
+	free(live);
+	errno = e;
+	return -1;
+}
+
+int uprobes_relink(struct uprobes *u, const unsigned char *want, size_t nwant,
+		   struct bpfmap_err *err)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; u->relink && i < u->nlinks; i++)
+		if (u->links[i].codes && relink_one(u, &u->links[i], want, nwant) < 0)
+			ret = bpfmap_fail(err, errno, "bpf(BPF_LINK_CREATE) of a uprobe_multi link "
+					  "without its disarmed probes (they stay attached)");
+	return ret;
 }
 
 int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err)
@@ -450,7 +663,11 @@ int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err)
 
 size_t uprobes_links(const struct uprobes *u)
 {
-	return u->nlinks;
+	size_t i, n = 0;
+
+	for (i = 0; i < u->nlinks; i++)
+		n += u->links[i].fd >= 0;
+	return n;
 }
 
 /* --- the ring -------------------------------------------------------------- */
@@ -513,6 +730,10 @@ void uprobes_free(struct uprobes *u)
 		munmap((void *)u->producer, u->page + 2 * u->ring_size);
 	if (u->consumer)
 		munmap(u->consumer, u->page);
+	if (u->probes)
+		munmap(u->probes, u->probes_len);
+	if (u->clock)
+		munmap(u->clock, u->page);
 	bpf_link__destroy(u->exec_link);
 	bpf_link__destroy(u->fork_link);
 	bpf_object__close(u->obj);	/* the programs and maps */

@@ -58,6 +58,29 @@ int uprobes_supported(struct bpfmap_err *err);
 struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, unsigned flags,
 			    struct bpfmap_err *err);
 
+struct uprobes_modes;
+
+/* uprobes_new with the run-time methods' gate (trace/uprobes-modes.h) for
+ * nprobes probe ids: every probe's events go through it when modes is not
+ * NULL; with a method that disarms probes, each link can be made again
+ * without them (uprobes_relink).  */
+struct uprobes *uprobes_new_modes(size_t ncodes, size_t ring_bytes, unsigned flags,
+				  const struct uprobes_modes *modes, size_t nprobes,
+				  struct bpfmap_err *err);
+
+/* The gate's per-probe state and its clock, mapped into this process
+ * (uprobes_new_modes), or NULL.  */
+struct uprobes_probe *uprobes_probe_state(struct uprobes *u);
+struct uprobes_clock *uprobes_clock(struct uprobes *u);
+
+/* Makes every link again with the points of the probe ids want[id] keeps
+ * (ids past nwant stay): a removed probe costs its process nothing, and
+ * a probe wanted again is put back.  The new link takes over at one
+ * instant, so no hit is recorded twice.  0, or -1 when a link could not be
+ * made (it keeps its old points; why in err).  */
+int uprobes_relink(struct uprobes *u, const unsigned char *want, size_t nwant,
+		   struct bpfmap_err *err);
+
 /* Adds process tgid to the traced set.  0, or -1 (why in err).  */
 int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err);
 
