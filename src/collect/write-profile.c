@@ -342,7 +342,7 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	struct parser *parser;
 	/* where it ran, and the probe cost its calibrated amounts subtract */
 	struct json_object *machine =
-	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL);
+	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL, o->machine);
 	int opened = profile_writer_open(w, path, &s->plan, origin, header, ci, machine,
 					 o->aggregate  ? PROFILE_SUMMARIES
 					 : o->per_call ? PROFILE_PER_CALL
