@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Live: a machine named by the user (local.yml's machine, --machine), as
 # asv machine names one.  The profiles carry the name in their machine
-# region; when the host is renamed (a UTS namespace with another host name),
+# region (perun run's and perun collect's in the repository); when the host is renamed (a UTS namespace with another host name),
 # check pairs the runs of one name as one machine and history keeps one
 # series; runs of another name are left out as another machine's.
 . "$SRCDIR/tests/lib.sh"
@@ -80,13 +80,31 @@ test_expect_success '--machine overrides local.yml; another name is another mach
 	grep "left out 1 baseline run from another machine" ../err
 '
 
+test_expect_success 'perun collect in the repository carries local.yml'"'"'s name too' '
+	cd repo && make -s >/dev/null &&
+	"$PERUN" collect -c ./app -o ../c.perf trace -q -s custom -f work >/dev/null 2>../err &&
+	python3 -c "
+import json
+print(json.load(open(\"../c.perf\"))[\"machine\"][\"name\"])" >../actual &&
+	echo ci-1 >../expect && test_cmp ../expect ../actual && rm -f app ../c.perf
+'
+
 test_expect_success 'a machine name that is not a name is refused' '
 	cd repo &&
 	test "$(code "$PERUN" run matrix --machine "a b" HEAD)" = 2 &&
 	grep -- "--machine wants a name of letters, digits" ../err &&
 	sed -i "s/^machine: .*/machine: \"x;y\"/" .perun/local.yml &&
 	test "$(code "$PERUN" run matrix HEAD)" = 1 &&
-	grep "local.yml:8: machine is a name of letters, digits" ../err
+	grep "local.yml:8: machine is a name of letters, digits" ../err &&
+	make -s >/dev/null &&
+	"$PERUN" collect -c ./app -o ../c.perf trace -q -s custom -f work >/dev/null 2>../err &&
+	cat ../err && rm -f app &&
+	grep "local.yml:8: machine is a name of letters, digits" ../err &&
+	grep "warning: the profile carries no machine name: local.yml.s machine is bad" ../err &&
+	python3 -c "
+import json
+print(json.load(open(\"../c.perf\"))[\"machine\"].get(\"name\", \"-\"))" >../actual &&
+	echo - >../expect && test_cmp ../expect ../actual
 '
 
 assert_nothing_left

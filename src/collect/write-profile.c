@@ -20,6 +20,7 @@
 #include "collect/session.h"
 #include "profile/machine.h"
 #include "profile/writer.h"
+#include "store/localyml.h"
 #include "store/output.h"
 #include "store/repo.h"
 #include "store/stats.h"
@@ -166,6 +167,26 @@ static struct json_object *make_collector_info(struct session *s)
 	}
 	json_object_object_add(ci, "params", p);
 	return ci;
+}
+
+/* The machine's name for the machine region: collect's own (perun run's
+ * --machine), else the machine key of the repository's local.yml, else
+ * none.  Caller frees.  */
+static char *machine_name(const struct collect_opts *o)
+{
+	char *pd, *path, *name = NULL;
+
+	if (o->machine)
+		return xstrdup(o->machine);
+	if (!(pd = repo_locate()))
+		return NULL;
+	path = xstrfmt("%s/local.yml", pd);
+	if (config_read_machine(path, &name) < 0)
+		pr_warn("the profile carries no machine name: local.yml's machine is bad (said "
+			"above)");
+	free(path);
+	free(pd);
+	return name;
 }
 
 static char *default_output(struct session *s, int *in_jobs)
@@ -341,13 +362,15 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	struct probe_cost cost;
 	struct parser *parser;
 	/* where it ran, and the probe cost its calibrated amounts subtract */
+	char *mname = machine_name(o);
 	struct json_object *machine =
-	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL, o->machine);
+	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL, mname);
 	int opened = profile_writer_open(w, path, &s->plan, origin, header, ci, machine,
 					 o->aggregate  ? PROFILE_SUMMARIES
 					 : o->per_call ? PROFILE_PER_CALL
 						       : PROFILE_COMPACT);
 
+	free(mname);
 	json_object_put(machine);
 	if (opened < 0) {
 		profile_writer_abort(w);	/* frees what open kept */

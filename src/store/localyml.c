@@ -382,6 +382,44 @@ out:
 	return ret;
 }
 
+int config_read_machine(const char *path, char **name)
+{
+	FILE *f;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *n;
+	int ret = 0;
+
+	*name = NULL;
+	if (!(f = fopen(path, "r")))
+		return errno == ENOENT ? 0 : pr_error_errno("%s", path);
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		pr_error("%s:%zu: %s", path, parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "YAML error");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return -1;
+	}
+	n = map_get(&doc, yaml_document_get_root_node(&doc), "machine");
+	if (n) {
+		const char *v = scalar_of(n);
+		if (!v || !config_machine_name_ok(v)) {
+			ret = pr_error("%s:%zu: machine is a name of letters, digits, '.', '_' and "
+				       "'-' (at most 64)",
+				       path, n->start_mark.line + 1);
+		} else {
+			*name = xstrdup(v);
+			ret = 1;
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return ret;
+}
+
 int config_machine_name_ok(const char *s)
 {
 	size_t n = strlen(s);

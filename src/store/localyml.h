@@ -53,6 +53,10 @@ struct job_matrix {
  * or -1 after naming the key and what it must be.  */
 int config_read_jobs(const char *path, struct job_matrix *m);
 void job_matrix_release(struct job_matrix *m);
+/* Only the machine key of the local.yml at path (what perun collect needs):
+ * 1 with the name in *name (caller frees), 0 when the file or the key is
+ * missing, -1 when bad (reported).  */
+int config_read_machine(const char *path, char **name);
 /* Whether s is a machine name: 1 to 64 letters, digits, '.', '_', '-'.  */
 int config_machine_name_ok(const char *s);
 
