@@ -82,19 +82,41 @@ static int tids_add(struct tids *t, uint32_t tid)
 	return 1;
 }
 
+static int tids_has(const struct tids *t, uint32_t tid)
+{
+	size_t i;
+
+	if (!t->cap)
+		return 0;
+	for (i = (tid * 2654435761u) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i] == tid)
+			return 1;
+	return 0;
+}
+
+/* A task a traced process started that ended before the loader could read
+ * its /proc entry: a thread or a process, told at the end by its events.  */
+struct gone_task {
+	uint32_t child, parent;
+};
+
 struct out {
 	FILE *f;
 	uint32_t target;
 	struct tids tids;
+	struct tids procs;	/* the processes whose events came (tgids) */
 	/* forks of traced processes: followed (-F) or counted */
 	struct uprobes *u;
 	struct uprobes_point *pts;
 	size_t npts;
 	int follow;
-	uint64_t followed, untraced, gone, follow_failed;
+	uint64_t followed, untraced, follow_failed;
+	struct gone_task *gone;	/* tasks that ended before they were looked at */
+	size_t ngone, gone_alloc;
+	uint64_t unknown;	/* of those, the ones no event showed to be processes */
 	uint64_t *written;	/* per code */
 	size_t ncodes;
-	uint64_t unknown;
+	uint64_t unknown_codes;
 	char buf[1 << 16];
 	size_t len;
 };
@@ -194,10 +216,21 @@ static void on_exec(struct out *o, const struct uprobes_event *ev)
 	attach_child(o, pid);
 }
 
+/* "j CHILD PARENT NS FOLLOWED": process child of parent, traced from NS
+ * after its fork when followed.  */
+static void put_child(struct out *o, uint32_t child, uint32_t parent, double ns, int followed)
+{
+	if (o->len > sizeof(o->buf) - 128)
+		flush_out(o);
+	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "j %x %x %lx %x\n",
+				   child, parent, (unsigned long)(ns > 0 ? ns : 0), followed);
+}
+
 /* A traced process started task child: a thread of its own (nothing to
- * do), or a process, which -F traces too (its own links, bound to it) and
- * which is otherwise counted as untraced.  "j CHILD PARENT NS FOLLOWED"
- * goes into the stream: NS from the fork to its links.  */
+ * do: its events carry the process's id), or a process, which -F traces
+ * too (its own links, bound to it) and which is otherwise counted as
+ * untraced.  A task that ended before its /proc entry could be read is
+ * told at the end, by whether events came from a process of its id.  */
 static void on_fork(struct out *o, const struct uprobes_event *ev)
 {
 	uint32_t child = ev->pad, parent = (uint32_t)(ev->pid_tgid >> 32);
@@ -208,8 +241,18 @@ static void on_fork(struct out *o, const struct uprobes_event *ev)
 	if (tgid >= 0 && tgid != (long)child)
 		return;	/* a new thread */
 	if (tgid < 0) {
-		o->gone++;	/* it ended before it could be looked at */
-	} else if (o->follow) {
+		if (o->ngone == o->gone_alloc) {
+			o->gone_alloc = o->gone_alloc ? 2 * o->gone_alloc : 64;
+			o->gone = realloc(o->gone, o->gone_alloc * sizeof(*o->gone));
+			if (!o->gone) {
+				fprintf(stderr, "perun-uprobes: out of memory\n");
+				exit(1);
+			}
+		}
+		o->gone[o->ngone++] = (struct gone_task){ child, parent };
+		return;
+	}
+	if (o->follow) {
 		if (attach_child(o, child)) {
 			followed = 1;
 			o->followed++;
@@ -218,10 +261,29 @@ static void on_fork(struct out *o, const struct uprobes_event *ev)
 	} else {
 		o->untraced++;
 	}
-	if (o->len > sizeof(o->buf) - 128)
-		flush_out(o);
-	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "j %x %x %lx %x\n",
-				   child, parent, (unsigned long)(delay > 0 ? delay : 0), followed);
+	put_child(o, child, parent, delay, followed);
+}
+
+/* The tasks that ended before they were looked at: a process whose events
+ * came is a child (followed: its links attached, or no event would have
+ * come); a task whose events carried another process's id was a thread;
+ * the others, threads or processes that left no event, are only counted.  */
+static void resolve_gone(struct out *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->ngone; i++) {
+		if (!tids_has(&o->procs, o->gone[i].child)) {
+			if (!tids_has(&o->tids, o->gone[i].child))
+				o->unknown++;
+			continue;
+		}
+		put_child(o, o->gone[i].child, o->gone[i].parent, 0, o->follow);
+		if (o->follow)
+			o->followed++;
+		else
+			o->untraced++;
+	}
 }
 
 /* CODE TID TS, as tapsets/perun.stp describes it, with all 64 bits of TS;
@@ -243,6 +305,7 @@ static void on_event(void *ctx, const struct uprobes_event *ev)
 		flush_out(o);
 	p = o->buf + o->len;
 	if (tids_add(&o->tids, (uint32_t)ev->pid_tgid)) {
+		tids_add(&o->procs, (uint32_t)(ev->pid_tgid >> 32));
 		*p++ = 'p';
 		*p++ = ' ';
 		p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
@@ -255,7 +318,7 @@ static void on_event(void *ctx, const struct uprobes_event *ev)
 	if (ev->code < o->ncodes)
 		o->written[ev->code]++;
 	else
-		o->unknown++;
+		o->unknown_codes++;
 }
 
 static void grow(struct uprobes_point **pts, size_t want, size_t *alloc)
@@ -526,6 +589,7 @@ int main(int argc, char **argv)
 	uprobes_detach(u);
 	t1 = now_s();
 	uprobes_drain(u, on_event, o);
+	resolve_gone(o);
 	flush_out(o);
 	/* the kernel counted what it saw: lost events by code, and any event
 	 * that reached neither the ring nor the lost count (none should) */
@@ -555,6 +619,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perun: followed %" PRIu64 " child process%s%s\n", o->followed,
 			o->followed == 1 ? "" : "es",
 			o->follow_failed ? " (some could not be attached: see above)" : "");
+	if (o->unknown)
+		fprintf(stderr, "perun: %" PRIu64 " task%s the process started ended before perun "
+				"could tell a thread from a process, and made no traced call%s\n",
+			o->unknown, o->unknown == 1 ? "" : "s",
+			o->follow ? "" : " (a child process among them would have run untraced)");
 	if (lost_total)
 		fprintf(stderr, "perun-uprobes: %" PRIu64 " events found the ring buffer full "
 				"(counted per function; a larger --buffer-size keeps them)\n", lost_total);
@@ -569,6 +638,8 @@ out:
 	if (o) {
 		free(o->written);
 		free(o->tids.slot);
+		free(o->procs.slot);
+		free(o->gone);
 	}
 	free(o);
 	free(pts);
