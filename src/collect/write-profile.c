@@ -534,14 +534,18 @@ static size_t say_named_zero(const struct session *s, const struct profile_write
 
 /* The processes of the trace into extra (perun's loader): each thread's
  * process, and the processes the traced ones started, followed or not.
- * Returns how many were not followed.  */
-static size_t add_processes(struct json_object *extra, struct parser *parser)
+ * *untraced gets how many were not followed, *late how many were followed
+ * only from some time after their fork (their first calls are missing).  */
+static void add_processes(struct json_object *extra, struct parser *parser, size_t *untraced,
+			  size_t *late)
 {
-	size_t np, nc, k, untraced = 0;
+	size_t np, nc, ne, k;
+	const struct parse_exec *pe;
 	const struct parse_proc *pp = parser_processes(parser, &np);
 	const struct parse_child *pc = parser_children(parser, &nc);
 	struct json_object *procs = json_object_new_object(), *kids = json_object_new_array();
 
+	*untraced = *late = 0;
 	for (k = 0; k < np; k++) {
 		char key[32];
 		struct json_object *arr;
@@ -562,14 +566,26 @@ static size_t add_processes(struct json_object *extra, struct parser *parser)
 					       json_object_new_int64((int64_t)pc[k].attach_ns));
 		json_object_array_add(kids, c);
 		if (!pc[k].followed)
-			untraced++;
+			(*untraced)++;
+		else if (pc[k].attach_ns)
+			(*late)++;
 	}
 	if (np)
 		json_object_object_add(extra, "threads_by_process", procs);
 	else
 		json_object_put(procs);
 	json_object_object_add(extra, "children", kids);
-	return untraced;
+	pe = parser_execs(parser, &ne);
+	if (ne) {
+		struct json_object *execs = json_object_new_array();
+		for (k = 0; k < ne; k++) {
+			struct json_object *e = json_object_new_object();
+			json_object_object_add(e, "pid", json_object_new_int64(pe[k].pid));
+			json_object_object_add(e, "probed", json_object_new_boolean(pe[k].probed));
+			json_object_array_add(execs, e);
+		}
+		json_object_object_add(extra, "execs", execs);
+	}
 }
 
 /* How long perun took before the target ran: preparing, arming, both.  */
@@ -601,7 +617,7 @@ enum collect_outcome collect_profile(struct session *s)
 	char origin[41], desc[64];
 	int have_origin = 0, in_jobs = 0, rescued = 0, incomplete = 0;
 	enum collect_outcome ret = COLLECT_FAILED;
-	size_t untraced_kids = 0;
+	size_t untraced_kids = 0, late_kids = 0, nkids = 0;
 	/* perun's loader counts the children itself (j lines), also --follow's */
 	size_t forked = s->uprobes ? 0 : res.forked;
 	size_t i;
@@ -668,7 +684,7 @@ write_again:
 			s->log.lost_events = ps->transport_lost;
 		json_object_put(extra);
 		extra = run_json(s, &res);
-		untraced_kids = add_processes(extra, parser);
+		add_processes(extra, parser, &untraced_kids, &late_kids);
 		json_object_object_add(extra, "untraced_children",
 				       json_object_new_int64((int64_t)(forked + untraced_kids)));
 		json_object_object_add(extra, "timing", timing_json(s, &res));
@@ -718,8 +734,13 @@ write_again:
 		}
 		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
 				     plan_probe_points(&s->plan) - attached : 0;
+		/* --follow promises every child from its first instruction: one
+		 * not traced, or traced from later, lacks calls */
+		if (!o->follow)
+			late_kids = 0;
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
-			     ps->missing_records || !ps->saw_end || unattached;
+			     ps->missing_records || !ps->saw_end || unattached ||
+			     (o->follow && untraced_kids) || late_kids;
 		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
 		collect_post_optimize(s, parser, extra, sum);
 		if (collect_budget_report(s, parser, extra, sum))
@@ -800,7 +821,18 @@ write_again:
 					    have_origin ? origin : NULL, o->quiet, &r->notes);
 		}
 		traced = ps->calls + ps->points;
-		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
+		parser_children(parser, &nkids);
+		if (incomplete && (late_kids || (o->follow && untraced_kids)) &&
+		    !(s->log.transport_errors || s->log.lost_events || ps->lost_events ||
+		      ps->missing_records || !ps->saw_end || unattached))
+			log_keep(&r->notes, "perun: warning",
+				 "the trace is incomplete: of the %zu child process%s --follow saw, "
+				 "%zu could not be traced and %zu were traced only from some time "
+				 "after their fork (trace.children[].traced_after_ns), so their "
+				 "calls are missing or begin late",
+				 nkids, nkids == 1 ? "" : "es", untraced_kids,
+				 late_kids);
+		else if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
 						  ps->lost_events || ps->missing_records || !ps->saw_end))
 			log_keep(&r->notes, "perun: warning",
 				 "the trace is incomplete: %zu of %zu probe points did not attach "
@@ -834,7 +866,7 @@ write_again:
 		free(keep);
 	}
 	ret = !incomplete ? COLLECT_OK : o->strict ? COLLECT_FAILED : COLLECT_INCOMPLETE;
-	if ((forked || untraced_kids) && !o->quiet)
+	if (!o->follow && (forked || untraced_kids) && !o->quiet)
 		log_keep(&r->notes, "perun",
 			 "the %s started %zu child process%s; only its own process was traced "
 			 "(--follow traces them too)",
