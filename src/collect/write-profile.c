@@ -107,8 +107,12 @@ static struct json_object *make_header(struct session *s)
 		json_object_object_add(a, "pid", json_object_new_int64(s->o->pid));
 		json_object_object_add(a, "duration_s",
 				       json_object_new_double((double)r->target_ns / 1e9));
-		/* the runtime's detach: from SIGINT to its end */
-		if (r->stop_ns)
+		/* the detach: perun's loader's links closed, or another
+		 * runtime's end after SIGINT (as the closing line says it) */
+		if (s->log.detach_ms >= 0)
+			json_object_object_add(a, "detach_s",
+					       json_object_new_double(s->log.detach_ms / 1e3));
+		else if (r->stop_ns)
 			json_object_object_add(a, "detach_s",
 					       json_object_new_double((double)r->stop_ns / 1e9));
 		json_object_object_add(a, "ended_by",
@@ -500,13 +504,28 @@ static size_t say_named_zero(const struct session *s, const struct profile_write
 	const struct collect_opts *o = s->o;
 	size_t i, n = 0;
 
+	if (o->opt.active[OPT_TIMED_SAMPLING]) {
+		/* a function without a call may have run only in dormant windows:
+		 * only a profile with no call at all is known to be wrong */
+		uint64_t all = 0;
+		for (i = 0; i < s->plan.n; i++)
+			all += w->sum[i].count;
+		if (all || !res->target_known || !res->target_exited || res->interrupted)
+			return 0;
+		log_msg(0, "perun: error",
+			"timed sampling recorded no call: the command ran only while the probes "
+			"were dormant, or called none of the %zu functions traced (a higher "
+			"timed-sample-freq records more)",
+			s->plan.n);
+		return 1;
+	}
+	/* a sampled function records its first call: no call is never called */
 	for (i = 0; res->target_known && res->target_exited && !res->interrupted &&
 		    i < s->plan.n && (!s->attached_path || s->attached); i++) {
 		const struct probe *pr = &s->plan.probes[i];
 		size_t j, k;
 		if (!(pr->flags & PROBE_F_NAMED) || w->sum[i].count ||
-		    (s->below_min && s->below_min[i]) ||
-		    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
+		    (s->below_min && s->below_min[i]))
 			continue;
 		if (pr->flags & PROBE_F_ALTERNATIVE) {
 			/* an IFUNC's implementations: one of them is enough */
@@ -908,7 +927,15 @@ write_again:
 	}
 	if (o->pid > 0 && !o->quiet) {
 		char took[64] = "";
-		if (res.stop_ns)
+		/* perun's loader measured its own detach (the links closed: the
+		 * process runs free); another runtime's is its end after SIGINT */
+		if (s->log.detach_ms >= 0)
+			snprintf(took, sizeof(took),
+				 s->log.detach_ms >= 10 ? "; the detach took %.0f ms"
+				 : s->log.detach_ms >= 1 ? "; the detach took %.1f ms"
+							 : "; the detach took %.2f ms",
+				 s->log.detach_ms);
+		else if (res.stop_ns)
 			snprintf(took, sizeof(took), "; the detach took %.1f s",
 				 (double)res.stop_ns / 1e9);
 		log_keep(&r->notes, "perun", "detached from process %ld after %.1f s (%s)%s", o->pid,

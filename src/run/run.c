@@ -542,6 +542,20 @@ static enum collect_try collect_one(struct runner *r, const char *dir, const cha
 			(int)getpid());
 	free(jobs);
 	o.output = *path;
+	if (strchr(j->cmd, '/') && j->cmd[0] != '/') {
+		/* the job runs in the revision's own checkout, not where perun run
+		 * was started: an untracked binary of the working directory is not
+		 * there */
+		char *in = xstrfmt("%s/%s", dir, j->cmd);
+		int missing = access(in, F_OK) < 0;
+		free(in);
+		if (missing) {
+			pr_error("%s: job %zu (%s): %s: no such file in %s, the checkout of %s that "
+				 "the job runs in: build it there with pre_run in .perun/local.yml",
+				 rev, ji + 1, j->label, j->cmd, dir, rev);
+			goto out_opts;
+		}
+	}
 	cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cwd_fd < 0 || chdir(dir) < 0) {
 		pr_error_errno("%s: cannot enter %s", rev, dir);
