@@ -439,6 +439,7 @@ static void process(struct parser *p, const struct event *e)
 			 * an outer call of the same function */
 			p->unfinished[probe]++;
 			p->st.unmatched_entries++;
+			p->st.missed_returns++;
 			p->st.beyond_return_limit++;
 			p->next_call_id++;
 			p->orders[probe]++;
@@ -461,6 +462,7 @@ static void process(struct parser *p, const struct event *e)
 			p->unstarted[probe]++;
 			return;
 		}
+		p->st.unwound += t->depth - i;
 		drop_frames(p, t, i);
 		t->depth = i - 1;
 		f = &t->stack[i - 1];

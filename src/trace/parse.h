@@ -41,6 +41,9 @@ struct call_record {
 struct parse_stats {
 	uint64_t bytes, lines, events, calls, points;
 	uint64_t unmatched_entries;	/* entry without exit (longjmp, exit, kill) */
+	uint64_t unwound;		/* of those: a return further out came first
+					 * (a longjmp or C++ exception past them) */
+	uint64_t missed_returns;	/* of those: they returned, unseen */
 	uint64_t beyond_return_limit;	/* of those: past the kernel's pending returns */
 	uint64_t unmatched_exits;	/* exit without entry */
 	uint64_t truncated_lines;	/* last line without newline */
