@@ -34,6 +34,13 @@ struct uprobes_point {
 	unsigned attached : 1;	/* set by uprobes_attach */
 };
 
+/* A probe's code with this bit set is on one of the function's return
+ * instructions (not a uretprobe): its event's stack pointer equals the one
+ * at the entry, where a uretprobe's is 8 bytes above it.  */
+#ifndef UPROBES_CODE_RETINSN
+#define UPROBES_CODE_RETINSN (1u << 31)
+#endif
+
 /* One event as the program writes it into the ring.  */
 struct uprobes_event {
 	uint64_t ts;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
