@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	u = uprobes_new(ncodes, (size_t)ring, &err);
+	u = uprobes_new(ncodes, (size_t)ring, 0, &err);
 	if (!u) {
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		return 1;
