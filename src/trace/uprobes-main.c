@@ -450,9 +450,45 @@ static size_t ring_mib(unsigned long long bytes)
 	return (size_t)((size + (1 << 20) - 1) >> 20);
 }
 
+/* One progress line for perun (-P): "perun-progress: MS EVENTS LOST", the
+ * milliseconds since the probes were armed, the events read from the ring
+ * and the events lost so far.  */
+static void say_progress(struct out *o, double armed)
+{
+	uint64_t events = 0, lost_all = 0, seen, lost;
+	struct bpfmap_err err = { "" };
+	size_t i;
+
+	for (i = 0; i < o->ncodes; i++) {
+		events += o->written[i];
+		if (uprobes_counts(o->u, (uint32_t)i, &seen, &lost, &err) == 0)
+			lost_all += lost;
+	}
+	fprintf(stderr, "perun-progress: %.0f %" PRIu64 " %" PRIu64 "\n", (now_s() - armed) * 1e3,
+		events, lost_all);
+}
+
+/* Milliseconds with the digits that matter: "120", "4.2", "0.31".  */
+static const char *ms(double seconds, char *buf, size_t size)
+{
+	double v = seconds * 1e3;
+
+	snprintf(buf, size, v >= 10 ? "%.0f" : v >= 1 ? "%.1f" : "%.2f", v);
+	return buf;
+}
+
+/* What uprobes_detach will take: a grace period (gp, measured; 50 ms when
+ * it could not be) per round, a round per direction and per 64 links.  */
+static double detach_estimate(const struct uprobes *u, double gp)
+{
+	size_t n = uprobes_links(u);
+
+	return (gp >= 0 ? gp : 0.05) * 2 * (double)((n + 63) / 64 ? (n + 63) / 64 : 1);
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN\n");
+	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] [-P] PLAN\n");
 	return 2;
 }
 
@@ -461,7 +497,7 @@ int main(int argc, char **argv)
 	const char *raw = NULL, *attached_path = NULL, *plan_path;
 	unsigned long long ring = 64ull << 20;
 	long pid = 0;
-	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0, follow = 0;
+	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0, follow = 0, progress = 0;
 	struct plan plan;
 	struct uprobes_point *pts = NULL;
 	struct uprobes *u = NULL;
@@ -470,14 +506,15 @@ int main(int argc, char **argv)
 	size_t npts = 0, alloc = 0, i, ncodes, nrefused = 0;
 	struct uprobes_point *refused = NULL;
 	long nattached;
-	double t0, t1;
+	double t0, t1, armed, next_progress, gp = -1;
+	char m1[32], m2[32];
 	struct timespec ts0;
 	struct sigaction sa;
 	uint64_t lost_total = 0, missing_total = 0;
 	char cost[1024];
 
 	setlinebuf(stderr);
-	while ((opt = getopt(argc, argv, "x:o:a:b:wAF")) != -1) {
+	while ((opt = getopt(argc, argv, "x:o:a:b:wAFP")) != -1) {
 		switch (opt) {
 		case 'x': pid = strtol(optarg, NULL, 10); break;
 		case 'o': raw = optarg; break;
@@ -486,6 +523,7 @@ int main(int argc, char **argv)
 		case 'w': wait_exit = 0; break;
 		case 'A': announce = 1; break;
 		case 'F': follow = 1; break;
+		case 'P': progress = 1; break;
 		default: return usage();
 		}
 	}
@@ -577,6 +615,10 @@ int main(int argc, char **argv)
 		uint64_t base = (uint64_t)ts0.tv_sec * 1000000000ull + (uint64_t)ts0.tv_nsec;
 		fprintf(o->f, "s %lx %" PRIx64 " %" PRIx64 "\n", pid, base >> 32, (uint64_t)(base & 0xffffffffu));
 	}
+	/* a grace period, measured before the target has a probe: what each
+	 * round of the detach waits */
+	if (announce && npts)
+		gp = uprobes_detach_cost(u, pts[0].path, pts[0].offset);
 	t0 = now_s();
 	nattached = uprobes_attach(u, pts, npts, follow ? 0 : (pid_t)pid, &err);
 	t1 = now_s();
@@ -614,12 +656,13 @@ int main(int argc, char **argv)
 	if (follow)
 		follow_cost(cost, sizeof(cost), pts, npts);
 	if (announce)
-		fprintf(stderr, "perun: attached %ld of %zu probe points to process %ld in %.0f ms "
+		fprintf(stderr, "perun: attached %ld of %zu probe points to process %ld in %s ms "
 				"(%zu uprobe_multi links, a %zu MiB ring buffer); detaching will take "
-				"about %.0f ms; Ctrl-C detaches and writes the profile, and the process "
+				"about %s ms; Ctrl-C detaches and writes the profile, and the process "
 				"runs on%s%s\n",
-			nattached, npts, pid, (t1 - t0) * 1e3, uprobes_links(u), ring_mib(ring),
-			(t1 - t0) * 2e3 + 5, cost[0] ? "; " : "", cost);
+			nattached, npts, pid, ms(t1 - t0, m1, sizeof(m1)), uprobes_links(u),
+			ring_mib(ring), ms(detach_estimate(u, gp), m2, sizeof(m2)),
+			cost[0] ? "; " : "", cost);
 	else if (follow)
 		fprintf(stderr, "perun: %s\n", cost);
 	if (!announce)
@@ -632,6 +675,8 @@ int main(int argc, char **argv)
 	}
 	fputs("r\n", o->f);
 	fflush(o->f);
+	armed = now_s();
+	next_progress = armed + 1;
 
 	/* drain while the process runs: the ring is read every millisecond or
 	 * at once while it has more */
@@ -647,6 +692,10 @@ int main(int argc, char **argv)
 		}
 		if (!n)
 			sync_out(o);
+		if (progress && now_s() >= next_progress) {
+			say_progress(o, armed);
+			next_progress = now_s() + 1;
+		}
 	}
 	/* the trace ends here, for every probe at once; the links go after */
 	if (uprobes_arm(u, 0, &err) < 0)
@@ -680,7 +729,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (announce)
-		fprintf(stderr, "perun: detached %zu probe points in %.0f ms\n", npts, (t1 - t0) * 1e3);
+		fprintf(stderr, "perun: detached %zu probe points in %s ms\n", npts,
+			ms(t1 - t0, m1, sizeof(m1)));
 	else
 		fprintf(stderr, "perun-uprobes: detached %zu probe points in %.3f s\n", npts, t1 - t0);
 	if (o->followed || o->follow_failed)

@@ -91,8 +91,14 @@ int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err);
 /* Releases the links bound to pid.  */
 void uprobes_detach_pid(struct uprobes *u, pid_t pid);
 
-/* Releases every link: the breakpoints go at once.  */
+/* Releases every link: the breakpoints go at once.  The kernel waits for a
+ * grace period per link closed; the links are closed together, return
+ * probes first, so a detach takes about two grace periods.  */
 void uprobes_detach(struct uprobes *u);
+/* What one grace period costs now, in seconds: a link of one point at
+ * offset in path, bound to this process (which never runs it), made and
+ * closed.  -1 when the kernel refused it.  */
+double uprobes_detach_cost(struct uprobes *u, const char *path, uint64_t offset);
 
 /* Hands every event in the ring to fn, oldest first; returns how many.  */
 typedef void (*uprobes_event_fn)(void *ctx, const struct uprobes_event *ev);
