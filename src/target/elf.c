@@ -1547,15 +1547,15 @@ char *target_needed(const char *binary)
 	return strbuf_detach(&needed);
 }
 
-char *target_find_library(const char *binary, const char *name)
+/* The library name (a DT_NEEDED name, or the start of one) that binary
+ * itself loads, where ld.so would find it; caller frees.  */
+static char *find_needed(const char *binary, const char *name)
 {
 	struct strbuf needed = STRBUF_INIT, dirs = STRBUF_INIT;
 	char *found = NULL, *bindir, *slash, *save = NULL, *d, *dcopy;
 	const char *ldp = getenv("LD_LIBRARY_PATH");
 	size_t n = strlen(name);
 
-	if (strchr(name, '/'))
-		return fs_realpath(name);
 	bindir = xstrdup(binary);
 	slash = strrchr(bindir, '/');
 	if (slash)
@@ -1587,5 +1587,45 @@ char *target_find_library(const char *binary, const char *name)
 	free(bindir);
 	strbuf_release(&needed);
 	strbuf_release(&dirs);
+	return found;
+}
+
+/* Most libraries the search for a library walks through.  */
+#define MAX_LIBS_WALKED 256
+
+char *target_find_library(const char *binary, const char *name)
+{
+	struct strv libs = STRV_INIT;
+	char *found;
+	size_t i, j;
+
+	if (strchr(name, '/'))
+		return fs_realpath(name);
+	found = find_needed(binary, name);
+	/* then the libraries those load, breadth first, as ld.so maps them */
+	strv_push(&libs, binary);
+	for (i = 0; !found && i < libs.n && libs.n < MAX_LIBS_WALKED; i++) {
+		struct strbuf needed = STRBUF_INIT, dirs = STRBUF_INIT;
+		char *ncopy, *nd, *save = NULL;
+
+		dynamic_info(libs.v[i], &needed, &dirs);
+		ncopy = xstrdup(strbuf_str(&needed));
+		for (nd = strtok_r(ncopy, ":", &save); nd && !found; nd = strtok_r(NULL, ":", &save)) {
+			char *lib = find_needed(libs.v[i], nd);
+			if (!lib)
+				continue;
+			for (j = 0; j < libs.n && strcmp(libs.v[j], lib); j++)
+				;
+			if (j == libs.n) {
+				strv_push(&libs, lib);
+				found = find_needed(lib, name);
+			}
+			free(lib);
+		}
+		free(ncopy);
+		strbuf_release(&needed);
+		strbuf_release(&dirs);
+	}
+	strv_clear(&libs);
 	return found;
 }

@@ -10,14 +10,28 @@ struct strbuf;
 
 /* mkdir -p with the given mode for created directories.  */
 int fs_mkdir_p(const char *path, mode_t mode);
-/* Creates a private (0700) directory under $TMPDIR or /tmp; caller frees.  */
+/* Creates a private (0700) directory PREFIX-XXXXXX under $TMPDIR or /tmp,
+ * locked for as long as this process lives (or until fs_remove_tree or
+ * fs_keep_temp_dir); first removes the ones of that prefix whose perun died
+ * (fs_remove_dead_temp_dirs).  Caller frees.  */
 char *fs_mkdtemp(const char *prefix);
+/* Removes the directories PREFIX-XXXXXX under $TMPDIR or /tmp that a perun
+ * made with fs_mkdtemp and left when it was killed: ours, marked as locked,
+ * and no longer locked by anyone.  Says which; returns how many.  */
+int fs_remove_dead_temp_dirs(const char *prefix);
+/* Keeps temp dir path after this process: no later run removes it.  */
+void fs_keep_temp_dir(const char *path);
 /* Removes a directory tree; missing is not an error.  */
 int fs_remove_tree(const char *path);
 /* Writes data to path through path.tmpXXXXXX, fsync and rename.  */
 int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
-/* Opens a new temp file beside path (O_EXCL); *tmp_out gets its name.  */
+/* Opens a new temp file path.tmpXXXXXX beside path (O_EXCL); *tmp_out gets
+ * its name.  The file is locked (flock) for as long as it is open, and where
+ * the file system allows it gets its name only once locked.  */
 int fs_open_temp_beside(const char *path, char **tmp_out);
+/* Removes the files path.tmpXXXXXX a killed perun left beside path: regular,
+ * ours, and locked by no one.  Says which; returns how many.  */
+int fs_remove_dead_temps_beside(const char *path);
 /* fsync + close + rename; removes tmp on failure.  */
 int fs_commit_temp(int fd, const char *tmp, const char *path);
 int fs_exists(const char *path);
