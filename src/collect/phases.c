@@ -320,11 +320,30 @@ int collect_script(struct session *s)
 
 enum collect_outcome collect_pipeline(struct session *s, enum collect_until until)
 {
+	static int (*const before_trace[])(struct session *) = {
+		collect_prepare, collect_analyse, collect_strategy, collect_pre_optimize,
+		collect_budget,	 collect_select,  collect_script,
+	};
+	size_t i;
+
 	s->result.outcome = COLLECT_FAILED;
-	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
-	    collect_pre_optimize(s) < 0 || collect_budget(s) < 0 || collect_select(s) < 0 ||
-	    collect_script(s) < 0)
-		return s->result.outcome;
+	target_set_cancel(driver_signal_received);
+	for (i = 0; i < sizeof(before_trace) / sizeof(before_trace[0]); i++) {
+		int err = before_trace[i](s);
+		/* a signal ends a collect before anything is attached: a
+		 * blocking call it interrupted (a debuginfod download, a FIFO
+		 * swapped in) must not let the next phase go on */
+		if (driver_signal_received()) {
+			pr_error("interrupted by signal %d before the trace started: nothing "
+				 "was traced",
+				 driver_signal_received());
+			s->result.outcome = COLLECT_SIGNALED;
+			s->result.signal = driver_signal_received();
+			return s->result.outcome;
+		}
+		if (err < 0)
+			return s->result.outcome;
+	}
 	if (until == COLLECT_UNTIL_SCRIPT)
 		return s->result.outcome = COLLECT_OK;
 	if (collect_loader(s) < 0)

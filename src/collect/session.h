@@ -48,6 +48,8 @@ struct collect_opts {
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 	double max_overhead;	/* --max-overhead PCT, or 0 */
+	const char *machine;	/* the machine's name for its profiles' machine region, or
+				   NULL */
 	const char *origin;	/* the commit the profile is for (40 hex), or NULL: the
 				 * HEAD of the work tree around the working directory */
 	long pid;		/* --pid: trace this running process, not -c */

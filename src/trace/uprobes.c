@@ -268,6 +268,20 @@ int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err)
 	return 0;
 }
 
+int uprobes_is_traced(struct uprobes *u, pid_t id)
+{
+	uint32_t key = (uint32_t)id, val;
+
+	return bpf_map_lookup_elem(u->procs_fd, &key, &val) == 0;
+}
+
+void uprobes_untrace_pid(struct uprobes *u, pid_t id)
+{
+	uint32_t key = (uint32_t)id;
+
+	bpf_map_delete_elem(u->procs_fd, &key);
+}
+
 int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err)
 {
 	if (uprobes_trace_pid(u, root, err) < 0)

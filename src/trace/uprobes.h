@@ -61,6 +61,14 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, unsigned flags,
 /* Adds process tgid to the traced set.  0, or -1 (why in err).  */
 int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err);
 
+/* 1 when id is in the traced set, 0 when not (or the set cannot be read).  */
+int uprobes_is_traced(struct uprobes *u, pid_t id);
+
+/* Takes id out of the traced set: a thread's id, which the fork program
+ * adds as it adds a process's, and which a process could take over once
+ * the thread ends.  */
+void uprobes_untrace_pid(struct uprobes *u, pid_t id);
+
 /* Attaches points (grouped by path and direction, one link each) to pid's
  * process only, or to every process when pid is 0.  A link the kernel
  * refuses is split until the points it refuses are found; those stay

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "util/fs.h"
@@ -458,8 +460,13 @@ char *fs_which(const char *name)
 	const char *path = getenv("PATH");
 	char *copy, *dir, *save = NULL, *found = NULL;
 
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	if (strchr(name, '/')) {
+		struct stat st;
+		/* root may "execute" a directory: a program is a regular file */
+		return stat(name, &st) == 0 && S_ISREG(st.st_mode) && access(name, X_OK) == 0
+			       ? xstrdup(name)
+			       : NULL;
+	}
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 	copy = xstrdup(path);
@@ -721,10 +728,43 @@ static const char *file_kind(mode_t m)
 	       S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
 }
 
-int fs_read_regular(struct strbuf *sb, const char *path)
+/* The name of a kernel pseudo file system whose "regular" files are not
+ * data on disk (a read may block, never end or have side effects), or NULL.  */
+static const char *pseudo_fs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return NULL;
+	switch ((unsigned long)sf.f_type) {
+	case PROC_SUPER_MAGIC:
+		return "procfs";
+	case SYSFS_MAGIC:
+		return "sysfs";
+	case DEBUGFS_MAGIC:
+		return "debugfs";
+	case TRACEFS_MAGIC:
+		return "tracefs";
+	case SECURITYFS_MAGIC:
+		return "securityfs";
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+		return "cgroupfs";
+	case BPF_FS_MAGIC:
+		return "bpffs";
+	case PSTOREFS_MAGIC:
+		return "pstore";
+	case EFIVARFS_MAGIC:
+		return "efivarfs";
+	}
+	return NULL;
+}
+
+int fs_open_regular(const char *path, int flags, int report)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), ret, err;
+	const char *fs;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags), err;
 
 	if (fd < 0)
 		return -1;
@@ -736,12 +776,31 @@ int fs_read_regular(struct strbuf *sb, const char *path)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		pr_error("%s is %s, not a file: give the path of a regular file", path,
-			 file_kind(st.st_mode));
+		if (report)
+			pr_error("%s is %s, not a file: give the path of a regular file", path,
+				 file_kind(st.st_mode));
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fs = pseudo_fs(fd))) {
+		close(fd);
+		if (report)
+				pr_error("%s is a file of %s, not a regular file on disk: give the path "
+				 "of a regular file",
+				 path, fs);
 		errno = EINVAL;
 		return -1;
 	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int fs_read_regular(struct strbuf *sb, const char *path)
+{
+	int fd = fs_open_regular(path, 0, 1), ret, err;
+
+	if (fd < 0)
+		return -1;
 	ret = fs_read_fd(fd, sb);
 	err = errno;
 	close(fd);

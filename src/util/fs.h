@@ -71,6 +71,14 @@ int fs_read_fd(int fd, struct strbuf *sb);
  * reported when it cannot be opened; -1 with errno EINVAL and a message
  * naming path when it is not a regular file.  */
 int fs_read_regular(struct strbuf *sb, const char *path);
+/* Opens a file a user may control (a binary, its debuginfo, a profile) for
+ * reading without ever blocking: O_NONBLOCK, so a FIFO or a device cannot
+ * hang the open; the open descriptor must be a regular file and not one of a
+ * kernel pseudo file system (procfs, sysfs: their files block or never end);
+ * then O_NONBLOCK is cleared.  flags adds to O_RDONLY (O_NOFOLLOW).  -1 with
+ * errno set and nothing reported when open fails; -1 with errno EINVAL
+ * when the file is refused, with a message naming path when report is set.  */
+int fs_open_regular(const char *path, int flags, int report);
 /* Creates path (mode) or opens the existing one, without following a link,
  * and checks it is a directory of ours writable by no one else; returns its
  * descriptor for openat(), or -1 (reported).  */

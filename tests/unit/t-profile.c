@@ -100,7 +100,7 @@ static void test_incomplete(void)
 	       "runtime's transport), 2 of 6 probe points not attached; the calls and times shown miss "
 	       "what was lost\n"
 	       ">   f: 25 events lost\n"
-	       ">   g: 5 events lost, 2 calls unfinished\n"
+	       ">   g: 5 events lost, 2 calls without a duration\n"
 	       ">   not attached: h (/bin/x): its entry probe was not attached\n",
 	       "the header: the loss, then per function, most first");
 	strbuf_reset(&out);
