@@ -32,8 +32,8 @@ test_expect_success 'bad numbers for -g and -t' '
 '
 
 test_expect_success 'a missing binary: where perun looked, or that it is no program' '
-	: >noexec &&
-	for c in ./nope nope /no/such/prog ./noexec; do
+	: >noexec && mkdir -p sub &&
+	for c in ./nope nope /no/such/prog ./sub ./noexec; do
 		expect_fail 1 "$PERUN" collect -c $c -o x.perf trace && cat err >>all || exit 1
 	done &&
 	! test -e x.perf &&
@@ -41,6 +41,7 @@ test_expect_success 'a missing binary: where perun looked, or that it is no prog
 	perun collect: ./nope: no such file in $(pwd -P)
 	perun collect: nope: command not found in PATH (give its path, e.g. ./nope)
 	perun collect: /no/such/prog: no such file
+	perun collect: ./sub: is a directory
 	perun collect: ./noexec: not executable
 	EOF
 	test_cmp expect all
