@@ -92,7 +92,7 @@ test_expect_success 'kill -9 while the profile is written: the next run removes 
 	cat left &&
 	test_line_count = 2 left &&
 	! test -e w.perf &&
-	# a live perun'''s (locked), someone else'''s (no lock mark), a link
+	# one a live perun holds (locked), one without the lock mark, a link
 	echo live >w.perf.tmpLiVe01 &&
 	{ flock w.perf.tmpLiVe01 sleep 300 & echo $! >holder1; } &&
 	mkdir -m 700 "$TMPDIR/perun-collect-live01" "$TMPDIR/perun-collect-other" &&
