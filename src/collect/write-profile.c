@@ -20,6 +20,7 @@
 #include "collect/session.h"
 #include "profile/machine.h"
 #include "profile/writer.h"
+#include "store/localyml.h"
 #include "store/output.h"
 #include "store/repo.h"
 #include "store/stats.h"
@@ -106,8 +107,12 @@ static struct json_object *make_header(struct session *s)
 		json_object_object_add(a, "pid", json_object_new_int64(s->o->pid));
 		json_object_object_add(a, "duration_s",
 				       json_object_new_double((double)r->target_ns / 1e9));
-		/* the runtime's detach: from SIGINT to its end */
-		if (r->stop_ns)
+		/* the detach: perun's loader's links closed, or another
+		 * runtime's end after SIGINT (as the closing line says it) */
+		if (s->log.detach_ms >= 0)
+			json_object_object_add(a, "detach_s",
+					       json_object_new_double(s->log.detach_ms / 1e3));
+		else if (r->stop_ns)
 			json_object_object_add(a, "detach_s",
 					       json_object_new_double((double)r->stop_ns / 1e9));
 		json_object_object_add(a, "ended_by",
@@ -166,6 +171,26 @@ static struct json_object *make_collector_info(struct session *s)
 	}
 	json_object_object_add(ci, "params", p);
 	return ci;
+}
+
+/* The machine's name for the machine region: collect's own (perun run's
+ * --machine), else the machine key of the repository's local.yml, else
+ * none.  Caller frees.  */
+static char *machine_name(const struct collect_opts *o)
+{
+	char *pd, *path, *name = NULL;
+
+	if (o->machine)
+		return xstrdup(o->machine);
+	if (!(pd = repo_locate()))
+		return NULL;
+	path = xstrfmt("%s/local.yml", pd);
+	if (config_read_machine(path, &name) < 0)
+		pr_warn("the profile carries no machine name: local.yml's machine is bad (said "
+			"above)");
+	free(path);
+	free(pd);
+	return name;
 }
 
 static char *default_output(struct session *s, int *in_jobs)
@@ -362,13 +387,15 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	struct probe_cost cost;
 	struct parser *parser;
 	/* where it ran, and the probe cost its calibrated amounts subtract */
+	char *mname = machine_name(o);
 	struct json_object *machine =
-	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL);
+	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL, mname);
 	int opened = profile_writer_open(w, path, &s->plan, origin, header, ci, machine,
 					 o->aggregate  ? PROFILE_SUMMARIES
 					 : o->per_call ? PROFILE_PER_CALL
 						       : PROFILE_COMPACT);
 
+	free(mname);
 	json_object_put(machine);
 	if (opened < 0) {
 		profile_writer_abort(w);	/* frees what open kept */
@@ -507,12 +534,27 @@ static size_t say_named_zero(const struct session *s, const struct profile_write
 	const struct collect_opts *o = s->o;
 	size_t i, n = 0;
 
+	if (o->opt.active[OPT_TIMED_SAMPLING]) {
+		/* a function without a call may have run only in dormant windows:
+		 * only a profile with no call at all is known to be wrong */
+		uint64_t all = 0;
+		for (i = 0; i < s->plan.n; i++)
+			all += seen(w, i);
+		if (all || !res->target_known || !res->target_exited || res->interrupted)
+			return 0;
+		log_msg(0, "perun: error",
+			"timed sampling recorded no call: the command ran only while the probes "
+			"were dormant, or called none of the %zu functions traced (a higher "
+			"timed-sample-freq records more)",
+			s->plan.n);
+		return 1;
+	}
+	/* a sampled function records its first call: no call is never called */
 	for (i = 0; res->target_known && res->target_exited && !res->interrupted &&
 		    i < s->plan.n && (!s->attached_path || s->attached); i++) {
 		const struct probe *pr = &s->plan.probes[i];
 		size_t j, k;
-		if (!(pr->flags & PROBE_F_NAMED) || seen(w, i) ||
-		    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
+		if (!(pr->flags & PROBE_F_NAMED) || seen(w, i))
 			continue;
 		if (pr->flags & PROBE_F_ALTERNATIVE) {
 			/* an IFUNC's implementations: one of them is enough */
@@ -540,14 +582,18 @@ static size_t say_named_zero(const struct session *s, const struct profile_write
 
 /* The processes of the trace into extra (perun's loader): each thread's
  * process, and the processes the traced ones started, followed or not.
- * Returns how many were not followed.  */
-static size_t add_processes(struct json_object *extra, struct parser *parser)
+ * *untraced gets how many were not followed, *late how many were followed
+ * only from some time after their fork (their first calls are missing).  */
+static void add_processes(struct json_object *extra, struct parser *parser, size_t *untraced,
+			  size_t *late)
 {
-	size_t np, nc, k, untraced = 0;
+	size_t np, nc, ne, k;
+	const struct parse_exec *pe;
 	const struct parse_proc *pp = parser_processes(parser, &np);
 	const struct parse_child *pc = parser_children(parser, &nc);
 	struct json_object *procs = json_object_new_object(), *kids = json_object_new_array();
 
+	*untraced = *late = 0;
 	for (k = 0; k < np; k++) {
 		char key[32];
 		struct json_object *arr;
@@ -568,14 +614,26 @@ static size_t add_processes(struct json_object *extra, struct parser *parser)
 					       json_object_new_int64((int64_t)pc[k].attach_ns));
 		json_object_array_add(kids, c);
 		if (!pc[k].followed)
-			untraced++;
+			(*untraced)++;
+		else if (pc[k].attach_ns)
+			(*late)++;
 	}
 	if (np)
 		json_object_object_add(extra, "threads_by_process", procs);
 	else
 		json_object_put(procs);
 	json_object_object_add(extra, "children", kids);
-	return untraced;
+	pe = parser_execs(parser, &ne);
+	if (ne) {
+		struct json_object *execs = json_object_new_array();
+		for (k = 0; k < ne; k++) {
+			struct json_object *e = json_object_new_object();
+			json_object_object_add(e, "pid", json_object_new_int64(pe[k].pid));
+			json_object_object_add(e, "probed", json_object_new_boolean(pe[k].probed));
+			json_object_array_add(execs, e);
+		}
+		json_object_object_add(extra, "execs", execs);
+	}
 }
 
 /* How long perun took before the target ran: preparing, arming, both.  */
@@ -607,7 +665,7 @@ enum collect_outcome collect_profile(struct session *s)
 	char origin[41], desc[64];
 	int have_origin = 0, in_jobs = 0, rescued = 0, incomplete = 0;
 	enum collect_outcome ret = COLLECT_FAILED;
-	size_t untraced_kids = 0;
+	size_t untraced_kids = 0, late_kids = 0, nkids = 0;
 	/* perun's loader counts the children itself (j lines), also --follow's */
 	size_t forked = s->uprobes ? 0 : res.forked;
 	size_t i;
@@ -674,7 +732,7 @@ write_again:
 			s->log.lost_events = ps->transport_lost;
 		json_object_put(extra);
 		extra = run_json(s, &res);
-		untraced_kids = add_processes(extra, parser);
+		add_processes(extra, parser, &untraced_kids, &late_kids);
 		json_object_object_add(extra, "untraced_children",
 				       json_object_new_int64((int64_t)(forked + untraced_kids)));
 		json_object_object_add(extra, "timing", timing_json(s, &res));
@@ -743,11 +801,15 @@ write_again:
 		}
 		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
 				     plan_probe_points(&s->plan) - attached : 0;
+		/* --follow promises every child from its first instruction: one
+		 * not traced, or traced from later, lacks calls */
+		if (!o->follow)
+			late_kids = 0;
 		/* returns that came unseen: their calls are counted, their
 		 * durations missing */
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
 			     ps->missing_records || !ps->saw_end || unattached ||
-			     ps->missed_returns;
+			     (o->follow && untraced_kids) || late_kids || ps->missed_returns;
 		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
 		collect_post_optimize(s, parser, extra, sum);
 		if (collect_budget_report(s, parser, extra, sum))
@@ -828,7 +890,18 @@ write_again:
 					    have_origin ? origin : NULL, o->quiet, &r->notes);
 		}
 		traced = ps->calls + ps->points + ps->unmatched_entries;
-		if (incomplete && !unattached && ps->missed_returns &&
+		parser_children(parser, &nkids);
+		if (incomplete && (late_kids || (o->follow && untraced_kids)) &&
+		    !(s->log.transport_errors || s->log.lost_events || ps->lost_events ||
+		      ps->missing_records || !ps->saw_end || unattached))
+			log_keep(&r->notes, "perun: warning",
+				 "the trace is incomplete: of the %zu child process%s --follow saw, "
+				 "%zu could not be traced and %zu were traced only from some time "
+				 "after their fork (trace.children[].traced_after_ns), so their "
+				 "calls are missing or begin late",
+				 nkids, nkids == 1 ? "" : "es", untraced_kids,
+				 late_kids);
+		else if (incomplete && !unattached && ps->missed_returns &&
 		    !(s->log.transport_errors || s->log.lost_events || ps->lost_events ||
 		      ps->missing_records || !ps->saw_end))
 			log_keep(&r->notes, "perun: warning",
@@ -869,7 +942,7 @@ write_again:
 		free(keep);
 	}
 	ret = !incomplete ? COLLECT_OK : o->strict ? COLLECT_FAILED : COLLECT_INCOMPLETE;
-	if ((forked || untraced_kids) && !o->quiet)
+	if (!o->follow && (forked || untraced_kids) && !o->quiet)
 		log_keep(&r->notes, "perun",
 			 "the %s started %zu child process%s; only its own process was traced "
 			 "(--follow traces them too)",
@@ -911,7 +984,15 @@ write_again:
 	}
 	if (o->pid > 0 && !o->quiet) {
 		char took[64] = "";
-		if (res.stop_ns)
+		/* perun's loader measured its own detach (the links closed: the
+		 * process runs free); another runtime's is its end after SIGINT */
+		if (s->log.detach_ms >= 0)
+			snprintf(took, sizeof(took),
+				 s->log.detach_ms >= 10 ? "; the detach took %.0f ms"
+				 : s->log.detach_ms >= 1 ? "; the detach took %.1f ms"
+							 : "; the detach took %.2f ms",
+				 s->log.detach_ms);
+		else if (res.stop_ns)
 			snprintf(took, sizeof(took), "; the detach took %.1f s",
 				 (double)res.stop_ns / 1e9);
 		log_keep(&r->notes, "perun", "detached from process %ld after %.1f s (%s)%s", o->pid,

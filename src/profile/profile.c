@@ -694,7 +694,7 @@ int profile_incomplete(const struct profile *p, const char *prefix, struct strbu
 		strbuf_addstr(&what, ")");
 	}
 	if (unatt > 0)
-		strbuf_addf(&what, "%s%" PRId64 " of %" PRId64 " probes not attached",
+		strbuf_addf(&what, "%s%" PRId64 " of %" PRId64 " probe points not attached",
 			    what.len ? ", " : "", unatt, int_at(pr, "planned"));
 	if (int_at(an, "transport_errors") > 0)
 		strbuf_addf(&what, "%s%" PRId64 " transport errors", what.len ? ", " : "",

@@ -111,6 +111,7 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 	w->plan = plan;
 	w->per_call = per_call;
 	w->path = xstrdup(path);
+	fs_remove_dead_temps_beside(path);
 	fd = fs_open_temp_beside(path, &w->tmp);
 	if (fd < 0)
 		return -1;

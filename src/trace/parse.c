@@ -80,8 +80,10 @@ struct parser {
 	uint64_t *unstarted;	/* per probe: returns whose entry never came */
 	struct parse_proc *procs;	/* p lines */
 	size_t nprocs, procs_alloc;
-	struct parse_child *children;	/* c lines */
+	struct parse_child *children;	/* j lines */
 	size_t nchildren, children_alloc;
+	struct parse_exec *execs;	/* i lines */
+	size_t nexecs, execs_alloc;
 
 	/* what the optimization methods' code in the script reported (o lines) */
 	struct parse_opt_record *opts;
@@ -148,6 +150,7 @@ void parser_free(struct parser *p)
 	free(p->unstarted);
 	free(p->procs);
 	free(p->children);
+	free(p->execs);
 	free(p->recs);
 	free(p->opts);
 	free(p->points);
@@ -213,14 +216,28 @@ const struct parse_child *parser_children(const struct parser *p, size_t *n)
 	return p->children;
 }
 
-/* p TID PID; j CHILD PARENT NS FOLLOWED.  */
+const struct parse_exec *parser_execs(const struct parser *p, size_t *n)
+{
+	*n = p->nexecs;
+	return p->execs;
+}
+
+/* p TID PID; j CHILD PARENT NS FOLLOWED; i PID PROBED.  */
 static void proc_line(struct parser *p, char kind, const char *s, const char *end)
 {
 	uint64_t f[4];
-	int want = kind == 'p' ? 2 : 4;
+	int want = kind == 'j' ? 4 : 2;
 
 	if (hex_fields(s, end, f, 4) != want || f[0] > 0xffffffffull || f[1] > 0xffffffffull) {
 		p->st.malformed_lines++;
+		return;
+	}
+	if (kind == 'i') {
+		if (p->nexecs == p->execs_alloc) {
+			p->execs_alloc = p->execs_alloc ? 2 * p->execs_alloc : 16;
+			p->execs = xrealloc(p->execs, p->execs_alloc * sizeof(*p->execs));
+		}
+		p->execs[p->nexecs++] = (struct parse_exec){ (int64_t)f[0], f[1] != 0 };
 		return;
 	}
 	if (kind == 'p') {
@@ -834,7 +851,7 @@ static void line(struct parser *p, const char *s, const char *end)
 			return;
 		}
 		break;
-	case 'p': case 'j':
+	case 'p': case 'j': case 'i':
 		if (s + 1 < end) {
 			proc_line(p, *s, s + 2, end);
 			return;

@@ -154,6 +154,13 @@ struct parse_child {
 	int followed;
 };
 const struct parse_child *parser_children(const struct parser *p, size_t *n);
+/* Programs traced processes executed (i PID PROBED lines): probed when the
+ * new program is one of the probed binaries.  */
+struct parse_exec {
+	int64_t pid;
+	int probed;
+};
+const struct parse_exec *parser_execs(const struct parser *p, size_t *n);
 /* Reads a whole file through a parser.  */
 int parser_feed_file(struct parser *p, const char *path);
 
