@@ -18,7 +18,7 @@ test_expect_success 'the loader aggregates in the kernel and says so' '
 	"$PERUN" collect -c ./aggcalls -o loader.perf trace -s custom -f work -f leaf -f rec \
 		-f nap --aggregate >out 2>err &&
 	cat err &&
-	grep "^perun: tracing 8 probes with the bpf runtime (perun.s loader: uprobe_multi links, summaries kept in the kernel; no module)$" err &&
+	grep "^perun: tracing 8 probe points with the bpf runtime (perun.s loader: uprobe_multi links, summaries kept in the kernel; no module)$" err &&
 	test "$(profile_field loader.perf trace.loader)" = perun-uprobes &&
 	profile_counts loader.perf >actual &&
 	test_cmp expect actual

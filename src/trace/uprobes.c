@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -287,6 +289,20 @@ int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err)
 	return 0;
 }
 
+int uprobes_is_traced(struct uprobes *u, pid_t id)
+{
+	uint32_t key = (uint32_t)id, val;
+
+	return bpf_map_lookup_elem(u->procs_fd, &key, &val) == 0;
+}
+
+void uprobes_untrace_pid(struct uprobes *u, pid_t id)
+{
+	uint32_t key = (uint32_t)id;
+
+	bpf_map_delete_elem(u->procs_fd, &key);
+}
+
 int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err)
 {
 	if (uprobes_trace_pid(u, root, err) < 0)
@@ -445,18 +461,68 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
 	return (long)total;
 }
 
+/* Threads that close links at once: closing a uprobe_multi link waits for
+ * an RCU tasks-trace grace period (tens of ms), and closes that wait
+ * together share one.  */
+#define CLOSERS 64
+
+struct closer {
+	const struct link *links;
+	size_t n, step;	/* closes links[0], links[step], ... below n */
+	int ret;	/* of the links of this direction */
+};
+
+static void *close_links(void *arg)
+{
+	const struct closer *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->n; i += c->step)
+		if (c->links[i].ret == c->ret)
+			close(c->links[i].fd);
+	return NULL;
+}
+
+/* Closes the links of direction ret, CLOSERS at a time.  */
+static void close_parallel(const struct link *links, size_t n, int ret)
+{
+	pthread_t tid[CLOSERS];
+	struct closer c[CLOSERS];
+	int started[CLOSERS];
+	size_t k, nt = n < CLOSERS ? n : CLOSERS;
+
+	for (k = 0; k < nt; k++) {
+		c[k] = (struct closer){ links + k, n - k, nt, ret };
+		started[k] = pthread_create(&tid[k], NULL, close_links, &c[k]) == 0;
+		if (!started[k])
+			close_links(&c[k]);
+	}
+	for (k = 0; k < nt; k++)
+		if (started[k])
+			pthread_join(tid[k], NULL);
+}
+
 void uprobes_detach(struct uprobes *u)
 {
-	size_t i;
-	int pass;
-
 	/* return probes first: a call cut by the detach then has an entry and no
 	 * return (in flight at the detach), never the reverse */
-	for (pass = 1; pass >= 0; pass--)
-		for (i = 0; i < u->nlinks; i++)
-			if (u->links[i].ret == pass)
-				close(u->links[i].fd);
+	close_parallel(u->links, u->nlinks, 1);
+	close_parallel(u->links, u->nlinks, 0);
 	u->nlinks = 0;
+}
+
+double uprobes_detach_cost(struct uprobes *u, const char *path, uint64_t offset)
+{
+	uint64_t cookie = 0;
+	struct timespec a, b;
+	int fd = link_create(u, path, &offset, NULL, &cookie, 1, 0, getpid());
+
+	if (fd < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 }
 
 int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err)

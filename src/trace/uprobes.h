@@ -69,6 +69,14 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, unsigned flags,
 /* Adds process tgid to the traced set.  0, or -1 (why in err).  */
 int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err);
 
+/* 1 when id is in the traced set, 0 when not (or the set cannot be read).  */
+int uprobes_is_traced(struct uprobes *u, pid_t id);
+
+/* Takes id out of the traced set: a thread's id, which the fork program
+ * adds as it adds a process's, and which a process could take over once
+ * the thread ends.  */
+void uprobes_untrace_pid(struct uprobes *u, pid_t id);
+
 /* Attaches points (grouped by path and direction, one link each) to pid's
  * process only, or to every process when pid is 0.  A link the kernel
  * refuses is split until the points it refuses are found; those stay
@@ -91,8 +99,14 @@ int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err);
 /* Releases the links bound to pid.  */
 void uprobes_detach_pid(struct uprobes *u, pid_t pid);
 
-/* Releases every link: the breakpoints go at once.  */
+/* Releases every link: the breakpoints go at once.  The kernel waits for a
+ * grace period per link closed; the links are closed together, return
+ * probes first, so a detach takes about two grace periods.  */
 void uprobes_detach(struct uprobes *u);
+/* What one grace period costs now, in seconds: a link of one point at
+ * offset in path, bound to this process (which never runs it), made and
+ * closed.  -1 when the kernel refused it.  */
+double uprobes_detach_cost(struct uprobes *u, const char *path, uint64_t offset);
 
 /* Hands every event in the ring to fn, oldest first; returns how many.  */
 typedef void (*uprobes_event_fn)(void *ctx, const struct uprobes_event *ev);
