@@ -63,6 +63,23 @@ test_expect_success 'a debuglink naming a regular debuginfo file is still read' 
 	test $rc = 0 && test "$(profile_counts d3.perf)" = "leaf 10"
 '
 
+# 256 MiB of zeros in 40 KB of xz: elfutils decompressed it whole (2.1 GB of
+# RSS for a 527 KB bomb) and then said "no debuginfo found"
+test_expect_success 'an xz bomb as MiniDebugInfo: too large, not read, memory bounded' '
+	cc -g -O0 -o bomb "$FIXTURES/small.c" && strip --strip-all bomb &&
+	head -c 256M /dev/zero | xz -0 -T1 >bomb.xz &&
+	objcopy --add-section .gnu_debugdata=bomb.xz bomb &&
+	python3 - "$PERUN" doctor "$TRASH/bomb" >out 2>err <<-\PY &&
+	import resource, subprocess, sys
+	subprocess.run(sys.argv[1:], timeout=120)
+	print("maxrss_mb", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+	PY
+	cat out err &&
+	grep "warning: $TRASH/bomb: its MiniDebugInfo (.gnu_debugdata) decompresses to more than 64 MiB: too large, not read" err &&
+	grep "stripped, its MiniDebugInfo is too large to read (an xz bomb?), no other debuginfo found" out &&
+	test "$(sed -n "s/^maxrss_mb //p" out)" -lt 200
+'
+
 test_expect_success 'perun show refuses a procfs file behind a .perf link' '
 	ln -s /proc/kmsg x.perf &&
 	within 10 "$PERUN" show x.perf && test $rc = 1 &&
@@ -81,7 +98,7 @@ test_expect_success '--pid: the binary replaced by a FIFO during the trace, peru
 	rm forever && mkfifo forever &&
 	for i in $(seq 300); do kill -0 "$(cat perun.pid)" 2>/dev/null || break; sleep 0.1; done &&
 	if kill -0 "$(cat perun.pid)" 2>/dev/null; then
-		echo "perun hangs after the detach"; kill -KILL "$(cat perun.pid)"; false
+		echo "perun hangs after the detach"; for p in $(cat perun.pid) $(pgrep -P "$(cat perun.pid)"); do echo "$p $(cat /proc/$p/wchan) $(tr "\0" " " </proc/$p/cmdline)"; ls -l /proc/$p/fd; done; kill -KILL "$(cat perun.pid)"; false
 	fi &&
 	cat perr && wait "$(cat perun.pid)" &&
 	grep "detached from process .* (-t reached)" perr &&

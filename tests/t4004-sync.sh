@@ -179,7 +179,7 @@ fi
 test_expect_success 'a damaged local object is not pushed' '
 	git clone -q -b main remote.git e && cd e && "$PERUN" init >/dev/null &&
 	# a profile object, not an index (pidx): the order find lists them in
-	# is the file system's
+	# is up to the file system
 	"$PERUN" fetch -q && obj=$(find .perun/objects -type f | while read -r f; do
 		[ "$(head -c 4 "$f")" = pidx ] || { echo "$f"; break; }
 	done) &&

@@ -92,7 +92,7 @@ test_expect_success 'kill -9 while the profile is written: the next run removes 
 	cat left &&
 	test_line_count = 2 left &&
 	! test -e w.perf &&
-	# a live perun'''s (locked), someone else'''s (no lock mark), a link
+	# one a live perun holds (locked), one without the lock mark, a link
 	echo live >w.perf.tmpLiVe01 &&
 	{ flock w.perf.tmpLiVe01 sleep 300 & echo $! >holder1; } &&
 	mkdir -m 700 "$TMPDIR/perun-collect-live01" "$TMPDIR/perun-collect-other" &&
@@ -197,6 +197,28 @@ test_expect_success 'a runtime still detaching past stop_timeout is waited for, 
 	test $((end - start)) -ge 15 &&
 	! grep "stopped before its end marker" err &&
 	test -z "$(grep "stapprobe_" /sys/kernel/tracing/uprobe_events | grep "$TRASH/crash")"
+'
+
+test_expect_success 'a runtime still working past its stop grace (a busy host) is waited for' '
+	printf "s 100 0 0\n0 0 10\n1 0 20\nq\n" >raw &&
+	start=$(date +%s) &&
+	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=slowend FAKE_STAPBPF_RAW=raw \
+		FAKE_STAPBPF_BUSY=12 "$PERUN" collect -c ./crash -o busy.perf trace -s custom -f ok \
+		--loader stapbpf 2>err || :
+	end=$(date +%s) &&
+	cat err &&
+	test $((end - start)) -ge 12 &&
+	! grep "end marker" err &&
+	test "$(profile_field busy.perf trace.anomalies.missing_end)" = false &&
+	test "$(profile_counts busy.perf)" = "ok 1"
+'
+
+test_expect_success 'a runtime killed at the end of its stop grace is named as such' '
+	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=hang \
+		"$PERUN" collect -c ./crash -o hang2.perf trace -s custom -f ok --loader stapbpf \
+		2>err || :
+	cat err &&
+	grep "the trace is incomplete (how many events were lost is unknown): .*fake-stapbpf.sh had not ended 1[0-9] s after it was asked to stop, showing no work (writing, detaching, waiting in the kernel), and was killed before its end marker" err
 '
 
 test_done

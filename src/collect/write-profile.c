@@ -318,6 +318,11 @@ static void warn_incomplete(struct session *s, const struct parse_stats *ps,
 		strbuf_addf(&sb, "%" PRIu64 " recorded events never reached perun (the runtime "
 				 "stopped while writing them out)",
 			    ps->missing_records);
+	} else if (s->res.killed_at_stop > 0) {
+		strbuf_addf(&sb, "%s had not ended %.0f s after it was asked to stop, showing no "
+				 "work (writing, detaching, waiting in the kernel), and was killed "
+				 "before its end marker",
+			    s->runtime_prog ? s->runtime_prog : "the runtime", s->res.killed_at_stop);
 	} else {
 		strbuf_addstr(&sb, "the runtime stopped before its end marker");
 	}

@@ -10,6 +10,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <link.h>
+#include <lzma.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -306,6 +307,67 @@ static int no_debuginfo(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr 
 	return -1;
 }
 
+/* The most a MiniDebugInfo section may decompress to: a real one is a
+ * symbol table of a few MiB; an xz bomb is gigabytes, which elfutils would
+ * hold in memory whole.  */
+#define MINIDEBUGINFO_MAX (64u << 20)
+
+/* Whether path's .gnu_debugdata decompresses to more than
+ * MINIDEBUGINFO_MAX (said once per path); it is decompressed here into a
+ * small buffer, counted and dropped, before elfutils would read it.  */
+static int minidebuginfo_too_large(const char *path)
+{
+	static char *said;
+	unsigned char out[65536];
+	lzma_stream xz = LZMA_STREAM_INIT;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	Elf *elf = NULL;
+	size_t shstrndx;
+	int fd = fs_open_regular(path, 0, 0), big = 0;
+	lzma_ret r;
+
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".gnu_debugdata")) {
+			data = elf_rawdata(scn, NULL);
+			break;
+		}
+	}
+	if (!data || !data->d_buf || lzma_stream_decoder(&xz, 64u << 20, 0) != LZMA_OK)
+		goto out;
+	xz.next_in = data->d_buf;
+	xz.avail_in = data->d_size;
+	do {
+		xz.next_out = out;
+		xz.avail_out = sizeof(out);
+		r = lzma_code(&xz, LZMA_FINISH);
+		big = xz.total_out > MINIDEBUGINFO_MAX;
+	} while (r == LZMA_OK && !big);
+	lzma_end(&xz);
+	if (big && (!said || strcmp(said, path))) {
+		pr_warn("%s: its MiniDebugInfo (.gnu_debugdata) decompresses to more than %u MiB: "
+			"too large, not read",
+			path, MINIDEBUGINFO_MAX >> 20);
+		free(said);
+		said = xstrdup(path);
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return big;
+}
+
 static size_t read_minidebuginfo(struct target *t, struct jmp_defs *jd)
 {
 	Dwfl_Callbacks cb = {
@@ -321,6 +383,11 @@ static size_t read_minidebuginfo(struct target *t, struct jmp_defs *jd)
 
 	if (!dwfl)
 		return 0;
+	if (minidebuginfo_too_large(t->path)) {
+		t->debugdata_too_large = 1;
+		dwfl_end(dwfl);
+		return 0;
+	}
 	/* libdwfl would open the file itself, blocking; on success it owns fd */
 	fd = fs_open_regular(t->path, 0, 0);
 	if (fd >= 0)
@@ -747,7 +814,7 @@ int target_open_debuginfo(const char *path, char **found)
 
 		/* elfutils searches for what the file lacks: DWARF first, else a
 		 * symbol table (a debuginfo file made without -g has only that) */
-		if (!dwfl_module_getdwarf(m, &bias))
+		if (!dwfl_module_getdwarf(m, &bias) && !minidebuginfo_too_large(path))
 			dwfl_module_getsymtab(m);
 		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
 		if (!debugfile && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))

@@ -67,6 +67,7 @@ struct target {
 	unsigned exceptions : 1;	/* imports or defines __cxa_throw (C++ exceptions) */
 	unsigned longjmp : 1;	/* imports setjmp or longjmp, or links longjmp in */
 	unsigned go : 1;	/* built by Go (.go.buildinfo or .gopclntab) */
+	unsigned debugdata_too_large : 1;	/* its MiniDebugInfo decompresses past the bound */
 };
 
 /* Reads path.  Functions come from its .symtab, else from the .symtab of its

@@ -127,6 +127,7 @@ struct out {
 	uint64_t unknown_codes;
 	char buf[1 << 16];
 	size_t len;
+	int dirty;	/* written to f since its last fflush */
 };
 
 static char *put_hex(char *p, uint64_t v, char c)
@@ -148,7 +149,35 @@ static void flush_out(struct out *o)
 		fprintf(stderr, "perun-uprobes: writing the raw stream: %s\n", strerror(errno));
 		stop_signal = SIGTERM;
 	}
+	o->dirty |= o->len != 0;
 	o->len = 0;
+}
+
+/* A step of the loader's end: a clock tick line (k TS) goes to the file at
+ * once, so the driver sees the stream grow while the loader works (on a
+ * busy host its end can outlast the driver's stop grace).  */
+static void say_working(struct out *o)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	flush_out(o);
+	fprintf(o->f, "k %" PRIx64 "\n", (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec);
+	fflush(o->f);
+	o->dirty = 0;
+}
+
+/* While the ring is empty: what was drained goes to the file, so that the
+ * driver sees the stream grow and a loader killed on a busy host leaves
+ * the events it had.  */
+static void sync_out(struct out *o)
+{
+	flush_out(o);
+	if (o->dirty && fflush(o->f) != 0) {
+		fprintf(stderr, "perun-uprobes: writing the raw stream: %s\n", strerror(errno));
+		stop_signal = SIGTERM;
+	}
+	o->dirty = 0;
 }
 
 /* The Tgid of task tid, from /proc; -1 when it is gone.  */
@@ -733,7 +762,7 @@ int main(int argc, char **argv)
 			nanosleep(&d, NULL);
 		}
 		if (!n)
-			flush_out(o);
+			sync_out(o);
 		if (progress && now_s() >= next_progress) {
 			say_progress(o, armed);
 			next_progress = now_s() + 1;
@@ -742,9 +771,11 @@ int main(int argc, char **argv)
 	/* the trace ends here, for every probe at once; the links go after */
 	if (uprobes_arm(u, 0, &err) < 0)
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+	say_working(o);
 	t0 = now_s();
 	uprobes_detach(u);
 	t1 = now_s();
+	say_working(o);
 	uprobes_drain(u, on_event, o);
 	resolve_gone(o);
 	flush_out(o);

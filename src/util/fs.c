@@ -460,8 +460,13 @@ char *fs_which(const char *name)
 	const char *path = getenv("PATH");
 	char *copy, *dir, *save = NULL, *found = NULL;
 
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	if (strchr(name, '/')) {
+		struct stat st;
+		/* root may "execute" a directory: a program is a regular file */
+		return stat(name, &st) == 0 && S_ISREG(st.st_mode) && access(name, X_OK) == 0
+			       ? xstrdup(name)
+			       : NULL;
+	}
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 	copy = xstrdup(path);
