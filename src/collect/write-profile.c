@@ -464,6 +464,14 @@ static struct json_object *run_json(const struct session *s, const struct run_re
 	struct json_object *extra = json_object_new_object(), *tg = json_object_new_object();
 
 	json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
+	/* who attached the probes, and on the bpf runtime why not perun's own
+	 * loader when it did not */
+	json_object_object_add(extra, "loader",
+			       json_object_new_string(s->uprobes		   ? "perun-uprobes"
+						      : s->runtime == RUNTIME_BPF ? "stapbpf"
+										  : "staprun"));
+	if (!s->uprobes && s->runtime == RUNTIME_BPF && s->loader_why)
+		json_object_object_add(extra, "loader_reason", json_object_new_string(s->loader_why));
 	if (s->runtime == RUNTIME_KERNEL) {
 		json_object_object_add(extra, "kernel_release", json_object_new_string(s->release));
 		json_object_object_add(extra, "kernel_runtime", json_object_new_string(s->kr.id));

@@ -2,7 +2,7 @@
 /* perun-uprobes: the bpf runtime's loader that perun runs in place of
  * stapbpf when the kernel has uprobe_multi links (trace/uprobes.h).
  *
- *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN
+ *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] [-G] PLAN
  *
  * Attaches the function probes of PLAN to process PID only, writes the raw
  * stream (tapsets/perun.stp: s, r, CODE TID TS events with 64-bit times, l
@@ -15,9 +15,12 @@
  * probes go on every process of the binaries and record only the traced
  * set's members, which a child joins in the kernel before it runs (j
  * lines name them, i lines their execs); without -F the probes are bound
- * to PID, and its children are counted (j lines).  Nothing outlives it:
- * the links, the ring and the program are file descriptors, which the
- * kernel releases when this
+ * to PID, and its children are counted (j lines).
+ * -G: --aggregate: the kernel keeps the count, total, min, max and log2
+ * histogram per thread and function (trace/uprobes.h), written at the end
+ * as the n/m/x/y/h lines of tapsets/perun.stp, and no events.
+ * -P: progress lines for perun.  Nothing outlives it: the links, the ring
+ * and the program are file descriptors, which the kernel releases when this
  * process ends, however it ends.  */
 #include "config.h"
 
@@ -537,6 +540,56 @@ static size_t ring_mib(unsigned long long bytes)
 	return (size_t)((size + (1 << 20) - 1) >> 20);
 }
 
+/* Aggregate mode's end: the kernel's summaries as tapsets/perun.stp's
+ * n/m/x/y/h lines (TID as the kernel names the thread), and what had no
+ * duration, said.  0, or -1.  */
+static int dump_aggregates(struct out *o, struct uprobes *u)
+{
+	struct bpfmap_err err = { "" };
+	struct uprobes_agg *a;
+	uint64_t notes[UPROBES_AGG_NOTES], untimed;	/* uint64_t: PRIu64 */
+	size_t n, i;
+	int b;
+
+	if (uprobes_aggregates(u, &a, &n, notes, &err) < 0) {
+		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct uprobes_agg_value *v = &a[i].val;
+		uint32_t tid = a[i].key.tid, id = a[i].key.id;
+		if (!v->count)
+			continue;
+		uint64_t sum = v->sum, max = v->max, min = v->min;
+		fprintf(o->f, "n %x %x %" PRIx64 "\n", tid, id, (uint64_t)v->count);
+		fprintf(o->f, "m %x %x %" PRIx64 " %" PRIx64 "\n", tid, id, sum >> 32, sum & 0xffffffffu);
+		fprintf(o->f, "x %x %x %" PRIx64 " %" PRIx64 "\n", tid, id, max >> 32, max & 0xffffffffu);
+		fprintf(o->f, "y %x %x %" PRIx64 " %" PRIx64 "\n", tid, id, min >> 32, min & 0xffffffffu);
+		for (b = 0; b < 64; b++)
+			if (v->hist[b])
+				fprintf(o->f, "h %x %x %x %" PRIx64 "\n", tid, id, b,
+					(uint64_t)v->hist[b]);
+	}
+	free(a);
+	untimed = notes[UPROBES_AGG_NO_STACK] + notes[UPROBES_AGG_TOO_DEEP] +
+		  notes[UPROBES_AGG_UNWOUND] + notes[UPROBES_AGG_OPEN];
+	if (untimed)
+		fprintf(stderr, "perun: %" PRIu64 " calls are counted without a duration: "
+				"%" PRIu64 " unwound past (longjmp, an exception) or without a return "
+				"probe (the kernel keeps at most 64 pending per thread), %" PRIu64 " still "
+				"open when their thread or the trace ended, %" PRIu64 " entered deeper "
+				"than %d traced frames, %" PRIu64 " in threads beyond the %d that get "
+				"a shadow stack at once\n",
+			untimed, notes[UPROBES_AGG_UNWOUND], notes[UPROBES_AGG_OPEN],
+			notes[UPROBES_AGG_TOO_DEEP], UPROBES_AGG_DEPTH, notes[UPROBES_AGG_NO_STACK],
+			UPROBES_AGG_THREADS);
+	if (notes[UPROBES_AGG_NO_RECORD])
+		fprintf(stderr, "perun: warning: %" PRIu64 " events were not counted: the kernel "
+				"keeps at most %d summaries (thread and function)\n",
+			notes[UPROBES_AGG_NO_RECORD], UPROBES_AGG_RECORDS);
+	return 0;
+}
+
 /* One progress line for perun (-P): "perun-progress: MS EVENTS LOST", the
  * milliseconds since the probes were armed, the events read from the ring
  * and the events lost so far.  */
@@ -575,7 +628,7 @@ static double detach_estimate(const struct uprobes *u, double gp)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] [-P] PLAN\n");
+	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] [-G] [-P] PLAN\n");
 	return 2;
 }
 
@@ -585,6 +638,7 @@ int main(int argc, char **argv)
 	unsigned long long ring = 64ull << 20;
 	long pid = 0;
 	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0, follow = 0, progress = 0;
+	int aggregate = 0;
 	struct plan plan;
 	struct uprobes_point *pts = NULL;
 	struct uprobes *u = NULL;
@@ -603,7 +657,7 @@ int main(int argc, char **argv)
 	char cost[1024];
 
 	setlinebuf(stderr);
-	while ((opt = getopt(argc, argv, "x:o:a:b:wAFP")) != -1) {
+	while ((opt = getopt(argc, argv, "x:o:a:b:wAFGP")) != -1) {
 		switch (opt) {
 		case 'x': pid = strtol(optarg, NULL, 10); break;
 		case 'o': raw = optarg; break;
@@ -612,6 +666,7 @@ int main(int argc, char **argv)
 		case 'w': wait_exit = 0; break;
 		case 'A': announce = 1; break;
 		case 'F': follow = 1; break;
+		case 'G': aggregate = 1; break;
 		case 'P': progress = 1; break;
 		default: return usage();
 		}
@@ -651,8 +706,18 @@ int main(int argc, char **argv)
 	for (i = 0; i < plan.n; i++) {
 		const struct probe *pr = &plan.probes[i];
 		if ((pr->kind == PROBE_USDT_PAIR || pr->kind == PROBE_USDT_POINT) && pr->binary) {
+			size_t from = npts, j;
+			if (aggregate && pr->kind == PROBE_USDT_PAIR) {
+				/* its marks are not a call and return: no stack pointer
+				 * pairs them */
+				fprintf(stderr, "perun-uprobes: -G: USDT begin/end pairs are not "
+						"aggregated here (%s)\n", pr->name);
+				return 1;
+			}
 			if (usdt_points(pr, &pts, &npts, &alloc) < 0)
 				return 1;
+			for (j = from; aggregate && j < npts; j++)
+				pts[j].code |= UPROBES_CODE_POINT;
 			continue;
 		}
 		if (pr->kind != PROBE_FUNC || !pr->binary)
@@ -669,8 +734,11 @@ int main(int argc, char **argv)
 									      1, 0 };
 			continue;
 		}
-		pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, 0, (uint32_t)pr->id * 2,
-						      0, 0 };
+		pts[npts++] = (struct uprobes_point){
+			pr->binary, pr->foff, 0,
+			(uint32_t)pr->id * 2 |
+				(aggregate && (pr->flags & PROBE_F_ENTRY_ONLY) ? UPROBES_CODE_POINT : 0),
+			0, 0 };
 		if (!(pr->flags & PROBE_F_ENTRY_ONLY))
 			return_points(pr, &pts, &npts, &alloc, kinds, &ex);
 	}
@@ -694,10 +762,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (aggregate && ring > (1u << 20))
+		ring = 1u << 20;	/* it carries only fork and exec records */
 	/* -F: the probes go on every process of the binaries and record the
 	 * traced set's members, which a child joins before its first
 	 * instruction; otherwise they are bound to the process */
-	u = uprobes_new(ncodes, (size_t)ring, follow ? UPROBES_FILTER_TRACED : 0, &err);
+	u = uprobes_new(ncodes, (size_t)ring,
+			(follow ? UPROBES_FILTER_TRACED : 0) | (aggregate ? UPROBES_AGGREGATE : 0), &err);
 	if (!u) {
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		return 1;
@@ -825,13 +896,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 			goto out;
 		}
-		if (seen > lost + o->written[i])
+		if (!aggregate && seen > lost + o->written[i])
 			miss = seen - lost - o->written[i];
 		if (lost + miss)
 			fprintf(o->f, "l 0 %zx %" PRIx64 "\n", i, lost + miss);
 		lost_total += lost;
 		missing_total += miss;
 	}
+	if (aggregate && dump_aggregates(o, u) < 0)
+		goto out;
 	fputs("q\n", o->f);
 	if (fflush(o->f) != 0) {
 		fprintf(stderr, "perun-uprobes: writing %s: %s\n", raw, strerror(errno));
