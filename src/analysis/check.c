@@ -964,7 +964,7 @@ static int compare_one(const double *vb, const double *nvb, size_t n_b, const do
 		*f = run;
 		if (f->why && (n_b < 2 || n_t < 2) && !o->no_control && !job->binned)
 			f->why = "fewer than 2 runs on a side and too few functions above the "
-				 "probes' cost to form an in-run control: collect with repeats";
+				 "probe cost to form an in-run control: collect with repeats";
 		return 0;
 	}
 	if (n_b >= 2 && n_t >= 2 && o->method == CHECK_MANN_WHITNEY) {
@@ -978,7 +978,7 @@ static int compare_one(const double *vb, const double *nvb, size_t n_b, const do
 		compare_control_one(nvb, n_b, nvt, n_t, job->control_sd, o->confidence, f);
 		decide(f, &one);
 		if (f->verdict == CHECK_UNDECIDED && f->why && !strncmp(f->why, "fewer", 5))
-			f->why = "the run's other functions moved apart too much for the "
+			f->why = "the other functions of the run moved apart too much for the "
 				 "in-run control to tell";
 		f->basis = CHECK_BY_CONTROL;
 		goto combine;
@@ -991,8 +991,8 @@ combine:
 		*f = run;
 		f->verdict = CHECK_UNDECIDED;
 		f->why = job->host_moved ? "the whole run moved with it, in every run: a change "
-					   "everywhere, or the host's speed"
-					 : "the whole run moved with it: the host's speed or a "
+					   "everywhere, or the speed of the host"
+					 : "the whole run moved with it: the speed of the host or a "
 					   "change everywhere";
 	}
 	return 0;

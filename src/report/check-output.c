@@ -130,13 +130,13 @@ static void control_line(struct strbuf *out, const struct check_job *j,
 	if (o->method != CHECK_RUNS && o->method != CHECK_MANN_WHITNEY)
 		return;
 	if (j->control) {
-		strbuf_addf(out, "  decided by the in-run control: each run's speed from its %zu "
-				 "functions' self times, taken out (the target's runs ran ",
+		strbuf_addf(out, "  decided by the in-run control: the speed of each run, from the "
+				 "self times of its %zu functions, taken out (the target runs ran ",
 			    j->control);
 		fmt_change(out, j->host_ratio);
 		strbuf_addstr(out, " as a whole");
 		if (isfinite(j->control_sd))
-			strbuf_addf(out, "; one run a side, the control's spread %.1f%%",
+			strbuf_addf(out, "; one run a side, spread of the control %.1f%%",
 				    100 * (exp(j->control_sd) - 1));
 		strbuf_addstr(out, ")\n");
 	} else if (o->no_control) {
@@ -145,7 +145,7 @@ static void control_line(struct strbuf *out, const struct check_job *j,
 		strbuf_addf(out, "  decided by the runs alone: %s\n",
 			    j->binned ? "histograms carry no in-run control"
 				      : "fewer than 3 functions with self times above the "
-					"probes' cost in every run form no in-run control");
+					"probe cost in every run form no in-run control");
 	}
 }
 
