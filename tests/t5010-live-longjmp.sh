@@ -6,8 +6,8 @@
 # perun marks targets that import setjmp/longjmp: the userspace strategy
 # counts entries only for them, a custom trace with return probes says so
 # up front, and the calls that never returned are named per function on
-# stderr and in the profile (anomalies.unfinished_by_function), so summary
-# count + unfinished = the program's own count.
+# stderr and in the profile (anomalies.unfinished_by_function): the summary's
+# count is the program's own count, no_duration says how many have no time.
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -47,18 +47,24 @@ test_expect_success 'userspace counts entries only for a longjmp target: exact c
 	test "$(profile_field j1.perf trace.anomalies.unmatched_entries)" = 0
 '
 
-test_expect_success 'return probes: the jumped-over calls are named, count + unfinished = calls' '
+test_expect_success 'return probes: every call counted, the jumped-over ones without a duration' '
 	"$PERUN" collect -c ./jumps -a $N -o j2.perf trace -s custom -f outer -f inner \
 		-f jumper >out 2>err &&
 	cat err &&
 	grep "uses setjmp/longjmp: a call it jumps out of has no return" err &&
-	grep "$(( 2 * J )) calls never returned" err | grep "inner $J" | grep "jumper $J" &&
+	grep "$(( 2 * J )) calls are counted without a duration" err | grep "inner $J" |
+		grep "jumper $J" &&
+	grep "$(( 2 * J )) of them never returned: a longjmp or C++ exception went past them" err &&
 	test "$(count_of j2.perf outer)" = $N &&
 	test "$(unfinished_of j2.perf outer)" = 0 &&
-	test $(( $(count_of j2.perf inner) + $(unfinished_of j2.perf inner) )) = $N &&
-	test $(( $(count_of j2.perf jumper) + $(unfinished_of j2.perf jumper) )) = $N &&
+	test "$(count_of j2.perf inner)" = $N &&
+	test "$(count_of j2.perf jumper)" = $N &&
+	test "$(profile_field j2.perf trace.summary.inner.no_duration)" = $J &&
+	test "$(profile_field j2.perf trace.summary.jumper.no_duration)" = $J &&
 	test "$(unfinished_of j2.perf jumper)" = $J &&
-	test "$(profile_field j2.perf trace.anomalies.unmatched_entries)" = $(( 2 * J ))
+	test "$(profile_field j2.perf trace.anomalies.unmatched_entries)" = $(( 2 * J )) &&
+	test "$(profile_field j2.perf trace.anomalies.unwound)" = $(( 2 * J )) &&
+	test "$(profile_field j2.perf trace.complete)" = true
 '
 
 test_expect_success '--entry-only with named functions: exact counts' '

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Live: a recursion deeper than the kernel's 64 pending return probes per
-# thread (python3.11d's quicksort goes 340 calls deep).  The calls entered
-# past the limit get no return probe; perun must not pair an outer call's
-# exit with a deeper call's entry, and must say why those calls have no
-# return.
+# thread (python3.11d's quicksort goes 340 calls deep).  On stapbpf the calls
+# entered past the limit get no return probe: perun must not pair an outer
+# call's exit with a deeper call's entry, must count them all the same, and
+# must say why those calls have no duration, exiting 3.
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -12,19 +12,23 @@ test_expect_success 'build the fixture' '
 	cc -g -O0 -o deeprec "$FIXTURES/deeprec.c"
 '
 
-test_expect_success 'rec 101 calls deep: 63 paired, 38 past the limit' '
-	"$PERUN" collect -c ./deeprec -o d.perf trace -s userspace 2>err >out &&
+test_expect_success 'stapbpf, rec 101 calls deep: all counted, 38 past the limit untimed' '
+	test_expect_code 3 "$PERUN" collect -c ./deeprec -o d.perf trace -s userspace \
+		--loader stapbpf 2>err >out &&
 	cat err &&
 	grep "deeprec 100" out &&
 	profile_counts d.perf >actual &&
 	cat >expect <<-\EOF &&
 	main 1
-	rec 63
+	rec 101
 	EOF
 	test_cmp expect actual &&
+	test "$(profile_field d.perf trace.summary.rec.no_duration)" = 38 &&
 	test "$(profile_field d.perf trace.anomalies.beyond_return_limit)" = 38 &&
 	test "$(profile_field d.perf trace.anomalies.unmatched_entries)" = 38 &&
-	grep "38 calls have no return: the kernel keeps at most 64 return probes" err &&
+	test "$(profile_field d.perf trace.complete)" = false &&
+	grep "38 of them returned unseen: the kernel keeps at most 64 return probes" err &&
+	grep "the trace is incomplete: 38 calls returned unseen" err &&
 	! grep "never returned" err
 '
 

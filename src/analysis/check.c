@@ -1203,6 +1203,11 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 				profile_incomplete(&base[bi[k]], "  baseline: ", &inc);
 			for (k = 0; k < nt; k++)
 				profile_incomplete(&target[ti[k]], "  target: ", &inc);
+			/* calls counted without a duration are in no time compared */
+			for (k = 0; k < nb; k++)
+				profile_untimed(&base[bi[k]], "  baseline: ", &inc);
+			for (k = 0; k < nt; k++)
+				profile_untimed(&target[ti[k]], "  target: ", &inc);
 			job.incomplete = strbuf_detach(&inc);
 		}
 		res->jobs = xrealloc(res->jobs, (res->njobs + 1) * sizeof(*res->jobs));

@@ -36,7 +36,7 @@ const char *collect_exit_desc(int exited, int status, char *buf, size_t n)
 #define MAX_FAILED_SHOWN 10
 
 /* What the runtime attached, from its uprobe_events lines saved when it was
- * ready: prints "attached A of P probes" and the failures, and returns
+ * ready: prints "attached A of P probe points" and the failures, and returns
  * {planned, attached, failed: [...]} for collector_info.  */
 static struct json_object *report_attached(struct session *s, const char *path,
 					   size_t *attached)
@@ -52,7 +52,7 @@ static struct json_object *report_attached(struct session *s, const char *path,
 	nfail = plan_attach_failures(&s->plan, att, s->uprobes != NULL, &lines);
 	/* an attach said it when the probes were armed */
 	if ((!s->o->quiet && s->o->pid <= 0) || *attached < planned)
-		log_msg(0, "perun", "attached %zu of %zu probes%s", *attached, planned,
+		log_msg(0, "perun", "attached %zu of %zu probe points%s", *attached, planned,
 			nfail ? "; not attached:" : "");
 	for (i = 0; i < nfail; i++) {
 		if (i < MAX_FAILED_SHOWN)
@@ -339,6 +339,11 @@ int collect_run(struct session *s)
 			strv_push(&argv, "-A");
 		if (o->follow)
 			strv_push(&argv, "-F");
+		/* elapsed time, events and losses, redrawn on the terminal */
+		if (!o->quiet && !o->no_progress && isatty(2)) {
+			strv_push(&argv, "-P");
+			s->log.trace_progress = 1;
+		}
 	} else if (s->runtime == RUNTIME_BPF) {
 		strv_push(&argv, s->stapbpf);
 		if (runtime_needs_memlock_shim()) {
@@ -427,7 +432,7 @@ int collect_run(struct session *s)
 	 * detach: seconds, see collect_kernel_detach_estimate) */
 	if (!o->quiet && !s->uprobes && s->runtime == RUNTIME_BPF &&
 	    plan_probe_points(&s->plan) > 200)
-		pr_info("perun: detaching %zu probes takes the kernel about %.0f s after the "
+		pr_info("perun: detaching %zu probe points takes the kernel about %.0f s after the "
 			"command ends (Ctrl-C twice to skip it)",
 			plan_probe_points(&s->plan), 0.06 * (double)plan_probe_points(&s->plan));
 	spec.output_mode = o->output_handling;
@@ -436,16 +441,19 @@ int collect_run(struct session *s)
 		spec.capture_path = capture;
 	}
 	if (!o->quiet && s->uprobes)
-		pr_info("perun: tracing %zu probes with the %s runtime (perun's loader: "
+		pr_info("perun: tracing %zu probe points with the %s runtime (perun's loader: "
 			"uprobe_multi links, a ring buffer; no module)",
 			plan_probe_points(&s->plan), runtime_name(s->runtime));
 	else if (!o->quiet)
-		pr_info("perun: tracing %zu probes with the %s runtime (module cache: %s)",
+		pr_info("perun: tracing %zu probe points with the %s runtime (module cache: %s)",
 			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
 	collect_wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
 	s->t_collect0 = collect_now();
-	if (driver_run(&spec, &s->res, collect_stap_line, &s->log) < 0)
+	if (driver_run(&spec, &s->res, collect_stap_line, &s->log) < 0) {
+		collect_progress_end(&s->log);
 		goto out;
+	}
+	collect_progress_end(&s->log);
 	s->t_collect1 = collect_now();
 	collect_wd(&s->wd, "run: runtime ended (%s), timed out %d, interrupted %d, leaked uprobes %d",
 	   collect_exit_desc(s->res.exited, s->res.status, desc, sizeof(desc)), s->res.timed_out, s->res.interrupted,

@@ -10,10 +10,14 @@
  * and detaches on SIGINT/SIGTERM or when PID exits (-w: do not wait for
  * that, the driver signals).  ATTACHED gets one uprobe_events-style line
  * per probe point attached.  -A: once armed, say so on stderr in a line
- * beginning "perun: attached" (attach mode).  -F: processes PID starts
- * (and they start) are traced too, each through links bound to it, from
- * the moment the fork is seen; without it they are counted (j lines).  Nothing outlives it: the links, the ring and
- * the program are file descriptors, which the kernel releases when this
+ * beginning "perun: attached" (attach mode).  -F: the processes PID starts
+ * (and they start) are traced too, each from its first instruction: the
+ * probes go on every process of the binaries and record only the traced
+ * set's members, which a child joins in the kernel before it runs (j
+ * lines name them, i lines their execs); without -F the probes are bound
+ * to PID, and its children are counted (j lines).  Nothing outlives it:
+ * the links, the ring and the program are file descriptors, which the
+ * kernel releases when this
  * process ends, however it ends.  */
 #include "config.h"
 
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,19 +87,41 @@ static int tids_add(struct tids *t, uint32_t tid)
 	return 1;
 }
 
+static int tids_has(const struct tids *t, uint32_t tid)
+{
+	size_t i;
+
+	if (!t->cap)
+		return 0;
+	for (i = (tid * 2654435761u) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i] == tid)
+			return 1;
+	return 0;
+}
+
+/* A task a traced process started that ended before the loader could read
+ * its /proc entry: a thread or a process, told at the end by its events.  */
+struct gone_task {
+	uint32_t child, parent;
+};
+
 struct out {
 	FILE *f;
 	uint32_t target;
 	struct tids tids;
+	struct tids procs;	/* the processes whose events came (tgids) */
 	/* forks of traced processes: followed (-F) or counted */
 	struct uprobes *u;
 	struct uprobes_point *pts;
 	size_t npts;
 	int follow;
-	uint64_t followed, untraced, gone, follow_failed;
+	uint64_t followed, untraced, follow_failed;
+	struct gone_task *gone;	/* tasks that ended before they were looked at */
+	size_t ngone, gone_alloc;
+	uint64_t unknown;	/* of those, the ones no event showed to be processes */
 	uint64_t *written;	/* per code */
 	size_t ncodes;
-	uint64_t unknown;
+	uint64_t unknown_codes;
 	char buf[1 << 16];
 	size_t len;
 };
@@ -121,14 +148,6 @@ static void flush_out(struct out *o)
 	o->len = 0;
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* The Tgid of task tid, from /proc; -1 when it is gone.  */
 static long task_tgid(uint32_t tid)
 {
@@ -146,82 +165,132 @@ static long task_tgid(uint32_t tid)
 	return tgid;
 }
 
-/* Attaches every point to process child, again for the points it refuses
- * while it is in the middle of an exec (ESRCH), for up to ~100 ms while it
- * lives; 1 when all are attached.  */
-static int attach_child(struct out *o, uint32_t child)
+/* Whether the program file of process pid is one of the probed binaries
+ * (the points' paths, the same file by device and inode); -1 when it is
+ * gone.  */
+static int runs_probed(const struct out *o, uint32_t pid, char *exe, size_t n)
 {
-	struct bpfmap_err err = { "" };
-	size_t i, k, got = 0;
-	int tries;
+	char path[64];
+	struct stat st, bs;
+	ssize_t len;
+	size_t i;
 
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	len = readlink(path, exe, n - 1);
+	exe[len > 0 ? len : 0] = '\0';
+	if (stat(path, &st) < 0)
+		return -1;
 	for (i = 0; i < o->npts; i++)
-		o->pts[i].attached = 0;
-	for (tries = 0; tries < 20 && got < o->npts && (!tries || task_tgid(child) >= 0); tries++) {
-		struct uprobes_point *miss = malloc(o->npts * sizeof(*miss));
-		if (!miss)
-			break;
-		if (tries)
-			usleep(tries < 5 ? 1000 : 8000);
-		for (i = k = 0; i < o->npts; i++)
-			if (!o->pts[i].attached)
-				miss[k++] = o->pts[i];
-		if (uprobes_attach(o->u, miss, k, (pid_t)child, &err) > 0)
-			for (i = k = 0; i < o->npts; i++)
-				if (!o->pts[i].attached && miss[k++].attached) {
-					o->pts[i].attached = 1;
-					got++;
-				}
-		free(miss);
-	}
-	if (got == o->npts)
-		return 1;
-	o->follow_failed++;
-	fprintf(stderr, "perun: warning: --follow: process %u: %zu of %zu probe points attached%s%s\n",
-		child, got, o->npts, err.msg[0] ? ": " : "", err.msg);
+		if ((!i || strcmp(o->pts[i].path, o->pts[i - 1].path)) &&
+		    stat(o->pts[i].path, &bs) == 0 && bs.st_dev == st.st_dev && bs.st_ino == st.st_ino)
+			return 1;
 	return 0;
 }
 
-/* A followed process ran exec: links made while it was in the middle of it
- * may miss the new program's returns, so its links are made afresh.  */
+/* A traced process ran exec.  The probes stay on the binaries' files and
+ * the process in the traced set: while it runs a probed binary, from the
+ * new program's first instruction, it is traced; another program has none
+ * of the probed functions.  "i PID PROBED" goes into the stream.  */
 static void on_exec(struct out *o, const struct uprobes_event *ev)
 {
 	uint32_t pid = (uint32_t)(ev->pid_tgid >> 32);
+	char exe[256];
+	int probed;
 
-	if (!o->follow || pid == o->target)
-		return;	/* the root's links were made before its exec, or it is not ours */
-	uprobes_detach_pid(o->u, (pid_t)pid);
-	attach_child(o, pid);
+	if (!o->follow && pid != o->target)
+		return;	/* not ours */
+	probed = runs_probed(o, pid, exe, sizeof(exe));
+	if (probed == 0)
+		fprintf(stderr, "perun: process %u executed %s, which has no probed function: "
+				"it is traced again if it executes a probed binary\n",
+			pid, exe[0] ? exe : "another program");
+	if (o->len > sizeof(o->buf) - 128)
+		flush_out(o);
+	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "i %x %x\n", pid,
+				   probed != 0);
+}
+
+/* "j CHILD PARENT NS FOLLOWED": process child of parent, traced from NS
+ * after its fork when followed.  */
+static void put_child(struct out *o, uint32_t child, uint32_t parent, double ns, int followed)
+{
+	if (o->len > sizeof(o->buf) - 128)
+		flush_out(o);
+	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "j %x %x %lx %x\n",
+				   child, parent, (unsigned long)(ns > 0 ? ns : 0), followed);
 }
 
 /* A traced process started task child: a thread of its own (nothing to
- * do), or a process, which -F traces too (its own links, bound to it) and
- * which is otherwise counted as untraced.  "j CHILD PARENT NS FOLLOWED"
- * goes into the stream: NS from the fork to its links.  */
+ * do: its events carry the process's id), or a process.  -F traces the
+ * process from its first instruction: the fork program put it in the
+ * traced set before it ran, and the probes, on every process of the
+ * binaries, record the set's members; it is checked to be there.  Without
+ * -F the links are bound to the root, and the process is counted as
+ * untraced.  A task that ended before its /proc entry could be read is
+ * told at the end, by whether events came from a process of its id.  */
 static void on_fork(struct out *o, const struct uprobes_event *ev)
 {
 	uint32_t child = ev->pad, parent = (uint32_t)(ev->pid_tgid >> 32);
 	long tgid = task_tgid(child);
-	int followed = 0;
-	double delay = 0;
+	/* the fork program adds every new task; only a full set refuses one */
+	int in_set = o->follow && uprobes_is_traced(o->u, (pid_t)child) == 1;
 
-	if (tgid >= 0 && tgid != (long)child)
-		return;	/* a new thread */
-	if (tgid < 0) {
-		o->gone++;	/* it ended before it could be looked at */
-	} else if (o->follow) {
-		if (attach_child(o, child)) {
-			followed = 1;
-			o->followed++;
-		}
-		delay = now_ns() - (double)ev->ts;
-	} else {
-		o->untraced++;
+	if (tgid >= 0 && tgid != (long)child) {
+		/* a new thread: its events carry its process's id, which is in
+		 * the set; its own id need not stay there, where a process could
+		 * take it over once the thread ends */
+		if (in_set)
+			uprobes_untrace_pid(o->u, (pid_t)child);
+		return;
 	}
-	if (o->len > sizeof(o->buf) - 128)
-		flush_out(o);
-	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "j %x %x %lx %x\n",
-				   child, parent, (unsigned long)(delay > 0 ? delay : 0), followed);
+	if (o->follow && !in_set) {
+		o->follow_failed++;
+		fprintf(stderr, "perun: warning: --follow: %s %u (started by %u) could not join "
+				"the traced set (%d processes at most): its calls are not recorded\n",
+			tgid < 0 ? "task" : "process", child, parent, UPROBES_PROCS_MAX);
+		put_child(o, child, parent, 0, 0);
+		return;
+	}
+	if (tgid < 0) {
+		if (o->ngone == o->gone_alloc) {
+			o->gone_alloc = o->gone_alloc ? 2 * o->gone_alloc : 64;
+			o->gone = realloc(o->gone, o->gone_alloc * sizeof(*o->gone));
+			if (!o->gone) {
+				fprintf(stderr, "perun-uprobes: out of memory\n");
+				exit(1);
+			}
+		}
+		o->gone[o->ngone++] = (struct gone_task){ child, parent };
+		return;
+	}
+	if (o->follow)
+		o->followed++;
+	else
+		o->untraced++;
+	put_child(o, child, parent, 0, o->follow);
+}
+
+/* The tasks that ended before they were looked at: a process whose events
+ * came is a child (followed: it was in the traced set, or no event would
+ * have come); a task whose events carried another process's id was a
+ * thread; the others, threads or processes that left no event, are only
+ * counted.  */
+static void resolve_gone(struct out *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->ngone; i++) {
+		if (!tids_has(&o->procs, o->gone[i].child)) {
+			if (!tids_has(&o->tids, o->gone[i].child))
+				o->unknown++;
+			continue;
+		}
+		put_child(o, o->gone[i].child, o->gone[i].parent, 0, o->follow);
+		if (o->follow)
+			o->followed++;
+		else
+			o->untraced++;
+	}
 }
 
 /* CODE TID TS, as tapsets/perun.stp describes it, with all 64 bits of TS;
@@ -243,6 +312,7 @@ static void on_event(void *ctx, const struct uprobes_event *ev)
 		flush_out(o);
 	p = o->buf + o->len;
 	if (tids_add(&o->tids, (uint32_t)ev->pid_tgid)) {
+		tids_add(&o->procs, (uint32_t)(ev->pid_tgid >> 32));
 		*p++ = 'p';
 		*p++ = ' ';
 		p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
@@ -255,7 +325,7 @@ static void on_event(void *ctx, const struct uprobes_event *ev)
 	if (ev->code < o->ncodes)
 		o->written[ev->code]++;
 	else
-		o->unknown++;
+		o->unknown_codes++;
 }
 
 static void grow(struct uprobes_point **pts, size_t want, size_t *alloc)
@@ -320,6 +390,27 @@ static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_
 	return 0;
 }
 
+/* What --follow costs, for the attach line: the probes are on every
+ * process of the probed binaries, and the program drops the events of
+ * those not traced, so each of those pays a trap per probed call.  */
+static void follow_cost(char *buf, size_t size, const struct uprobes_point *pts, size_t n)
+{
+	size_t i, len;
+
+	len = (size_t)snprintf(buf, size, "--follow: other processes of ");
+	for (i = 0; i < n && len + 64 < size; i++) {
+		size_t k;
+		for (k = 0; k < i && strcmp(pts[k].path, pts[i].path); k++)
+			;
+		if (k == i)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+						pts[i].path);
+	}
+	if (len < size)
+		snprintf(buf + len, size - len, " pay a trap per probed call (not recorded) while "
+			 "perun is attached");
+}
+
 /* The ring's size in MiB, as uprobes_new rounds it.  */
 static size_t ring_mib(unsigned long long bytes)
 {
@@ -330,9 +421,45 @@ static size_t ring_mib(unsigned long long bytes)
 	return (size_t)((size + (1 << 20) - 1) >> 20);
 }
 
+/* One progress line for perun (-P): "perun-progress: MS EVENTS LOST", the
+ * milliseconds since the probes were armed, the events read from the ring
+ * and the events lost so far.  */
+static void say_progress(struct out *o, double armed)
+{
+	uint64_t events = 0, lost_all = 0, seen, lost;
+	struct bpfmap_err err = { "" };
+	size_t i;
+
+	for (i = 0; i < o->ncodes; i++) {
+		events += o->written[i];
+		if (uprobes_counts(o->u, (uint32_t)i, &seen, &lost, &err) == 0)
+			lost_all += lost;
+	}
+	fprintf(stderr, "perun-progress: %.0f %" PRIu64 " %" PRIu64 "\n", (now_s() - armed) * 1e3,
+		events, lost_all);
+}
+
+/* Milliseconds with the digits that matter: "120", "4.2", "0.31".  */
+static const char *ms(double seconds, char *buf, size_t size)
+{
+	double v = seconds * 1e3;
+
+	snprintf(buf, size, v >= 10 ? "%.0f" : v >= 1 ? "%.1f" : "%.2f", v);
+	return buf;
+}
+
+/* What uprobes_detach will take: a grace period (gp, measured; 50 ms when
+ * it could not be) per round, a round per direction and per 64 links.  */
+static double detach_estimate(const struct uprobes *u, double gp)
+{
+	size_t n = uprobes_links(u);
+
+	return (gp >= 0 ? gp : 0.05) * 2 * (double)((n + 63) / 64 ? (n + 63) / 64 : 1);
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN\n");
+	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] [-P] PLAN\n");
 	return 2;
 }
 
@@ -341,7 +468,7 @@ int main(int argc, char **argv)
 	const char *raw = NULL, *attached_path = NULL, *plan_path;
 	unsigned long long ring = 64ull << 20;
 	long pid = 0;
-	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0, follow = 0;
+	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0, follow = 0, progress = 0;
 	struct plan plan;
 	struct uprobes_point *pts = NULL;
 	struct uprobes *u = NULL;
@@ -350,13 +477,15 @@ int main(int argc, char **argv)
 	size_t npts = 0, alloc = 0, i, ncodes, nrefused = 0;
 	struct uprobes_point *refused = NULL;
 	long nattached;
-	double t0, t1;
+	double t0, t1, armed, next_progress, gp = -1;
+	char m1[32], m2[32];
 	struct timespec ts0;
 	struct sigaction sa;
 	uint64_t lost_total = 0, missing_total = 0;
+	char cost[1024];
 
 	setlinebuf(stderr);
-	while ((opt = getopt(argc, argv, "x:o:a:b:wAF")) != -1) {
+	while ((opt = getopt(argc, argv, "x:o:a:b:wAFP")) != -1) {
 		switch (opt) {
 		case 'x': pid = strtol(optarg, NULL, 10); break;
 		case 'o': raw = optarg; break;
@@ -365,6 +494,7 @@ int main(int argc, char **argv)
 		case 'w': wait_exit = 0; break;
 		case 'A': announce = 1; break;
 		case 'F': follow = 1; break;
+		case 'P': progress = 1; break;
 		default: return usage();
 		}
 	}
@@ -434,7 +564,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	u = uprobes_new(ncodes, (size_t)ring, &err);
+	/* -F: the probes go on every process of the binaries and record the
+	 * traced set's members, which a child joins before its first
+	 * instruction; otherwise they are bound to the process */
+	u = uprobes_new(ncodes, (size_t)ring, follow ? UPROBES_FILTER_TRACED : 0, &err);
 	if (!u) {
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		return 1;
@@ -453,8 +586,12 @@ int main(int argc, char **argv)
 		uint64_t base = (uint64_t)ts0.tv_sec * 1000000000ull + (uint64_t)ts0.tv_nsec;
 		fprintf(o->f, "s %lx %" PRIx64 " %" PRIx64 "\n", pid, base >> 32, (uint64_t)(base & 0xffffffffu));
 	}
+	/* a grace period, measured before the target has a probe: what each
+	 * round of the detach waits */
+	if (announce && npts)
+		gp = uprobes_detach_cost(u, pts[0].path, pts[0].offset);
 	t0 = now_s();
-	nattached = uprobes_attach(u, pts, npts, (pid_t)pid, &err);
+	nattached = uprobes_attach(u, pts, npts, follow ? 0 : (pid_t)pid, &err);
 	t1 = now_s();
 	o->pts = pts;
 	o->npts = npts;
@@ -486,14 +623,20 @@ int main(int argc, char **argv)
 	}
 	/* what an attach costs, said when it is done, so a script waiting for
 	 * "perun: attached" knows the probes are armed */
+	cost[0] = '\0';
+	if (follow)
+		follow_cost(cost, sizeof(cost), pts, npts);
 	if (announce)
-		fprintf(stderr, "perun: attached %ld of %zu probe points to process %ld in %.0f ms "
+		fprintf(stderr, "perun: attached %ld of %zu probe points to process %ld in %s ms "
 				"(%zu uprobe_multi links, a %zu MiB ring buffer); detaching will take "
-				"about %.0f ms; Ctrl-C detaches and writes the profile, and the process "
-				"runs on\n",
-			nattached, npts, pid, (t1 - t0) * 1e3, uprobes_links(u), ring_mib(ring),
-			(t1 - t0) * 2e3 + 5);
-	else
+				"about %s ms; Ctrl-C detaches and writes the profile, and the process "
+				"runs on%s%s\n",
+			nattached, npts, pid, ms(t1 - t0, m1, sizeof(m1)), uprobes_links(u),
+			ring_mib(ring), ms(detach_estimate(u, gp), m2, sizeof(m2)),
+			cost[0] ? "; " : "", cost);
+	else if (follow)
+		fprintf(stderr, "perun: %s\n", cost);
+	if (!announce)
 		fprintf(stderr, "perun-uprobes: attached %ld of %zu probe points to process %ld "
 				"with %zu links in %.3f s\n",
 			nattached, npts, pid, uprobes_links(u), t1 - t0);
@@ -503,6 +646,8 @@ int main(int argc, char **argv)
 	}
 	fputs("r\n", o->f);
 	fflush(o->f);
+	armed = now_s();
+	next_progress = armed + 1;
 
 	/* drain while the process runs: the ring is read every millisecond or
 	 * at once while it has more */
@@ -518,6 +663,10 @@ int main(int argc, char **argv)
 		}
 		if (!n)
 			flush_out(o);
+		if (progress && now_s() >= next_progress) {
+			say_progress(o, armed);
+			next_progress = now_s() + 1;
+		}
 	}
 	/* the trace ends here, for every probe at once; the links go after */
 	if (uprobes_arm(u, 0, &err) < 0)
@@ -526,6 +675,7 @@ int main(int argc, char **argv)
 	uprobes_detach(u);
 	t1 = now_s();
 	uprobes_drain(u, on_event, o);
+	resolve_gone(o);
 	flush_out(o);
 	/* the kernel counted what it saw: lost events by code, and any event
 	 * that reached neither the ring nor the lost count (none should) */
@@ -548,13 +698,20 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (announce)
-		fprintf(stderr, "perun: detached %zu probe points in %.0f ms\n", npts, (t1 - t0) * 1e3);
+		fprintf(stderr, "perun: detached %zu probe points in %s ms\n", npts,
+			ms(t1 - t0, m1, sizeof(m1)));
 	else
 		fprintf(stderr, "perun-uprobes: detached %zu probe points in %.3f s\n", npts, t1 - t0);
 	if (o->followed || o->follow_failed)
-		fprintf(stderr, "perun: followed %" PRIu64 " child process%s%s\n", o->followed,
-			o->followed == 1 ? "" : "es",
-			o->follow_failed ? " (some could not be attached: see above)" : "");
+		fprintf(stderr, "perun: followed %" PRIu64 " child process%s from %s first "
+				"instruction%s\n",
+			o->followed, o->followed == 1 ? "" : "es", o->followed == 1 ? "its" : "their",
+			o->follow_failed ? " (some could not be traced: see above)" : "");
+	if (o->unknown && !o->follow)
+		fprintf(stderr, "perun: %" PRIu64 " task%s the process started ended before perun "
+				"could tell a thread from a process, and made no traced call%s\n",
+			o->unknown, o->unknown == 1 ? "" : "s",
+			" (a child process among them would have run untraced)");
 	if (lost_total)
 		fprintf(stderr, "perun-uprobes: %" PRIu64 " events found the ring buffer full "
 				"(counted per function; a larger --buffer-size keeps them)\n", lost_total);
@@ -569,6 +726,8 @@ out:
 	if (o) {
 		free(o->written);
 		free(o->tids.slot);
+		free(o->procs.slot);
+		free(o->gone);
 	}
 	free(o);
 	free(pts);

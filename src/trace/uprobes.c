@@ -6,26 +6,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/perf_event.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "trace/bpfmap.h"
 #include "trace/uprobes.h"
 
-/* What Debian 12's 6.1 UAPI header does not define yet (Linux 6.6).  */
+/* What Debian 12's libbpf 1.1 and its 6.1 UAPI header do not define yet
+ * (Linux 6.6).  */
 #define ATTACH_UPROBE_MULTI 48		/* BPF_TRACE_UPROBE_MULTI */
 #define UPROBE_MULTI_RETURN 1u		/* BPF_F_UPROBE_MULTI_RETURN */
-#define MAP_RINGBUF 27			/* BPF_MAP_TYPE_RINGBUF (5.8) */
-#define HELPER_RINGBUF_RESERVE 131
-#define HELPER_RINGBUF_SUBMIT 132
-#define HELPER_ATTACH_COOKIE 174
-#define RB_NO_WAKEUP 1			/* BPF_RB_NO_WAKEUP: the reader polls */
 #define RB_BUSY (1u << 31)
 #define RB_DISCARD (1u << 30)
 #define RB_HDR 8
@@ -37,6 +36,10 @@ struct link_uprobe_multi {
 	uint32_t cnt, multi_flags, pid, pad;
 };
 
+/* The object file of bpf/loader.bpf.c, embedded at build time.  */
+extern const unsigned char perun_loader_bpf[];
+extern const size_t perun_loader_bpf_len;
+
 struct link {
 	int fd;
 	pid_t pid;
@@ -44,9 +47,11 @@ struct link {
 };
 
 struct uprobes {
-	int ring_fd, counts_fd, armed_fd, prog_fd;
-	int procs_fd, fork_prog_fd, fork_event_fd;	/* uprobes_watch_forks, or -1 */
-	int exec_prog_fd, exec_event_fd;
+	struct bpf_object *obj;
+	int ring_fd, counts_fd, armed_fd, procs_fd, prog_fd;
+	struct bpf_program *fork_prog, *exec_prog;
+	struct bpf_link *fork_link, *exec_link;	/* uprobes_watch_forks */
+	int fork_format;	/* 0, or the errno of reading the fork record's format */
 	size_t ring_size, ncodes, ncpus;
 	unsigned long *consumer;	/* mapped read-write */
 	const unsigned long *producer;	/* mapped read-only, the data after it */
@@ -56,236 +61,60 @@ struct uprobes {
 	size_t nlinks, alloc;
 };
 
-/* --- the program ----------------------------------------------------------- */
+/* --- libbpf's messages ----------------------------------------------------- */
 
-#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-						.off = (o), .imm = (i) })
-#define MOV64_REG(d, s) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define ADD64_IMM(d, i) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
-#define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
-#define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
-#define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
-#define LDX_DW(d, s, o) INSN(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
-#define LDX_W(d, s, o) INSN(BPF_LDX | BPF_MEM | BPF_W, d, s, o, 0)
-#define LSH64_IMM(d, i) INSN(BPF_ALU64 | BPF_LSH | BPF_K, d, 0, 0, i)
-#define RSH64_IMM(d, i) INSN(BPF_ALU64 | BPF_RSH | BPF_K, d, 0, 0, i)
-#define OR64_REG(d, s) INSN(BPF_ALU64 | BPF_OR | BPF_X, d, s, 0, 0)
-#define STX_DW(d, s, o) INSN(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
-#define STX_W(d, s, o) INSN(BPF_STX | BPF_MEM | BPF_W, d, s, o, 0)
-#define ST_W(d, o, i) INSN(BPF_ST | BPF_MEM | BPF_W, d, 0, o, i)
-#define LD_MAP(d, fd) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), INSN(0, 0, 0, 0, 0)
+/* libbpf's last warnings (the verifier's log among them), for the error
+ * the caller prints: this library prints nothing of its own.  */
+static char libbpf_said[1024];
 
-/* Every probe point runs this:
- *
- *	code = bpf_get_attach_cookie(ctx)
- *	c = counts[code]			per CPU: {seen, lost}
- *	if (c) c->seen++
- *	e = bpf_ringbuf_reserve(&ring, 24, 0)
- *	if (!e) { if (c) c->lost++; return 0 }
- *	*e = { bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), code }
- *	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP)
- *
- * The clock is read before the reservation, as close to the trap as the
- * program can; the reader sorts what the CPUs interleave.  */
-static size_t program(struct bpf_insn *p, int ring_fd, int counts_fd, int armed_fd)
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	/* if (!armed[0]) return 0: the trace starts and ends at one instant, the
-	 * flag's flip, not over the time links take to attach or close */
-	struct bpf_insn gate[] = {
-		MOV64_REG(BPF_REG_6, BPF_REG_1),
-		ST_W(BPF_REG_10, -8, 0),
-		LD_MAP(BPF_REG_1, armed_fd),
-		MOV64_REG(BPF_REG_2, BPF_REG_10),
-		ADD64_IMM(BPF_REG_2, -8),
-		CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_IMM(BPF_REG_0, 0, 39),		/* to the final return 0 */
-		LDX_DW(BPF_REG_1, BPF_REG_0, 0),
-		JEQ_IMM(BPF_REG_1, 0, 37),
-		MOV64_REG(BPF_REG_1, BPF_REG_6),
-	};
-	struct bpf_insn prog[] = {
-		CALL(HELPER_ATTACH_COOKIE),		/* r1 = ctx */
-		MOV64_REG(BPF_REG_7, BPF_REG_0),	/* r7 = code */
-		STX_W(BPF_REG_10, BPF_REG_7, -4),
-		LD_MAP(BPF_REG_1, counts_fd),
-		MOV64_REG(BPF_REG_2, BPF_REG_10),
-		ADD64_IMM(BPF_REG_2, -4),
-		CALL(BPF_FUNC_map_lookup_elem),
-		MOV64_REG(BPF_REG_6, BPF_REG_0),	/* r6 = counters or NULL */
-		JEQ_IMM(BPF_REG_6, 0, 3),
-		LDX_DW(BPF_REG_1, BPF_REG_6, 0),
-		ADD64_IMM(BPF_REG_1, 1),
-		STX_DW(BPF_REG_6, BPF_REG_1, 0),
-		CALL(BPF_FUNC_ktime_get_ns),
-		MOV64_REG(BPF_REG_9, BPF_REG_0),	/* r9 = ts */
-		CALL(BPF_FUNC_get_current_pid_tgid),
-		MOV64_REG(BPF_REG_8, BPF_REG_0),	/* r8 = pid_tgid */
-		LD_MAP(BPF_REG_1, ring_fd),
-		MOV64_IMM(BPF_REG_2, (int)sizeof(struct uprobes_event)),
-		MOV64_IMM(BPF_REG_3, 0),
-		CALL(HELPER_RINGBUF_RESERVE),
-		JEQ_IMM(BPF_REG_0, 0, 9),
-		STX_DW(BPF_REG_0, BPF_REG_9, 0),
-		STX_DW(BPF_REG_0, BPF_REG_8, 8),
-		STX_W(BPF_REG_0, BPF_REG_7, 16),
-		ST_W(BPF_REG_0, 20, 0),
-		MOV64_REG(BPF_REG_1, BPF_REG_0),
-		MOV64_IMM(BPF_REG_2, RB_NO_WAKEUP),
-		CALL(HELPER_RINGBUF_SUBMIT),
-		MOV64_IMM(BPF_REG_0, 0),
-		EXIT(),
-		/* the ring is full: counted, per code */
-		JEQ_IMM(BPF_REG_6, 0, 3),
-		LDX_DW(BPF_REG_1, BPF_REG_6, 8),
-		ADD64_IMM(BPF_REG_1, 1),
-		STX_DW(BPF_REG_6, BPF_REG_1, 8),
-		MOV64_IMM(BPF_REG_0, 0),
-		EXIT(),
-	};
-	_Static_assert(sizeof(gate) / sizeof(gate[0]) == 11 && sizeof(prog) / sizeof(prog[0]) == 38,
-		       "the gate's jumps land on the program's final return 0");
-	memcpy(p, gate, sizeof(gate));
-	memcpy(p + sizeof(gate) / sizeof(gate[0]), prog, sizeof(prog));
-	return sizeof(gate) / sizeof(gate[0]) + sizeof(prog) / sizeof(prog[0]);
+	size_t n = strlen(libbpf_said);
+	char line[512];
+	int k;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	k = vsnprintf(line, sizeof(line), fmt, ap);
+	if (k <= 0)
+		return 0;
+	if (n + strlen(line) >= sizeof(libbpf_said))
+		n = 0;	/* keep the latest */
+	snprintf(libbpf_said + n, sizeof(libbpf_said) - n, "%s", line);
+	return 0;
 }
 
-static int map_create(unsigned type, unsigned key, unsigned value, unsigned entries,
-		      const char *name)
+/* libbpf's last words, on one line, at most 180 characters from their end.  */
+static const char *libbpf_words(void)
 {
-	union bpf_attr a;
+	size_t n = strlen(libbpf_said), i;
 
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = key;
-	a.value_size = value;
-	a.max_entries = entries;
-	snprintf(a.map_name, sizeof(a.map_name), "%s", name);
-	return (int)bpfmap_sys(BPF_MAP_CREATE, &a, sizeof(a));
-}
-
-static char verifier_log[8192];
-
-static int prog_load(int ring_fd, int counts_fd, int armed_fd, struct bpfmap_err *err)
-{
-	struct bpf_insn insns[64];
-	union bpf_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_KPROBE;
-	a.expected_attach_type = ATTACH_UPROBE_MULTI;
-	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = (uint32_t)program(insns, ring_fd, counts_fd, armed_fd);
-	a.license = (uint64_t)(uintptr_t)"GPL";
-	snprintf(a.prog_name, sizeof(a.prog_name), "perun_uprobe");
-	fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
-	if (fd >= 0)
-		return fd;
-	{
-		int e = errno;
-		a.log_buf = (uint64_t)(uintptr_t)verifier_log;
-		a.log_size = sizeof(verifier_log);
-		a.log_level = 1;
-		verifier_log[0] = '\0';
-		fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
-		if (fd >= 0)
-			return fd;
-		errno = e;
-		return bpfmap_fail(err, e, "bpf(BPF_PROG_LOAD)%s%.180s", verifier_log[0] ? " " : "",
-			    verifier_log);
-	}
+	for (i = 0; i < n; i++)
+		if (libbpf_said[i] == '\n' || libbpf_said[i] == '\t')
+			libbpf_said[i] = ' ';
+	while (n && libbpf_said[n - 1] == ' ')
+		libbpf_said[--n] = '\0';
+	return n > 180 ? libbpf_said + n - 180 : libbpf_said;
 }
 
 /* --- setup ----------------------------------------------------------------- */
 
 static size_t possible_cpus(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_CONF);
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-	unsigned a, b;
+	int n = libbpf_num_possible_cpus();
 
-	/* "0-N" or "0": percpu maps have one slot per possible CPU */
-	if (f) {
-		int k = fscanf(f, "%u-%u", &a, &b);
-		fclose(f);
-		if (k == 2 && b >= a)
-			return (size_t)b + 1;
-		if (k == 1)
-			return (size_t)a + 1;
-	}
 	return n > 0 ? (size_t)n : 1;
 }
 
 int uprobes_supported(struct bpfmap_err *err)
 {
-	struct uprobes *u = uprobes_new(2, 4096, err);
+	struct uprobes *u = uprobes_new(2, 4096, 0, err);
 
 	if (!u)
 		return 0;
 	uprobes_free(u);
 	return 1;
 }
-
-struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct bpfmap_err *err)
-{
-	struct uprobes *u = calloc(1, sizeof(*u));
-	size_t size;
-	void *m;
-
-	if (!u) {
-		bpfmap_fail(err, ENOMEM, "calloc");
-		return NULL;
-	}
-	u->ring_fd = u->counts_fd = u->armed_fd = u->prog_fd = -1;
-	u->procs_fd = u->fork_prog_fd = u->fork_event_fd = -1;
-	u->exec_prog_fd = u->exec_event_fd = -1;
-	u->page = (size_t)sysconf(_SC_PAGESIZE);
-	u->ncpus = possible_cpus();
-	u->ncodes = ncodes ? ncodes : 1;
-	for (size = u->page; size < ring_bytes && size < ((size_t)1 << 30); size <<= 1)
-		;
-	u->ring_size = size;
-	u->ring_fd = map_create(MAP_RINGBUF, 0, 0, (unsigned)size, "perun_ring");
-	if (u->ring_fd < 0) {
-		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of a %zu-byte ring buffer", size);
-		goto bad;
-	}
-	u->counts_fd = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 16, (unsigned)u->ncodes,
-				  "perun_counts");
-	if (u->counts_fd < 0) {
-		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of %zu per-CPU counters", u->ncodes);
-		goto bad;
-	}
-	u->armed_fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, "perun_armed");
-	if (u->armed_fd < 0) {
-		bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of the armed flag");
-		goto bad;
-	}
-	u->prog_fd = prog_load(u->ring_fd, u->counts_fd, u->armed_fd, err);
-	if (u->prog_fd < 0)
-		goto bad;
-	m = mmap(NULL, u->page, PROT_READ | PROT_WRITE, MAP_SHARED, u->ring_fd, 0);
-	if (m == MAP_FAILED) {
-		bpfmap_fail(err, errno, "mmap of the ring's consumer page");
-		goto bad;
-	}
-	u->consumer = m;
-	/* the data is mapped twice in a row, so a record never wraps */
-	m = mmap(NULL, u->page + 2 * size, PROT_READ, MAP_SHARED, u->ring_fd, (off_t)u->page);
-	if (m == MAP_FAILED) {
-		bpfmap_fail(err, errno, "mmap of the ring's data");
-		goto bad;
-	}
-	u->producer = m;
-	u->data = (const unsigned char *)m + u->page;
-	return u;
-bad:
-	uprobes_free(u);
-	return NULL;
-}
-
-/* --- forks ----------------------------------------------------------------- */
 
 /* The offset of "field:TYPE NAME;\toffset:N;" in a tracepoint's format
  * file, or -1.  */
@@ -323,178 +152,150 @@ static int tp_read(const char *event, const char *name, char *buf, size_t n)
 	return -1;
 }
 
-/* Loads a tracepoint program named name; its fd, or -1 with the verifier's
- * word in err.  */
-static int tp_prog_load(const struct bpf_insn *insns, size_t n, const char *name,
-			struct bpfmap_err *err)
+static int map_fd(struct uprobes *u, const char *name, struct bpfmap_err *err)
 {
-	union bpf_attr a;
-	int fd;
+	struct bpf_map *m = bpf_object__find_map_by_name(u->obj, name);
+	int fd = m ? bpf_map__fd(m) : -1;
 
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
-	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = (uint32_t)n;
-	a.license = (uint64_t)(uintptr_t)"GPL";
-	snprintf(a.prog_name, sizeof(a.prog_name), "%s", name);
-	a.log_buf = (uint64_t)(uintptr_t)verifier_log;
-	a.log_size = sizeof(verifier_log);
-	a.log_level = 1;
-	verifier_log[0] = '\0';
-	fd = (int)bpfmap_sys(BPF_PROG_LOAD, &a, sizeof(a));
 	if (fd < 0)
-		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) of %s %.180s", name, verifier_log);
+		return bpfmap_fail(err, ENOENT, "the loader's program has no map %s", name);
 	return fd;
 }
 
-/* A perf event on tracepoint id running prog; its fd, or -1.  */
-static int tp_attach(int id, int prog, const char *what, struct bpfmap_err *err)
+/* Opens the embedded object, sizes its maps, sets its configuration and
+ * loads it; 0, or -1.  */
+static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
 {
-	struct perf_event_attr pa;
-	int fd;
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "perun");
+	struct uprobes_config cfg = { 0, 0 };
+	struct bpf_program *prog;
+	struct bpf_map *m;
+	char format[4096];
+	size_t size;
+	int off;
 
-	memset(&pa, 0, sizeof(pa));
-	pa.type = PERF_TYPE_TRACEPOINT;
-	pa.size = sizeof(pa);
-	pa.config = (uint64_t)id;
-	pa.sample_period = 1;
-	pa.wakeup_events = 1;
-	fd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return bpfmap_fail(err, errno, "perf_event_open of %s", what);
-	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-		int e = errno;
-		close(fd);
-		return bpfmap_fail(err, e, "ioctl(PERF_EVENT_IOC_SET_BPF) on %s", what);
+	libbpf_set_print(libbpf_print);
+	libbpf_said[0] = '\0';
+	cfg.filter_traced = (flags & UPROBES_FILTER_TRACED) != 0;
+	if (tp_read("sched_process_fork", "format", format, sizeof(format)) < 0)
+		u->fork_format = errno ? errno : ENOENT;
+	else if ((off = tp_field_offset(format, "child_pid")) < 8)
+		u->fork_format = EINVAL;
+	else
+		cfg.fork_child_off = (uint32_t)off;
+	u->obj = bpf_object__open_mem(perun_loader_bpf, perun_loader_bpf_len, &opts);
+	if (!u->obj) {
+		u->obj = NULL;
+		return bpfmap_fail(err, errno, "bpf_object__open_mem of the loader's program %s",
+				   libbpf_words());
 	}
-	return fd;
-}
-
-/* sched_process_exec in a traced process: {ts, pid_tgid, EXEC} into the
- * ring, waking the reader.  */
-static int watch_execs(struct uprobes *u, struct bpfmap_err *err)
-{
-	char idtext[32];
-	int id;
-	struct bpf_insn prog[] = {
-		CALL(BPF_FUNC_get_current_pid_tgid),
-		MOV64_REG(BPF_REG_8, BPF_REG_0),	/* r8 = pid_tgid */
-		MOV64_REG(BPF_REG_7, BPF_REG_0),
-		RSH64_IMM(BPF_REG_7, 32),
-		STX_W(BPF_REG_10, BPF_REG_7, -4),
-		LD_MAP(BPF_REG_1, u->procs_fd),
-		MOV64_REG(BPF_REG_2, BPF_REG_10),
-		ADD64_IMM(BPF_REG_2, -4),
-		CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_IMM(BPF_REG_0, 0, 15),
-		CALL(BPF_FUNC_ktime_get_ns),
-		MOV64_REG(BPF_REG_9, BPF_REG_0),
-		LD_MAP(BPF_REG_1, u->ring_fd),
-		MOV64_IMM(BPF_REG_2, (int)sizeof(struct uprobes_event)),
-		MOV64_IMM(BPF_REG_3, 0),
-		CALL(HELPER_RINGBUF_RESERVE),
-		JEQ_IMM(BPF_REG_0, 0, 7),
-		STX_DW(BPF_REG_0, BPF_REG_9, 0),
-		STX_DW(BPF_REG_0, BPF_REG_8, 8),
-		ST_W(BPF_REG_0, 16, (int)UPROBES_EXEC_CODE),
-		STX_W(BPF_REG_0, BPF_REG_7, 20),
-		MOV64_REG(BPF_REG_1, BPF_REG_0),
-		MOV64_IMM(BPF_REG_2, 0),
-		CALL(HELPER_RINGBUF_SUBMIT),
-		MOV64_IMM(BPF_REG_0, 0),
-		EXIT(),
-	};
-
-	if (tp_read("sched_process_exec", "id", idtext, sizeof(idtext)) < 0 || (id = atoi(idtext)) <= 0)
-		return bpfmap_fail(err, errno, "tracefs sched/sched_process_exec");
-	u->exec_prog_fd = tp_prog_load(prog, sizeof(prog) / sizeof(prog[0]), "perun_exec", err);
-	if (u->exec_prog_fd < 0)
-		return -1;
-	if ((u->exec_event_fd = tp_attach(id, u->exec_prog_fd, "sched_process_exec", err)) < 0)
+	prog = bpf_object__find_program_by_name(u->obj, "perun_uprobe");
+	u->fork_prog = bpf_object__find_program_by_name(u->obj, "perun_fork");
+	u->exec_prog = bpf_object__find_program_by_name(u->obj, "perun_exec");
+	if (!prog || !u->fork_prog || !u->exec_prog)
+		return bpfmap_fail(err, ENOENT, "the loader's object lacks a program");
+	bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
+	bpf_program__set_expected_attach_type(prog, (enum bpf_attach_type)ATTACH_UPROBE_MULTI);
+	for (size = u->page; size < u->ring_size && size < ((size_t)1 << 30); size <<= 1)
+		;
+	u->ring_size = size;
+	if (!(m = bpf_object__find_map_by_name(u->obj, "perun_ring")) ||
+	    bpf_map__set_max_entries(m, (uint32_t)size) < 0)
+		return bpfmap_fail(err, errno, "sizing the %zu-byte ring buffer", size);
+	if (!(m = bpf_object__find_map_by_name(u->obj, "perun_counts")) ||
+	    bpf_map__set_max_entries(m, (uint32_t)u->ncodes) < 0)
+		return bpfmap_fail(err, errno, "sizing %zu per-CPU counters", u->ncodes);
+	if (!(m = bpf_object__find_map_by_name(u->obj, ".rodata")) ||
+	    bpf_map__set_initial_value(m, &cfg, sizeof(cfg)) < 0)
+		return bpfmap_fail(err, errno, "the loader's configuration (.rodata)");
+	if (bpf_object__load(u->obj) < 0)
+		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) %s", libbpf_words());
+	u->prog_fd = bpf_program__fd(prog);
+	if ((u->ring_fd = map_fd(u, "perun_ring", err)) < 0 ||
+	    (u->counts_fd = map_fd(u, "perun_counts", err)) < 0 ||
+	    (u->armed_fd = map_fd(u, "perun_armed", err)) < 0 ||
+	    (u->procs_fd = map_fd(u, "perun_procs", err)) < 0)
 		return -1;
 	return 0;
 }
 
+struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, unsigned flags,
+			    struct bpfmap_err *err)
+{
+	struct uprobes *u = calloc(1, sizeof(*u));
+	void *m;
+
+	if (!u) {
+		bpfmap_fail(err, ENOMEM, "calloc");
+		return NULL;
+	}
+	u->ring_fd = u->counts_fd = u->armed_fd = u->procs_fd = u->prog_fd = -1;
+	u->page = (size_t)sysconf(_SC_PAGESIZE);
+	u->ncpus = possible_cpus();
+	u->ncodes = ncodes ? ncodes : 1;
+	u->ring_size = ring_bytes;
+	if (load(u, flags, err) < 0)
+		goto bad;
+	m = mmap(NULL, u->page, PROT_READ | PROT_WRITE, MAP_SHARED, u->ring_fd, 0);
+	if (m == MAP_FAILED) {
+		bpfmap_fail(err, errno, "mmap of the ring's consumer page");
+		goto bad;
+	}
+	u->consumer = m;
+	/* the data is mapped twice in a row, so a record never wraps */
+	m = mmap(NULL, u->page + 2 * u->ring_size, PROT_READ, MAP_SHARED, u->ring_fd,
+		 (off_t)u->page);
+	if (m == MAP_FAILED) {
+		bpfmap_fail(err, errno, "mmap of the ring's data");
+		goto bad;
+	}
+	u->producer = m;
+	u->data = (const unsigned char *)m + u->page;
+	return u;
+bad:
+	uprobes_free(u);
+	return NULL;
+}
+
+/* --- the traced set and forks ---------------------------------------------- */
+
+int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err)
+{
+	uint32_t key = (uint32_t)tgid, val = (uint32_t)tgid;
+
+	if (bpf_map_update_elem(u->procs_fd, &key, &val, BPF_ANY) < 0)
+		return bpfmap_fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of process %d", (int)tgid);
+	return 0;
+}
+
+int uprobes_is_traced(struct uprobes *u, pid_t id)
+{
+	uint32_t key = (uint32_t)id, val;
+
+	return bpf_map_lookup_elem(u->procs_fd, &key, &val) == 0;
+}
+
+void uprobes_untrace_pid(struct uprobes *u, pid_t id)
+{
+	uint32_t key = (uint32_t)id;
+
+	bpf_map_delete_elem(u->procs_fd, &key);
+}
+
 int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err)
 {
-	char format[4096], idtext[32];
-	int child_off, id, key = (int)root, val = (int)root;
-	union bpf_attr a;
-	struct bpf_insn *insns;
-	size_t n;
-
-	if (tp_read("sched_process_fork", "format", format, sizeof(format)) < 0 ||
-	    tp_read("sched_process_fork", "id", idtext, sizeof(idtext)) < 0)
-		return bpfmap_fail(err, errno, "tracefs sched/sched_process_fork (is tracefs mounted?)");
-	child_off = tp_field_offset(format, "child_pid");
-	id = atoi(idtext);
-	if (child_off < 8 || id <= 0)
-		return bpfmap_fail(err, 0, "sched_process_fork: no child_pid field in its format");
-	u->procs_fd = map_create(BPF_MAP_TYPE_HASH, 4, 4, 65536, "perun_procs");
-	if (u->procs_fd < 0)
-		return bpfmap_fail(err, errno, "bpf(BPF_MAP_CREATE) of the traced processes");
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)u->procs_fd;
-	a.key = (uint64_t)(uintptr_t)&key;
-	a.value = (uint64_t)(uintptr_t)&val;
-	if (bpfmap_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
-		return bpfmap_fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of process %d", (int)root);
-	{
-		/* in the parent: if (procs[tgid]) { procs[child] = tgid; ring <- {ts,
-		 * tgid << 32 | child, FORK} }; a thread's id goes in as well, and
-		 * the reader tells threads from processes */
-		struct bpf_insn prog[] = {
-			MOV64_REG(BPF_REG_6, BPF_REG_1),
-			CALL(BPF_FUNC_get_current_pid_tgid),
-			MOV64_REG(BPF_REG_7, BPF_REG_0),
-			RSH64_IMM(BPF_REG_7, 32),		/* r7 = tgid */
-			STX_W(BPF_REG_10, BPF_REG_7, -4),
-			LD_MAP(BPF_REG_1, u->procs_fd),
-			MOV64_REG(BPF_REG_2, BPF_REG_10),
-			ADD64_IMM(BPF_REG_2, -4),
-			CALL(BPF_FUNC_map_lookup_elem),
-			JEQ_IMM(BPF_REG_0, 0, 27),
-			LDX_W(BPF_REG_8, BPF_REG_6, (short)child_off),	/* r8 = child */
-			STX_W(BPF_REG_10, BPF_REG_8, -8),
-			LD_MAP(BPF_REG_1, u->procs_fd),
-			MOV64_REG(BPF_REG_2, BPF_REG_10),
-			ADD64_IMM(BPF_REG_2, -8),
-			MOV64_REG(BPF_REG_3, BPF_REG_10),
-			ADD64_IMM(BPF_REG_3, -4),
-			MOV64_IMM(BPF_REG_4, BPF_ANY),
-			CALL(BPF_FUNC_map_update_elem),
-			CALL(BPF_FUNC_ktime_get_ns),
-			MOV64_REG(BPF_REG_9, BPF_REG_0),
-			LD_MAP(BPF_REG_1, u->ring_fd),
-			MOV64_IMM(BPF_REG_2, (int)sizeof(struct uprobes_event)),
-			MOV64_IMM(BPF_REG_3, 0),
-			CALL(HELPER_RINGBUF_RESERVE),
-			JEQ_IMM(BPF_REG_0, 0, 9),
-			STX_DW(BPF_REG_0, BPF_REG_9, 0),
-			LSH64_IMM(BPF_REG_7, 32),
-			OR64_REG(BPF_REG_7, BPF_REG_8),
-			STX_DW(BPF_REG_0, BPF_REG_7, 8),
-			ST_W(BPF_REG_0, 16, (int)UPROBES_FORK_CODE),
-			STX_W(BPF_REG_0, BPF_REG_8, 20),
-			MOV64_REG(BPF_REG_1, BPF_REG_0),
-			MOV64_IMM(BPF_REG_2, 0),	/* wake the reader: attach soon */
-			CALL(HELPER_RINGBUF_SUBMIT),
-			MOV64_IMM(BPF_REG_0, 0),
-			EXIT(),
-		};
-		n = sizeof(prog) / sizeof(prog[0]);
-		insns = malloc(sizeof(prog));
-		if (!insns)
-			return bpfmap_fail(err, ENOMEM, "malloc");
-		memcpy(insns, prog, sizeof(prog));
-	}
-	u->fork_prog_fd = tp_prog_load(insns, n, "perun_fork", err);
-	free(insns);
-	if (u->fork_prog_fd < 0)
+	if (uprobes_trace_pid(u, root, err) < 0)
 		return -1;
-	if ((u->fork_event_fd = tp_attach(id, u->fork_prog_fd, "sched_process_fork", err)) < 0)
-		return -1;
-	return watch_execs(u, err);
+	if (u->fork_format)
+		return bpfmap_fail(err, u->fork_format, "tracefs sched/sched_process_fork "
+				   "(is tracefs mounted? it needs a child_pid field)");
+	u->fork_link = bpf_program__attach_tracepoint(u->fork_prog, "sched", "sched_process_fork");
+	if (!u->fork_link)
+		return bpfmap_fail(err, errno, "attaching to sched_process_fork %s", libbpf_words());
+	u->exec_link = bpf_program__attach_tracepoint(u->exec_prog, "sched", "sched_process_exec");
+	if (!u->exec_link)
+		return bpfmap_fail(err, errno, "attaching to sched_process_exec %s", libbpf_words());
+	return 0;
 }
 
 /* --- links ----------------------------------------------------------------- */
@@ -639,31 +440,76 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
 	return (long)total;
 }
 
+/* Threads that close links at once: closing a uprobe_multi link waits for
+ * an RCU tasks-trace grace period (tens of ms), and closes that wait
+ * together share one.  */
+#define CLOSERS 64
+
+struct closer {
+	const struct link *links;
+	size_t n, step;	/* closes links[0], links[step], ... below n */
+	int ret;	/* of the links of this direction */
+};
+
+static void *close_links(void *arg)
+{
+	const struct closer *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->n; i += c->step)
+		if (c->links[i].ret == c->ret)
+			close(c->links[i].fd);
+	return NULL;
+}
+
+/* Closes the links of direction ret, CLOSERS at a time.  */
+static void close_parallel(const struct link *links, size_t n, int ret)
+{
+	pthread_t tid[CLOSERS];
+	struct closer c[CLOSERS];
+	int started[CLOSERS];
+	size_t k, nt = n < CLOSERS ? n : CLOSERS;
+
+	for (k = 0; k < nt; k++) {
+		c[k] = (struct closer){ links + k, n - k, nt, ret };
+		started[k] = pthread_create(&tid[k], NULL, close_links, &c[k]) == 0;
+		if (!started[k])
+			close_links(&c[k]);
+	}
+	for (k = 0; k < nt; k++)
+		if (started[k])
+			pthread_join(tid[k], NULL);
+}
+
 void uprobes_detach(struct uprobes *u)
 {
-	size_t i;
-	int pass;
-
 	/* return probes first: a call cut by the detach then has an entry and no
 	 * return (in flight at the detach), never the reverse */
-	for (pass = 1; pass >= 0; pass--)
-		for (i = 0; i < u->nlinks; i++)
-			if (u->links[i].ret == pass)
-				close(u->links[i].fd);
+	close_parallel(u->links, u->nlinks, 1);
+	close_parallel(u->links, u->nlinks, 0);
 	u->nlinks = 0;
+}
+
+double uprobes_detach_cost(struct uprobes *u, const char *path, uint64_t offset)
+{
+	uint64_t cookie = 0;
+	struct timespec a, b;
+	int fd = link_create(u, path, &offset, NULL, &cookie, 1, 0, getpid());
+
+	if (fd < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 }
 
 int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err)
 {
 	uint32_t key = 0;
 	uint64_t val = on ? 1 : 0;
-	union bpf_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)u->armed_fd;
-	a.key = (uint64_t)(uintptr_t)&key;
-	a.value = (uint64_t)(uintptr_t)&val;
-	if (bpfmap_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) < 0)
+	if (bpf_map_update_elem(u->armed_fd, &key, &val, BPF_ANY) < 0)
 		return bpfmap_fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of the armed flag");
 	return 0;
 }
@@ -704,24 +550,20 @@ size_t uprobes_drain(struct uprobes *u, uprobes_event_fn fn, void *ctx)
 int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *lost,
 		   struct bpfmap_err *err)
 {
-	uint64_t *v = calloc(u->ncpus * 2, sizeof(*v));
-	union bpf_attr a;
+	struct uprobes_count *v = calloc(u->ncpus, sizeof(*v));
 	size_t i;
 
 	*seen = *lost = 0;
 	if (!v)
 		return bpfmap_fail(err, ENOMEM, "calloc");
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)u->counts_fd;
-	a.key = (uint64_t)(uintptr_t)&code;
-	a.value = (uint64_t)(uintptr_t)v;
-	if (bpfmap_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)) < 0) {
+	code &= ~UPROBES_CODE_RETINSN;
+	if (bpf_map_lookup_elem(u->counts_fd, &code, v) < 0) {
 		free(v);
 		return bpfmap_fail(err, errno, "bpf(BPF_MAP_LOOKUP_ELEM) of code %u's counters", code);
 	}
 	for (i = 0; i < u->ncpus; i++) {
-		*seen += v[2 * i];
-		*lost += v[2 * i + 1];
+		*seen += v[i].seen;
+		*lost += v[i].lost;
 	}
 	free(v);
 	return 0;
@@ -737,13 +579,8 @@ void uprobes_free(struct uprobes *u)
 		munmap((void *)u->producer, u->page + 2 * u->ring_size);
 	if (u->consumer)
 		munmap(u->consumer, u->page);
-	{
-		int fds[] = { u->exec_event_fd, u->exec_prog_fd, u->fork_event_fd, u->fork_prog_fd,
-			      u->procs_fd, u->prog_fd, u->counts_fd, u->armed_fd, u->ring_fd };
-		size_t i;
-		for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-	}
+	bpf_link__destroy(u->exec_link);
+	bpf_link__destroy(u->fork_link);
+	bpf_object__close(u->obj);	/* the programs and maps */
 	free(u);
 }

@@ -11,8 +11,12 @@
  * code (id * 2 + kind, as the raw stream names it) rides each offset's BPF
  * cookie.  Events go into a BPF ring buffer that is drained while the
  * target runs; an event that finds the ring full is counted per probe code
- * in the kernel, so the loss is exact.  Raw bpf(2), no libbpf: Debian 12's
- * libbpf and UAPI headers predate uprobe_multi.  */
+ * in the kernel, so the loss is exact.
+ *
+ * The programs are BPF C (bpf/loader.bpf.c, sharing bpf/loader.h with this
+ * side), compiled by clang at build time and embedded; libbpf opens and
+ * loads them and creates their maps.  The uprobe_multi links are made
+ * with raw bpf(2): Debian 12's libbpf 1.1 and UAPI headers predate them.  */
 #ifndef PERUN_UPROBES_H
 #define PERUN_UPROBES_H
 
@@ -20,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bpf/loader.h"		/* struct uprobes_event, the record codes */
 #include "trace/bpfmap.h"	/* struct bpfmap_err: why a call failed */
 
 /* One probe point to attach: offset in path's file, the code its events
@@ -34,24 +39,35 @@ struct uprobes_point {
 	unsigned attached : 1;	/* set by uprobes_attach */
 };
 
-/* One event as the program writes it into the ring.  */
-struct uprobes_event {
-	uint64_t ts;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
-	uint64_t pid_tgid;	/* tgid << 32 | tid */
-	uint32_t code;
-	uint32_t pad;
-};
-
 struct uprobes;
 
 /* 1 when this kernel attaches uprobe_multi links with BPF cookies (loads
  * the program once to see); 0 with the reason in err.  */
 int uprobes_supported(struct bpfmap_err *err);
 
+/* uprobes_new's flags.  UPROBES_FILTER_TRACED: the probes record only
+ * processes in the traced set (uprobes_trace_pid, and the children that
+ * uprobes_watch_forks adds before they run), for links attached to every
+ * process (pid 0); one map lookup more per event.  */
+#define UPROBES_FILTER_TRACED 1u
+
 /* Creates the ring (ring_bytes, rounded up to a power of two of at least
- * a page), the per-code counters (ncodes codes) and the program.  NULL on
- * failure (why in err).  */
-struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct bpfmap_err *err);
+ * a page), the per-code counters (ncodes codes), the traced set (at most
+ * UPROBES_PROCS_MAX processes) and the programs.  NULL on failure (why in
+ * err).  */
+struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, unsigned flags,
+			    struct bpfmap_err *err);
+
+/* Adds process tgid to the traced set.  0, or -1 (why in err).  */
+int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err);
+
+/* 1 when id is in the traced set, 0 when not (or the set cannot be read).  */
+int uprobes_is_traced(struct uprobes *u, pid_t id);
+
+/* Takes id out of the traced set: a thread's id, which the fork program
+ * adds as it adds a process's, and which a process could take over once
+ * the thread ends.  */
+void uprobes_untrace_pid(struct uprobes *u, pid_t id);
 
 /* Attaches points (grouped by path and direction, one link each) to pid's
  * process only, or to every process when pid is 0.  A link the kernel
@@ -61,18 +77,11 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, struct bpfmap_err 
 long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_t pid,
 		    struct bpfmap_err *err);
 
-/* The code of a fork record: a process the ring's tgid (pid_tgid >> 32)
- * runs started a task whose id is the record's pad field; new threads of a
- * traced process come this way too.  */
-#define UPROBES_FORK_CODE 0xffffffffu
-/* The code of an exec record: a traced process (pid_tgid >> 32) replaced
- * its program; its links must be made again for the new one.  */
-#define UPROBES_EXEC_CODE 0xfffffffeu
-
-/* Reports forks of root and of every task it or they start into the ring
- * (a sched_process_fork tracepoint program and a map of the traced
- * processes), and their execs (sched_process_exec).  0, or -1 (why in
- * err).  */
+/* Adds root to the traced set, and reports forks of its members into the
+ * ring (UPROBES_FORK_CODE records, from a sched_process_fork program that
+ * adds the new task to the set before it runs), and their execs
+ * (UPROBES_EXEC_CODE, sched_process_exec).  0, or -1 (why in err; root is
+ * in the set all the same when that succeeded).  */
 int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err);
 
 /* Starts (on) or stops recording, at once, on every link: the probes
@@ -82,8 +91,14 @@ int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err);
 /* Releases the links bound to pid.  */
 void uprobes_detach_pid(struct uprobes *u, pid_t pid);
 
-/* Releases every link: the breakpoints go at once.  */
+/* Releases every link: the breakpoints go at once.  The kernel waits for a
+ * grace period per link closed; the links are closed together, return
+ * probes first, so a detach takes about two grace periods.  */
 void uprobes_detach(struct uprobes *u);
+/* What one grace period costs now, in seconds: a link of one point at
+ * offset in path, bound to this process (which never runs it), made and
+ * closed.  -1 when the kernel refused it.  */
+double uprobes_detach_cost(struct uprobes *u, const char *path, uint64_t offset);
 
 /* Hands every event in the ring to fn, oldest first; returns how many.  */
 typedef void (*uprobes_event_fn)(void *ctx, const struct uprobes_event *ev);
