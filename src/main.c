@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -83,6 +86,18 @@ static char *self_path(const char *argv0)
 	return xstrdup(argv0);
 }
 
+/* Whether standard output is a pipe or socket whose reader is gone.  */
+static int reader_gone(void)
+{
+	struct pollfd p = { STDOUT_FILENO, POLLOUT, 0 };
+	struct stat st;
+
+	if (errno == EPIPE)
+		return 1;
+	return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
+	       poll(&p, 1, 0) > 0 && (p.revents & POLLERR);
+}
+
 static int finish(int code)
 {
 	char *perun_dir = geteuid() == 0 ? repo_locate() : NULL;
@@ -93,6 +108,13 @@ static int finish(int code)
 		free(perun_dir);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
+		/* a reader that went away (perun show | head) is no error: perun
+		 * ends as git does, quietly, by the SIGPIPE it was spared */
+		if (reader_gone()) {
+			signal(SIGPIPE, SIG_DFL);
+			raise(SIGPIPE);
+			return EXIT_SIGNAL_BASE + SIGPIPE;
+		}
 		fprintf(stderr, "perun: write error on standard output\n");
 		return EXIT_FAIL;
 	}

@@ -18,6 +18,16 @@ export PERUN_CACHE_DIR="$TRASH/cache"
 # lines: see assert_nothing_left
 export TMPDIR="$TRASH/tmp"
 mkdir -p "$TMPDIR"
+# A home of the test's own (as git's own test suite has) with a git identity
+# in its global configuration, which a repository's own user.name overrides:
+# the tests run alike on a fresh host with no git configuration and on a
+# developer's machine with one
+HOME="$TRASH"
+GIT_CONFIG_NOSYSTEM=1
+export HOME GIT_CONFIG_NOSYSTEM
+unset XDG_CONFIG_HOME XDG_CACHE_HOME GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME \
+	GIT_COMMITTER_EMAIL
+printf "[user]\n\tname = A U Thor\n\temail = author@example.com\n" >"$TRASH/.gitconfig"
 # libgit2 1.5 leaks pcre2 match data in remote config lookups (push, fetch):
 # not ours; see the file
 LSAN_OPTIONS="suppressions=$SRCDIR/tests/lsan-libgit2.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"

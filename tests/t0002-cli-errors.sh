@@ -31,9 +31,43 @@ test_expect_success 'bad numbers for -g and -t' '
 	expect_fail 2 "$PERUN" collect -c /bin/true trace -t soon
 '
 
-test_expect_success 'a missing binary' '
-	expect_fail 1 "$PERUN" collect -c ./nope -o x.perf trace &&
-	grep "nope: command not found" err && ! test -e x.perf
+test_expect_success 'a missing binary: where perun looked, or that it is no program' '
+	: >noexec && mkdir -p sub &&
+	for c in ./nope nope /no/such/prog ./sub ./noexec; do
+		expect_fail 1 "$PERUN" collect -c $c -o x.perf trace && cat err >>all || exit 1
+	done &&
+	! test -e x.perf &&
+	cat >expect <<-EOF &&
+	perun collect: ./nope: no such file in $(pwd -P)
+	perun collect: nope: command not found in PATH (give its path, e.g. ./nope)
+	perun collect: /no/such/prog: no such file
+	perun collect: ./sub: is a directory
+	perun collect: ./noexec: not executable
+	EOF
+	test_cmp expect all
+'
+
+test_expect_success 'a trace option before trace: where it goes' '
+	expect_fail 2 "$PERUN" collect -t 2 -c ./nope trace -f main &&
+	head -n 1 err >actual &&
+	expect_fail 2 "$PERUN" collect -c ./nope --timeout=2 trace -f main &&
+	head -n 1 err >>actual &&
+	cat >expect <<-EOF &&
+	perun collect: -t is an option of trace: put it after ${SQ}trace${SQ} (perun collect -c CMD trace -t ...)
+	perun collect: --timeout=2 is an option of trace: put it after ${SQ}trace${SQ} (perun collect -c CMD trace --timeout=2 ...)
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'a reader that goes away (perun show | head): quiet, as git is' '
+	printf "perun-plan 1\t2\n0\tfunc\t1\t1000\t0\t/bin/app\tmain\t\t\t\n1\tfunc\t1\t1010\t0\t/bin/app\twork\t\t\t\n" >plan &&
+	awk "BEGIN { print \"s 3e8 0 100\"; print \"r\"; print \"0 1 200\";
+		for (i = 0; i < 30000; i++) printf \"2 1 %x\\n3 1 %x\\n\", 1000 + 4 * i, 1002 + 4 * i;
+		print \"1 1 fffffff\"; print \"q\" }" >raw &&
+	"$PERUN" __parse plan raw big.perf >/dev/null &&
+	{ "$PERUN" show big.perf --format json 2>err; echo $? >rc; } | head -c 100 >/dev/null &&
+	cat err && ! test -s err &&
+	test "$(cat rc)" = 141
 '
 
 test_expect_success 'a file that is not ELF' '

@@ -46,6 +46,15 @@ test_expect_success 'a repository with two commits' '
 	"$PERUN" init >/dev/null
 '
 
+test_expect_success 'init leaves the tree clean: .perun/ is excluded in this clone' '
+	cd repo &&
+	git status --porcelain --untracked-files=all >../status &&
+	! test -s ../status &&
+	"$PERUN" init >/dev/null &&
+	grep -c "^/\.perun/$" .git/info/exclude >../n &&
+	echo 1 >../expect && test_cmp ../expect ../n
+'
+
 test_expect_success 'collect into jobs, add, and the jobs file is gone' '
 	cd repo &&
 	"$PERUN" collect -c ../counts trace -q -s custom -f fib -f work &&

@@ -43,6 +43,9 @@ test_expect_success 'doctor BINARY: where its functions come from' '
 	                        fix: $FIX
 	EOF
 	test_cmp expect actual &&
+	n=$(sed -n "s/.*only the \([0-9]*\) functions it exports.*/\1/p" out) &&
+	"$PERUN" collect -c ./exports trace --script-only >/dev/null 2>err &&
+	grep "probing the $n functions it exports" err &&
 	"$PERUN" doctor --json ./bare >json 2>/dev/null || true &&
 	python3 - json <<-\PY
 	import json, sys

@@ -178,12 +178,15 @@ fi
 
 test_expect_success 'a damaged local object is not pushed' '
 	git clone -q -b main remote.git e && cd e && "$PERUN" init >/dev/null &&
-	"$PERUN" fetch -q && obj=$(find .perun/objects -type f | head -1) &&
+	# a profile object, not an index (pidx): the order find lists them in
+	# is up to the file system
+	"$PERUN" fetch -q && obj=$(find .perun/objects -type f | while read -r f; do
+		[ "$(head -c 4 "$f")" = pidx ] || { echo "$f"; break; }
+	done) &&
 	test -n "$obj" && chmod u+w "$obj" && printf "garbage" >"$obj" &&
 	before=$(git --git-dir=../remote.git rev-parse refs/perun/profiles) &&
 	test_expect_code 1 "$PERUN" push 2>err &&
-	# the file may have been an object or an index: garbage (no "pidx" magic)
-	# reads as a damaged object either way, and the fix is named
+	# garbage reads as a damaged object, and the fix is named
 	hex=$(basename "$(dirname "$obj")")$(basename "$obj") &&
 	cat >expect <<-EOF &&
 	sync: object $hex ($TRASH/e/$obj): not valid zlib data (corrupted): nothing was pushed; run ${SQ}perun fsck --repair${SQ} first
@@ -225,6 +228,16 @@ test_expect_success 'a damaged object on the remote: fetch refuses it and stores
 	sync: nothing was pushed to origin
 	EOF
 	test_cmp expect actual
+'
+
+test_expect_success 'a push to a clone with a work tree says what to do instead' '
+	git clone -q -b main remote.git wt && (cd wt && "$PERUN" init >/dev/null) &&
+	cd a && test_expect_code 1 "$PERUN" push "$TRASH/wt" 2>err &&
+	cat >expect <<-EOF &&
+	vcs: $TRASH/wt: a repository with a work tree, which perun cannot push into: push to a bare repository (git clone --bare), or run ${SQ}perun fetch $TRASH/a${SQ} there
+	sync: nothing was pushed to $TRASH/wt
+	EOF
+	test_cmp expect err
 '
 
 test_done

@@ -106,8 +106,9 @@ test_expect_success 'run matrix --repeat 2 over HEAD~2 and HEAD~2..HEAD: three r
 	$(rev HEAD) ./app: registered 0@i 1@i
 	EOF
 	test_cmp ../expect ../out &&
-	# piped: no progress lines, and nothing went wrong
-	test_cmp /dev/null ../err
+	# piped: no progress lines, the rounds only, and nothing went wrong
+	printf "perun run: round 1 of 2\nperun run: round 2 of 2\n" >../expect &&
+	test_cmp ../expect ../err
 '
 
 test_expect_success 'each profile has its revision as origin and the exact call counts' '
@@ -124,8 +125,9 @@ test_expect_success 'each profile has its revision as origin and the exact call 
 	$(rev HEAD) 7 1
 	EOF
 	test_cmp ../expect ../actual &&
-	# what the program counted itself, run by run
-	printf "5\n5\n7\n7\n7\n7\n" >../expect && test_cmp ../expect "$COUNTS"
+	# what the program counted itself, run by run: in rounds, one run of
+	# each revision a round
+	printf "5\n7\n7\n5\n7\n7\n" >../expect && test_cmp ../expect "$COUNTS"
 '
 
 test_expect_success 'the module cache: a new binary compiles, an unchanged one hits' '
@@ -184,6 +186,24 @@ test_expect_success 'on a terminal: progress lines name the revision, the build 
 	$r ./app: registered 3@i 4@i
 	EOF
 	test_cmp ../expect ../tty
+'
+
+test_expect_success '--no-interleave-rounds: each revision'"'"'s runs back to back' '
+	cd repo && : >"$COUNTS" &&
+	"$PERUN" run matrix --no-interleave-rounds --repeat 2 HEAD~2 HEAD~1 >../out 2>../err &&
+	test_cmp /dev/null ../err &&
+	printf "5\n5\n7\n7\n" >../expect && test_cmp ../expect "$COUNTS" &&
+	: >"$COUNTS" &&
+	sed -i "s/^repeat: 1/repeat: 2\ninterleave_rounds: false/" .perun/local.yml &&
+	"$PERUN" run matrix -q HEAD~2 HEAD~1 >../out 2>../err &&
+	test_cmp /dev/null ../err &&
+	test_cmp ../expect "$COUNTS" &&
+	: >"$COUNTS" &&
+	"$PERUN" run matrix --interleave-rounds HEAD~2 HEAD~1 >../out 2>../err &&
+	printf "5\n7\n5\n7\n" >../expect && test_cmp ../expect "$COUNTS" &&
+	sed -i "/^interleave_rounds/d; s/^repeat: 2/repeat: 1/" .perun/local.yml &&
+	ls -A "$PERUN_CACHE_DIR/worktrees" >../left && cat ../left &&
+	test "$(grep -vc "\.lock$" ../left)" = 0
 '
 
 assert_nothing_left

@@ -62,7 +62,7 @@ test_expect_success 'a failing collect names the revision and the job; the rest 
 	cd repo &&
 	local_yml "[./missing, ./app]" "{strategy: custom, func: [work]}" &&
 	test "$(code "$PERUN" run matrix HEAD)" = 1 && cat ../out ../err &&
-	grep "^perun run: $(rev HEAD): job 1 (./missing), run 1: the collect failed (exit " ../err &&
+	grep "^perun run: $(rev HEAD): job 1 (./missing): ./missing: no such file in " ../err &&
 	echo "$(rev HEAD) ./app: registered 1@i" >../expect && test_cmp ../expect ../out
 '
 
@@ -121,6 +121,28 @@ test_expect_success 'local.yml errors name the key and the fix, exit 1' '
 	test "$(code "$PERUN" run matrix HEAD)" = 1 && grep "local.yml has no cmds" ../err &&
 	printf "vcs: {type: git, url: .}\ncmds: [./app]\ncollectors: [{name: trace}]\nrepeat: lots\n" >.perun/local.yml &&
 	test "$(code "$PERUN" run matrix HEAD)" = 1 && grep "local.yml:4: repeat is a number of runs" ../err
+'
+
+test_expect_success 'a signal during the rounds removes the work tree and every parked one' '
+	cd repo &&
+	echo 1 >slow && git add slow && git commit -q -m slow &&
+	printf "vcs: {type: git, url: .}\ncmds: [./app]\ncollectors: [{name: trace}]\nexecute: {pre_run: [make, \"test ! -e slow || sleep 60.456\"]}\n" >.perun/local.yml ||
+		exit 1
+	"$PERUN" run matrix HEAD~1 HEAD >../out 2>../err &
+	pid=$! &&
+	for i in $(seq 300); do
+		ls "$PERUN_CACHE_DIR/worktrees" | grep -q "\.r1$" &&
+		ps -eo args | grep -qx "sleep 60.456" && break; sleep 0.1
+	done &&
+	ls "$PERUN_CACHE_DIR/worktrees" | grep -v "\.lock$" >../trees && cat ../trees &&
+	test "$(wc -l <../trees)" = 2 && grep -q "\.r1$" ../trees &&
+	kill -TERM $pid &&
+	rc=0 && { wait $pid || rc=$?; } &&
+	cat ../err && test $rc = 143 &&
+	grep "interrupted at revision 2 of 2" ../err &&
+	test "$(ls "$PERUN_CACHE_DIR/worktrees" | grep -vc "\.lock$")" = 0 &&
+	sleep 0.2 && ! ps -eo args | grep -x "sleep 60.456" &&
+	git reset -q --hard HEAD~1
 '
 
 assert_nothing_left

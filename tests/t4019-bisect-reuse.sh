@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Live: perun bisect reads the runs already registered for a revision (same
-# job, this machine) instead of collecting it again.  A first bisect over 8
-# commits collects 5 revisions; a second over the same range names the same
-# commit and collects none: no progress line of a collect, no new profile
-# registered.  Asking for more runs (--repeat 2) than are registered
-# collects again.
+# job, this machine) and collects only the runs it lacks.  A first bisect
+# over 8 commits collects 5 revisions, 3 runs each (its default); a second
+# over the same range names the same commit and collects none: no progress
+# line of a collect, no new profile registered.  Asking for 4 runs
+# (--repeat 4) collects 1 more of each revision, not 4.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/lib-bisect.sh"
 require_live
@@ -40,17 +40,17 @@ test_expect_success 'the first bisect collects 5 of 8 revisions' '
 	"$PERUN" bisect HEAD~7 HEAD work >../out 2>../err && cat ../err &&
 	bisect_shape ../out >../actual &&
 	cat >../expect <<-EOF &&
-	$(commit_of c1) ./app: registered 0@i
-	$(commit_of c8) ./app: registered 0@i
-	$(commit_of c4) ./app: registered 0@i
-	$(commit_of c6) ./app: registered 0@i
-	$(commit_of c5) ./app: registered 0@i
+	$(commit_of c1) ./app: registered 0@i 1@i 2@i
+	$(commit_of c8) ./app: registered 0@i 1@i 2@i
+	$(commit_of c4) ./app: registered 0@i 1@i 2@i
+	$(commit_of c6) ./app: registered 0@i 1@i 2@i
+	$(commit_of c5) ./app: registered 0@i 1@i 2@i
 	$(cat "$TRASH/planted") is the first commit where work steps up: c6
-	work: median call N ns before, N ns after (+N %)
-	collected 5 of 8 revisions
+	work: inclusive time per call N ns before, N ns after (+N %), as perun check compares them (p10 of each run'"'"'s calls, 3 and 3 runs, threshold 10 %)
+	collected 5 of 8 revisions (15 runs)
 	EOF
 	test_cmp ../expect ../actual &&
-	test "$(registered)" = 5
+	test "$(registered)" = 15
 '
 
 test_expect_success 'the same bisect again collects nothing: the registered runs are read' '
@@ -59,28 +59,29 @@ test_expect_success 'the same bisect again collects nothing: the registered runs
 	script -qec "\"$PERUN\" bisect HEAD~7 HEAD work" /dev/null </dev/null | tr -d "\r" >../tty &&
 	cat ../tty &&
 	grep "^$(cat "$TRASH/planted") is the first commit where work steps up: c6$" ../tty &&
-	grep "^collected 0 of 8 revisions; the registered runs of 5 more reused$" ../tty &&
-	test "$(grep -c "^perun bisect: [0-9a-f]*: 1 registered run of the job reused$" ../tty)" = 5 &&
+	grep "^collected 0 of 8 revisions (0 runs); the registered runs of 5 more reused$" ../tty &&
+	test "$(grep -c "^perun bisect: [0-9a-f]*: 3 registered runs of the job reused$" ../tty)" = 5 &&
 	! grep "^perun run: " ../tty &&
-	test "$(registered)" = 5
+	test "$(registered)" = 15
 '
 
-test_expect_success 'with --repeat 2 one registered run is too few: collected again' '
+test_expect_success 'with --repeat 4 each revision lacks 1 run: 1 more collected, not 4' '
 	cd repo &&
-	"$PERUN" bisect --repeat 2 HEAD~7 HEAD work >../out 2>../err && cat ../err &&
+	"$PERUN" bisect --repeat 4 HEAD~7 HEAD work >../out 2>../err && cat ../err &&
 	bisect_shape ../out >../actual &&
 	cat >../expect <<-EOF &&
-	$(commit_of c1) ./app: registered 1@i 2@i
-	$(commit_of c8) ./app: registered 1@i 2@i
-	$(commit_of c4) ./app: registered 1@i 2@i
-	$(commit_of c6) ./app: registered 1@i 2@i
-	$(commit_of c5) ./app: registered 1@i 2@i
+	$(commit_of c1) ./app: registered 3@i
+	$(commit_of c8) ./app: registered 3@i
+	$(commit_of c4) ./app: registered 3@i
+	$(commit_of c6) ./app: registered 3@i
+	$(commit_of c5) ./app: registered 3@i
 	$(cat "$TRASH/planted") is the first commit where work steps up: c6
-	work: median call N ns before, N ns after (+N %)
-	collected 5 of 8 revisions
+	work: inclusive time per call N ns before, N ns after (+N %), as perun check compares them (p10 of each run'"'"'s calls, 4 and 4 runs, threshold 10 %)
+	collected 5 of 8 revisions (5 runs)
 	EOF
 	test_cmp ../expect ../actual &&
-	test "$(registered)" = 15
+	test "$(grep -c "^perun bisect: [0-9a-f]*: 3 registered runs of the job reused, 1 more to collect$" ../err)" = 5 &&
+	test "$(registered)" = 20
 '
 
 assert_nothing_left

@@ -77,6 +77,57 @@ test_expect_success "kill -9 of perun mid-run leaves nothing behind (loader $loa
 '
 done
 
+# What a perun killed while it writes the profile leaves (its temp dir under
+# TMPDIR, the profile's temp file beside it) the next run removes; what a
+# live perun holds, what is not perun's and what is not a file stays.
+test_expect_success 'kill -9 while the profile is written: the next run removes what it left' '
+	command -v gdb >/dev/null || { echo "needs gdb (apt-get install gdb)"; exit 1; } &&
+	rm -rf "$TMPDIR"/* &&
+	# stopped where the profile is being written, then SIGKILLed (gdb kill)
+	gdb -q -batch -ex "break profile_writer_close" -ex run -ex kill \
+		--args "$PERUN" collect -c ./forever -o w.perf trace -q -s custom -f tick -t 1 \
+		>gdb.out 2>&1 &&
+	grep "Breakpoint 1, profile_writer_close" gdb.out &&
+	ls -d w.perf.tmp* "$TMPDIR"/perun-collect-* >left &&
+	cat left &&
+	test_line_count = 2 left &&
+	! test -e w.perf &&
+	# one a live perun holds (locked), one without the lock mark, a link
+	echo live >w.perf.tmpLiVe01 &&
+	{ flock w.perf.tmpLiVe01 sleep 300 & echo $! >holder1; } &&
+	mkdir -m 700 "$TMPDIR/perun-collect-live01" "$TMPDIR/perun-collect-other" &&
+	: >"$TMPDIR/perun-collect-live01/.perun-lock" &&
+	{ flock "$TMPDIR/perun-collect-live01" sleep 300 & echo $! >holder2; } &&
+	echo mine >precious && ln -s precious w.perf.tmpLink01 &&
+	for i in $(seq 100); do
+		flock -n w.perf.tmpLiVe01 true || flock -n "$TMPDIR/perun-collect-live01" true ||
+			break
+		sleep 0.1
+	done &&
+	! flock -n w.perf.tmpLiVe01 true && ! flock -n "$TMPDIR/perun-collect-live01" true &&
+	"$PERUN" collect -c ./forever -o w.perf trace -s custom -f tick -t 1 2>err &&
+	cat err &&
+	kill $(cat holder1) $(cat holder2) &&
+	sed -n "s/^perun: removed \(.*\), left by a perun that was killed$/\1/p" err |
+		sed "s|^\./||; s|^$TRASH/||" | sort >removed &&
+	sed "s|^$TRASH/||" left | sort >expect &&
+	test_cmp expect removed &&
+	ls -a w.perf* | sort >actual &&
+	cat >expect <<-\EOF &&
+	w.perf
+	w.perf.tmpLiVe01
+	w.perf.tmpLink01
+	EOF
+	test_cmp expect actual &&
+	test "$(cat precious)" = mine &&
+	ls "$TMPDIR" >actual &&
+	cat >expect <<-\EOF &&
+	perun-collect-live01
+	perun-collect-other
+	EOF
+	test_cmp expect actual
+'
+
 test_expect_success 'an event flood: recorded exactly; printed, any loss is reported' '
 	cc -O1 -g -o loop "$SRCDIR/bench/loop.c" &&
 	"$PERUN" collect -c ./loop -a 100000 -o flood.perf trace -s custom -f f 2>err &&
@@ -146,6 +197,28 @@ test_expect_success 'a runtime still detaching past stop_timeout is waited for, 
 	test $((end - start)) -ge 15 &&
 	! grep "stopped before its end marker" err &&
 	test -z "$(grep "stapprobe_" /sys/kernel/tracing/uprobe_events | grep "$TRASH/crash")"
+'
+
+test_expect_success 'a runtime still working past its stop grace (a busy host) is waited for' '
+	printf "s 100 0 0\n0 0 10\n1 0 20\nq\n" >raw &&
+	start=$(date +%s) &&
+	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=slowend FAKE_STAPBPF_RAW=raw \
+		FAKE_STAPBPF_BUSY=12 "$PERUN" collect -c ./crash -o busy.perf trace -s custom -f ok \
+		--loader stapbpf 2>err || :
+	end=$(date +%s) &&
+	cat err &&
+	test $((end - start)) -ge 12 &&
+	! grep "end marker" err &&
+	test "$(profile_field busy.perf trace.anomalies.missing_end)" = false &&
+	test "$(profile_counts busy.perf)" = "ok 1"
+'
+
+test_expect_success 'a runtime killed at the end of its stop grace is named as such' '
+	PERUN_STAPBPF="$FIXTURES/fake-stapbpf.sh" FAKE_STAPBPF_MODE=hang \
+		"$PERUN" collect -c ./crash -o hang2.perf trace -s custom -f ok --loader stapbpf \
+		2>err || :
+	cat err &&
+	grep "the trace is incomplete (how many events were lost is unknown): .*fake-stapbpf.sh had not ended 1[0-9] s after it was asked to stop, showing no work (writing, detaching, waiting in the kernel), and was killed before its end marker" err
 '
 
 test_done

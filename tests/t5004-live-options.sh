@@ -67,6 +67,29 @@ test_expect_success '--metrics prints and records the thesis metrics' '
 	test "$(profile_field m.perf trace.metrics.PLR)" = 4
 '
 
+# perun's loader reports once a second while the trace runs; perun redraws
+# it on a terminal (script(1) gives it one) and says nothing when piped.
+test_expect_success 'progress on a terminal: time, events and losses, redrawn; none when piped' '
+	command -v script >/dev/null || { echo "needs script (util-linux)"; exit 1; } &&
+	script -qfec "\"$PERUN\" collect -c ./forever -o p.perf trace -s custom -f tick -t 3.5" \
+		/dev/null >tty.out 2>&1 &&
+	tr "\r" "\n" <tty.out >lines &&
+	grep -E "^perun: tracing for [1-3] s: [0-9,]+ events \([0-9,]+/s\), 0 lost" lines >progress &&
+	cat progress &&
+	test_line_count -ge 2 progress &&
+	cr=$(printf "\r") && esc=$(printf "\033") &&
+	grep -qF "$cr$esc[Kperun: attached 2 of 2 probe points" tty.out &&
+	calls=$(profile_counts p.perf | sed -n "s/^tick //p") &&
+	last=$(tail -n 1 progress | sed "s/.*: \([0-9,]*\) events.*/\1/" | tr -d ,) &&
+	echo "last progress: $last events; the profile: $calls calls" &&
+	test "$last" -gt 0 && test "$last" -le $((2 * calls + 2)) &&
+	"$PERUN" collect -c ./forever -o q.perf trace -s custom -f tick -t 1.5 2>piped.err &&
+	! grep "tracing for" piped.err &&
+	script -qfec "\"$PERUN\" collect -c ./forever -o r.perf trace -s custom -f tick -t 1.5 --no-progress" \
+		/dev/null >tty2.out 2>&1 &&
+	! grep "tracing for" tty2.out
+'
+
 test_expect_success 'a program that reads its stdin still works' '
 	printf "#include <stdio.h>\nint main(void){char b[64]; if (fgets(b, sizeof b, stdin)) fputs(b, stdout); return 0;}\n" >echo.c &&
 	cc -g -o echo echo.c &&

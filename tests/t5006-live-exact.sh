@@ -50,7 +50,7 @@ test_expect_success 'a function starting with a LOCK prefix: not attached, said 
 	cat err &&
 	test $rc = 1 &&
 	grep "locked (.*LOCK or segment prefix" err &&
-	grep "attached 2 of 4 probes" err &&
+	grep "attached 2 of 4 probe points" err &&
 	grep "locked.*recorded no call" err &&
 	test "$(profile_counts lock.perf)" = "main 1"
 '

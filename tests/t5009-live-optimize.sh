@@ -141,6 +141,13 @@ test_expect_success 'timed sampling: fewer calls than made, the trace says sampl
 	grep "^~ f: timed sampling: calls recorded in its gather windows only$" sum
 '
 
+test_expect_success 'timed sampling that recorded no call at all: exit 1, and why' '
+	test_expect_code 1 "$PERUN" collect -c ./optimize -a 0 -o ts0.perf trace -s custom \
+		-f h -on timed-sampling -oa timed-sample-freq 1000 2>err &&
+	cat err &&
+	grep "timed sampling recorded no call: the command ran only while the probes were dormant, or called none of the 1 functions traced" err
+'
+
 test_expect_success 'a named function timed sampling never caught is not an error' '
 	"$PERUN" collect -c ./optimize -a 10 -o ts2.perf trace -s custom -f f -f g \
 		-on timed-sampling -oa timed-sample-freq 1000 2>err &&

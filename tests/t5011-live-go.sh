@@ -59,7 +59,7 @@ test_expect_success 'named Go functions: exact counts, equal to bpftrace on the 
 	cat err bt.out
 	test $rc = 0
 	grep "work $N" out
-	grep "attached 2 of 2 probes" err
+	grep "attached 2 of 2 probe points" err
 	test "$(count_of go1.perf main.work)" = $N
 	test "$(count_of go1.perf main.deep)" = $DEEP
 	test "$(sed -n "s/^@w: //p" bt.out)" = $N

@@ -78,7 +78,7 @@ test_expect_success 'no -g: -f work attaches through the symbol table, counts eq
 		"$PERUN" collect -c ./pnog -a $N -o nog.perf trace -s custom -f work --aggregate \
 		>out 2>err &&
 	cat err &&
-	grep "attached 2 of 2 probes" err &&
+	grep "attached 2 of 2 probe points" err &&
 	grep "probes done $N" out &&
 	test "$(count_of nog.perf work)" = $N &&
 	test "$(bt_count work)" = $N &&
@@ -118,7 +118,7 @@ test_expect_success 'static binary: userspace with --include attaches everything
 	"$PERUN" collect -c ./pstatic -a 5 -o stu.perf trace -s userspace \
 		--include "^(work|main|malloc|free|puts)$" --aggregate >out 2>err &&
 	cat err &&
-	grep "attached 10 of 10 probes" err &&
+	grep "attached 10 of 10 probe points" err &&
 	test "$(count_of stu.perf work)" = 5 &&
 	test "$(count_of stu.perf puts)" = 5
 '
@@ -134,7 +134,7 @@ test_expect_success 'libc#malloc, libc#free, libc#puts, libm#sqrt (aliases), lib
 	"$PERUN" collect -c ./pnog -a $N -o libs.perf trace -s custom -f libc#malloc \
 		-f libc#free -f libc#puts -f libm#sqrt -f libm#cos --aggregate >out 2>err &&
 	cat err &&
-	grep "attached 10 of 10 probes" err &&
+	grep "attached 10 of 10 probe points" err &&
 	grep "cos is an IFUNC: probing the implementation this CPU uses" err &&
 	profile_counts libs.perf &&
 	for f in malloc free puts; do
@@ -151,7 +151,7 @@ test_expect_success 'a C++ name without parameters probes every overload' '
 		--aggregate >out 2>err &&
 	cat err &&
 	grep "names 3 functions" err &&
-	grep "attached 6 of 6 probes" err &&
+	grep "attached 6 of 6 probe points" err &&
 	test "$(count_of ovl.perf "Counter::bump(int)")" = 100 &&
 	test "$(count_of ovl.perf "Counter::bump(long)")" = 200 &&
 	test "$(count_of ovl.perf "Counter::bump(double)")" = 300
@@ -185,7 +185,7 @@ test_expect_success 'exceptions: --entry-only counts every call and the target c
 		--entry-only --aggregate >out 2>err &&
 	cat err out &&
 	grep "caught 10" out &&
-	grep "attached 2 of 2 probes" err &&
+	grep "attached 2 of 2 probe points" err &&
 	test "$(count_of ex2.perf "middle(int)")" = 50 &&
 	test "$(count_of ex2.perf "thrower(int)")" = 50 &&
 	test "$(profile_field ex2.perf collector_info.params.entry_only)" = true
@@ -204,7 +204,7 @@ test_expect_success 'a path with spaces is traced' '
 		--aggregate >out 2>err &&
 	cat err &&
 	grep "through the hard link" err &&
-	grep "attached 2 of 2 probes" err &&
+	grep "attached 2 of 2 probe points" err &&
 	test "$(count_of sp.perf work)" = $N
 '
 
@@ -213,7 +213,7 @@ test_expect_success 'nothing attached (-d nosuch.c:2): exit 1, and why' '
 	exit 1 || echo $? >rc
 	cat err &&
 	test "$(cat rc)" = 1 &&
-	grep "attached 0 of 1 probes" err &&
+	grep "attached 0 of 1 probe points" err &&
 	grep "nosuch.c:2 (.*): no code at that line" err &&
 	grep "no probe attached" err &&
 	test "$(profile_field none.perf collector_info.probes.attached)" = 0
@@ -225,9 +225,17 @@ test_expect_success 'a named function with no call: exit 1, and why' '
 	exit 1 || echo $? >rc
 	cat err &&
 	test "$(cat rc)" = 1 &&
-	grep "attached 4 of 4 probes" err &&
+	grep "attached 4 of 4 probe points" err &&
 	grep "never (.*), named on the command line, recorded no call" err &&
 	test "$(count_of never.perf work)" = 2
+'
+
+test_expect_success 'a named sampled function with no call: exit 1 (its first call is kept)' '
+	test_expect_code 1 "$PERUN" collect -c ./pnog -a 2 -o nevers.perf trace -s custom \
+		-f work#10 -f never#10 >out 2>err &&
+	cat err &&
+	grep "never (.*), named on the command line, recorded no call" err &&
+	! grep "work (.*), named on the command line" err
 '
 
 test_expect_success 'two programs sharing a build-id keep their own function lists' '

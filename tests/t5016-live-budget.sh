@@ -20,7 +20,7 @@ test_expect_success 'a 10% budget disarms the hot f only; g and h stay exact' '
 		--max-overhead 10 2>err >out &&
 	cat err &&
 	grep "calls f=200000 g=10 h=2000" out &&
-	grep "is not calibrated, so the budget assumes 2000 ns per recorded call" err &&
+	grep "is not calibrated, so the budget assumes 2000 ns per recorded call; run .perun calibrate --loader stapbpf. once" err &&
 	grep "the overhead budget (10 %) disarmed 1 probe, so their counts are partial: f after [0-9]* calls at [0-9.]* s$" err &&
 	n=$(profile_counts b.perf | sed -n "s/^f //p") &&
 	say "f recorded $n of 200000 calls before the budget disarmed it" &&

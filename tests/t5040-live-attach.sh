@@ -42,6 +42,15 @@ test_expect_success 'attach: exact counts of the requests made while attached, C
 	test "$status" = 0 &&
 	grep "^perun: attached 6 of 6 probe points to process $pid" err &&
 	grep "detached from process $pid after .* (interrupted)" err &&
+	# one detach figure: the closing line and the profile say the same
+	grep -E "^perun: attached 6 of 6 .*; detaching will take about [0-9.]+ ms;" err &&
+	grep -E "^perun: detached from process $pid after [0-9.]+ s \(interrupted\); the detach took [0-9.]+ ms$" err &&
+	! grep "^perun: detached [0-9]* probe points" err &&
+	est=$(sed -n "s/.*detaching will take about \([0-9.]*\) ms.*/\1/p" err) &&
+	took=$(sed -n "s/.*the detach took \([0-9.]*\) ms$/\1/p" err) &&
+	say "detach: expected $est ms, took $took ms (a loaded machine)" &&
+	python3 -c "import sys; assert abs(float(sys.argv[1]) * 1e3 - float(sys.argv[2])) < 1" \
+		"$(profile_field a.perf header.attach.detach_s)" "$took" &&
 	profile_counts a.perf >actual &&
 	cat >expect <<-\EOF &&
 	handle 1234

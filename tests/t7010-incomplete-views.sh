@@ -46,7 +46,7 @@ prof() {
 commit() { echo "$1" >>f && git add f && git commit -q -m "$1"; }
 
 cat >"$TRASH/expect.header" <<\EOF
-incomplete profile: 46 events lost (46 in the recorder's full buffer), 1 of 4 probes not attached; the calls and times shown miss what was lost
+incomplete profile: 46 events lost (46 in the recorder's full buffer), 1 of 4 probe points not attached; the calls and times shown miss what was lost
   work: 40 events lost
   main: 6 events lost
   not attached: helper (/bin/app): its entry probe was not attached
@@ -116,6 +116,7 @@ test_expect_success 'check: the pair says which profile is incomplete' '
 	{ echo "c1.perf -> c2.perf: trace ./app w" && sed "s/^/  target: /" "$TRASH/expect.header" &&
 	  cat <<-\EOF; } >expect &&
 	  1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	  decided by the runs alone: fewer than 3 functions with self times above the probe cost in every run form no in-run control
 	0 degradations, 0 optimizations, 0 undecided
 	EOF
 	test_cmp expect actual &&
@@ -123,6 +124,7 @@ test_expect_success 'check: the pair says which profile is incomplete' '
 	{ echo "c2.perf -> c1.perf: trace ./app w" && sed "s/^/  baseline: /" "$TRASH/expect.header" &&
 	  cat <<-\EOF; } >expect &&
 	  1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	  decided by the runs alone: fewer than 3 functions with self times above the probe cost in every run form no in-run control
 	0 degradations, 0 optimizations, 0 undecided
 	EOF
 	test_cmp expect actual
@@ -161,7 +163,7 @@ test_expect_success 'report: a notice, and the loss at its commit' '
 		sed -e "s/.*<pre class=\"incomplete\">//" -e "s/^[0-9a-f]\{7\}:/OBJ:/" >>actual &&
 	cat >expect <<-EOF &&
 	<p class="incomplete">1 commit with incomplete profiles (events lost or probes not attached): their numbers miss those calls; what each lost is under Commits.</p>
-	OBJ: incomplete profile: 46 events lost (46 in the recorder&#39;s full buffer), 1 of 4 probes not attached; the calls and times shown miss what was lost
+	OBJ: incomplete profile: 46 events lost (46 in the recorder&#39;s full buffer), 1 of 4 probe points not attached; the calls and times shown miss what was lost
 	OBJ:   work: 40 events lost
 	OBJ:   main: 6 events lost
 	OBJ:   not attached: helper (/bin/app): its entry probe was not attached

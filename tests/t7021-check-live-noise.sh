@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Live: no false alarm on a busy host.  One unchanged binary, six commits
-# (only a text file changes), three runs each collected with real SystemTap
-# while another process keeps a core busy, so whole runs move as they do on
-# a loaded machine.  The runs go in rounds, one run of every commit a round,
-# as asv interleaves them: a slow spell of the host then lands on runs of
+# (only a text file changes), three runs each collected by perun run matrix
+# with real SystemTap while another process keeps a core busy, so whole runs
+# move as they do on a loaded machine.  run matrix collects in rounds (its
+# default), one run of every commit a round, as asv interleaves them, each
+# commit built once: a slow spell of the host then lands on runs of
 # several commits, not on all the runs of one (a CI run once saw three
 # back-to-back runs of one commit 66 % slower, a step no statistic over runs
 # can tell from a real one).  perun check compares each commit with the one
@@ -16,36 +17,35 @@ require_live
 GIT_CEILING_DIRECTORIES="$TRASH"
 export GIT_CEILING_DIRECTORIES
 
-# one run of commit $1, checked out (only notes changes; app is not tracked)
-run_of() {
-	git checkout -q "$1" &&
-	"$PERUN" collect -c ./app -o run.perf trace -s userspace >/dev/null 2>>collect.err &&
-	"$PERUN" add run.perf >/dev/null && rm -f run.perf
-}
-
 busy_pid=
 busy_stop() { [ -z "$busy_pid" ] || kill "$busy_pid" 2>/dev/null; busy_pid=; }
 trap 'busy_stop; cleanup_trash' EXIT
 
-test_expect_success 'six commits of one binary, 3 runs each, a core kept busy' '
+test_expect_success 'six commits of one binary, 3 runs each in rounds, a core kept busy' '
 	mkdir repo && cd repo && git init -q &&
 	git config user.email t@example.com && git config user.name Tester &&
 	cp "$SRCDIR/tests/data/slowcallee.c" app.c && echo app >.gitignore &&
 	git add app.c .gitignore && git commit -q -m c0 && "$PERUN" init >/dev/null &&
-	cc -O1 -g -o app app.c || exit 1
-	sh -c "while :; do :; done" &
-	busy_pid=$!
+	cat >.perun/local.yml <<-\EOF &&
+	vcs: {type: git, url: .}
+	cmds: [./app]
+	collectors:
+	  - name: trace
+	    params: {strategy: userspace}
+	execute:
+	  pre_run: ["cc -O1 -g -o app app.c"]
+	repeat: 3
+	EOF
 	for c in 1 2 3 4 5 6; do
 		echo $c >notes && git add notes && git commit -q -m "c$c" || exit 1
-	done &&
-	branch=$(git symbolic-ref --short HEAD) &&
-	for round in 1 2 3; do
-		for k in 5 4 3 2 1 0; do
-			run_of "$(git rev-parse "$branch~$k")" || { busy_stop; exit 1; }
-		done
-	done &&
-	git checkout -q "$branch" &&
+	done || exit 1
+	sh -c "while :; do :; done" &
+	busy_pid=$!
+	"$PERUN" run matrix HEAD~6..HEAD >run.out 2>run.err || { busy_stop; cat run.err; exit 1; }
 	busy_stop &&
+	cat run.out &&
+	test "$(grep -c "^perun run: round [123] of 3$" run.err)" = 3 &&
+	test "$(grep -c " ./app: registered 0@i 1@i 2@i$" run.out)" = 6 &&
 	test "$(git rev-list --count HEAD)" = 7
 '
 

@@ -13,9 +13,10 @@ cd "$(dirname "$0")/.."
 say() { printf 'bootstrap: %s\n' "$*"; }
 
 packages="build-essential autoconf automake pkg-config git python3 procps psmisc
-	libdw-dev libelf-dev zlib1g-dev libjson-c-dev libgit2-dev libpcre2-dev libyaml-dev
+	libdw-dev libelf-dev zlib1g-dev liblzma-dev libjson-c-dev libgit2-dev libpcre2-dev libyaml-dev
 	libcapstone-dev libgsl-dev libbpf-dev clang
-	systemtap systemtap-sdt-dev bpftrace g++ golang-go chromium uftrace debuginfod"
+	systemtap systemtap-sdt-dev bpftrace g++ golang-go chromium uftrace debuginfod jq gdb
+	postgresql-15 postgresql-client-15"
 
 missing=
 for p in $packages; do

@@ -5,6 +5,7 @@
 
 #define PR_FMT "perun diff"
 
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,8 +25,9 @@ static const char usage[] =
     "A table per function of profiles A and B side by side: calls, median and\n"
     "p95 call time, share of the exclusive time, and the ratio of the medians\n"
     "(B / A), sorted by how much the median changed; functions in only one\n"
-    "profile come last.  A and B are paths, N@i, N@p, names (for HEAD) or\n"
-    "REV:SPEC (0@i of HEAD~1 is HEAD~1:0@i).  --format flamegraph draws a\n"
+    "profile come last; calls marked * include calls without a duration.\n"
+    "A and B are paths, N@i, N@p, names (for HEAD) or REV:SPEC (0@i of\n"
+    "HEAD~1 is HEAD~1:0@i).  --format flamegraph draws a\n"
     "differential flame graph (SVG) of B's exclusive time, each frame red where\n"
     "its share grew since A, blue where it shrank.\n";
 
@@ -55,14 +57,32 @@ static void cell_ns(struct strbuf *sb, const struct func_samples *s, double v)
 	strbuf_addf(sb, " %9s", buf);
 }
 
-static struct json_object *side_json(const struct func_samples *s, double total)
+/* The calls of s in p: those with a duration (s->n) and those without.  */
+static uint64_t calls_of(const struct profile *p, const struct func_samples *s, int *marked)
+{
+	uint64_t untimed, below;
+
+	profile_untimed_calls(p, s->uid, &untimed, &below);
+	*marked = untimed || below;
+	return s->n + untimed + below;
+}
+
+static struct json_object *side_json(const struct profile *p, const struct func_samples *s,
+				     double total)
 {
 	struct json_object *o;
+	uint64_t untimed, below;
+	int marked;
 
 	if (!s)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "calls", json_object_new_int64((int64_t)s->n));
+	json_object_object_add(o, "calls", json_object_new_int64((int64_t)calls_of(p, s, &marked)));
+	profile_untimed_calls(p, s->uid, &untimed, &below);
+	if (untimed)
+		json_object_object_add(o, "no_duration", json_object_new_int64((int64_t)untimed));
+	if (below)
+		json_object_object_add(o, "below_min_duration", json_object_new_int64((int64_t)below));
 	json_object_object_add(o, "median", json_object_new_double(s->median));
 	json_object_object_add(o, "p95", json_object_new_double(s->p95));
 	json_object_object_add(o, "mean", json_object_new_double(s->mean));
@@ -139,8 +159,8 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 		for (i = 0; i < n; i++) {
 			struct json_object *o = json_object_new_object();
 			json_object_object_add(o, "function", json_object_new_string(rows[i].uid));
-			json_object_object_add(o, "a", side_json(rows[i].a, t[0].total_exclusive));
-			json_object_object_add(o, "b", side_json(rows[i].b, t[1].total_exclusive));
+			json_object_object_add(o, "a", side_json(&p[0], rows[i].a, t[0].total_exclusive));
+			json_object_object_add(o, "b", side_json(&p[1], rows[i].b, t[1].total_exclusive));
 			json_object_object_add(
 			    o, "ratio",
 			    isfinite(rows[i].ratio) ? json_object_new_double(rows[i].ratio) : NULL);
@@ -164,21 +184,26 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 	strbuf_addch(&out, '\n');
 	strbuf_addstr(&out, inc[0].len ? inc[0].buf : "");
 	strbuf_addstr(&out, inc[1].len ? inc[1].buf : "");
+	profile_untimed(&p[0], "A: ", &out);
+	profile_untimed(&p[1], "B: ", &out);
 	strbuf_addf(&out, "%-*s %8s %8s %9s %9s %9s %9s %7s %7s %7s\n", (int)w, "function",
 		    "calls A", "calls B", "median A", "median B", "p95 A", "p95 B", "excl A",
 		    "excl B", "ratio");
 	for (i = 0; i < n; i++) {
 		const struct samples_pair *r = &rows[i];
 		char ca[24] = "-", cb[24] = "-", ea[16] = "-", eb[16] = "-", ra[16] = "-", *name;
+		int marked;
 		if (r->a) {
-			snprintf(ca, sizeof(ca), "%zu", r->a->n);
+			uint64_t c = calls_of(&p[0], r->a, &marked);
+			snprintf(ca, sizeof(ca), "%" PRIu64 "%s", c, marked ? "*" : "");
 			snprintf(ea, sizeof(ea), "%.1f%%",
 				 t[0].total_exclusive > 0
 				     ? 100 * r->a->sum_exclusive / t[0].total_exclusive
 				     : 0);
 		}
 		if (r->b) {
-			snprintf(cb, sizeof(cb), "%zu", r->b->n);
+			uint64_t c = calls_of(&p[1], r->b, &marked);
+			snprintf(cb, sizeof(cb), "%" PRIu64 "%s", c, marked ? "*" : "");
 			snprintf(eb, sizeof(eb), "%.1f%%",
 				 t[1].total_exclusive > 0
 				     ? 100 * r->b->sum_exclusive / t[1].total_exclusive

@@ -75,13 +75,78 @@ void usage_collect(FILE *f)
 	collect_opts_release(&o);
 }
 
+/* The row of opts that the option word w names ("-t", "-t5", "--timeout",
+ * "--timeout=5", "-oa"), or NULL.  */
+static const struct popt *row_of(const struct popt *opts, const char *w)
+{
+	const struct popt *p;
+	size_t n;
+
+	for (p = opts; p->kind != POPT_END; p++) {
+		if (p->kind == POPT_GROUP)
+			continue;
+		if (p->kind == POPT_ALIAS) {
+			if (!strcmp(w + 1, p->alias))
+				return p;
+			continue;
+		}
+		if (w[1] == '-' && p->long_name) {
+			n = strlen(p->long_name);
+			if (!strncmp(w + 2, p->long_name, n) && (!w[2 + n] || w[2 + n] == '='))
+				return p;
+		} else if (w[1] != '-' && p->short_name && w[1] == p->short_name) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* An option of trace given before 'trace' (argv[1..trace_at)): said, with
+ * where it goes.  EXIT_USAGE, or 0 when there is none.  */
+static int trace_option_before_trace(int trace_at, char **argv, const struct popt *opts,
+				     struct collect_opts *o)
+{
+	int help = 0, i, ret = 0;
+	struct popt *trace = collect_trace_options(o, &help);
+
+	for (i = 1; i < trace_at; i++) {
+		const char *w = argv[i];
+		const struct popt *mine, *theirs;
+
+		if (!strcmp(w, "--"))
+			break;
+		if (w[0] != '-' || !w[1])
+			continue;
+		mine = row_of(opts, w);
+		if (mine) {
+			/* its value, when it is the next word */
+			if (mine->argh && !strchr(w, '=') && (w[1] == '-' || !w[2]))
+				i++;
+			continue;
+		}
+		theirs = row_of(trace, w);
+		if (theirs && theirs->kind != POPT_ALIAS) {
+			ret = collect_usage_error("%s is an option of trace: put it after 'trace' "
+						  "(perun collect -c CMD trace %s ...)",
+						  w, w);
+			break;
+		}
+	}
+	free(trace);
+	return ret;
+}
+
 int collect_args_parse(int argc, char **argv, struct collect_opts *o)
 {
 	int help = 0;
 	struct popt opts[] = { COLLECT_ROWS(o, &help), OPT_END() };
 	/* the collect level ends at "trace": the rest is the collector's */
 	int trace_at = popt_find_word(argc, argv, opts, "trace");
-	int c = parse_options(trace_at, argv, "collect", COLLECT_SYNOPSIS, opts);
+	int c = trace_option_before_trace(trace_at, argv, opts, o);
+
+	if (c)
+		return c;
+	c = parse_options(trace_at, argv, "collect", COLLECT_SYNOPSIS, opts);
 
 	if (c < 0)
 		return EXIT_USAGE;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/check.h"
 #include "analysis/postprocess.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
@@ -25,9 +26,11 @@
 #include "vcs/vcs.h"
 
 static const char usage_run[] =
-	"usage: perun run matrix [--repeat N] [-q] [-v] [REV | A..B]...\n"
-	"       perun run job -c CMD [-a ARGS]... [-w WORKLOAD]... [--repeat N] [-q] [-v]\n"
-	"                     [REV | A..B]... [trace [trace options]]\n"
+	"usage: perun run matrix [--repeat N] [--[no-]interleave-rounds] [--retries N]\n"
+	"                        [--machine NAME] [-q] [-v] [REV | A..B]...\n"
+	"       perun run job -c CMD [-a ARGS]... [-w WORKLOAD]... [--repeat N]\n"
+	"                     [--[no-]interleave-rounds] [--retries N] [--machine NAME]\n"
+	"                     [-q] [-v] [REV | A..B]... [trace [trace options]]\n"
 	"\n"
 	"Collects jobs and registers their profiles for each revision.  'matrix' runs\n"
 	"the job matrix of .perun/local.yml: every cmd with every args and workload,\n"
@@ -42,28 +45,48 @@ static const char usage_run[] =
 	"started in, and the work tree is removed; the checkout is not touched.\n"
 	"Without a revision the jobs run in the work tree as it is, for HEAD.\n"
 	"\n"
+	"Several revisions are collected in rounds (asv's --interleave-rounds): each\n"
+	"is built once, then round k collects run k of every revision, so a slow\n"
+	"spell of the host touches one run of each, not every run of one.  Each\n"
+	"build is kept between its turns (moved aside, and back to the same path to\n"
+	"run); --no-interleave-rounds runs each revision's runs back to back.  A\n"
+	"collect the runtime broke (it died, never armed its probes, or the trace is\n"
+	"incomplete) is tried again up to --retries times (default 2), each retry\n"
+	"said and recorded in the profile (\"retries\"); a failing build or target\n"
+	"is not retried.  --machine NAME names this machine in the profiles, and\n"
+	"check, history and bisect compare profiles of one name as one machine,\n"
+	"whatever the host is called.\n"
+	"\n"
 	"Prints one line per revision and job with the profiles registered.  Exit\n"
 	"status: 0 when every build and collect succeeded, 1 when one failed (each\n"
 	"is named with its revision and job; the rest still ran), 2 on a usage error.\n";
 
 static const char usage_bisect[] =
-	"usage: perun bisect [--repeat N] [--job N] [--threshold PCT] [-q] [-v]\n"
-	"                    GOOD BAD [FUNCTION]\n"
+	"usage: perun bisect [--repeat N] [--job N] [--threshold PCT]\n"
+	"                    [--[no-]interleave-rounds] [--retries N] [--machine NAME]\n"
+	"                    [-q] [-v] GOOD BAD [FUNCTION]\n"
 	"\n"
-	"Finds the first commit after GOOD up to BAD where FUNCTION's median call time\n"
-	"steps up.  Revisions are collected as perun run matrix collects them (a\n"
+	"Finds the first commit after GOOD up to BAD where perun check flags\n"
+	"FUNCTION as slower: the same comparison, statistic and threshold (its\n"
+	"default, local.yml's thresholds, or --threshold) that 'perun check A B'\n"
+	"makes.  Revisions are collected as perun run matrix collects them (a\n"
 	"temporary work tree, execute.pre_run, the job, its profiles registered):\n"
-	"GOOD and BAD first, then the middle of the interval that holds the step the\n"
-	"step detection finds among the revisions collected so far, until the step\n"
-	"lies between two neighbouring commits: about log2(commits) + 2 revisions.\n"
-	"Without FUNCTION, the function whose time rose most from GOOD to BAD.\n"	"A revision that already has --repeat registered runs of the job on this\n"
-	"machine (the same command, arguments, workload and postprocessors) is not\n"
-	"collected again: its registered runs are read.  A revision's time is the\n"
-	"median of its runs' medians.  One run per revision on a busy machine moves a\n"
-	"time by up to ~15 %: hence the default --threshold of 20.\n"
+	"GOOD and BAD first, in rounds, then the commit nearest the middle of the\n"
+	"interval whose ends check tells apart, until they are neighbours: about\n"
+	"log2(commits) + 2 revisions.  Without FUNCTION, the function check flags\n"
+	"most from GOOD to BAD.  A revision collects only the runs it lacks of\n"
+	"--repeat (default: local.yml's repeat, else 3): the registered runs of the\n"
+	"job on this machine (the same command, arguments, workload and\n"
+	"postprocessors) count.\n"
 	"\n"
-	"Exit status: 0 when a commit is named, 1 when no step up was found or a\n"
-	"collect failed at GOOD or BAD, 2 on a usage error.\n";
+	"Exit status: 0 when a commit is named, 1 when check flags nothing from GOOD\n"
+	"to BAD, the step cannot be narrowed to one commit, or a collect failed at\n"
+	"GOOD or BAD, 2 on a usage error.\n";
+
+/* Runs per revision bisect collects when neither --repeat nor local.yml
+ * says: perun check's run-level comparison wants at least 2 runs a side,
+ * and 3 keep one run caught by a busy spell from deciding.  */
+#define BISECT_DEFAULT_REPEAT 3
 
 static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int usage_error(const char *cmd, const char *fmt, ...)
@@ -92,7 +115,67 @@ static int parse_runs(const char *s, unsigned max, unsigned *out)
 struct common {
 	unsigned repeat;
 	int quiet, verbose;
+	int interleave;		/* 1 --interleave-rounds, -1 --no-interleave-rounds, 0 unsaid */
+	int retries;		/* --retries N, or -1 */
+	const char *machine;	/* --machine NAME, or NULL */
 };
+
+/* --retries N into the int o->value.  */
+static int parse_retries(const struct popt *o, const char *v)
+{
+	uint64_t n;
+
+	if (parse_count(v, 100, &n) < 0)
+		return popt_error(o, "--retries wants a number of retries from 0 to 100, not '%s'",
+				  v);
+	*(int *)o->value = (int)n;
+	return 0;
+}
+
+/* --machine NAME into the const char * o->value.  */
+static int parse_machine(const struct popt *o, const char *v)
+{
+	if (!config_machine_name_ok(v))
+		return popt_error(o, "--machine wants a name of letters, digits, '.', '_' and '-' "
+				     "(at most 64), not '%s'",
+				  v);
+	*(const char **)o->value = v;
+	return 0;
+}
+
+/* The runner's settings from the command line, else local.yml, else the
+ * defaults.  */
+static void runner_settings(struct runner *rn, const struct common *c, const struct job_matrix *m)
+{
+	rn->repeat = c->repeat ? c->repeat : m->repeat ? m->repeat : 1;
+	rn->interleave = c->interleave ? c->interleave > 0
+			 : m->interleave_rounds ? m->interleave_rounds > 0
+						: 1;
+	rn->retries = c->retries >= 0 ? (unsigned)c->retries
+		      : m->has_retries ? m->retries
+				       : RUN_DEFAULT_RETRIES;
+	rn->machine = c->machine ? c->machine : m->machine;
+	rn->progress = !c->quiet && isatty(2);
+	rn->quiet = c->quiet;
+	rn->verbose = c->verbose;
+}
+
+/* The rows both run and bisect have, after --repeat.  */
+#define COMMON_ROWS(c)                                                                             \
+	OPT_SET_INT(0, "interleave-rounds", &(c).interleave, 1,                                    \
+		    "collect in rounds: run k of every revision, then run k + 1 (the default; "    \
+		    "local.yml: interleave_rounds)"),                                              \
+	OPT_SET_INT(0, "no-interleave-rounds", &(c).interleave, -1,                                \
+		    "collect each revision's runs back to back"),                                  \
+	OPT_SET_INT(0, "no-interleave", &(c).interleave, -1, NULL),                                \
+	OPT_CALLBACK(0, "retries", &(c).retries, "N",                                              \
+		     "try a collect the runtime broke again up to N times (default 2; local.yml: " \
+		     "retries)",                                                                   \
+		     parse_retries),                                                               \
+	OPT_CALLBACK(0, "machine", &(c).machine, "NAME",                                           \
+		     "the machine's name in the profiles' machine region, which comparisons "      \
+		     "select by (local.yml: machine)",                                             \
+		     parse_machine)
 
 /* --repeat N into the unsigned o->value.  */
 static int parse_repeat(const struct popt *o, const char *v)
@@ -133,7 +216,7 @@ static int push_value(const struct popt *o, const char *v)
 
 int cmd_run(int argc, char **argv, struct ctx *ctx)
 {
-	struct common c = { 0, 0, 0 };
+	struct common c = { 0, 0, 0, 0, -1, NULL };
 	struct strv cmds = STRV_INIT, args = STRV_INIT, wls = STRV_INIT;
 	struct job_matrix m;
 	struct run_job *jobs = NULL;
@@ -148,6 +231,7 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 		OPT_CALLBACK(0, "repeat", &c.repeat, "N",
 			     "collect each job N times (default: repeat in local.yml, else 1)",
 			     parse_repeat),
+		COMMON_ROWS(c),
 		OPT_BOOL('q', "quiet", &c.quiet,
 			 "no progress lines (they go to stderr on a terminal)"),
 		OPT_BOOL('v', "verbose", &c.verbose, "collect's own messages too"),
@@ -174,7 +258,7 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 		return usage_error("run", "unknown subcommand '%s': use matrix or job", argv[1]);
 	is_job = !strcmp(argv[1], "job");
 	if (!is_job)
-		opts[3] = (struct popt)OPT_END();
+		opts[8] = (struct popt)OPT_END();
 	/* run job's own arguments end at 'trace': collect's trace options follow */
 	trace_at = is_job ? popt_find_word(argc - 1, argv + 1, opts, "trace") + 1 : argc;
 	nrevargs = parse_options(trace_at - 1, argv + 1, "run", usage_run, opts);
@@ -238,9 +322,7 @@ int cmd_run(int argc, char **argv, struct ctx *ctx)
 	rn.pre_run = &m.pre_run;
 	rn.post = post;
 	rn.npost = npost;
-	rn.repeat = c.repeat ? c.repeat : m.repeat ? m.repeat : 1;
-	rn.progress = !c.quiet && isatty(2);
-	rn.verbose = c.verbose;
+	runner_settings(&rn, &c, &m);
 	driver_install_signals();
 	err = run_revisions(&rn, revs, nrevs);
 	ret = err < 0 ? EXIT_SIGNAL_BASE + driver_signal_received() : err ? EXIT_FAIL : EXIT_OK;
@@ -260,27 +342,31 @@ out:
 
 int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 {
-	struct common c = { 0, 0, 0 };
+	struct common c = { 0, 0, 0, 0, -1, NULL };
 	struct job_matrix m;
 	struct run_job *jobs = NULL;
 	struct runner rn;
 	struct repo r = { NULL, NULL, -1 };
 	struct bisect_result res;
 	struct minor_version mv;
-	char good[41], bad[41];
+	char good[41], bad[41], stat[32];
 	struct pp_opts *post = NULL;
 	size_t njobs = 0, npost = 0;
 	unsigned job = 1;
-	double threshold = 0.20;
+	double threshold = 0;
+	struct check_opts co;
 	int npos, have, runner_ok = 0, ret = EXIT_FAIL, b;
 	struct popt opts[] = {
 		OPT_CALLBACK(0, "repeat", &c.repeat, "N",
-			     "collect each revision N times (default: local.yml's repeat, else 1)",
+			     "collect each revision N times (default: local.yml's repeat, else 3)",
 			     parse_repeat),
+		COMMON_ROWS(c),
 		OPT_CALLBACK(0, "job", &job, "N", "the job of local.yml's matrix to run (default 1)",
 			     parse_job),
 		OPT_CALLBACK(0, "threshold", &threshold, "PCT",
-			     "the smallest step up that counts (default 20)", parse_threshold),
+			     "the smallest slowdown that counts (default: perun check's, 10, and "
+			     "local.yml's thresholds)",
+			     parse_threshold),
 		OPT_BOOL('q', "quiet", &c.quiet, "no progress lines"),
 		OPT_BOOL('v', "verbose", &c.verbose, "collect's own messages too"),
 		OPT_END(),
@@ -326,11 +412,14 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	rn.pre_run = &m.pre_run;
 	rn.post = post;
 	rn.npost = npost;
-	rn.repeat = c.repeat ? c.repeat : m.repeat ? m.repeat : 1;
-	rn.progress = !c.quiet && isatty(2);
-	rn.verbose = c.verbose;
+	runner_settings(&rn, &c, &m);
+	if (!c.repeat && !m.repeat)
+		rn.repeat = BISECT_DEFAULT_REPEAT;
+	check_opts_init(&co);
+	if (threshold > 0)
+		co.threshold = threshold;
 	driver_install_signals();
-	b = run_bisect(&rn, good, bad, npos > 2 ? argv[2] : NULL, job - 1, threshold, &res);
+	b = run_bisect(&rn, good, bad, npos > 2 ? argv[2] : NULL, job - 1, &co, &res);
 	if (rn.interrupted) {
 		ret = EXIT_SIGNAL_BASE + driver_signal_received();
 		goto out;
@@ -341,9 +430,13 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	vcs_minor_info(r.worktree, res.sha, &mv);
 	printf("%s is the first commit where %s steps up: %s\n", res.sha, res.func,
 	       mv.subject ? mv.subject : "");
-	printf("%s: median call %.0f ns before, %.0f ns after (%+.0f %%)\n", res.func, res.before,
-	       res.after, (res.after / res.before - 1) * 100);
-	printf("collected %zu of %zu revisions", res.collected, res.ncommits);
+	check_statistic_name(co.statistic, stat, sizeof(stat));
+	printf("%s: %s time per call %.0f ns before, %.0f ns after (%+.0f %%), as perun check "
+	       "compares them (%s of each run's calls, %zu and %zu runs, threshold %.0f %%)\n",
+	       res.func, check_metric_name((enum check_metric)res.metric), res.before, res.after,
+	       (res.ratio - 1) * 100, stat, res.nbase, res.ntarget, res.threshold * 100);
+	printf("collected %zu of %zu revisions (%zu run%s)", res.collected, res.ncommits,
+	       res.runs_collected, res.runs_collected == 1 ? "" : "s");
 	if (res.reused)
 		printf("; the registered runs of %zu more reused", res.reused);
 	printf("\n");

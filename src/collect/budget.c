@@ -57,11 +57,14 @@ int collect_budget(struct session *s)
 	} else {
 		have = 0;
 	}
+	/* the cost is the loader's that runs: the budget's gate is stapbpf's */
 	if (!have && !o->quiet)
 		pr_info("perun: --max-overhead: the probe cost of this host is not calibrated, "
-			"so the budget assumes %d ns per recorded call; run 'perun calibrate' "
+			"so the budget assumes %d ns per recorded call; run 'perun calibrate%s' "
 			"once for a measured one",
-			BUDGET_DEFAULT_NS);
+			BUDGET_DEFAULT_NS,
+			s->runtime == RUNTIME_KERNEL ? "" : s->uprobes ? " --loader perun"
+								: " --loader stapbpf");
 	s->sopt.budget_pct = o->max_overhead;
 	/* to 100 ns: the cost is in the script, so in the module cache key, and
 	 * a calibration run again should not make every module anew */

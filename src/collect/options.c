@@ -347,6 +347,8 @@ struct popt *collect_trace_options(struct collect_opts *o, int *help)
 			 "keep the raw stream beside the profile (FILE.raw)"),
 		OPT_ALIAS("vt", "verbose-trace"),
 		OPT_BOOL('q', "quiet", &o->quiet, "fewer messages"),
+		OPT_SET_INT(0, "no-progress", &o->no_progress, 1,
+			    "no progress line on the terminal while tracing"),
 		OPT_BOOL('w', "watchdog", &o->watchdog,
 			 "log every step of the collection to the temp dir"),
 		OPT_CALLBACK('o', "output-handling", &o->output_handling, "M",

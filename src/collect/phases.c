@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@ void session_init(struct session *s, struct collect_opts *o)
 	s->result.outcome = COLLECT_FAILED;
 	s->log.messages = json_object_new_array();
 	s->log.quiet = o->quiet;
+	s->log.detach_ms = -1;
 	strbuf_init(&s->script, 0);
 	strbuf_init(&s->log.all, 0);
 }
@@ -59,9 +61,10 @@ void session_release(struct session *s)
 		}
 		if (s->wd.f)
 			fclose(s->wd.f);
-		if (o->keep_temps)
+		if (o->keep_temps) {
+			fs_keep_temp_dir(s->tmpdir);
 			log_msg(0, "perun", "temp files kept in %s", s->tmpdir);
-		else
+		} else
 			fs_remove_tree(s->tmpdir);
 		free(s->tmpdir);
 	}
@@ -175,6 +178,29 @@ static int prepare_attach(struct session *s)
 	return 0;
 }
 
+/* Says why the command cmd cannot be run: a path names a file that is
+ * missing or no program (where it looked, for a relative one), a name is in
+ * no directory of PATH.  Returns -1.  */
+static int command_missing(const char *cmd)
+{
+	struct stat st;
+	char *cwd;
+	int ret;
+
+	if (!strchr(cmd, '/'))
+		return pr_error("%s: command not found in PATH (give its path, e.g. ./%s)", cmd,
+				cmd);
+	if (stat(cmd, &st) == 0)
+		return pr_error("%s: %s", cmd,
+				S_ISDIR(st.st_mode) ? "is a directory" : "not executable");
+	if (cmd[0] == '/')
+		return pr_error("%s: no such file", cmd);
+	cwd = fs_realpath(".");
+	ret = pr_error("%s: no such file in %s", cmd, cwd ? cwd : "the working directory");
+	free(cwd);
+	return ret;
+}
+
 int collect_prepare(struct session *s)
 {
 	struct collect_opts *o = s->o;
@@ -193,7 +219,7 @@ int collect_prepare(struct session *s)
 	}
 	p = fs_which(o->cmd);
 	if (!p)
-		return pr_error("%s: command not found (give a path)", o->cmd);
+		return command_missing(o->cmd);
 	s->cmdv.v[0] = (free(s->cmdv.v[0]), p);
 runtime:
 	if (choose_runtime(s) < 0)
@@ -294,11 +320,30 @@ int collect_script(struct session *s)
 
 enum collect_outcome collect_pipeline(struct session *s, enum collect_until until)
 {
+	static int (*const before_trace[])(struct session *) = {
+		collect_prepare, collect_analyse, collect_strategy, collect_pre_optimize,
+		collect_budget,	 collect_select,  collect_script,
+	};
+	size_t i;
+
 	s->result.outcome = COLLECT_FAILED;
-	if (collect_prepare(s) < 0 || collect_analyse(s) < 0 || collect_strategy(s) < 0 ||
-	    collect_pre_optimize(s) < 0 || collect_budget(s) < 0 || collect_select(s) < 0 ||
-	    collect_script(s) < 0)
-		return s->result.outcome;
+	target_set_cancel(driver_signal_received);
+	for (i = 0; i < sizeof(before_trace) / sizeof(before_trace[0]); i++) {
+		int err = before_trace[i](s);
+		/* a signal ends a collect before anything is attached: a
+		 * blocking call it interrupted (a debuginfod download, a FIFO
+		 * swapped in) must not let the next phase go on */
+		if (driver_signal_received()) {
+			pr_error("interrupted by signal %d before the trace started: nothing "
+				 "was traced",
+				 driver_signal_received());
+			s->result.outcome = COLLECT_SIGNALED;
+			s->result.signal = driver_signal_received();
+			return s->result.outcome;
+		}
+		if (err < 0)
+			return s->result.outcome;
+	}
 	if (until == COLLECT_UNTIL_SCRIPT)
 		return s->result.outcome = COLLECT_OK;
 	if (collect_loader(s) < 0)

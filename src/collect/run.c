@@ -37,7 +37,7 @@ const char *collect_exit_desc(int exited, int status, char *buf, size_t n)
 #define MAX_FAILED_SHOWN 10
 
 /* What the runtime attached, from its uprobe_events lines saved when it was
- * ready: prints "attached A of P probes" and the failures, and returns
+ * ready: prints "attached A of P probe points" and the failures, and returns
  * {planned, attached, failed: [...]} for collector_info.  */
 static struct json_object *report_attached(struct session *s, const char *path,
 					   size_t *attached)
@@ -53,7 +53,7 @@ static struct json_object *report_attached(struct session *s, const char *path,
 	nfail = plan_attach_failures(&s->plan, att, s->uprobes != NULL, &lines);
 	/* an attach said it when the probes were armed */
 	if ((!s->o->quiet && s->o->pid <= 0) || *attached < planned)
-		log_msg(0, "perun", "attached %zu of %zu probes%s", *attached, planned,
+		log_msg(0, "perun", "attached %zu of %zu probe points%s", *attached, planned,
 			nfail ? "; not attached:" : "");
 	for (i = 0; i < nfail; i++) {
 		if (i < MAX_FAILED_SHOWN)
@@ -188,16 +188,24 @@ static const char *loader_refusal(struct session *s)
 	if (s->target.go)
 		return "a Go function restarts from its first instruction when its stack grows, "
 		       "so its entry probe goes after the prologue, where stap places it";
-	if (collect_script_mode(s) != SCRIPT_RECORD)
-		return s->o->aggregate ? "--aggregate keeps its summaries in a stap script"
-				       : "--transport print is stapbpf's";
+	if (collect_script_mode(s) == SCRIPT_PRINT)
+		return "--transport print is stapbpf's";
 	if (s->sopt.timed_period_ms || s->sopt.budget_allowed_ns)
 		return "timed sampling and the overhead budget run in the stap script (not yet on "
+		       "perun's loader)";
+	if (s->o->aggregate && s->sopt.probing_threshold)
+		return "--aggregate with dynamic probing runs in the stap script (not yet on "
 		       "perun's loader)";
 	for (i = 0; i < s->plan.n; i++) {
 		const struct probe *pr = &s->plan.probes[i];
 		if (pr->kind == PROBE_LINE)
 			return "source lines are probed through stap";
+		if (pr->kind == PROBE_USDT_PAIR && s->o->aggregate)
+			return "--aggregate pairs a USDT begin mark with its end mark in the stap "
+			       "script";
+		if (pr->sampling > 1 && s->o->aggregate)
+			return "--aggregate with per-function sampling runs in the stap script (not "
+			       "yet on perun's loader)";
 	}
 	if (!uprobes_supported(&err)) {
 		snprintf(why, sizeof(why), "this kernel lacks uprobe_multi links with BPF "
@@ -253,7 +261,8 @@ int collect_loader(struct session *s)
 	if (why)
 		collect_wd(&s->wd, "loader: stapbpf (%s)", why);
 	else
-		collect_wd(&s->wd, "loader: perun-uprobes (uprobe_multi links, ring buffer)");
+		collect_wd(&s->wd, "loader: perun-uprobes (uprobe_multi links, %s)",
+			   s->o->aggregate ? "summaries kept in the kernel" : "ring buffer");
 	s->cache_state = why ? s->cache_state : "not needed";
 	return 0;
 }
@@ -356,6 +365,13 @@ int collect_run(struct session *s)
 			strv_push(&argv, "-A");
 		if (o->follow)
 			strv_push(&argv, "-F");
+		if (o->aggregate)
+			strv_push(&argv, "-G");
+		/* elapsed time, events and losses, redrawn on the terminal */
+		if (!o->quiet && !o->no_progress && isatty(2)) {
+			strv_push(&argv, "-P");
+			s->log.trace_progress = 1;
+		}
 		loader_modes(s, &argv);
 	} else if (s->runtime == RUNTIME_BPF) {
 		strv_push(&argv, s->stapbpf);
@@ -446,7 +462,7 @@ int collect_run(struct session *s)
 	 * detach: seconds, see collect_kernel_detach_estimate) */
 	if (!o->quiet && !s->uprobes && s->runtime == RUNTIME_BPF &&
 	    plan_probe_points(&s->plan) > 200)
-		pr_info("perun: detaching %zu probes takes the kernel about %.0f s after the "
+		pr_info("perun: detaching %zu probe points takes the kernel about %.0f s after the "
 			"command ends (Ctrl-C twice to skip it)",
 			plan_probe_points(&s->plan), 0.06 * (double)plan_probe_points(&s->plan));
 	spec.output_mode = o->output_handling;
@@ -455,18 +471,22 @@ int collect_run(struct session *s)
 		spec.capture_path = capture;
 	}
 	if (!o->quiet && s->uprobes)
-		pr_info("perun: tracing %zu probes with the %s runtime (perun's loader: "
-			"uprobe_multi links, a ring buffer; no module)",
-			plan_probe_points(&s->plan), runtime_name(s->runtime));
+		pr_info("perun: tracing %zu probe points with the %s runtime (perun's loader: "
+			"uprobe_multi links, %s; no module)",
+			plan_probe_points(&s->plan), runtime_name(s->runtime),
+			o->aggregate ? "summaries kept in the kernel" : "a ring buffer");
 	else if (!o->quiet)
-		pr_info("perun: tracing %zu probes with the %s runtime (module cache: %s)",
+		pr_info("perun: tracing %zu probe points with the %s runtime (module cache: %s)",
 			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);
 	if (!o->quiet && !s->uprobes && s->runtime == RUNTIME_BPF && s->loader_why && o->pid <= 0)
 		pr_info("perun: stapbpf runs this trace, not perun's loader: %s", s->loader_why);
 	collect_wd(&s->wd, "run: %s -x PID %s, target %s", argv.v[0], s->module, s->cmdv.v[0]);
 	s->t_collect0 = collect_now();
-	if (driver_run(&spec, &s->res, collect_stap_line, &s->log) < 0)
+	if (driver_run(&spec, &s->res, collect_stap_line, &s->log) < 0) {
+		collect_progress_end(&s->log);
 		goto out;
+	}
+	collect_progress_end(&s->log);
 	s->t_collect1 = collect_now();
 	collect_wd(&s->wd, "run: runtime ended (%s), timed out %d, interrupted %d, leaked uprobes %d",
 	   collect_exit_desc(s->res.exited, s->res.status, desc, sizeof(desc)), s->res.timed_out, s->res.interrupted,

@@ -5,6 +5,7 @@
 #define PR_FMT "perun collect"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,6 +109,51 @@ void collect_wd(struct watchdog *w, const char *fmt, ...)
 	fflush(w->f);
 }
 
+void collect_progress_end(struct stap_log *l)
+{
+	if (!l->progress_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	l->progress_shown = 0;
+}
+
+/* n with a comma every three digits.  */
+static const char *grouped(uint64_t n, char *buf, size_t size)
+{
+	char digits[32];
+	size_t len = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, n), i, j = 0;
+
+	for (i = 0; i < len && j + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[j++] = ',';
+		buf[j++] = digits[i];
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
+/* The loader's "perun-progress: MS EVENTS LOST", redrawn in place.  */
+static void show_progress(struct stap_log *l, const char *line)
+{
+	unsigned long long ms, events, lost;
+	char e[32], r[32], x[32];
+	double s;
+
+	if (sscanf(line, "perun-progress: %llu %llu %llu", &ms, &events, &lost) != 3)
+		return;
+	s = (double)ms / 1e3;
+	fprintf(stderr, "\rperun: tracing for %.0f s: %s events (%s/s), %s lost\033[K", s,
+		grouped(events, e, sizeof(e)),
+		grouped(s > 0 ? (uint64_t)((double)(events - l->progress_events) /
+					   (s - l->progress_s > 0 ? s - l->progress_s : 1))
+			      : 0,
+			r, sizeof(r)),
+		grouped(lost, x, sizeof(x)));
+	l->progress_events = events;
+	l->progress_s = s;
+	l->progress_shown = 1;
+}
+
 void collect_stap_line(void *ctx, const char *line)
 {
 	struct stap_log *l = ctx;
@@ -116,8 +162,17 @@ void collect_stap_line(void *ctx, const char *line)
 
 	if (!*line)
 		return;
+	if (!strncmp(line, "perun-progress: ", 16)) {
+		if (l->trace_progress && !l->quiet)
+			show_progress(l, line);
+		return;
+	}
+	collect_progress_end(l);
 	strbuf_addstr(&l->all, line);
 	strbuf_addch(&l->all, '\n');
+	/* the loader's detach: said once, in the closing line */
+	if (sscanf(line, "perun: detached %*u probe points in %lf ms", &l->detach_ms) == 1)
+		return;
 	/* perun's own loader speaks to the user directly */
 	if (!strncmp(line, "perun: ", 7)) {
 		if (!l->quiet)

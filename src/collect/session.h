@@ -37,6 +37,7 @@ struct collect_opts {
 	int with_usdt;
 	double timeout;
 	int zip_temps, keep_temps, verbose_trace, quiet, watchdog, diagnostics, cache_off;
+	int no_progress;	/* no progress line while tracing, even on a terminal */
 	int aggregate, metrics, script_only, strict, entry_only, per_call;
 	const char *transport;	/* record | print, or NULL: the runtime's default */
 	size_t buffer_size;	/* events the recorder keeps */
@@ -47,6 +48,8 @@ struct collect_opts {
 	int calibrate;		/* --calibrate 1, --no-calibrate 0, else -1: a cached one */
 	struct opt_selection opt;	/* -op, -on, -off, -oa (Table A.2) */
 	double max_overhead;	/* --max-overhead PCT, or 0 */
+	const char *machine;	/* the machine's name for its profiles' machine region, or
+				   NULL */
 	const char *origin;	/* the commit the profile is for (40 hex), or NULL: the
 				 * HEAD of the work tree around the working directory */
 	long pid;		/* --pid: trace this running process, not -c */
@@ -95,6 +98,11 @@ struct stap_log {
 	uint64_t transport_errors;	/* the runtime's reader gave up on its buffers */
 	int errors;
 	int progress;		/* show pass progress on the terminal */
+	int trace_progress;	/* show the loader's progress lines on the terminal */
+	int progress_shown;	/* a progress line without its newline is on the terminal */
+	double detach_ms;	/* perun's loader: how long its links took to close, or -1 */
+	uint64_t progress_events;	/* the events and time of the last progress line */
+	double progress_s;
 	int pass;
 	size_t nprobes;
 	int quiet;
@@ -206,6 +214,9 @@ struct session {
 
 /* Seconds on the monotonic clock.  */
 double collect_now(void);
+/* Ends the progress line on the terminal, when one is shown, so that what
+ * follows starts on a line of its own.  */
+void collect_progress_end(struct stap_log *l);
 /* Writes one timed line to the watchdog log, when there is one.  */
 void collect_wd(struct watchdog *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Identity of a file for the cache key: size and mtime ("-" when missing).  */

@@ -20,6 +20,7 @@
 #include "collect/session.h"
 #include "profile/machine.h"
 #include "profile/writer.h"
+#include "store/localyml.h"
 #include "store/output.h"
 #include "store/repo.h"
 #include "store/stats.h"
@@ -106,8 +107,12 @@ static struct json_object *make_header(struct session *s)
 		json_object_object_add(a, "pid", json_object_new_int64(s->o->pid));
 		json_object_object_add(a, "duration_s",
 				       json_object_new_double((double)r->target_ns / 1e9));
-		/* the runtime's detach: from SIGINT to its end */
-		if (r->stop_ns)
+		/* the detach: perun's loader's links closed, or another
+		 * runtime's end after SIGINT (as the closing line says it) */
+		if (s->log.detach_ms >= 0)
+			json_object_object_add(a, "detach_s",
+					       json_object_new_double(s->log.detach_ms / 1e3));
+		else if (r->stop_ns)
 			json_object_object_add(a, "detach_s",
 					       json_object_new_double((double)r->stop_ns / 1e9));
 		json_object_object_add(a, "ended_by",
@@ -168,6 +173,26 @@ static struct json_object *make_collector_info(struct session *s)
 	return ci;
 }
 
+/* The machine's name for the machine region: collect's own (perun run's
+ * --machine), else the machine key of the repository's local.yml, else
+ * none.  Caller frees.  */
+static char *machine_name(const struct collect_opts *o)
+{
+	char *pd, *path, *name = NULL;
+
+	if (o->machine)
+		return xstrdup(o->machine);
+	if (!(pd = repo_locate()))
+		return NULL;
+	path = xstrfmt("%s/local.yml", pd);
+	if (config_read_machine(path, &name) < 0)
+		pr_warn("the profile carries no machine name: local.yml's machine is bad (said "
+			"above)");
+	free(path);
+	free(pd);
+	return name;
+}
+
 static char *default_output(struct session *s, int *in_jobs)
 {
 	char *perun_dir = repo_locate(), *base, *out;
@@ -194,35 +219,56 @@ static char *default_output(struct session *s, int *in_jobs)
 	return out;
 }
 
-/* Calls whose return never came are in no call record: name them (in
- * s->result.notes), so a summary count short by a longjmp is not taken for
- * the whole.  */
+/* Whether the trace is an attach (--pid).  */
+static int o_pid(const struct session *s)
+{
+	return s->o->pid > 0;
+}
+
+/* Calls whose return never came have no call record, only a count (the
+ * summary's no_duration): say how many, and why, in s->result.notes.  */
 static void warn_unfinished(struct session *s, const struct parse_stats *ps,
 			    const uint64_t *unfinished)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i, shown = 0;
+	uint64_t missed = ps->missed_returns - ps->beyond_return_limit;
+	uint64_t rest = ps->unmatched_entries - ps->missed_returns;
 
+	for (i = 0; i < s->plan.n; i++)
+		if (unfinished[i] && shown++ < 5)
+			strbuf_addf(&sb, "%s%s %" PRIu64, shown > 1 ? ", " : "",
+				    s->plan.probes[i].name, unfinished[i]);
+	log_keep(&s->result.notes, "perun",
+		 "%" PRIu64 " calls are counted without a duration (no_duration in the "
+		 "summary): %s%s",
+		 ps->unmatched_entries, strbuf_str(&sb), shown > 5 ? ", ..." : "");
 	if (ps->beyond_return_limit)
 		log_keep(&s->result.notes, "perun",
-			 "%" PRIu64 " calls have no return: the kernel keeps at most %d return "
+			 "%" PRIu64 " of them returned unseen: the kernel keeps at most %d return "
 			 "probes pending per thread and these were entered deeper (a deep "
-			 "recursion); their durations are unknown and they are not in the summary",
-			 ps->beyond_return_limit, PARSE_URETPROBE_DEPTH);
-	if (ps->unmatched_entries == ps->beyond_return_limit)
-		return;
-	for (i = 0; i < s->plan.n && shown < 5; i++)
-		if (unfinished[i])
-			strbuf_addf(&sb, "%s%s %" PRIu64, shown++ ? ", " : "", s->plan.probes[i].name,
-				    unfinished[i]);
-	log_keep(&s->result.notes, "perun",
-		 "%" PRIu64 " calls never returned (a longjmp or exit past them, or the trace "
-		 "ended first) and are not in the summary: %s%s%s",
-		 ps->unmatched_entries - ps->beyond_return_limit, strbuf_str(&sb),
-		 shown == 5 ? ", ..." : "",
-		 s->target.longjmp || s->target.exceptions
-			 ? "; --entry-only counts them (unfinished_by_function in the profile)"
-			 : " (unfinished_by_function in the profile)");
+			 "recursion)%s",
+			 ps->beyond_return_limit, PARSE_URETPROBE_DEPTH,
+			 s->uprobes ? "" : "; perun's loader (the bpf runtime on Linux 6.6 and "
+					   "later) times calls at any depth");
+	if (missed)
+		log_keep(&s->result.notes, "perun",
+			 "%" PRIu64 " of them returned unseen: the function left by a way its "
+			 "return probes do not cover (an indirect jump, or a return that could "
+			 "not be probed)",
+			 missed);
+	if (ps->unwound)
+		log_keep(&s->result.notes, "perun",
+			 "%" PRIu64 " of them never returned: a longjmp or C++ exception went past "
+			 "them%s",
+			 ps->unwound,
+			 (s->target.longjmp || s->target.exceptions) && !s->uprobes
+				 ? " (--entry-only counts such calls without return probes)"
+				 : "");
+	if (rest > ps->unwound)
+		log_keep(&s->result.notes, "perun", "%" PRIu64 " of them were still running when %s",
+			 rest - ps->unwound,
+			 o_pid(s) ? "perun detached" : "the trace ended (the process exited inside them)");
 	strbuf_release(&sb);
 }
 
@@ -272,6 +318,11 @@ static void warn_incomplete(struct session *s, const struct parse_stats *ps,
 		strbuf_addf(&sb, "%" PRIu64 " recorded events never reached perun (the runtime "
 				 "stopped while writing them out)",
 			    ps->missing_records);
+	} else if (s->res.killed_at_stop > 0) {
+		strbuf_addf(&sb, "%s had not ended %.0f s after it was asked to stop, showing no "
+				 "work (writing, detaching, waiting in the kernel), and was killed "
+				 "before its end marker",
+			    s->runtime_prog ? s->runtime_prog : "the runtime", s->res.killed_at_stop);
 	} else {
 		strbuf_addstr(&sb, "the runtime stopped before its end marker");
 	}
@@ -341,13 +392,15 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	struct probe_cost cost;
 	struct parser *parser;
 	/* where it ran, and the probe cost its calibrated amounts subtract */
+	char *mname = machine_name(o);
 	struct json_object *machine =
-	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL);
+	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL, mname);
 	int opened = profile_writer_open(w, path, &s->plan, origin, header, ci, machine,
 					 o->aggregate  ? PROFILE_SUMMARIES
 					 : o->per_call ? PROFILE_PER_CALL
 						       : PROFILE_COMPACT);
 
+	free(mname);
 	json_object_put(machine);
 	if (opened < 0) {
 		profile_writer_abort(w);	/* frees what open kept */
@@ -411,14 +464,14 @@ static struct json_object *run_json(const struct session *s, const struct run_re
 	struct json_object *extra = json_object_new_object(), *tg = json_object_new_object();
 
 	json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
-	/* which loader ran the bpf runtime's trace, and why not perun's */
-	if (s->runtime == RUNTIME_BPF) {
-		json_object_object_add(extra, "loader",
-				       json_object_new_string(s->uprobes ? "perun" : "stapbpf"));
-		if (!s->uprobes && s->loader_why)
-			json_object_object_add(extra, "loader_reason",
-					       json_object_new_string(s->loader_why));
-	}
+	/* who attached the probes, and on the bpf runtime why not perun's own
+	 * loader when it did not */
+	json_object_object_add(extra, "loader",
+			       json_object_new_string(s->uprobes		   ? "perun-uprobes"
+						      : s->runtime == RUNTIME_BPF ? "stapbpf"
+										  : "staprun"));
+	if (!s->uprobes && s->runtime == RUNTIME_BPF && s->loader_why)
+		json_object_object_add(extra, "loader_reason", json_object_new_string(s->loader_why));
 	if (s->runtime == RUNTIME_KERNEL) {
 		json_object_object_add(extra, "kernel_release", json_object_new_string(s->release));
 		json_object_object_add(extra, "kernel_runtime", json_object_new_string(s->kr.id));
@@ -450,6 +503,9 @@ static struct json_object *anomalies_json(const struct session *s, const struct 
 	struct json_object *an = json_object_new_object();
 
 	json_object_object_add(an, "unmatched_entries", json_object_new_int64((int64_t)ps->unmatched_entries));
+	json_object_object_add(an, "unwound", json_object_new_int64((int64_t)ps->unwound));
+	json_object_object_add(an, "missed_returns",
+			       json_object_new_int64((int64_t)ps->missed_returns));
 	json_object_object_add(an, "beyond_return_limit",
 			       json_object_new_int64((int64_t)ps->beyond_return_limit));
 	json_object_object_add(an, "unmatched_exits", json_object_new_int64((int64_t)ps->unmatched_exits));
@@ -476,6 +532,12 @@ static struct json_object *anomalies_json(const struct session *s, const struct 
 	return an;
 }
 
+/* Whether probe i saw a call, with or without a duration.  */
+static int seen(const struct profile_writer *w, size_t i)
+{
+	return w->sum[i].count || w->sum[i].untimed || w->sum[i].below_min;
+}
+
 /* A command that died early explains its own missing calls: says, for each
  * function named on the command line that recorded no call, that the
  * command never reached it.  Returns how many.  */
@@ -485,20 +547,34 @@ static size_t say_named_zero(const struct session *s, const struct profile_write
 	const struct collect_opts *o = s->o;
 	size_t i, n = 0;
 
+	if (o->opt.active[OPT_TIMED_SAMPLING]) {
+		/* a function without a call may have run only in dormant windows:
+		 * only a profile with no call at all is known to be wrong */
+		uint64_t all = 0;
+		for (i = 0; i < s->plan.n; i++)
+			all += seen(w, i);
+		if (all || !res->target_known || !res->target_exited || res->interrupted)
+			return 0;
+		log_msg(0, "perun: error",
+			"timed sampling recorded no call: the command ran only while the probes "
+			"were dormant, or called none of the %zu functions traced (a higher "
+			"timed-sample-freq records more)",
+			s->plan.n);
+		return 1;
+	}
+	/* a sampled function records its first call: no call is never called */
 	for (i = 0; res->target_known && res->target_exited && !res->interrupted &&
 		    i < s->plan.n && (!s->attached_path || s->attached); i++) {
 		const struct probe *pr = &s->plan.probes[i];
 		size_t j, k;
-		if (!(pr->flags & PROBE_F_NAMED) || w->sum[i].count ||
-		    (s->below_min && s->below_min[i]) ||
-		    (pr->sampling > 1 && !o->aggregate) || o->opt.active[OPT_TIMED_SAMPLING])
+		if (!(pr->flags & PROBE_F_NAMED) || seen(w, i))
 			continue;
 		if (pr->flags & PROBE_F_ALTERNATIVE) {
 			/* an IFUNC's implementations: one of them is enough */
 			for (j = i; j > 0 && (s->plan.probes[j - 1].flags & PROBE_F_ALTERNATIVE); j--)
 				;
 			for (k = j; k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE) &&
-				    !w->sum[k].count; k++)
+				    !seen(w, k); k++)
 				;
 			if (k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE))
 				continue;
@@ -519,14 +595,18 @@ static size_t say_named_zero(const struct session *s, const struct profile_write
 
 /* The processes of the trace into extra (perun's loader): each thread's
  * process, and the processes the traced ones started, followed or not.
- * Returns how many were not followed.  */
-static size_t add_processes(struct json_object *extra, struct parser *parser)
+ * *untraced gets how many were not followed, *late how many were followed
+ * only from some time after their fork (their first calls are missing).  */
+static void add_processes(struct json_object *extra, struct parser *parser, size_t *untraced,
+			  size_t *late)
 {
-	size_t np, nc, k, untraced = 0;
+	size_t np, nc, ne, k;
+	const struct parse_exec *pe;
 	const struct parse_proc *pp = parser_processes(parser, &np);
 	const struct parse_child *pc = parser_children(parser, &nc);
 	struct json_object *procs = json_object_new_object(), *kids = json_object_new_array();
 
+	*untraced = *late = 0;
 	for (k = 0; k < np; k++) {
 		char key[32];
 		struct json_object *arr;
@@ -547,14 +627,26 @@ static size_t add_processes(struct json_object *extra, struct parser *parser)
 					       json_object_new_int64((int64_t)pc[k].attach_ns));
 		json_object_array_add(kids, c);
 		if (!pc[k].followed)
-			untraced++;
+			(*untraced)++;
+		else if (pc[k].attach_ns)
+			(*late)++;
 	}
 	if (np)
 		json_object_object_add(extra, "threads_by_process", procs);
 	else
 		json_object_put(procs);
 	json_object_object_add(extra, "children", kids);
-	return untraced;
+	pe = parser_execs(parser, &ne);
+	if (ne) {
+		struct json_object *execs = json_object_new_array();
+		for (k = 0; k < ne; k++) {
+			struct json_object *e = json_object_new_object();
+			json_object_object_add(e, "pid", json_object_new_int64(pe[k].pid));
+			json_object_object_add(e, "probed", json_object_new_boolean(pe[k].probed));
+			json_object_array_add(execs, e);
+		}
+		json_object_object_add(extra, "execs", execs);
+	}
 }
 
 /* How long perun took before the target ran: preparing, arming, both.  */
@@ -586,7 +678,7 @@ enum collect_outcome collect_profile(struct session *s)
 	char origin[41], desc[64];
 	int have_origin = 0, in_jobs = 0, rescued = 0, incomplete = 0;
 	enum collect_outcome ret = COLLECT_FAILED;
-	size_t untraced_kids = 0;
+	size_t untraced_kids = 0, late_kids = 0, nkids = 0;
 	/* perun's loader counts the children itself (j lines), also --follow's */
 	size_t forked = s->uprobes ? 0 : res.forked;
 	size_t i;
@@ -653,7 +745,7 @@ write_again:
 			s->log.lost_events = ps->transport_lost;
 		json_object_put(extra);
 		extra = run_json(s, &res);
-		untraced_kids = add_processes(extra, parser);
+		add_processes(extra, parser, &untraced_kids, &late_kids);
 		json_object_object_add(extra, "untraced_children",
 				       json_object_new_int64((int64_t)(forked + untraced_kids)));
 		json_object_object_add(extra, "timing", timing_json(s, &res));
@@ -665,17 +757,26 @@ write_again:
 		json_object_object_add(extra, "raw_bytes", json_object_new_int64((int64_t)ps->bytes));
 		json_object_object_add(extra, "bytes_per_event",
 				       json_object_new_double(ps->events ? (double)ps->bytes / (double)ps->events : 0));
-		for (i = 0; i < s->plan.n; i++)
-			if (w.sum[i].count)
+		for (i = 0; i < s->plan.n; i++) {
+			/* calls without a duration count with the others */
+			w.sum[i].untimed = parser_unfinished(parser)[i];
+			w.sum[i].below_min = s->below_min ? s->below_min[i] : 0;
+			if (w.sum[i].count || w.sum[i].untimed || w.sum[i].below_min)
 				reached += s->points[i] ? 1 : 2;
+		}
 		summary_by_name(&s->plan, &w, sum);
 		if (s->below_min) {
 			uint64_t dropped = 0;
+			size_t untimed = 0;
 			for (i = 0; i < s->plan.n; i++) {
+				if (probe_is_point(&s->plan.probes[i]) &&
+				    s->plan.probes[i].kind == PROBE_FUNC)
+					untimed++;
 				if (!s->below_min[i])
 					continue;
-				collect_mark_partial(sum, s->plan.probes[i].name, "below_min_duration",
-						     json_object_new_int64((int64_t)s->below_min[i]));
+				/* the summary counts them (below_min_duration) */
+				collect_mark_partial(sum, s->plan.probes[i].name, "partial",
+						     json_object_new_boolean(1));
 				dropped += s->below_min[i];
 			}
 			json_object_object_add(extra, "min_duration_ns",
@@ -687,6 +788,16 @@ write_again:
 					"more; %" PRIu64 " faster calls counted per function "
 					"(below_min_duration), not kept",
 					o->min_duration_ns, dropped);
+			/* a call seen at its entry only has no duration to compare */
+			if (untimed)
+				log_keep(&r->notes, "perun",
+					 "--min-duration cannot apply to the %zu function%s probed "
+					 "at entry only (no duration): all their calls are kept",
+					 untimed, untimed == 1 ? "" : "s");
+		} else if (o->min_duration_ns && o->aggregate) {
+			log_keep(&r->notes, "perun",
+				 "--min-duration cannot apply with --aggregate (the script keeps "
+				 "summaries, not calls): every call is in them");
 		}
 		if (o->pid > 0) {
 			/* an attach cuts calls in flight at both ends: their functions'
@@ -703,8 +814,15 @@ write_again:
 		}
 		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
 				     plan_probe_points(&s->plan) - attached : 0;
+		/* --follow promises every child from its first instruction: one
+		 * not traced, or traced from later, lacks calls */
+		if (!o->follow)
+			late_kids = 0;
+		/* returns that came unseen: their calls are counted, their
+		 * durations missing */
 		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
-			     ps->missing_records || !ps->saw_end || unattached;
+			     ps->missing_records || !ps->saw_end || unattached ||
+			     (o->follow && untraced_kids) || late_kids || ps->missed_returns;
 		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
 		collect_post_optimize(s, parser, extra, sum);
 		if (collect_budget_report(s, parser, extra, sum))
@@ -751,7 +869,7 @@ write_again:
 			r->prt_s = (double)res.target_ns / 1e9;
 			r->pt_s = collect_now() - s->t_start;
 		}
-		r->calls = ps->calls + ps->points;
+		r->calls = ps->calls + ps->points + ps->unmatched_entries;
 		r->threads = ps->threads;
 		if (o->aggregate) {
 			size_t na, k, j;
@@ -784,8 +902,26 @@ write_again:
 			stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
 					    have_origin ? origin : NULL, o->quiet, &r->notes);
 		}
-		traced = ps->calls + ps->points;
-		if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
+		traced = ps->calls + ps->points + ps->unmatched_entries;
+		parser_children(parser, &nkids);
+		if (incomplete && (late_kids || (o->follow && untraced_kids)) &&
+		    !(s->log.transport_errors || s->log.lost_events || ps->lost_events ||
+		      ps->missing_records || !ps->saw_end || unattached))
+			log_keep(&r->notes, "perun: warning",
+				 "the trace is incomplete: of the %zu child process%s --follow saw, "
+				 "%zu could not be traced and %zu were traced only from some time "
+				 "after their fork (trace.children[].traced_after_ns), so their "
+				 "calls are missing or begin late",
+				 nkids, nkids == 1 ? "" : "es", untraced_kids,
+				 late_kids);
+		else if (incomplete && !unattached && ps->missed_returns &&
+		    !(s->log.transport_errors || s->log.lost_events || ps->lost_events ||
+		      ps->missing_records || !ps->saw_end))
+			log_keep(&r->notes, "perun: warning",
+				 "the trace is incomplete: %" PRIu64 " calls returned unseen, so "
+				 "they are counted without a duration (said below)",
+				 ps->missed_returns);
+		else if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
 						  ps->lost_events || ps->missing_records || !ps->saw_end))
 			log_keep(&r->notes, "perun: warning",
 				 "the trace is incomplete: %zu of %zu probe points did not attach "
@@ -819,7 +955,7 @@ write_again:
 		free(keep);
 	}
 	ret = !incomplete ? COLLECT_OK : o->strict ? COLLECT_FAILED : COLLECT_INCOMPLETE;
-	if ((forked || untraced_kids) && !o->quiet)
+	if (!o->follow && (forked || untraced_kids) && !o->quiet)
 		log_keep(&r->notes, "perun",
 			 "the %s started %zu child process%s; only its own process was traced "
 			 "(--follow traces them too)",
@@ -861,7 +997,15 @@ write_again:
 	}
 	if (o->pid > 0 && !o->quiet) {
 		char took[64] = "";
-		if (res.stop_ns)
+		/* perun's loader measured its own detach (the links closed: the
+		 * process runs free); another runtime's is its end after SIGINT */
+		if (s->log.detach_ms >= 0)
+			snprintf(took, sizeof(took),
+				 s->log.detach_ms >= 10 ? "; the detach took %.0f ms"
+				 : s->log.detach_ms >= 1 ? "; the detach took %.1f ms"
+							 : "; the detach took %.2f ms",
+				 s->log.detach_ms);
+		else if (res.stop_ns)
 			snprintf(took, sizeof(took), "; the detach took %.1f s",
 				 (double)res.stop_ns / 1e9);
 		log_keep(&r->notes, "perun", "detached from process %ld after %.1f s (%s)%s", o->pid,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The machine region: Perun's keys (host, system, release, architecture,
  * cpu {total, physical, model}, memory {total_ram, swap}) plus the probe
- * calibration collect used.  */
+ * calibration collect used and the name the user gave the machine.  */
 #include "config.h"
 
 #define PR_FMT "machine"
@@ -57,7 +57,7 @@ static void cpu_info(char *model, size_t n, long *physical)
 	*physical = (long)nseen;
 }
 
-struct json_object *machine_region(struct json_object *calibration)
+struct json_object *machine_region(struct json_object *calibration, const char *name)
 {
 	struct json_object *m = json_object_new_object(), *cpu = json_object_new_object(),
 			   *mem = json_object_new_object();
@@ -68,6 +68,8 @@ struct json_object *machine_region(struct json_object *calibration)
 
 	memset(&u, 0, sizeof(u));
 	uname(&u);
+	if (name && *name)
+		json_object_object_add(m, "name", json_object_new_string(name));
 	json_object_object_add(m, "host", json_object_new_string(u.nodename));
 	json_object_object_add(m, "system", json_object_new_string(u.sysname));
 	json_object_object_add(m, "release", json_object_new_string(u.release));
@@ -129,6 +131,8 @@ int machine_same(const struct profile *a, const struct profile *b)
 
 	if (!ma || !mb)
 		return 1;
+	if (*field(ma, "name") || *field(mb, "name"))
+		return !strcmp(field(ma, "name"), field(mb, "name"));
 	for (i = 0; identity[i]; i++)
 		if (strcmp(field(ma, identity[i]), field(mb, identity[i])))
 			return 0;
@@ -142,6 +146,8 @@ char *machine_describe(const struct profile *p)
 
 	if (!m)
 		return xstrdup("");
+	if (*field(m, "name"))
+		return xstrdup(field(m, "name"));
 	ram = atof(field(m, "memory.total_ram")) / (1024.0 * 1024 * 1024);
 	return xstrfmt("%s (%s, %s x %s, %.1f GiB, %s %s)", field(m, "host"),
 		       field(m, "architecture"), field(m, "cpu.total"),

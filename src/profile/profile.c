@@ -351,6 +351,8 @@ struct fstat {
 	double cal_mean;	/* trace.summary's calibrated_mean, -1 without */
 	double cal_median;	/* trace.summary's calibrated_median, -1 without */
 	const char *entry;	/* trace.summary's probe_entry, or NULL */
+	int64_t untimed;	/* trace.summary's no_duration: calls without a duration */
+	int64_t below_min;	/* its below_min_duration: calls faster than --min-duration */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -547,51 +549,64 @@ struct sum_ctx {
 	struct json_object *tsum;	/* trace.summary */
 	struct frame_ref *refs;
 	size_t nrefs;
-	int any_sampled, any_cal;
+	int any_sampled, any_cal, any_untimed;
 };
+
+static int64_t int_at(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+		       ? json_object_get_int64(v)
+		       : 0;
+}
+
+/* The row of function uid, made on first use with what trace.summary
+ * says of it.  */
+static struct fstat *fstat_of(struct sum_ctx *c, const char *uid)
+{
+	size_t k = (size_t)intern(&c->uids, uid);
+	struct json_object *ts;
+	struct fstat *f;
+
+	if (k < c->nfs)
+		return &c->fs[k];
+	ts = get(c->tsum, uid);
+	c->fs = xrealloc(c->fs, (c->nfs + 1) * sizeof(*c->fs));
+	f = &c->fs[c->nfs++];
+	memset(f, 0, sizeof(*f));
+	f->uid = uid;
+	f->min = -1;
+	f->sampled = get(ts, "sampled") ? json_object_get_int64(get(ts, "sampled")) : 0;
+	f->cal_mean = get(ts, "calibrated_mean") ? json_object_get_double(get(ts, "calibrated_mean"))
+						 : -1;
+	f->cal_median = get(ts, "calibrated_median")
+				? json_object_get_double(get(ts, "calibrated_median"))
+				: -1;
+	f->entry = get(ts, "probe_entry") ? json_object_get_string(get(ts, "probe_entry")) : NULL;
+	f->disarmed = get(ts, "disarmed_after") ? json_object_get_int64(get(ts, "disarmed_after"))
+						: 0;
+	f->disarms = get(ts, "disarmed_times") ? json_object_get_int64(get(ts, "disarmed_times"))
+					       : 0;
+	f->rearms = get(ts, "rearmed_times") ? json_object_get_int64(get(ts, "rearmed_times")) : 0;
+	f->timed = get(ts, "sampled_by") != NULL;
+	f->budget = get(ts, "disarmed_by") &&
+		    !strcmp(json_object_get_string(get(ts, "disarmed_by")), "max-overhead");
+	f->disarmed_at = get(ts, "disarmed_at_s") ? json_object_get_double(get(ts, "disarmed_at_s"))
+						  : 0;
+	f->untimed = int_at(ts, "no_duration");
+	f->below_min = int_at(ts, "below_min_duration");
+	c->any_sampled |= f->sampled > 1 || f->disarmed > 0 || f->disarms > 0 || f->timed;
+	c->any_cal |= f->cal_mean >= 0;
+	c->any_untimed |= f->untimed > 0 || f->below_min > 0;
+	return f;
+}
 
 static void sum_one(void *ctxp, const struct call_view *v)
 {
 	struct sum_ctx *c = ctxp;
-	struct fstat *f;
-	size_t k;
+	struct fstat *f = fstat_of(c, v->uid);
 
-	k = (size_t)intern(&c->uids, v->uid);
-	if (k == c->nfs) {
-		struct json_object *ts = get(c->tsum, v->uid);
-		c->fs = xrealloc(c->fs, (c->nfs + 1) * sizeof(*c->fs));
-		f = &c->fs[c->nfs++];
-		memset(f, 0, sizeof(*f));
-		f->uid = v->uid;
-		f->min = -1;
-		f->sampled = get(ts, "sampled") ? json_object_get_int64(get(ts, "sampled")) : 0;
-		f->cal_mean = get(ts, "calibrated_mean")
-				      ? json_object_get_double(get(ts, "calibrated_mean"))
-				      : -1;
-		f->cal_median = get(ts, "calibrated_median")
-					? json_object_get_double(get(ts, "calibrated_median"))
-					: -1;
-		f->entry = get(ts, "probe_entry") ? json_object_get_string(get(ts, "probe_entry"))
-						  : NULL;
-		f->disarmed = get(ts, "disarmed_after")
-				      ? json_object_get_int64(get(ts, "disarmed_after"))
-				      : 0;
-		f->disarms = get(ts, "disarmed_times")
-				     ? json_object_get_int64(get(ts, "disarmed_times"))
-				     : 0;
-		f->rearms = get(ts, "rearmed_times")
-				    ? json_object_get_int64(get(ts, "rearmed_times"))
-				    : 0;
-		f->timed = get(ts, "sampled_by") != NULL;
-		f->budget = get(ts, "disarmed_by") &&
-			    !strcmp(json_object_get_string(get(ts, "disarmed_by")), "max-overhead");
-		f->disarmed_at = get(ts, "disarmed_at_s")
-					 ? json_object_get_double(get(ts, "disarmed_at_s"))
-					 : 0;
-		c->any_sampled |= f->sampled > 1 || f->disarmed > 0 || f->disarms > 0 || f->timed;
-		c->any_cal |= f->cal_mean >= 0;
-	}
-	f = &c->fs[k];
 	if (v->hist) {
 		/* a per-thread summary: its amount is a sum, not one call */
 		size_t b, nb = json_object_array_length(v->hist);
@@ -620,6 +635,9 @@ static void sum_one(void *ctxp, const struct call_view *v)
 	c->all_excl += v->exclusive;
 }
 
+/* Functions profile_untimed names on a line, at most.  */
+#define UNTIMED_SHOWN 10
+
 /* Functions with a loss that profile_incomplete names, at most.  */
 #define INCOMPLETE_SHOWN 20
 
@@ -634,15 +652,6 @@ static int cmp_loss(const void *a, const void *b)
 	int64_t u = x->lost + x->unfinished, v = y->lost + y->unfinished;
 
 	return u != v ? (u < v) - (u > v) : strcmp(x->name, y->name);
-}
-
-static int64_t int_at(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
-		       ? json_object_get_int64(v)
-		       : 0;
 }
 
 static struct loss *loss_of(struct loss **l, size_t *n, const char *name)
@@ -685,11 +694,14 @@ int profile_incomplete(const struct profile *p, const char *prefix, struct strbu
 		strbuf_addstr(&what, ")");
 	}
 	if (unatt > 0)
-		strbuf_addf(&what, "%s%" PRId64 " of %" PRId64 " probes not attached",
+		strbuf_addf(&what, "%s%" PRId64 " of %" PRId64 " probe points not attached",
 			    what.len ? ", " : "", unatt, int_at(pr, "planned"));
 	if (int_at(an, "transport_errors") > 0)
 		strbuf_addf(&what, "%s%" PRId64 " transport errors", what.len ? ", " : "",
 			    int_at(an, "transport_errors"));
+	if (int_at(an, "missed_returns") > 0)
+		strbuf_addf(&what, "%s%" PRId64 " returns not seen (those calls have no duration)",
+			    what.len ? ", " : "", int_at(an, "missed_returns"));
 	if (get(an, "missing_end") && json_object_get_boolean(get(an, "missing_end")))
 		strbuf_addf(&what, "%sthe trace's end is missing (cut short)", what.len ? ", " : "");
 	if (!what.len)
@@ -717,7 +729,7 @@ int profile_incomplete(const struct profile *p, const char *prefix, struct strbu
 			strbuf_addf(out, " %" PRId64 " events lost%s", l[i].lost,
 				    l[i].unfinished ? "," : "");
 		if (l[i].unfinished)
-			strbuf_addf(out, " %" PRId64 " calls unfinished", l[i].unfinished);
+			strbuf_addf(out, " %" PRId64 " calls without a duration", l[i].unfinished);
 		strbuf_addch(out, '\n');
 	}
 	if (failed && json_object_is_type(failed, json_type_array))
@@ -736,6 +748,54 @@ int profile_incomplete(const struct profile *p, const char *prefix, struct strbu
 	return 1;
 }
 
+void profile_untimed_calls(const struct profile *p, const char *uid, uint64_t *untimed,
+			   uint64_t *below_min)
+{
+	struct json_object *ts = get(get(get(p->root, "trace"), "summary"), uid);
+
+	*untimed = (uint64_t)int_at(ts, "no_duration");
+	*below_min = (uint64_t)int_at(ts, "below_min_duration");
+}
+
+/* One line of profile_untimed: the functions whose summary has key.  */
+static int untimed_line(struct json_object *tsum, const char *key, const char *prefix,
+			const char *what, struct strbuf *out)
+{
+	size_t n = 0;
+
+	json_object_object_foreach(tsum, name, ts) {
+		int64_t v = int_at(ts, key);
+		if (v <= 0)
+			continue;
+		if (!n)
+			strbuf_addf(out, "%s%s:", prefix, what);
+		if (n++ == UNTIMED_SHOWN) {
+			strbuf_addstr(out, " ...");
+			break;
+		}
+		strbuf_addstr(out, n > 1 ? ", " : " ");
+		strbuf_add_printable(out, name);
+		strbuf_addf(out, " %" PRId64 " of %" PRId64, v, int_at(ts, "count"));
+	}
+	if (n)
+		strbuf_addch(out, '\n');
+	return n > 0;
+}
+
+int profile_untimed(const struct profile *p, const char *prefix, struct strbuf *out)
+{
+	struct json_object *tsum = get(get(p->root, "trace"), "summary");
+	int any;
+
+	if (!tsum || !json_object_is_type(tsum, json_type_object))
+		return 0;
+	any = untimed_line(tsum, "no_duration", prefix,
+			   "* calls without a duration (no return seen; counted, not timed)", out);
+	any |= untimed_line(tsum, "below_min_duration", prefix,
+			    "* calls faster than --min-duration (counted, not kept)", out);
+	return any;
+}
+
 void profile_summary(const struct profile *p, struct strbuf *out)
 {
 	struct fstat *fs = NULL;
@@ -744,7 +804,7 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 	const char *unit = "";
 	char **shown, *shown_unit;
 	struct json_object *units = get(get(p->root, "header"), "units");
-	int any_sampled = 0, any_cal = 0;
+	int any_sampled = 0, any_cal = 0, any_untimed = 0;
 
 	if (units && json_object_is_type(units, json_type_object)) {
 		json_object_object_foreach(units, key, val) {
@@ -759,6 +819,12 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		c.tsum = get(get(p->root, "trace"), "summary");
 		c.nrefs = collect_refs(p, &c.refs);
 		each_call(p, sum_one, &c);
+		/* functions whose calls all lack a duration have no call record */
+		if (c.tsum && json_object_is_type(c.tsum, json_type_object)) {
+			json_object_object_foreach(c.tsum, name, ts)
+				if (int_at(ts, "no_duration") > 0 || int_at(ts, "below_min_duration") > 0)
+					fstat_of(&c, name);
+		}
 		free(c.uids.names);
 		free(c.uids.hash);
 		free(c.refs);
@@ -767,6 +833,7 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		all_excl = c.all_excl;
 		any_sampled = c.any_sampled;
 		any_cal = c.any_cal;
+		any_untimed = c.any_untimed;
 	}
 	if (nfs > 1)
 		qsort(fs, nfs, sizeof(*fs), cmp_total);
@@ -795,7 +862,10 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 			med = quantile_sorted(a, n, 0.5);
 			p95 = quantile_sorted(a, n, 0.95);
 		}
-		snprintf(calls, sizeof(calls), "%" PRIu64 "%s", fs[k].calls,
+		/* every call seen; the amounts are those of the calls with one */
+		snprintf(calls, sizeof(calls), "%" PRIu64 "%s%s",
+			 fs[k].calls + (uint64_t)fs[k].untimed + (uint64_t)fs[k].below_min,
+			 fs[k].untimed > 0 || fs[k].below_min > 0 ? "*" : "",
 			 fs[k].sampled > 1 || fs[k].disarmed > 0 || fs[k].disarms > 0 || fs[k].timed
 				 ? "~"
 				 : "");
@@ -819,6 +889,16 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		strbuf_addstr(out, "; cal.*: minus the measured cost of the function's probe, whose "
 				   "instruction the kernel emulates or steps out of line (probe)");
 	strbuf_addch(out, '\n');
+	for (k = 0; any_untimed && k < nfs; k++) {
+		if (fs[k].untimed > 0)
+			strbuf_addf(out, "* %s: %" PRId64 " of its calls have no duration (no "
+					 "return seen), counted but not timed\n",
+				    shown[k], fs[k].untimed);
+		if (fs[k].below_min > 0)
+			strbuf_addf(out, "* %s: %" PRId64 " of its calls were faster than "
+					 "--min-duration, counted but not kept\n",
+				    shown[k], fs[k].below_min);
+	}
 	if (any_sampled) {
 		for (k = 0; k < nfs; k++)
 			if (fs[k].sampled > 1)

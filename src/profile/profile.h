@@ -90,7 +90,19 @@ int profile_check_calls(const struct profile *p, const char *what);
  * 1.  Appends nothing and returns 0 for a complete profile, or one that
  * does not say.  */
 int profile_incomplete(const struct profile *p, const char *prefix, struct strbuf *out);
-/* A table per function: calls, total, mean, median, p95, max, exclusive share.  */
+/* Calls of function uid that have no duration, from trace.summary: those
+ * whose return no probe saw (no_duration), and those faster than
+ * --min-duration, counted and not kept (below_min_duration).  0 when it
+ * does not say.  */
+void profile_untimed_calls(const struct profile *p, const char *uid, uint64_t *untimed,
+			   uint64_t *below_min);
+/* When some calls of p have no duration (profile_untimed_calls), appends a
+ * line after prefix for each kind, naming the functions ("* calls without a
+ * duration (...): NAME N of M, ..."), and returns 1; else 0.  The calls
+ * columns of show and diff count them, marked with "*".  */
+int profile_untimed(const struct profile *p, const char *prefix, struct strbuf *out);
+/* A table per function: calls (every call seen; "*": some have no duration),
+ * total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);
 /* Folded stacks (caller;callee exclusive-amount), the input of flame graphs.  */
 void profile_folded(const struct profile *p, struct strbuf *out);

@@ -111,6 +111,7 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 	w->plan = plan;
 	w->per_call = per_call;
 	w->path = xstrdup(path);
+	fs_remove_dead_temps_beside(path);
 	fd = fs_open_temp_beside(path, &w->tmp);
 	if (fd < 0)
 		return -1;
@@ -334,11 +335,16 @@ void probe_summary_merge(struct probe_summary *to, const struct probe_summary *f
 	uint64_t est = probe_summary_estimate(to) + probe_summary_estimate(from);
 	int i;
 
+	to->untimed += from->untimed;
+	to->below_min += from->below_min;
 	if (!from->count)
 		return;
 	if (!to->count) {
 		unsigned sampled = to->sampled;
+		uint64_t untimed = to->untimed, below_min = to->below_min;
 		*to = *from;
+		to->untimed = untimed;
+		to->below_min = below_min;
 		if (sampled > to->sampled)
 			to->sampled = sampled;
 		return;
@@ -429,11 +435,11 @@ struct json_object *profile_writer_summary_json(const struct profile_writer *w,
 	m = w->sum[ids[0]];
 	for (i = 1; i < n; i++)
 		probe_summary_merge(&m, &w->sum[ids[i]]);
-	if (!m.count)
+	if (!m.count && !m.untimed && !m.below_min)
 		return NULL;
 	for (i = 0; w->vals && i < n; i++)
 		nv += w->vals[ids[i]].n;
-	if (!w->vals || nv != m.count) {
+	if (!w->vals || !m.count || nv != m.count) {
 		hist_quantiles(&m, &q);
 		return summary_json(&m, &q);
 	}
@@ -466,7 +472,14 @@ static struct json_object *summary_json(const struct probe_summary *s,
 	double cnt = (double)s->count;
 	int i, last = -1;
 
-	json_object_object_add(o, "count", json_object_new_int64((int64_t)s->count));
+	/* every call seen; the amounts below are those of the calls with one */
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)(s->count + s->untimed +
+									       s->below_min)));
+	if (s->untimed)
+		json_object_object_add(o, "no_duration", json_object_new_int64((int64_t)s->untimed));
+	if (s->below_min)
+		json_object_object_add(o, "below_min_duration",
+				       json_object_new_int64((int64_t)s->below_min));
 	json_object_object_add(o, "total", json_object_new_int64((int64_t)s->total));
 	json_object_object_add(o, "exclusive", json_object_new_int64((int64_t)s->exclusive));
 	json_object_object_add(o, "min", json_object_new_int64(s->count ? (int64_t)s->min : 0));

@@ -17,7 +17,12 @@ struct json_object;
  * total counts the outermost call of a recursion only (a nested call's time
  * is already inside it); sum adds every call, for the mean.  */
 struct probe_summary {
-	uint64_t count, total, sum, exclusive, min, max;
+	uint64_t count, total, sum, exclusive, min, max;	/* calls with a duration */
+	/* calls counted without a duration: their return was never seen (a
+	 * longjmp or exception past them, a return the runtime could not
+	 * probe, the trace ended first), or they were faster than
+	 * --min-duration and not kept; the summary's count holds them too */
+	uint64_t untimed, below_min;
 	uint64_t hist[64];	/* log2 buckets of inclusive ns */
 	unsigned sampled;	/* 1 in sampled calls recorded; 0 or 1: every call */
 	unsigned aggregate : 1;	/* from the script's summaries: no per-call detail */
@@ -113,13 +118,15 @@ void profile_writer_abort(struct profile_writer *w);
  * bytes each); past it the summaries' quantiles come from histograms.  */
 #define SUMMARY_EXACT_MAX ((size_t)1 << 23)
 /* Summary of one probe as JSON (new object), its median and p95
- * interpolated from its histograms ("quantiles": "log2-histogram").  */
+ * interpolated from its histograms ("quantiles": "log2-histogram").  Its
+ * count is every call seen; no_duration and below_min_duration say how many
+ * of them have no amount (mean, median and the rest are over the others).  */
 struct json_object *probe_summary_json(const struct probe_summary *s);
 /* The summary of probes ids[0..n) of w together (probes that share a name
  * are one function), merged with probe_summary_merge; median, p95 and
  * their calibrated twins are exact over the recorded calls where w kept
  * them ("quantiles": "exact").  New object, or NULL when they have no
- * calls.  */
+ * calls at all (with or without a duration).  */
 struct json_object *profile_writer_summary_json(const struct profile_writer *w,
 						const size_t *ids, size_t n);
 /* Adds from's calls to to (counts, amounts, min, max, histogram, calibrated

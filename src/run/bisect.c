@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* perun bisect: binary search for the first commit where a function's time
- * steps up, collecting revisions through the runner and finding the step
- * with the step detection history uses (analysis/steps.h).  */
+/* perun bisect: binary search for the first commit where perun check flags a
+ * function as slower, collecting revisions through the runner (only the runs
+ * a revision lacks) and comparing them with check's own comparison
+ * (analysis/check-input.h), so that bisect names the commit check flags.  */
 #include "config.h"
 
 #define PR_FMT "perun bisect"
@@ -13,10 +14,9 @@
 
 #include <json-c/json.h>
 
+#include "analysis/check-input.h"
+#include "analysis/check.h"
 #include "analysis/postprocess.h"
-#include "analysis/robust.h"
-#include "analysis/samples.h"
-#include "analysis/steps.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "run/run.h"
@@ -26,67 +26,11 @@
 #include "util/strbuf.h"
 #include "vcs/vcs.h"
 
-/* The per-run median call time of one function at one revision.  */
-struct series {
-	char *name;
-	double *v;
-	size_t n;
-};
-
 /* One commit of the range.  */
 struct point {
 	int tried;		/* collected, or tried to */
-	struct series *f;	/* per function */
-	size_t nf;
+	unsigned have;		/* registered runs of the job on this machine */
 };
-
-struct bisect {
-	struct point *pt;
-	size_t cur;		/* the point being collected */
-};
-
-static struct series *series_get(struct point *p, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < p->nf; i++)
-		if (!strcmp(p->f[i].name, name))
-			return &p->f[i];
-	p->f = xrealloc(p->f, (p->nf + 1) * sizeof(*p->f));
-	memset(&p->f[p->nf], 0, sizeof(p->f[0]));
-	p->f[p->nf].name = xstrdup(name);
-	return &p->f[p->nf++];
-}
-
-/* The median call time of every function of p, into the current point.  */
-static void add_profile(struct bisect *b, const struct profile *p)
-{
-	struct func_table t;
-	size_t i;
-
-	samples_read(p, NULL, &t);
-	for (i = 0; i < t.n; i++) {
-		struct series *s;
-		if (!t.f[i].n)
-			continue;
-		s = series_get(&b->pt[b->cur], t.f[i].uid);
-		s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-		s->v[s->n++] = t.f[i].median;
-	}
-	samples_release(&t);
-}
-
-/* The runner's callback: a collected profile.  */
-static void on_profile(void *ctx, const char *sha, size_t job, const char *path)
-{
-	struct profile p = { NULL };
-
-	(void)sha;
-	(void)job;
-	if (profile_load(&p, path) == 0)
-		add_profile(ctx, &p);
-	profile_release(&p);
-}
 
 static const char *hstr(const struct profile *p, const char *path)
 {
@@ -125,175 +69,169 @@ static int same_job(const struct runner *r, const struct profile *p, const struc
 	return 1;
 }
 
-/* The profiles registered for sha that are runs of the job on this
- * machine, when there are r->repeat of them or more: read into the current
- * point instead of collecting again.  How many were read (0: collect).  */
-static size_t reuse_registered(struct runner *r, struct bisect *b, const char *sha,
-			       const struct profile *here)
+/* How many registered runs of the job on this machine sha has.  */
+static unsigned registered_runs(struct runner *r, const char *sha, const struct profile *here)
 {
 	struct pidx index;
-	struct profile *p = NULL;
-	size_t i, n = 0, used = 0;
+	size_t i;
+	unsigned n = 0;
 
 	pidx_init(&index);
 	if (store_read_index(r->repo->dir, sha, &index) < 0)
 		goto out; /* said; collected again */
-	p = xcalloc(index.n ? index.n : 1, sizeof(*p));
 	for (i = 0; i < index.n; i++) {
 		struct lookup l = { 1, i, NULL };
-		if (repo_load(r->repo, &index, &l, &p[n]) < 0) {
-			profile_release(&p[n]);
-			continue;
-		}
-		if (same_job(r, &p[n], here))
+		struct profile p = { NULL };
+		if (repo_load(r->repo, &index, &l, &p) == 0 && same_job(r, &p, here))
 			n++;
-		else
-			profile_release(&p[n]);
+		profile_release(&p);
 	}
-	if (n >= r->repeat) {
-		for (i = 0; i < n; i++)
-			add_profile(b, &p[i]);
-		used = n;
-	}
-	for (i = 0; i < n; i++)
-		profile_release(&p[i]);
 out:
-	free(p);
 	pidx_release(&index);
-	return used;
+	return n;
 }
 
-/* A revision's level for func: the median of its runs' medians; NAN when
- * it has none.  */
-static double level(const struct point *p, const char *func, size_t *nruns)
+/* Collects what the points idx[0..n) lack of r->repeat runs (in rounds when
+ * there are several), after reading how many each has.  0, or -1 (a
+ * signal).  */
+static int collect_points(struct runner *r, struct point *pt, char (*commits)[41],
+			  const size_t *idx, size_t n, struct bisect_result *out,
+			  const struct profile *here)
 {
-	size_t i;
-
-	*nruns = 0;
-	for (i = 0; i < p->nf; i++)
-		if (!strcmp(p->f[i].name, func)) {
-			double *tmp = xcalloc(p->f[i].n, sizeof(*tmp)), m;
-			memcpy(tmp, p->f[i].v, p->f[i].n * sizeof(*tmp));
-			m = stats_median(tmp, p->f[i].n);
-			free(tmp);
-			*nruns = p->f[i].n;
-			return m;
-		}
-	return NAN;
-}
-
-static int collect_point(struct runner *r, struct bisect *b, char (*commits)[41], size_t i,
-			 struct bisect_result *out, const struct profile *here)
-{
-	size_t reused;
-	int ret;
-
-	b->cur = i;
-	b->pt[i].tried = 1;
-	if ((reused = reuse_registered(r, b, commits[i], here))) {
-		if (r->progress)
-			fprintf(stderr, "perun bisect: %.7s: %zu registered run%s of the job reused\n",
-				commits[i], reused, reused == 1 ? "" : "s");
-		out->reused++;
-		return 0;
-	}
-	ret = runner_revision(r, commits[i], out->collected + out->reused, out->ncommits);
-	out->collected++;
-	return ret < 0 ? -1 : 0;
-}
-
-/* The function whose level rose most from point a to point z, or NULL.  */
-static const char *steepest(const struct point *a, const struct point *z, double *ratio)
-{
-	const char *best = NULL;
-	size_t i, n;
-
-	*ratio = 0;
-	for (i = 0; i < z->nf; i++) {
-		double la = level(a, z->f[i].name, &n), lz = level(z, z->f[i].name, &n);
-		if (!(la > 0) || !isfinite(lz) || lz / la <= *ratio)
-			continue;
-		*ratio = lz / la;
-		best = z->f[i].name;
-	}
-	return best;
-}
-
-/* Among the collected points (in commit order), the pair around the largest
- * step up of func: the step detection first, and when it finds none on so
- * few points, the largest rise between neighbours of at least threshold.
- * 1 with *p < *q, 0 none, -1 out of memory.  */
-static int find_step(const struct point *pt, size_t n, const char *func, double threshold,
-		     size_t *p, size_t *q)
-{
-	size_t *idx = xcalloc(n, sizeof(*idx)), m = 0, i, ns = 0, nr;
-	double *y = xcalloc(n, sizeof(*y)), *w = xcalloc(n, sizeof(*w)), best = 0;
-	struct steps_opts so = { 0 };
-	struct step *st = NULL;
+	struct run_rev *v = xcalloc(n, sizeof(*v));
+	size_t i, nv = 0;
 	int ret = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!pt[i].tried)
+		struct point *p = &pt[idx[i]];
+		p->tried = 1;
+		p->have = registered_runs(r, commits[idx[i]], here);
+		if (p->have >= r->repeat) {
+			if (r->progress)
+				fprintf(stderr, "perun bisect: %.7s: %u registered run%s of the job "
+						"reused\n",
+					commits[idx[i]], p->have, p->have == 1 ? "" : "s");
+			out->reused++;
 			continue;
-		y[m] = level(&pt[i], func, &nr);
-		w[m] = isfinite(y[m]) ? (double)nr : 0;
-		if (!isfinite(y[m]))
-			y[m] = 0;
-		idx[m++] = i;
-	}
-	so.min_points = 2;
-	so.threshold = threshold;
-	if (steps_detect_opts(y, w, m, &so, &st, &ns, NULL) < 0) {
-		ret = -1;
-		goto out;
-	}
-	for (i = 0; i < ns; i++) {
-		size_t a = st[i].start;
-		if (!(st[i].rel > best))
-			continue;
-		while (a > 0 && w[a - 1] <= 0)
-			a--;
-		if (a == 0)
-			continue;
-		best = st[i].rel;
-		*p = idx[a - 1];
-		*q = idx[st[i].start];
-		ret = 1;
-	}
-	if (ret)
-		goto out;
-	for (i = 0; i + 1 < m; i++) {
-		size_t j = i + 1;
-		if (w[i] <= 0)
-			continue;
-		while (j < m && w[j] <= 0)
-			j++;
-		if (j < m && y[i] > 0 && y[j] / y[i] - 1 >= threshold && y[j] / y[i] - 1 > best) {
-			best = y[j] / y[i] - 1;
-			*p = idx[i];
-			*q = idx[j];
-			ret = 1;
 		}
+		if (p->have && !r->quiet)
+			fprintf(stderr, "perun bisect: %.7s: %u registered run%s of the job reused, "
+					"%u more to collect\n",
+				commits[idx[i]], p->have, p->have == 1 ? "" : "s", r->repeat - p->have);
+		snprintf(v[nv].sha, sizeof(v[nv].sha), "%s", commits[idx[i]]);
+		v[nv++].runs = r->repeat - p->have;
+		out->collected++;
 	}
-out:
-	free(st);
-	free(idx);
-	free(y);
-	free(w);
+	if (nv && run_rounds(r, v, nv) < 0 && r->interrupted)
+		ret = -1;
+	for (i = 0; i < n; i++)
+		pt[idx[i]].have = registered_runs(r, commits[idx[i]], here);
+	out->runs_collected += r->registered;
+	r->registered = 0;
+	free(v);
 	return ret;
 }
 
+/* Whether the job's finding f is about func (the last frame of its
+ * context).  */
+static int about(const struct check_finding *f, const char *func)
+{
+	return func ? !strcmp(f->function, func) : 1;
+}
+
+/* Whether finding x says more than y of a slowdown: a degradation first;
+ * for a named function its inclusive time (the function and what it calls)
+ * before its self time; then the larger ratio.  */
+static int says_more(const struct check_finding *x, const struct check_finding *y, int named)
+{
+	int dx = x->verdict == CHECK_DEGRADATION, dy = y->verdict == CHECK_DEGRADATION;
+
+	if (dx != dy)
+		return dx;
+	if (named && x->metric != y->metric)
+		return x->metric == CHECK_INCLUSIVE;
+	return x->ratio > y->ratio;
+}
+
+/* Whether cj is the comparison of the runner's (only) job.  */
+static int job_of(const struct runner *r, const struct check_job *cj)
+{
+	const struct run_job *j = r->jobs;
+
+	return !strcmp(cj->cmd ? cj->cmd : "", j->cmd) &&
+	       !strcmp(cj->args ? cj->args : "", j->args ? j->args : "") &&
+	       !strcmp(cj->workload ? cj->workload : "", j->workload ? j->workload : "");
+}
+
+/* perun check's comparison of commit a with commit b for the job: whether
+ * it flags func (any function when NULL) as slower, and the finding about
+ * func that says most (a degradation, else the largest rise) into *f (its
+ * context and function copied into *func_out when asked).  1 flagged, 0
+ * not, -1 no comparison (said).  */
+static int check_step(const struct runner *r, const char *a, const char *b, const char *func,
+		      const struct check_opts *base_opts, struct check_finding *f, char **func_out)
+{
+	struct check_input in;
+	struct check_result res;
+	struct check_opts o = *base_opts;
+	const struct check_finding *best = NULL;
+	size_t ji, i;
+	int ret = -1;
+
+	check_input_init(&in);
+	memset(&res, 0, sizeof(res));
+	memset(f, 0, sizeof(*f));
+	if (check_input_compare(&in, a, b, &o, &res) < 0)
+		goto out;
+	for (ji = 0; ji < res.njobs; ji++) {
+		const struct check_job *cj = &res.jobs[ji];
+		if (!job_of(r, cj))
+			continue;
+		for (i = 0; i < cj->nf; i++)
+			if (about(&cj->f[i], func) && isfinite(cj->f[i].ratio) &&
+			    (!best || says_more(&cj->f[i], best, func != NULL)))
+				best = &cj->f[i];
+	}
+	ret = 0;
+	if (best) {
+		*f = *best;
+		f->context = NULL;
+		f->cause = NULL;
+		f->why = best->why;
+		if (func_out)
+			*func_out = xstrdup(best->function);
+		ret = best->verdict == CHECK_DEGRADATION;
+	}
+out:
+	check_result_release(&res);
+	check_input_release(&in);
+	return ret;
+}
+
+static void fill_result(struct bisect_result *out, const struct check_finding *f)
+{
+	out->before = f->base;
+	out->after = f->target;
+	out->ratio = f->ratio;
+	out->metric = f->metric;
+	out->threshold = f->threshold;
+	out->nbase = f->nbase;
+	out->ntarget = f->ntarget;
+}
+
 int run_bisect(struct runner *r, const char *good, const char *bad, const char *func,
-	       size_t job, double threshold, struct bisect_result *out)
+	       size_t job, const struct check_opts *co, struct bisect_result *out)
 {
 	char (*commits)[41] = NULL, (*range)[41] = NULL;
-	struct bisect b = { NULL, 0 };
+	struct point *pt = NULL;
 	struct profile here = { NULL };
 	struct minor_version mv;
-	size_t nr = 0, n, i, p = 0, q = 0, nruns;
+	struct check_finding f;
+	size_t nr = 0, n, lo, hi, ends[2];
 	const struct run_job *jobs = r->jobs;
 	size_t njobs = r->njobs;
-	int ret = -1, f;
+	char *chosen = NULL;
+	int ret = -1, s;
 
 	memset(out, 0, sizeof(*out));
 	if (job >= njobs)
@@ -310,9 +248,9 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 		free(range);
 		return -1;
 	}
-	f = mv.nparents >= 1 && !strcmp(mv.parents[0], good);
+	s = mv.nparents >= 1 && !strcmp(mv.parents[0], good);
 	minor_version_release(&mv);
-	if (!f) {
+	if (!s) {
 		free(range);
 		return pr_error("%.7s is not on the first-parent line of %.7s: bisect needs the "
 				"older revision to be an ancestor of the newer one",
@@ -324,79 +262,96 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 	memcpy(commits + 1, range, nr * sizeof(*range));
 	free(range);
 	out->ncommits = n;
-	b.pt = xcalloc(n, sizeof(*b.pt));
+	pt = xcalloc(n, sizeof(*pt));
 	r->jobs = jobs + job;
 	r->njobs = 1;
-	r->on_profile = on_profile;
-	r->ctx = &b;
 	here.root = json_object_new_object();
-	json_object_object_add(here.root, "machine", machine_region(NULL));
+	json_object_object_add(here.root, "machine", machine_region(NULL, r->machine));
 
-	/* the ends; then a binary search led by the step the detection finds */
-	if (collect_point(r, &b, commits, 0, out, &here) < 0 ||
-	    collect_point(r, &b, commits, n - 1, out, &here) < 0)
+	/* the ends, in rounds; then a binary search on what perun check says
+	 * between the ends of the interval that holds the step */
+	ends[0] = 0;
+	ends[1] = n - 1;
+	if (collect_points(r, pt, commits, ends, 2, out, &here) < 0)
 		goto out;
-	if (!func) {
-		double ratio;
-		func = steepest(&b.pt[0], &b.pt[n - 1], &ratio);
-		if (!func || ratio - 1 < threshold) {
-			pr_error("no function got slower by %.0f %% or more from %.7s to %.7s%s",
-				 threshold * 100, good, bad,
-				 func ? "" : " (no function was traced at both)");
-			ret = 1;
-			goto out;
-		}
+	if (!pt[0].have || !pt[n - 1].have) {
+		pr_error("%.7s has no run of the job to compare (its collect failed, said above)",
+			 !pt[0].have ? good : bad);
+		ret = 1;
+		goto out;
+	}
+	s = check_step(r, commits[0], commits[n - 1], func, co, &f, func ? NULL : &chosen);
+	if (s < 0)
+		goto out;
+	if (!func && chosen)
+		func = chosen;
+	if (s == 0) {
+		if (!func)
+			pr_error("perun check flags no function of the job as slower from %.7s to "
+				 "%.7s (no function was traced at both)",
+				 good, bad);
+		else if (f.function)
+			pr_error("perun check does not flag %s as slower from %.7s to %.7s: %s, %s "
+				 "%.0f ns, then %.0f ns (%+.1f %%; threshold %.0f %%)%s%s",
+				 func, good, bad, check_verdict_name(f.verdict),
+				 check_metric_name(f.metric), f.base, f.target, (f.ratio - 1) * 100,
+				 f.threshold * 100, f.why ? ": " : "", f.why ? f.why : "");
+		else
+			pr_error("%s has no calls at both %.7s and %.7s to compare", func, good, bad);
+		ret = 1;
+		goto out;
 	}
 	out->func = xstrdup(func);
-	for (;;) {
-		size_t mid, best = 0, k;
-		int s = find_step(b.pt, n, func, threshold, &p, &q);
-		if (s < 0)
-			goto out;
-		if (s == 0) {
-			double la = level(&b.pt[0], func, &nruns), lb = level(&b.pt[n - 1], func, &nruns);
-			pr_error("%s does not step up by %.0f %% or more from %.7s to %.7s (median %.0f "
-				 "ns, then %.0f ns)",
-				 func, threshold * 100, good, bad, la, lb);
-			ret = 1;
-			goto out;
-		}
-		if (q == p + 1)
-			break;
+	lo = 0;
+	hi = n - 1;
+	fill_result(out, &f);
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, best = 0, k;
 		/* the untried commit nearest the middle; those that failed are skipped */
-		mid = p + (q - p) / 2;
-		for (k = p + 1; k < q; k++)
-			if (!b.pt[k].tried &&
+		for (k = lo + 1; k < hi; k++)
+			if (!pt[k].tried &&
 			    (!best || (k > mid ? k - mid : mid - k) < (best > mid ? best - mid : mid - best)))
 				best = k;
 		if (!best) {
-			pr_error("the step of %s lies after %.7s and at or before %.7s, but no commit "
+			pr_error("perun check flags %s after %.7s and at or before %.7s, but no commit "
 				 "between could be collected (said above)",
-				 func, commits[p], commits[q]);
+				 func, commits[lo], commits[hi]);
 			ret = 1;
 			goto out;
 		}
-		if (collect_point(r, &b, commits, best, out, &here) < 0)
+		if (collect_points(r, pt, commits, &best, 1, out, &here) < 0)
 			goto out;
+		if (!pt[best].have)
+			continue;
+		s = check_step(r, commits[lo], commits[best], func, co, &f, NULL);
+		if (s < 0)
+			goto out;
+		if (s) {
+			hi = best;
+			fill_result(out, &f);
+			continue;
+		}
+		s = check_step(r, commits[best], commits[hi], func, co, &f, NULL);
+		if (s < 0)
+			goto out;
+		if (!s) {
+			pr_error("perun check flags %s neither from %.7s to %.7s nor from there to "
+				 "%.7s: the slowdown is spread over several commits, each below the "
+				 "threshold",
+				 func, commits[lo], commits[best], commits[hi]);
+			ret = 1;
+			goto out;
+		}
+		lo = best;
+		fill_result(out, &f);
 	}
-	snprintf(out->sha, sizeof(out->sha), "%s", commits[q]);
-	out->before = level(&b.pt[p], func, &nruns);
-	out->after = level(&b.pt[q], func, &nruns);
+	snprintf(out->sha, sizeof(out->sha), "%s", commits[hi]);
 	ret = 0;
 out:
 	r->jobs = jobs;
 	r->njobs = njobs;
-	r->on_profile = NULL;
-	r->ctx = NULL;
-	for (i = 0; i < n && b.pt; i++) {
-		size_t k;
-		for (k = 0; k < b.pt[i].nf; k++) {
-			free(b.pt[i].f[k].name);
-			free(b.pt[i].f[k].v);
-		}
-		free(b.pt[i].f);
-	}
-	free(b.pt);
+	free(chosen);
+	free(pt);
 	free(commits);
 	profile_release(&here);
 	return ret;

@@ -6,6 +6,7 @@
 
 #define PR_FMT "perun run"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -16,6 +17,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "analysis/postprocess.h"
 #include "collect/session.h"
@@ -291,6 +294,36 @@ static char *relative_cwd(const char *worktree)
 	return rel;
 }
 
+/* The name a revision's work tree is parked under between its turns.  */
+static char *parked_path(const char *wt, size_t i)
+{
+	return xstrfmt("%s.r%zu", wt, i + 1);
+}
+
+/* Removes the parked work trees wt.rN a killed run left.  */
+static void remove_parked(const char *wt)
+{
+	const char *slash = strrchr(wt, '/');
+	char *dir = xstrfmt("%.*s", (int)(slash - wt), wt), *prefix = xstrfmt("%s.r", slash + 1);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *path;
+		if (strncmp(e->d_name, prefix, strlen(prefix)) ||
+		    strspn(e->d_name + strlen(prefix), "0123456789") !=
+			    strlen(e->d_name + strlen(prefix)))
+			continue;
+		path = xstrfmt("%s/%s", dir, e->d_name);
+		fs_remove_tree(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	free(prefix);
+}
+
 int runner_init(struct runner *r, struct repo *repo)
 {
 	char *cache = cache_default_dir(), *base = NULL, *lock = NULL, id[SHA1_HEXSZ + 1];
@@ -300,6 +333,8 @@ int runner_init(struct runner *r, struct repo *repo)
 	memset(r, 0, sizeof(*r));
 	r->repo = repo;
 	r->repeat = 1;
+	r->interleave = 1;
+	r->retries = RUN_DEFAULT_RETRIES;
 	r->lock_fd = -1;
 	r->subdir = relative_cwd(repo->worktree);
 	if (!(r->tmp = fs_mkdtemp("perun-run")) || cache_check_dir(cache) < 0)
@@ -331,9 +366,11 @@ int runner_init(struct runner *r, struct repo *repo)
 		pr_warn("another perun run of this repository holds %s.lock: this one works in %s, "
 			"so its modules are compiled afresh",
 			lock, r->wt);
-	} else if (fs_exists(r->wt)) {
-		/* left by a run of perun that was killed: only perun makes it */
-		fs_remove_tree(r->wt);
+	} else {
+		/* left by a run of perun that was killed: only perun makes them */
+		remove_parked(r->wt);
+		if (fs_exists(r->wt))
+			fs_remove_tree(r->wt);
 	}
 	ret = 0;
 out:
@@ -439,20 +476,55 @@ static const char *status_desc(int status, char *buf, size_t n)
 	return buf;
 }
 
-/* One collect of job j in dir for origin: 0 with the profile in *path
- * (caller frees), 1 failed (said), -1 interrupted.  */
-static int collect_one(struct runner *r, const char *dir, const char *origin, const char *rev,
-		       size_t ji, unsigned k, char **path)
+/* What one collect gave.  */
+enum collect_try {
+	TRY_INTERRUPTED = -1,
+	TRY_OK = 0,		/* the profile is written */
+	TRY_FAILED,		/* the target, the options or the project failed: said */
+	TRY_RUNTIME,		/* the runtime broke it, no profile: worth another try */
+	TRY_INCOMPLETE,		/* the profile is written but the trace is incomplete:
+				   worth another try */
+};
+
+/* Why the runtime, not the project, broke a collect that did not end well,
+ * or NULL when it was the project (the target failed, a refused option, a
+ * build of the script).  */
+static const char *runtime_fault(const struct session *s)
+{
+	const struct run_result *res = &s->res;
+
+	if (res->interrupted)
+		return NULL;
+	if (res->never_ready)
+		return "the runtime ended before it armed its probes";
+	if (res->runtime_died)
+		return "the runtime died while the command ran";
+	if (s->result.outcome == COLLECT_INCOMPLETE)
+		return "the trace is incomplete (said above)";
+	if (s->result.outcome == COLLECT_FAILED && res->target_known && res->target_exited &&
+	    res->target_status == 0)
+		return "the collect failed after the command ran well (said above)";
+	return NULL;
+}
+
+/* One collect of job j in dir for origin: TRY_OK or TRY_INCOMPLETE with the
+ * profile in *path (caller frees), TRY_RUNTIME with the reason in *why,
+ * TRY_FAILED (said), TRY_INTERRUPTED.  */
+static enum collect_try collect_one(struct runner *r, const char *dir, const char *origin,
+				    const char *rev, size_t ji, unsigned k, char **path,
+				    const char **why)
 {
 	const struct run_job *j = &r->jobs[ji];
 	struct collect_opts o;
 	struct session s;
 	char **argv = xcalloc(j->trace.n + 1, sizeof(*argv)), *jobs, *base;
-	int cwd_fd, status, ret = 1;
+	int cwd_fd, status;
+	enum collect_try ret = TRY_FAILED;
 
 	memcpy(argv, j->trace.v, j->trace.n * sizeof(*argv));
 	collect_opts_init(&o);
 	*path = NULL;
+	*why = NULL;
 	if (collect_parse_trace((int)j->trace.n, argv, &o) != 0)
 		goto out_opts;	/* checked when the jobs were read */
 	o.cmd = j->cmd;
@@ -460,6 +532,7 @@ static int collect_one(struct runner *r, const char *dir, const char *origin, co
 	o.workload = j->workload;
 	o.quiet = !r->verbose;
 	o.origin = origin;
+	o.machine = r->machine;
 	if (o.calibrate > 0)
 		o.calibrate = -1;	/* a cached calibration only: no measuring between jobs */
 	jobs = xstrfmt("%s/jobs", r->repo->dir);
@@ -469,6 +542,20 @@ static int collect_one(struct runner *r, const char *dir, const char *origin, co
 			(int)getpid());
 	free(jobs);
 	o.output = *path;
+	if (strchr(j->cmd, '/') && j->cmd[0] != '/') {
+		/* the job runs in the revision's own checkout, not where perun run
+		 * was started: an untracked binary of the working directory is not
+		 * there */
+		char *in = xstrfmt("%s/%s", dir, j->cmd);
+		int missing = access(in, F_OK) < 0;
+		free(in);
+		if (missing) {
+			pr_error("%s: job %zu (%s): %s: no such file in %s, the checkout of %s that "
+				 "the job runs in: build it there with pre_run in .perun/local.yml",
+				 rev, ji + 1, j->label, j->cmd, dir, rev);
+			goto out_opts;
+		}
+	}
 	cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cwd_fd < 0 || chdir(dir) < 0) {
 		pr_error_errno("%s: cannot enter %s", rev, dir);
@@ -488,25 +575,29 @@ static int collect_one(struct runner *r, const char *dir, const char *origin, co
 		fputs(strbuf_str(&sb), stderr);
 		strbuf_release(&sb);
 	}
+	if (status != EXIT_OK && !s.result.rescued)
+		*why = runtime_fault(&s);
 	session_release(&s);
 	if (fchdir(cwd_fd) < 0)
 		pr_error_errno("cannot return to the working directory");
 	close(cwd_fd);
 	if (driver_signal_received()) {
 		r->interrupted = 1;
-		ret = -1;
-	} else if (status == EXIT_OK || status == EXIT_INCOMPLETE) {
-		if (status == EXIT_INCOMPLETE)
-			pr_warn("%s: job %zu (%s), run %u: the profile is incomplete (events lost, "
-				"said above); registered all the same",
-				rev, ji + 1, j->label, k + 1);
-		ret = 0;
+		ret = TRY_INTERRUPTED;
+	} else if (status == EXIT_OK) {
+		ret = TRY_OK;
+	} else if (status == EXIT_INCOMPLETE) {
+		ret = TRY_INCOMPLETE;
+		if (!*why)
+			*why = "the trace is incomplete (said above)";
+	} else if (*why) {
+		ret = TRY_RUNTIME;
 	} else {
 		pr_error("%s: job %zu (%s), run %u: the collect failed (exit %d, said above)", rev,
 			 ji + 1, j->label, k + 1, status);
 	}
 out_opts:
-	if (ret != 0 && *path) {
+	if (ret != TRY_OK && ret != TRY_INCOMPLETE && *path) {
 		/* a failed collect may have left its file: it is ours */
 		if (fs_exists(*path))
 			unlink(*path);
@@ -516,6 +607,78 @@ out_opts:
 	collect_opts_release(&o);
 	free(argv);
 	return ret;
+}
+
+/* Records in the profile at path the attempts the runtime broke before it
+ * (why[0..n)), as "retries": [{"attempt", "reason"}].  0, or -1 (reported).  */
+static int note_retries(const char *path, const char *const *why, size_t n)
+{
+	struct profile p = {NULL};
+	struct json_object *a;
+	const char *json;
+	size_t i;
+	int ret = -1;
+
+	if (profile_load(&p, path) < 0)
+		goto out;
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "attempt", json_object_new_int64((int64_t)i + 1));
+		json_object_object_add(o, "reason", json_object_new_string(why[i]));
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(p.root, "retries", a);
+	json = profile_to_json(&p);
+	ret = fs_write_atomic(path, json, strlen(json), 0644);
+out:
+	profile_release(&p);
+	return ret;
+}
+
+/* Collects run k of job ji, trying again what the runtime broke, up to
+ * r->retries times: TRY_OK or TRY_INCOMPLETE (the last attempt's, said) with
+ * the profile in *path, TRY_FAILED (said), TRY_INTERRUPTED.  */
+static enum collect_try collect_retrying(struct runner *r, const char *dir, const char *origin,
+					 const char *rev, size_t ji, unsigned k, char **path)
+{
+	const char **whys = xcalloc(r->retries + 1, sizeof(*whys));
+	const struct run_job *j = &r->jobs[ji];
+	enum collect_try c;
+	unsigned a;
+
+	for (a = 0;; a++) {
+		c = collect_one(r, dir, origin, rev, ji, k, path, &whys[a]);
+		if (c != TRY_RUNTIME && c != TRY_INCOMPLETE)
+			break;
+		if (a == r->retries) {
+			if (c == TRY_RUNTIME)
+				pr_error("%s: job %zu (%s), run %u: the collect failed %u time%s: %s",
+					 rev, ji + 1, j->label, k + 1, a + 1, a ? "s" : "",
+					 whys[a]);
+			else
+				pr_warn("%s: job %zu (%s), run %u: the profile is incomplete (events "
+					"lost, said above)%s; registered all the same",
+					rev, ji + 1, j->label, k + 1,
+					a ? " after every retry" : "");
+			break;
+		}
+		r->retried++;
+		pr_warn("%s: job %zu (%s), run %u: %s: retry %u of %u", rev, ji + 1, j->label, k + 1,
+			whys[a], a + 1, r->retries);
+		if (*path) {
+			unlink(*path);
+			free(*path);
+			*path = NULL;
+		}
+	}
+	if (c == TRY_RUNTIME)
+		c = TRY_FAILED;
+	if ((c == TRY_OK || c == TRY_INCOMPLETE) && a && note_retries(*path, whys, a) < 0)
+		pr_warn("%s: job %zu (%s), run %u: its retries are not recorded in the profile",
+			rev, ji + 1, j->label, k + 1);
+	free(whys);
+	return c;
 }
 
 int run_postprocessors_from_matrix(const struct job_matrix *m, struct pp_opts **out, size_t *n)
@@ -576,41 +739,65 @@ out:
 	return ret;
 }
 
-int runner_revision(struct runner *r, const char *sha, size_t index, size_t total)
+/* "abc1234", or "abc1234 (work tree)".  */
+static void rev_name(const struct run_rev *v, const char *origin, char *buf, size_t n)
 {
-	char origin[41], rev[64], desc[32], *dir = NULL, *cwd = NULL;
-	size_t i, ji;
-	unsigned k;
-	int ret = 0, made = 0;
+	snprintf(buf, n, "%.7s%s", origin, *v->sha ? "" : " (work tree)");
+}
 
-	if (sha) {
-		snprintf(origin, sizeof(origin), "%s", sha);
-	} else if (vcs_head(r->repo->worktree, origin) < 0) {
-		r->failed++;
-		return pr_error("the work tree has no commit to register profiles for: commit "
-				"once, or name revisions");
+/* The commit profiles of v are registered for into origin: 0, or -1
+ * (reported once: v->origin keeps what was found).  */
+static int rev_origin(struct runner *r, struct run_rev *v, char origin[41])
+{
+	if (!*v->origin) {
+		if (*v->sha)
+			snprintf(v->origin, sizeof(v->origin), "%s", v->sha);
+		else if (vcs_head(r->repo->worktree, v->origin) < 0)
+			return pr_error("the work tree has no commit to register profiles for: "
+					"commit once, or name revisions");
 	}
-	snprintf(rev, sizeof(rev), "%.7s%s", origin, sha ? "" : " (work tree)");
+	snprintf(origin, 41, "%s", v->origin);
+	return 0;
+}
+
+/* Writes revision v into the work tree and runs pre_run there.  0 built,
+ * 1 failed (said, counted), -1 a signal or no work tree (said).  */
+static int rev_build(struct runner *r, struct run_rev *v, size_t index, size_t total)
+{
+	char origin[41], rev[64], desc[32];
+	size_t i;
+
+	r->at = index;
+	v->reg = xcalloc(r->njobs ? r->njobs : 1, sizeof(*v->reg));
+	for (i = 0; i < r->njobs; i++)
+		strbuf_init(&v->reg[i], 0);
+	if (rev_origin(r, v, origin) < 0) {
+		v->failed = 1;
+		r->failed++;
+		return 1;
+	}
+	rev_name(v, origin, rev, sizeof(rev));
 	if (r->progress)
 		fprintf(stderr, "perun run: [%zu/%zu] %s\n", index + 1, total, rev);
-	if (sha) {
-		if (vcs_export_tree(r->repo->worktree, sha, r->wt) < 0) {
+	if (*v->sha) {
+		if (vcs_export_tree(r->repo->worktree, v->sha, r->wt) < 0) {
 			fs_remove_tree(r->wt);
+			v->failed = 1;
 			r->failed++;
-			return pr_error("%s: cannot write the revision into %s (said above)", rev, r->wt);
+			pr_error("%s: cannot write the revision into %s (said above)", rev, r->wt);
+			return 1;
 		}
-		made = 1;
-		dir = *r->subdir ? xstrfmt("%s/%s", r->wt, r->subdir) : xstrdup(r->wt);
-		if (!fs_exists(dir)) {
+		v->dir = *r->subdir ? xstrfmt("%s/%s", r->wt, r->subdir) : xstrdup(r->wt);
+		if (!fs_exists(v->dir)) {
 			pr_error("%s: the directory %s, where perun run was started, does not exist at "
 				 "this revision: its jobs were not run",
 				 rev, r->subdir);
+			v->failed = 1;
 			r->failed++;
-			ret = 1;
-			goto out;
+			return 1;
 		}
 	} else {
-		dir = cwd = fs_realpath(".");
+		v->dir = fs_realpath(".");
 	}
 	for (i = 0; r->pre_run && i < r->pre_run->n; i++) {
 		char *log = xstrfmt("%s/pre_run-%.7s-%zu.log", r->tmp, origin, i + 1);
@@ -618,12 +805,11 @@ int runner_revision(struct runner *r, const char *sha, size_t index, size_t tota
 		if (r->progress)
 			fprintf(stderr, "perun run: [%zu/%zu] %s: %s\n", index + 1, total, rev,
 				r->pre_run->v[i]);
-		st = run_shell(dir, r->pre_run->v[i], log);
+		st = run_shell(v->dir, r->pre_run->v[i], log);
 		if (driver_signal_received()) {
 			r->interrupted = 1;
 			free(log);
-			ret = -1;
-			goto out;
+			return -1;
 		}
 		if (st != 0) {
 			if (st > 0)
@@ -633,95 +819,239 @@ int runner_revision(struct runner *r, const char *sha, size_t index, size_t tota
 			print_tail(log, 15);
 			unlink(log);
 			free(log);
+			v->failed = 1;
 			r->failed++;
-			ret = 1;
-			goto out;
+			return 1;
 		}
 		unlink(log);
 		free(log);
 	}
+	v->built = 1;
+	return 0;
+}
+
+/* Collects run k of every job of the built revision v, postprocesses and
+ * registers each profile.  0, 1 something failed (said, counted), -1 a
+ * signal.  */
+static int rev_collect(struct runner *r, struct run_rev *v, unsigned k, size_t index,
+		       size_t total)
+{
+	char origin[41], rev[64];
+	size_t ji;
+	int ret = 0;
+
+	r->at = index;
+	if (rev_origin(r, v, origin) < 0)
+		return 1; /* read before the build */
+	rev_name(v, origin, rev, sizeof(rev));
 	for (ji = 0; ji < r->njobs; ji++) {
-		struct strbuf reg = STRBUF_INIT;
-		for (k = 0; k < r->repeat; k++) {
-			char *path = NULL, hex[SHA1_HEXSZ + 1];
-			size_t entry;
-			int c;
-			if (r->progress)
-				fprintf(stderr, "perun run: [%zu/%zu] %s: job %zu/%zu %s, run %u/%u\n",
-					index + 1, total, rev, ji + 1, r->njobs, r->jobs[ji].label,
-					k + 1, r->repeat);
-			c = collect_one(r, dir, origin, rev, ji, k, &path);
-			if (c < 0) {
-				strbuf_release(&reg);
-				ret = -1;
-				goto out;
-			}
-			if (c > 0) {
+		char *path = NULL, hex[SHA1_HEXSZ + 1];
+		size_t entry;
+		enum collect_try c;
+		if (r->progress)
+			fprintf(stderr, "perun run: [%zu/%zu] %s: job %zu/%zu %s, run %u/%u\n",
+				index + 1, total, rev, ji + 1, r->njobs, r->jobs[ji].label, k + 1,
+				v->runs);
+		c = collect_retrying(r, v->dir, origin, rev, ji, k, &path);
+		if (c == TRY_INTERRUPTED)
+			return -1;
+		if (c == TRY_FAILED) {
+			v->failed = 1;
+			r->failed++;
+			ret = 1;
+			continue;
+		}
+		if (r->npost) {
+			char *what = xstrfmt("%s: job %zu (%s), run %u", rev, ji + 1, r->jobs[ji].label,
+					     k + 1);
+			int pc = postprocess_one(r, path, what);
+			free(what);
+			if (pc < 0) {
+				pr_error("%s: job %zu (%s), run %u: the postprocessors failed (said "
+					 "above): the profile was not registered",
+					 rev, ji + 1, r->jobs[ji].label, k + 1);
+				unlink(path); /* ours: collect_one wrote it */
+				free(path);
+				v->failed = 1;
 				r->failed++;
 				ret = 1;
 				continue;
 			}
-			if (r->npost) {
-				char *what = xstrfmt("%s: job %zu (%s), run %u", rev, ji + 1,
-						     r->jobs[ji].label, k + 1);
-				int pc = postprocess_one(r, path, what);
-				free(what);
-				if (pc < 0) {
-					pr_error("%s: job %zu (%s), run %u: the postprocessors failed "
-						 "(said above): the profile was not registered",
-						 rev, ji + 1, r->jobs[ji].label, k + 1);
-					unlink(path); /* ours: collect_one wrote it */
-					free(path);
-					r->failed++;
-					ret = 1;
-					continue;
-				}
-			}
-			if (r->on_profile)
-				r->on_profile(r->ctx, origin, ji, path);
-			if (repo_register(r->repo, origin, 0, path, 0, &entry, hex) < 0) {
-				pr_error("%s: job %zu (%s), run %u: the profile was not registered (said "
-					 "above); it stays in %s",
-					 rev, ji + 1, r->jobs[ji].label, k + 1, path);
-				r->failed++;
-				ret = 1;
-			} else {
-				strbuf_addf(&reg, " %zu@i", entry);
-				r->registered++;
-			}
-			free(path);
 		}
-		if (reg.len)
-			printf("%.7s %s: registered%s\n", origin, r->jobs[ji].label, reg.buf);
-		fflush(stdout);
-		strbuf_release(&reg);
+		if (r->on_profile)
+			r->on_profile(r->ctx, origin, ji, path);
+		if (repo_register(r->repo, origin, 0, path, 0, &entry, hex) < 0) {
+			pr_error("%s: job %zu (%s), run %u: the profile was not registered (said "
+				 "above); it stays in %s",
+				 rev, ji + 1, r->jobs[ji].label, k + 1, path);
+			v->failed = 1;
+			r->failed++;
+			ret = 1;
+		} else {
+			strbuf_addf(&v->reg[ji], " %zu@i", entry);
+			v->registered++;
+			r->registered++;
+		}
+		free(path);
 	}
-out:
-	if (made && fs_remove_tree(r->wt) < 0)
-		pr_error("%s: the temporary work tree %s could not be removed", rev, r->wt);
-	free(sha ? dir : NULL);
-	free(cwd);
 	return ret;
 }
 
-int run_revisions(struct runner *r, char (*revs)[41], size_t nrevs)
+/* Prints what v registered, one line per job, and removes its work tree
+ * (wherever it is) and its state.  */
+static void rev_finish(struct runner *r, struct run_rev *v)
 {
-	size_t i, total = nrevs ? nrevs : 1, failed_revs = 0;
+	char origin[41];
+	size_t ji;
 
-	for (i = 0; i < total; i++) {
-		size_t before = r->failed;
-		if (runner_revision(r, nrevs ? revs[i] : NULL, i, total) < 0 && r->interrupted) {
-			pr_error("interrupted at revision %zu of %zu", i + 1, total);
-			return -1;
-		}
-		failed_revs += r->failed > before;
+	if (v->reg && *v->origin && rev_origin(r, v, origin) == 0)
+		for (ji = 0; ji < r->njobs; ji++)
+			if (v->reg[ji].len)
+				printf("%.7s %s: registered%s\n", origin, r->jobs[ji].label,
+				       v->reg[ji].buf);
+	fflush(stdout);
+	if (v->parked) {
+		if (fs_remove_tree(v->parked) < 0)
+			pr_error("%.7s: the temporary work tree %s could not be removed", v->sha,
+				 v->parked);
+	} else if (*v->sha && fs_exists(r->wt) && fs_remove_tree(r->wt) < 0) {
+		pr_error("%.7s: the temporary work tree %s could not be removed", v->sha, r->wt);
 	}
+	for (ji = 0; v->reg && ji < r->njobs; ji++)
+		strbuf_release(&v->reg[ji]);
+	free(v->reg);
+	free(v->parked);
+	free(v->dir);
+	v->reg = NULL;
+	v->parked = NULL;
+	v->dir = NULL;
+	v->built = 0;
+}
+
+/* Moves the work tree of v aside (i its place in the run), or back.  0, or
+ * -1 (reported).  */
+static int park(struct runner *r, struct run_rev *v, size_t i)
+{
+	if (!*v->sha)
+		return 0;
+	v->parked = parked_path(r->wt, i);
+	if (rename(r->wt, v->parked) < 0) {
+		pr_error_errno("rename %s to %s", r->wt, v->parked);
+		free(v->parked);
+		v->parked = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int unpark(struct runner *r, struct run_rev *v)
+{
+	if (!v->parked)
+		return 0;
+	if (rename(v->parked, r->wt) < 0)
+		return pr_error_errno("rename %s to %s", v->parked, r->wt);
+	free(v->parked);
+	v->parked = NULL;
+	return 0;
+}
+
+/* The revisions back to back: build, its runs, removed.  */
+static int rounds_back_to_back(struct runner *r, struct run_rev *revs, size_t n)
+{
+	size_t i;
+	unsigned k;
+	int b;
+
+	for (i = 0; i < n; i++) {
+		b = rev_build(r, &revs[i], i, n);
+		for (k = 0; b == 0 && k < revs[i].runs; k++)
+			if (rev_collect(r, &revs[i], k, i, n) < 0)
+				b = -1;
+		rev_finish(r, &revs[i]);
+		if (b < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The revisions in rounds: all built (each parked), then run k of each in
+ * turn, then removed.  */
+static int rounds_interleaved(struct runner *r, struct run_rev *revs, size_t n)
+{
+	unsigned k, nrounds = 0;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++)
+		if (revs[i].runs > nrounds)
+			nrounds = revs[i].runs;
+	for (i = 0; i < n && !ret; i++) {
+		int b = rev_build(r, &revs[i], i, n);
+		if (b < 0 || (b == 0 && park(r, &revs[i], i) < 0))
+			ret = -1;
+		else if (b > 0 && *revs[i].sha && fs_exists(r->wt))
+			fs_remove_tree(r->wt);
+	}
+	for (k = 0; k < nrounds && !ret; k++) {
+		if (!r->quiet && nrounds > 1)
+			fprintf(stderr, "perun run: round %u of %u\n", k + 1, nrounds);
+		for (i = 0; i < n && !ret; i++) {
+			if (!revs[i].built || k >= revs[i].runs)
+				continue;
+			if (unpark(r, &revs[i]) < 0 || rev_collect(r, &revs[i], k, i, n) < 0 ||
+			    park(r, &revs[i], i) < 0)
+				ret = -1;
+		}
+	}
+	for (i = 0; i < n; i++)
+		rev_finish(r, &revs[i]);
+	return ret;
+}
+
+int run_rounds(struct runner *r, struct run_rev *revs, size_t n)
+{
+	size_t i, failed_revs = 0;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		revs[i].failed = 0;
+		revs[i].registered = 0;
+	}
+	err = r->interleave && n > 1 ? rounds_interleaved(r, revs, n)
+				     : rounds_back_to_back(r, revs, n);
+	if (err < 0) {
+		if (r->interrupted)
+			pr_error("interrupted at revision %zu of %zu; %zu profile%s registered",
+				 r->at + 1, n, r->registered, r->registered == 1 ? "" : "s");
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		failed_revs += revs[i].failed != 0;
+	if (r->retried)
+		pr_warn("%zu collect%s the runtime broke %s tried again (each said above)",
+			r->retried, r->retried == 1 ? "" : "s", r->retried == 1 ? "was" : "were");
 	if (failed_revs) {
 		pr_error("%zu of %zu revision%s had a failure (named above); %zu profile%s "
 			 "registered",
-			 failed_revs, total, total == 1 ? "" : "s", r->registered,
+			 failed_revs, n, n == 1 ? "" : "s", r->registered,
 			 r->registered == 1 ? "" : "s");
 		return 1;
 	}
 	return 0;
+}
+
+int run_revisions(struct runner *r, char (*revs)[41], size_t nrevs)
+{
+	size_t i, n = nrevs ? nrevs : 1;
+	struct run_rev *v = xcalloc(n, sizeof(*v));
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (nrevs)
+			snprintf(v[i].sha, sizeof(v[i].sha), "%s", revs[i]);
+		v[i].runs = r->repeat;
+	}
+	ret = run_rounds(r, v, n);
+	free(v);
+	return ret;
 }

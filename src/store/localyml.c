@@ -336,6 +336,42 @@ int config_read_jobs(const char *path, struct job_matrix *m)
 		}
 		m->repeat = (unsigned)r;
 	}
+	n = map_get(&doc, root, "interleave_rounds");
+	if (n) {
+		const char *v = scalar_of(n);
+		if (v && (!strcmp(v, "true") || !strcmp(v, "yes")))
+			m->interleave_rounds = 1;
+		else if (v && (!strcmp(v, "false") || !strcmp(v, "no")))
+			m->interleave_rounds = -1;
+		else {
+			pr_error("%s:%zu: interleave_rounds is true or false", path,
+				 n->start_mark.line + 1);
+			goto out;
+		}
+	}
+	n = map_get(&doc, root, "retries");
+	if (n) {
+		const char *v = scalar_of(n);
+		uint64_t r;
+		if (!v || parse_count(v, 100, &r) < 0) {
+			pr_error("%s:%zu: retries is a number of retries from 0 to 100", path,
+				 n->start_mark.line + 1);
+			goto out;
+		}
+		m->retries = (unsigned)r;
+		m->has_retries = 1;
+	}
+	n = map_get(&doc, root, "machine");
+	if (n) {
+		const char *v = scalar_of(n);
+		if (!v || !config_machine_name_ok(v)) {
+			pr_error("%s:%zu: machine is a name of letters, digits, '.', '_' and '-' "
+				 "(at most 64)",
+				 path, n->start_mark.line + 1);
+			goto out;
+		}
+		m->machine = xstrdup(v);
+	}
 	ret = 0;
 out:
 	yaml_document_delete(&doc);
@@ -344,6 +380,52 @@ out:
 	if (ret < 0)
 		job_matrix_release(m);
 	return ret;
+}
+
+int config_read_machine(const char *path, char **name)
+{
+	FILE *f;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *n;
+	int ret = 0;
+
+	*name = NULL;
+	if (!(f = fopen(path, "r")))
+		return errno == ENOENT ? 0 : pr_error_errno("%s", path);
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		pr_error("%s:%zu: %s", path, parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "YAML error");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return -1;
+	}
+	n = map_get(&doc, yaml_document_get_root_node(&doc), "machine");
+	if (n) {
+		const char *v = scalar_of(n);
+		if (!v || !config_machine_name_ok(v)) {
+			ret = pr_error("%s:%zu: machine is a name of letters, digits, '.', '_' and "
+				       "'-' (at most 64)",
+				       path, n->start_mark.line + 1);
+		} else {
+			*name = xstrdup(v);
+			ret = 1;
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return ret;
+}
+
+int config_machine_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 64 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
 static void units_free(struct job_unit *u, size_t n)
@@ -369,6 +451,7 @@ void job_matrix_release(struct job_matrix *m)
 	strv_clear(&m->pre_run);
 	units_free(m->collectors, m->ncollectors);
 	units_free(m->postprocessors, m->npostprocessors);
+	free(m->machine);
 	memset(m, 0, sizeof(*m));
 }
 static void thresholds_free(char **regex, size_t n)

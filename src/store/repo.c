@@ -139,6 +139,9 @@ int repo_init(const char *worktree)
 	yml = xstrfmt("%s/local.yml", dir);
 	if (ret == 0 && !fs_exists(yml))
 		ret = config_write_local(yml, vcs_name(worktree), worktree);
+	/* .perun/ is no file of the project's: a clean tree stays clean */
+	if (ret == 0)
+		ret = vcs_ignore(worktree, "/.perun/");
 	free(yml);
 	free(dir);
 	return ret;

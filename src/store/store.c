@@ -492,18 +492,31 @@ static int tomb_hex_ok(const char *s, size_t n)
 	return 1;
 }
 
-/* Adds the SHA1_HEXSZ characters at hex (not necessarily terminated).  */
-static void tomb_add(struct tombstones *t, const char *hex)
+/* Appends the SHA1_HEXSZ characters at hex (not necessarily terminated);
+ * *cap is t's capacity.  tomb_normalize sorts and drops repeats after.  */
+static void tomb_append(struct tombstones *t, const char *hex, size_t *cap)
 {
-	char h[SHA1_HEXSZ + 1];
+	if (t->n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		t->hex = xrealloc(t->hex, *cap * sizeof(*t->hex));
+	}
+	memcpy(t->hex[t->n], hex, SHA1_HEXSZ);
+	t->hex[t->n++][SHA1_HEXSZ] = '\0';
+}
 
-	memcpy(h, hex, SHA1_HEXSZ);
-	h[SHA1_HEXSZ] = '\0';
-	if (tombstones_has(t, h))
+/* Sorts t's ids and keeps each once: O(n log n) for any number of ids a
+ * remote sends, where adding them one by one in order was quadratic.  */
+static void tomb_normalize(struct tombstones *t)
+{
+	size_t i, out = 0;
+
+	if (!t->n)
 		return;
-	t->hex = xrealloc(t->hex, (t->n + 1) * sizeof(*t->hex));
-	memcpy(t->hex[t->n++], h, SHA1_HEXSZ + 1);
 	qsort(t->hex, t->n, sizeof(*t->hex), cmp_tomb);
+	for (i = 0; i < t->n; i++)
+		if (!out || strcmp(t->hex[out - 1], t->hex[i]))
+			memmove(t->hex[out++], t->hex[i], SHA1_HEXSZ + 1);
+	t->n = out;
 }
 
 int tombstones_has(const struct tombstones *t, const char *hex)
@@ -513,7 +526,7 @@ int tombstones_has(const struct tombstones *t, const char *hex)
 
 int tombstones_parse(struct tombstones *t, const char *buf, size_t len, const char **why)
 {
-	size_t off = strlen(TOMBSTONE_MAGIC);
+	size_t off = strlen(TOMBSTONE_MAGIC), cap = 0;
 
 	t->hex = NULL;
 	t->n = 0;
@@ -528,9 +541,10 @@ int tombstones_parse(struct tombstones *t, const char *buf, size_t len, const ch
 			*why = "a line that is not an object id";
 			return -1;
 		}
-		tomb_add(t, buf + off);
+		tomb_append(t, buf + off, &cap);
 		off = (size_t)(nl - buf) + 1;
 	}
+	tomb_normalize(t);
 	return 0;
 }
 
@@ -565,14 +579,16 @@ int store_add_tombstones(const char *perun_dir, const char *minor,
 	struct tombstones t;
 	struct strbuf sb = STRBUF_INIT;
 	char *dir = xstrfmt("%s/removed", perun_dir), *path = store_tombstone_path(perun_dir, minor);
-	size_t i, before;
+	size_t i, before, cap;
 	int ret = -1;
 
 	if (store_read_tombstones(perun_dir, minor, &t) < 0)
 		goto out;
-	before = t.n;
+	before = cap = t.n;
 	for (i = 0; i < add->n; i++)
-		tomb_add(&t, add->hex[i]);
+		if (!tombstones_has(&t, add->hex[i]))
+			tomb_append(&t, add->hex[i], &cap);
+	tomb_normalize(&t);
 	if (t.n == before) {
 		ret = 0;
 		goto out;

@@ -745,7 +745,7 @@ static void dwarf_edges(struct builder *b, Elf *elf)
 		dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	} else {
 		char *path = debug_file(b->t);
-		fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		fd = path ? fs_open_regular(path, 0, 0) : -1;
 		free(path);
 		if (fd >= 0 && (delf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) && has_debug_info(delf))
 			dw = dwarf_begin_elf(delf, DWARF_C_READ, NULL);
@@ -895,9 +895,9 @@ int callgraph_load(struct callgraph *cg, const struct target *t, const char *cac
 
 	memset(cg, 0, sizeof(*cg));
 	cg->target = t;
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	fd = fs_open_regular(t->path, 0, 1);
 	if (fd < 0)
-		return pr_error_errno("open %s", t->path);
+		return errno == EINVAL ? -1 : pr_error_errno("open %s", t->path);
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh)) {
@@ -977,9 +977,9 @@ static int read_code(const struct callgraph *cg, uint32_t i, uint8_t **code, siz
 	if (nd->import || !nd->size)
 		return 0;
 	off = target_file_offset(t, nd->addr);
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	fd = fs_open_regular(t->path, 0, 1);
 	if (fd < 0)
-		return pr_error_errno("open %s", t->path);
+		return errno == EINVAL ? -1 : pr_error_errno("open %s", t->path);
 	*code = xmalloc(nd->size);
 	got = pread(fd, *code, nd->size, (off_t)off);
 	close(fd);

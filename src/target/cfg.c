@@ -32,7 +32,8 @@ enum {
 	I_JMP_SLOT,	/* jmp [rip+X] */
 	I_JMP_IND,
 	I_JCC,		/* conditional, imm */
-	I_END,		/* ret, hlt, ud2, int3: no successor */
+	I_END,		/* hlt, ud2, int3, far returns: no successor */
+	I_RET,		/* ret, ret imm16: no successor */
 };
 
 struct ins {
@@ -41,6 +42,7 @@ struct ins {
 	uint8_t size;
 	uint8_t kind;
 	uint8_t nofall;		/* the bytes after it did not decode */
+	uint8_t notrack;	/* an indirect jump marked notrack: a switch table's */
 };
 
 int cfg_disasm_new(struct cfg_disasm **out)
@@ -140,7 +142,9 @@ static int classify(const cs_insn *in, uint64_t *target)
 		if (parse_imm(in->op_str, target))
 			return I_JCC;
 		return I_NORMAL;
-	case X86_INS_RET: case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_IRET:
+	case X86_INS_RET:
+		return I_RET;
+	case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_IRET:
 	case X86_INS_IRETD: case X86_INS_IRETQ: case X86_INS_HLT: case X86_INS_UD2:
 	case X86_INS_UD0: case X86_INS_INT3: case X86_INS_SYSRET:
 		return I_END;
@@ -173,6 +177,7 @@ static struct ins *decode(struct cfg_disasm *d, const uint8_t *code, size_t len,
 			v[n].target = 0;
 			v[n].nofall = 0;
 			v[n].kind = (uint8_t)classify(d->insn, &v[n].target);
+			v[n].notrack = !strncmp(d->insn->mnemonic, "notrack", 7);
 			n++;
 		}
 		off = len - left;
@@ -268,6 +273,7 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 				leader[j] = 1;
 		}
 		if ((k == I_JMP || k == I_JMP_SLOT || k == I_JMP_IND || k == I_JCC || k == I_END ||
+		     k == I_RET ||
 		     v[i].nofall) && i + 1 < n)
 			leader[i + 1] = 1;
 	}
@@ -319,10 +325,11 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 		} else if (k == I_JMP_IND) {
 			c->blocks[b].flags |= CFG_B_INDIRECT;
 			c->indirect_jumps++;
-		} else if (k == I_END) {
+		} else if (k == I_END || k == I_RET) {
 			c->blocks[b].flags |= CFG_B_RET;
 		}
-		if (k != I_JMP && k != I_JMP_SLOT && k != I_JMP_IND && k != I_END && !v[i].nofall &&
+		if (k != I_JMP && k != I_JMP_SLOT && k != I_JMP_IND && k != I_END && k != I_RET &&
+		    !v[i].nofall &&
 		    i + 1 < n)
 			add_edge(&e, &ne, &ecap, b, blk[i + 1]);
 	}
@@ -369,6 +376,39 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 	free(v);
 	cfg_analyse_loops(c);
 	return 0;
+}
+
+long cfg_exits(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t addr,
+	       struct cfg_exit **out)
+{
+	struct cfg_exit *e = NULL;
+	size_t n, i, ne = 0;
+	uint32_t bad;
+	struct ins *v = decode(d, code, len, addr, &n, &bad);
+
+	*out = NULL;
+	if (bad) {
+		free(v);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t kind;
+		if (v[i].kind == I_RET)
+			kind = CFG_EXIT_RET;
+		else if (v[i].kind == I_JMP && (v[i].target < addr || v[i].target >= addr + len))
+			kind = CFG_EXIT_JMP;
+		else if (v[i].kind == I_JMP_SLOT || (v[i].kind == I_JMP_IND && !v[i].notrack))
+			kind = CFG_EXIT_UNKNOWN;
+		else
+			continue;
+		e = xrealloc(e, (ne + 1) * sizeof(*e));
+		e[ne].addr = v[i].addr;
+		e[ne].target = kind == CFG_EXIT_JMP ? v[i].target : 0;
+		e[ne++].kind = kind;
+	}
+	free(v);
+	*out = e;
+	return (long)ne;
 }
 
 void cfg_release(struct cfg *c)

@@ -97,6 +97,27 @@ int cfg_build(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t ad
 	      struct cfg *out);
 void cfg_release(struct cfg *c);
 
+/* An instruction by which control may leave a function.  */
+enum cfg_exit_kind {
+	CFG_EXIT_RET,		/* ret, ret imm16 */
+	CFG_EXIT_JMP,		/* jmp imm to outside the function: a tail call, or a
+				 * jump into code of its kept elsewhere (.cold) */
+	CFG_EXIT_UNKNOWN,	/* jmp through a register or a slot, other than a
+				 * switch table's notrack jmp: anywhere */
+};
+
+struct cfg_exit {
+	uint64_t addr;		/* of the instruction */
+	uint64_t target;	/* CFG_EXIT_JMP: where it goes */
+	uint8_t kind;
+};
+
+/* The exits of code, a function of len bytes at addr, by a linear sweep, in
+ * address order: *out (caller frees) and their number; -1 when some byte
+ * does not decode (data among the code: no sweep can be trusted).  */
+long cfg_exits(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t addr,
+	       struct cfg_exit **out);
+
 /* Calls fn for every instruction of code (stops when fn returns non-zero).
  * Returns the number of instructions.  */
 size_t cfg_each_insn(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t addr,

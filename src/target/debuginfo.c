@@ -169,10 +169,13 @@ int target_no_functions_error(const struct target *t, const char *what)
 {
 	char *hint = target_debuginfo_hint(t->path);
 
-	pr_error("%s: no function symbols for %s (stripped, no .symtab; %s; no debuginfo "
-		 "found): %s; functions of its libraries are traced with -f LIB#NAME",
+	pr_error("%s: no function symbols for %s (stripped, no .symtab; %s; %s): %s; functions "
+		 "of its libraries are traced with -f LIB#NAME",
 		 t->path, what,
 		 t->syms == TARGET_SYMS_NONE ? "it exports no function" : "only its exports",
+		 t->debugdata_too_large ? "its MiniDebugInfo is too large to read, no other "
+					  "debuginfo found"
+					: "no debuginfo found",
 		 hint);
 	free(hint);
 	return -1;

@@ -10,6 +10,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <link.h>
+#include <lzma.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -25,6 +26,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 /* libstdc++'s demangler has C linkage; we use it for C++ display names.  */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -305,6 +307,67 @@ static int no_debuginfo(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr 
 	return -1;
 }
 
+/* The most a MiniDebugInfo section may decompress to: a real one is a
+ * symbol table of a few MiB; an xz bomb is gigabytes, which elfutils would
+ * hold in memory whole.  */
+#define MINIDEBUGINFO_MAX (64u << 20)
+
+/* Whether path's .gnu_debugdata decompresses to more than
+ * MINIDEBUGINFO_MAX (said once per path); it is decompressed here into a
+ * small buffer, counted and dropped, before elfutils would read it.  */
+static int minidebuginfo_too_large(const char *path)
+{
+	static char *said;
+	unsigned char out[65536];
+	lzma_stream xz = LZMA_STREAM_INIT;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	Elf *elf = NULL;
+	size_t shstrndx;
+	int fd = fs_open_regular(path, 0, 0), big = 0;
+	lzma_ret r;
+
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".gnu_debugdata")) {
+			data = elf_rawdata(scn, NULL);
+			break;
+		}
+	}
+	if (!data || !data->d_buf || lzma_stream_decoder(&xz, 64u << 20, 0) != LZMA_OK)
+		goto out;
+	xz.next_in = data->d_buf;
+	xz.avail_in = data->d_size;
+	do {
+		xz.next_out = out;
+		xz.avail_out = sizeof(out);
+		r = lzma_code(&xz, LZMA_FINISH);
+		big = xz.total_out > MINIDEBUGINFO_MAX;
+	} while (r == LZMA_OK && !big);
+	lzma_end(&xz);
+	if (big && (!said || strcmp(said, path))) {
+		pr_warn("%s: its MiniDebugInfo (.gnu_debugdata) decompresses to more than %u MiB: "
+			"too large, not read",
+			path, MINIDEBUGINFO_MAX >> 20);
+		free(said);
+		said = xstrdup(path);
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return big;
+}
+
 static size_t read_minidebuginfo(struct target *t, struct jmp_defs *jd)
 {
 	Dwfl_Callbacks cb = {
@@ -314,13 +377,21 @@ static size_t read_minidebuginfo(struct target *t, struct jmp_defs *jd)
 		.section_address = dwfl_offline_section_address,
 	};
 	Dwfl *dwfl = dwfl_begin(&cb);
-	Dwfl_Module *m;
+	Dwfl_Module *m = NULL;
 	size_t cap = t->nfuncs, before = t->nfuncs;
-	int i, n;
+	int i, n, fd;
 
 	if (!dwfl)
 		return 0;
-	m = dwfl_report_offline(dwfl, t->path, t->path, -1);
+	if (minidebuginfo_too_large(t->path)) {
+		t->debugdata_too_large = 1;
+		dwfl_end(dwfl);
+		return 0;
+	}
+	/* libdwfl would open the file itself, blocking; on success it owns fd */
+	fd = fs_open_regular(t->path, 0, 0);
+	if (fd >= 0)
+		m = dwfl_report_offline(dwfl, t->path, t->path, fd);
 	dwfl_report_end(dwfl, NULL, NULL);
 	n = m ? dwfl_module_getsymtab(m) : -1;
 	for (i = 1; i < n; i++) {
@@ -541,28 +612,201 @@ static char *debuginfod_cached(Dwfl_Module *m)
 	return strbuf_detach(&sb);
 }
 
+/* Whether the candidate debuginfo file path is safe to open as elfutils
+ * opens it (blocking): missing, or a regular file of a real file system.
+ * A FIFO, a device or a procfs file there (a user may plant one beside her
+ * binary or name one in its .gnu_debuglink) would hang or feed the open:
+ * reported once and refused.  */
+static int candidate_safe(const char *path)
+{
+	int fd = fs_open_regular(path, 0, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	static char *warned;	/* the last path refused, said once */
+
+	if (errno != EINVAL)
+		return 1;
+	if (!warned || strcmp(warned, path)) {
+		pr_warn("%s: not a regular file: no separate debuginfo is read for this "
+			"binary (remove it, or check who made it)",
+			path);
+		free(warned);
+		warned = xstrdup(path);
+	}
+	return 0;
+}
+
+/* Every file elfutils' standard search tries for the debuginfo of file (as
+ * libdwfl.h describes it): DIR/.build-id/xx/rest.debug for each absolute
+ * element DIR of search, and the debuglink name (else BASENAME.debug) beside
+ * file, in each relative element below file's directory, and under each
+ * absolute element followed by file's directory and each of its tails.  */
+static void debuginfo_candidates(Dwfl_Module *m, const char *search, const char *file,
+				 const char *link, struct strv *out)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int nbits = dwfl_module_build_id(m, &bits, &vaddr), i;
+	const char *slash = file ? strrchr(file, '/') : NULL, *e = search, *end;
+	char *dir = slash ? xstrfmt("%.*s", (int)(slash - file), file) : xstrdup(".");
+	char *name = link && *link ? xstrdup(link)
+				   : file ? xstrfmt("%s.debug", fs_basename(file)) : NULL;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (name && name[0] == '/')
+		strv_push(out, name);
+	for (; e; e = *end ? end + 1 : NULL) {
+		int len;
+		end = strchrnul(e, ':');
+		if (*e == '+' || *e == '-')
+			e++;
+		len = (int)(end - e);
+		if (len > 0 && *e == '/' && nbits > 0) {
+			strbuf_reset(&sb);
+			strbuf_addf(&sb, "%.*s/.build-id/%02x/", len, e, bits[0]);
+			for (i = 1; i < nbits; i++)
+				strbuf_addf(&sb, "%02x", bits[i]);
+			strbuf_addstr(&sb, ".debug");
+			strv_push(out, sb.buf);
+		}
+		if (!name)
+			continue;
+		strbuf_reset(&sb);
+		if (len == 0) {
+			strbuf_addf(&sb, "%s/%s", dir, name);
+			strv_push(out, sb.buf);
+		} else if (*e == '/') {
+			const char *tail = dir;
+			for (; tail; tail = strchr(tail + 1, '/')) {
+				strbuf_reset(&sb);
+				strbuf_addf(&sb, "%.*s%s/%s", len, e, tail, name);
+				strv_push(out, sb.buf);
+			}
+			strbuf_reset(&sb);
+			strbuf_addf(&sb, "%.*s/%s", len, e, name);
+			strv_push(out, sb.buf);
+		} else {
+			strbuf_addf(&sb, "%s/%.*s/%s", dir, len, e, name);
+			strv_push(out, sb.buf);
+		}
+	}
+	strbuf_release(&sb);
+	free(name);
+	free(dir);
+}
+
+/* The debuginfo path of the session target_open_debuginfo runs.  */
+static char **search_path;
+
+/* dwfl_standard_find_debuginfo once every file it would open is known not
+ * to block: elfutils opens them without O_NONBLOCK.  */
+static int safe_find_debuginfo(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr base,
+			       const char *file, const char *link, GElf_Word crc, char **found)
+{
+	struct strv cand = STRV_INIT;
+	const char *search = search_path && *search_path ? *search_path : ":.debug:/usr/lib/debug";
+	size_t i;
+	int safe = 1;
+
+	*found = NULL;
+	debuginfo_candidates(m, search, file, link, &cand);
+	for (i = 0; i < cand.n && safe; i++)
+		safe = candidate_safe(cand.v[i]);
+	strv_clear(&cand);
+	if (!safe) {
+		errno = EINVAL;
+		return -1;
+	}
+	return dwfl_standard_find_debuginfo(m, ud, name, base, file, link, crc, found);
+}
+
+/* Asked while a debuginfod download runs: nonzero ends it.  */
+static int (*cancelled)(void);
+
+void target_set_cancel(int (*fn)(void))
+{
+	cancelled = fn;
+}
+
+static int debuginfod_progress(debuginfod_client *c, long done, long total)
+{
+	(void)c, (void)done, (void)total;
+	return cancelled && cancelled();
+}
+
+/* Lets a signal end the downloads of dwfl's debuginfod client: elfutils
+ * loads libdebuginfod itself and waits in it (it polls, retrying on EINTR)
+ * until the download ends; its progress function is asked every second and
+ * may end it.  */
+static void cancellable_debuginfod(Dwfl *dwfl)
+{
+	typedef void (*set_progressfn)(debuginfod_client *,
+				       int (*)(debuginfod_client *, long, long));
+	debuginfod_client *c;
+	void *h, *sym;
+
+	if (!getenv("DEBUGINFOD_URLS") || !*getenv("DEBUGINFOD_URLS") ||
+	    !(c = dwfl_get_debuginfod_client(dwfl)))
+		return;
+	h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return;
+	sym = dlsym(h, "debuginfod_set_progressfn");
+	if (sym) {
+		set_progressfn set;
+		memcpy(&set, &sym, sizeof(set));
+		set(c, debuginfod_progress);
+	}
+	dlclose(h);
+}
+
+/* Bounds for elfutils' debuginfod client, unless the user set her own: a
+ * server (or whoever answers in its place) may send gigabytes into root's
+ * cache, or a byte a second for ever.  */
+static void bound_debuginfod(void)
+{
+	static const char *const defaults[][2] = {
+		{ "DEBUGINFOD_MAXSIZE", "1073741824" },	/* bytes */
+		{ "DEBUGINFOD_MAXTIME", "120" },	/* seconds for one download */
+		{ "DEBUGINFOD_TIMEOUT", "15" },	/* seconds without 100 bytes/s */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		setenv(defaults[i][0], defaults[i][1], 0);
+}
+
 int target_open_debuginfo(const char *path, char **found)
 {
 	const char *env = getenv("SYSTEMTAP_DEBUGINFO_PATH");
 	char *dpath = env && *env ? xstrdup(env) : NULL;
 	Dwfl_Callbacks cb = {
 		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.find_debuginfo = safe_find_debuginfo,
 		.section_address = dwfl_offline_section_address,
 		.debuginfo_path = &dpath,
 	};
 	Dwfl *dwfl;
-	Dwfl_Module *m;
+	Dwfl_Module *m = NULL;
 	char *from_debuginfod = NULL;
-	int fd = -1;
+	int fd = -1, mfd;
 
 	*found = NULL;
+	bound_debuginfod();
 	dwfl = dwfl_begin(&cb);
 	if (!dwfl) {
 		free(dpath);
 		return -1;
 	}
-	m = dwfl_report_offline(dwfl, path, path, -1);
+	search_path = &dpath;
+	cancellable_debuginfod(dwfl);
+	/* libdwfl would open path itself, blocking; on success it owns mfd */
+	mfd = fs_open_regular(path, 0, 0);
+	if (mfd >= 0)
+		m = dwfl_report_offline(dwfl, path, path, mfd);
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (m) {
 		Dwarf_Addr bias;
@@ -570,7 +814,7 @@ int target_open_debuginfo(const char *path, char **found)
 
 		/* elfutils searches for what the file lacks: DWARF first, else a
 		 * symbol table (a debuginfo file made without -g has only that) */
-		if (!dwfl_module_getdwarf(m, &bias))
+		if (!dwfl_module_getdwarf(m, &bias) && !minidebuginfo_too_large(path))
 			dwfl_module_getsymtab(m);
 		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
 		if (!debugfile && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))
@@ -578,7 +822,7 @@ int target_open_debuginfo(const char *path, char **found)
 		if (debugfile && (!mainfile || strcmp(debugfile, mainfile))) {
 			*found = fs_realpath(debugfile);
 			if (*found)
-				fd = open(*found, O_RDONLY | O_CLOEXEC);
+				fd = fs_open_regular(*found, 0, 1);
 			if (fd < 0) {
 				free(*found);
 				*found = NULL;
@@ -586,6 +830,7 @@ int target_open_debuginfo(const char *path, char **found)
 		}
 	}
 	dwfl_end(dwfl);
+	search_path = NULL;
 	free(from_debuginfod);
 	free(dpath);
 	return fd;
@@ -935,13 +1180,15 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 			return pr_error("%s: no such file: check the path given with -c or -b", path);
 		return pr_error_errno("%s", path);
 	}
-	if (stat(t->path, &st) < 0 || !S_ISREG(st.st_mode)) {
-		pr_error("%s: not a regular file", path);
+	/* a user may own the file: a FIFO or a device must not hang the open */
+	fd = fs_open_regular(t->path, 0, 1);
+	if (fd < 0) {
+		if (errno != EINVAL)
+			pr_error_errno("open %s", t->path);
 		goto out;
 	}
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		pr_error_errno("open %s", t->path);
+	if (fstat(fd, &st) < 0) {
+		pr_error_errno("fstat %s", t->path);
 		goto out;
 	}
 	elf_version(EV_CURRENT);
@@ -1248,7 +1495,7 @@ static char *try_dir(const char *dir, const char *name)
 /* Lists the binary's DT_NEEDED names and run paths.  */
 static void dynamic_info(const char *binary, struct strbuf *needed, struct strbuf *runpath)
 {
-	int fd = open(binary, O_RDONLY | O_CLOEXEC);
+	int fd = fs_open_regular(binary, 0, 0);
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 
@@ -1300,15 +1547,15 @@ char *target_needed(const char *binary)
 	return strbuf_detach(&needed);
 }
 
-char *target_find_library(const char *binary, const char *name)
+/* The library name (a DT_NEEDED name, or the start of one) that binary
+ * itself loads, where ld.so would find it; caller frees.  */
+static char *find_needed(const char *binary, const char *name)
 {
 	struct strbuf needed = STRBUF_INIT, dirs = STRBUF_INIT;
 	char *found = NULL, *bindir, *slash, *save = NULL, *d, *dcopy;
 	const char *ldp = getenv("LD_LIBRARY_PATH");
 	size_t n = strlen(name);
 
-	if (strchr(name, '/'))
-		return fs_realpath(name);
 	bindir = xstrdup(binary);
 	slash = strrchr(bindir, '/');
 	if (slash)
@@ -1340,5 +1587,45 @@ char *target_find_library(const char *binary, const char *name)
 	free(bindir);
 	strbuf_release(&needed);
 	strbuf_release(&dirs);
+	return found;
+}
+
+/* Most libraries the search for a library walks through.  */
+#define MAX_LIBS_WALKED 256
+
+char *target_find_library(const char *binary, const char *name)
+{
+	struct strv libs = STRV_INIT;
+	char *found;
+	size_t i, j;
+
+	if (strchr(name, '/'))
+		return fs_realpath(name);
+	found = find_needed(binary, name);
+	/* then the libraries those load, breadth first, as ld.so maps them */
+	strv_push(&libs, binary);
+	for (i = 0; !found && i < libs.n && libs.n < MAX_LIBS_WALKED; i++) {
+		struct strbuf needed = STRBUF_INIT, dirs = STRBUF_INIT;
+		char *ncopy, *nd, *save = NULL;
+
+		dynamic_info(libs.v[i], &needed, &dirs);
+		ncopy = xstrdup(strbuf_str(&needed));
+		for (nd = strtok_r(ncopy, ":", &save); nd && !found; nd = strtok_r(NULL, ":", &save)) {
+			char *lib = find_needed(libs.v[i], nd);
+			if (!lib)
+				continue;
+			for (j = 0; j < libs.n && strcmp(libs.v[j], lib); j++)
+				;
+			if (j == libs.n) {
+				strv_push(&libs, lib);
+				found = find_needed(lib, name);
+			}
+			free(lib);
+		}
+		free(ncopy);
+		strbuf_release(&needed);
+		strbuf_release(&dirs);
+	}
+	strv_clear(&libs);
 	return found;
 }

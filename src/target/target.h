@@ -67,6 +67,7 @@ struct target {
 	unsigned exceptions : 1;	/* imports or defines __cxa_throw (C++ exceptions) */
 	unsigned longjmp : 1;	/* imports setjmp or longjmp, or links longjmp in */
 	unsigned go : 1;	/* built by Go (.go.buildinfo or .gopclntab) */
+	unsigned debugdata_too_large : 1;	/* its MiniDebugInfo decompresses past the bound */
 };
 
 /* Reads path.  Functions come from its .symtab, else from the .symtab of its
@@ -86,6 +87,9 @@ int target_load(struct target *t, const char *path, const char *cache_dir);
  * reads) or elfutils' default, /usr/lib/debug.  Returns an open descriptor
  * and sets *found (caller frees), or -1 when there is none.  */
 int target_open_debuginfo(const char *path, char **found);
+/* fn is asked while a debuginfod download runs; nonzero ends the download
+ * (a signal to perun must not wait for a slow server).  */
+void target_set_cancel(int (*fn)(void));
 /* What to install so that path's functions can be found: a sentence naming
  * the distribution's debug symbol package (Debian: PKG-dbgsym and the
  * debug archive's apt line; Fedora: dnf debuginfo-install PKG), or a

@@ -219,7 +219,7 @@ void calibrate_plan_entries(struct plan *plan, int at_entry)
 		if (!open_bin || strcmp(open_bin, pr->binary)) {
 			if (fd >= 0)
 				close(fd);
-			fd = open(pr->binary, O_RDONLY | O_CLOEXEC);
+			fd = fs_open_regular(pr->binary, 0, 0);
 			open_bin = pr->binary;
 		}
 		if (fd >= 0 && read_at_vaddr(fd, pr->addr, b, sizeof(b)) == 0)

@@ -76,6 +76,8 @@ static void binary_check(struct doctor_report *rep, const char *path)
 {
 	struct target t;
 	char *name = xstrfmt("symbols %s", fs_basename(path));
+	const char *nodebug;
+	size_t i, nfuncs;
 
 	if (target_load(&t, path, NULL) < 0) {
 		add(rep, name, 0, 0, xstrfmt("%s: not readable as an ELF binary (see above)", path),
@@ -83,24 +85,31 @@ static void binary_check(struct doctor_report *rep, const char *path)
 		free(name);
 		return;
 	}
+	nodebug = t.debugdata_too_large ? "its MiniDebugInfo is too large to read (an xz bomb?), "
+					  "no other debuginfo found"
+					: "no debuginfo found";
+	/* the functions -s userspace probes: not the helpers (_start,
+	 * frame_dummy, ...) nor IFUNC resolvers, as collect counts them */
+	for (i = nfuncs = 0; i < t.nfuncs; i++)
+		nfuncs += !t.funcs[i].helper && !t.funcs[i].ifunc;
 	if (t.syms == TARGET_SYMS_SYMTAB || t.syms == TARGET_SYMS_DEBUGINFO ||
 	    t.syms == TARGET_SYMS_MINIDEBUGINFO)
 		add(rep, name, 1, 0,
 		    t.syms == TARGET_SYMS_DEBUGINFO
-			    ? xstrfmt("%s: %zu functions from its debuginfo %s%s", t.path, t.nfuncs,
+			    ? xstrfmt("%s: %zu functions from its debuginfo %s%s", t.path, nfuncs,
 				      t.debug_path, t.has_dwarf ? ", DWARF" : "")
-			    : xstrfmt("%s: %zu functions from its %s%s", t.path, t.nfuncs,
+			    : xstrfmt("%s: %zu functions from its %s%s", t.path, nfuncs,
 				      target_syms_name(&t), t.has_dwarf ? ", DWARF" : ""),
 		    NULL);
 	else
 		add(rep, name, 0, 0,
 		    t.syms == TARGET_SYMS_DYNSYM
-			    ? xstrfmt("%s: stripped, no debuginfo found: only the %zu functions it "
-				      "exports can be traced",
-				      t.path, t.nfuncs)
-			    : xstrfmt("%s: stripped, no debuginfo found, exports no function: only "
-				      "its libraries' functions can be traced (-f LIB#NAME)",
-				      t.path),
+			    ? xstrfmt("%s: stripped, %s: only the %zu functions it exports can be "
+				      "traced",
+				      t.path, nodebug, nfuncs)
+			    : xstrfmt("%s: stripped, %s, exports no function: only its libraries' "
+				      "functions can be traced (-f LIB#NAME)",
+				      t.path, nodebug),
 		    target_debuginfo_hint(t.path));
 	target_release(&t);
 	free(name);

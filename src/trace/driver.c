@@ -28,6 +28,10 @@
 
 /* Seconds between SIGTERM and SIGKILL.  */
 #define GRACE_SECONDS 2.0
+/* A runtime that shows work after it was asked to stop (it runs, waits in
+ * the kernel, writes, detaches) gets this much beyond its stop grace
+ * before it is killed anyway.  */
+#define STOP_CAP_SECONDS 300.0
 
 /* The last SIGINT/SIGTERM perun received; set by the handler only.  */
 static volatile sig_atomic_t got_signal;
@@ -530,6 +534,9 @@ struct sup {
 	double stop_grace;	/* how long a runtime may take to stop */
 	double next_size_check;
 	double t_stop, t_rt_end;	/* an attach: SIGINT to the runtime, its end */
+	double t_asked;		/* the runtime was asked to stop (P_STOP began) */
+	double stop_cap;	/* P_STOP: not beyond this, whatever work it shows */
+	double killed_at_stop;	/* see struct run_result */
 	int rt_status, rt_done, tg_status, tg_done;
 	int orphaned;		/* perun is gone: end everything */
 	int timed_out, interrupted, never_ready, tg_termed;
@@ -543,6 +550,16 @@ struct sup {
 	size_t nkids, forked;
 };
 
+/* P_STOP begins: the runtime has stop_grace to end, and more while it
+ * shows work (sup_stopping), up to the cap.  */
+static void sup_enter_stop(struct sup *s)
+{
+	s->phase = P_STOP;
+	s->t_asked = s->t;
+	s->kill_at = s->t + s->stop_grace;
+	s->stop_cap = s->t + s->stop_grace + STOP_CAP_SECONDS;
+}
+
 static void sup_close_go(struct sup *s)
 {
 	if (s->go >= 0)
@@ -555,8 +572,7 @@ static void sup_close_go(struct sup *s)
 static void sup_stop_runtime(struct sup *s)
 {
 	kill(s->rt, SIGINT);
-	s->phase = P_STOP;
-	s->kill_at = s->t + s->stop_grace;
+	sup_enter_stop(s);
 }
 
 /* Forks the target (held until the go byte) and starts the runtime.  */
@@ -784,8 +800,7 @@ static void sup_run(struct sup *s)
 			kill(s->tg, SIGTERM);
 			s->tg_kill_at = s->t + GRACE_SECONDS;
 		}
-		s->phase = P_STOP;
-		s->kill_at = s->t + s->stop_grace;
+		sup_enter_stop(s);
 	} else if (s->deadline && s->t >= s->deadline) {
 		if (!s->tg_termed) {
 			s->timed_out = !s->interrupted;
@@ -799,8 +814,23 @@ static void sup_run(struct sup *s)
 	}
 }
 
-/* P_STOP: wait for the runtime's end, longer while it still writes or
- * detaches; then kill what is left.  */
+/* The state letter of process pid (R running or runnable, D waiting in the
+ * kernel, S asleep, ...), from /proc/PID/stat; 0 when it cannot be read.  */
+static char task_state(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0 || !(rp = strrchr(buf, ')')) || !rp[1])
+		return 0;
+	return rp[2];
+}
+
+/* P_STOP: wait for the runtime's end, longer while it still works (writes
+ * its output, as perun's loader does at each step of its end, removes its
+ * uprobes, waits in the kernel as a detach does); then kill what is left.  A runtime killed while it
+ * was ending its trace leaves the trace without its end: on a busy host
+ * the stop grace alone was too short.  */
 static void sup_stopping(struct sup *s)
 {
 	if (s->rt_done && (s->tg < 0 || s->tg_done)) {
@@ -812,25 +842,34 @@ static void sup_stopping(struct sup *s)
 		s->tg_kill_at = 0;
 	}
 	if (!s->rt_done && s->spec->ready_path && s->t >= s->next_size_check) {
-		/* a runtime still writing (the recorder's end probe dumps its
-		 * map) is given more time */
 		struct stat sb;
-		int nu = s->rt > 0 ? own_uprobes(s->rt, NULL) : 0;
+		int nu = s->rt > 0 ? own_uprobes(s->rt, NULL) : 0, working = 0;
+		char state = s->rt > 0 ? task_state(s->rt) : 0;
+
 		s->next_size_check = s->t + 1;
+		/* a runtime still writing (the recorder's end probe dumps its
+		 * map, the loader drains its ring) */
 		if (stat(s->spec->ready_path, &sb) == 0 && sb.st_size != s->out_size) {
 			s->out_size = sb.st_size;
-			if (s->kill_at < s->t + GRACE_SECONDS * 5)
-				s->kill_at = s->t + GRACE_SECONDS * 5;
+			working = 1;
 		}
-		/* and so is one still detaching: on a busy host the kernel takes
-		 * far more than the 0.2 s per probe point stop_timeout allows,
-		 * and a runtime killed before its end probe leaves the trace
-		 * incomplete */
-		if (s->nuprobes >= 0 && nu < s->nuprobes && s->kill_at < s->t + GRACE_SECONDS * 5)
-			s->kill_at = s->t + GRACE_SECONDS * 5;
+		/* one still detaching: on a busy host the kernel takes far more
+		 * than the 0.2 s per probe point stop_timeout allows */
+		if (s->nuprobes >= 0 && nu < s->nuprobes)
+			working = 1;
 		s->nuprobes = nu;
+		/* one that waits in the kernel (closing links and unregistering
+		 * uprobes wait for grace periods, long on a busy host) */
+		if (state == 'D')
+			working = 1;
+		if (working && s->kill_at < s->t + GRACE_SECONDS * 5)
+			s->kill_at = s->t + GRACE_SECONDS * 5;
+		if (s->t_asked > 0 && s->kill_at > s->stop_cap)
+			s->kill_at = s->stop_cap;
 	}
 	if (s->t >= s->kill_at) {
+		if (!s->rt_done && s->t_asked > 0)
+			s->killed_at_stop = s->t - s->t_asked;
 		signal_tree(s->self, 0, SIGKILL);
 		s->phase = P_KILL;
 	}
@@ -869,6 +908,7 @@ static void sup_result(struct sup *s, int leaked, struct run_result *res)
 	res->runtime_died = s->rt_first;
 	res->forked = s->forked;
 	res->before_stop = s->before_stop;
+	res->killed_at_stop = s->killed_at_stop;
 	res->target_gone = s->target_gone;
 	res->detached_at_timeout = s->detached;
 	res->stop_ns = (unsigned long long)(s->t_stop > 0 && s->t_rt_end > s->t_stop

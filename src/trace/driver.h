@@ -97,6 +97,9 @@ struct run_result {
 	int detached_at_timeout;	/* attach_pid: the timeout ended the trace */
 	unsigned long long stop_ns;	/* attach_pid: from SIGINT to the runtime's end
 					 * (its detach), or 0 */
+	double killed_at_stop;	/* the runtime was killed this many seconds after it
+				 * was asked to stop (it neither ended nor showed work),
+				 * or 0 */
 };
 
 /* Called for each line the child writes to stderr (without the newline).  */

@@ -17,6 +17,7 @@ struct event {
 	uint64_t ts;		/* full ns, unwrapped */
 	uint32_t code;
 	int32_t tid_off;
+	uint8_t noret;		/* a u line: 1 + why the entry CODE has no return */
 };
 
 /* An event of the recorder's dump, held until the end.  */
@@ -79,8 +80,10 @@ struct parser {
 	uint64_t *unstarted;	/* per probe: returns whose entry never came */
 	struct parse_proc *procs;	/* p lines */
 	size_t nprocs, procs_alloc;
-	struct parse_child *children;	/* c lines */
+	struct parse_child *children;	/* j lines */
 	size_t nchildren, children_alloc;
+	struct parse_exec *execs;	/* i lines */
+	size_t nexecs, execs_alloc;
 
 	/* what the optimization methods' code in the script reported (o lines) */
 	struct parse_opt_record *opts;
@@ -95,6 +98,7 @@ struct parser {
 	size_t plen;
 	int skipping;		/* inside an over-long line */
 	unsigned ret_limit;	/* entries this deep get no return probe; 0: none */
+	unsigned paired : 1;	/* the writer pairs returns itself (u lines) */
 	int failed;
 };
 
@@ -146,6 +150,7 @@ void parser_free(struct parser *p)
 	free(p->unstarted);
 	free(p->procs);
 	free(p->children);
+	free(p->execs);
 	free(p->recs);
 	free(p->opts);
 	free(p->points);
@@ -211,14 +216,28 @@ const struct parse_child *parser_children(const struct parser *p, size_t *n)
 	return p->children;
 }
 
-/* p TID PID; j CHILD PARENT NS FOLLOWED.  */
+const struct parse_exec *parser_execs(const struct parser *p, size_t *n)
+{
+	*n = p->nexecs;
+	return p->execs;
+}
+
+/* p TID PID; j CHILD PARENT NS FOLLOWED; i PID PROBED.  */
 static void proc_line(struct parser *p, char kind, const char *s, const char *end)
 {
 	uint64_t f[4];
-	int want = kind == 'p' ? 2 : 4;
+	int want = kind == 'j' ? 4 : 2;
 
 	if (hex_fields(s, end, f, 4) != want || f[0] > 0xffffffffull || f[1] > 0xffffffffull) {
 		p->st.malformed_lines++;
+		return;
+	}
+	if (kind == 'i') {
+		if (p->nexecs == p->execs_alloc) {
+			p->execs_alloc = p->execs_alloc ? 2 * p->execs_alloc : 16;
+			p->execs = xrealloc(p->execs, p->execs_alloc * sizeof(*p->execs));
+		}
+		p->execs[p->nexecs++] = (struct parse_exec){ (int64_t)f[0], f[1] != 0 };
 		return;
 	}
 	if (kind == 'p') {
@@ -392,6 +411,33 @@ static void push(struct thread *t, int probe, uint64_t ts, uint64_t call_id, uin
 	f->children = 0;
 }
 
+/* u CODE TID TS WHY: the innermost open call of probe has no return (the
+ * writer paired the thread's returns itself); the frames above it, none
+ * of them the writer's, have none either.  */
+static void no_return(struct parser *p, struct thread *t, int probe, unsigned why)
+{
+	unsigned i = t->depth;
+
+	if ((size_t)probe >= p->nprobes) {
+		p->st.unknown_probes++;
+		return;
+	}
+	while (i > 0 && t->stack[i - 1].probe != probe)
+		i--;
+	if (i == 0) {
+		p->st.malformed_lines++;
+		return;
+	}
+	p->st.unwound += t->depth - i;
+	drop_frames(p, t, i - 1);
+	if (why == PARSE_NORET_UNWOUND)
+		p->st.unwound++;
+	else
+		p->st.missed_returns++;
+	if (why == PARSE_NORET_LIMIT)
+		p->st.beyond_return_limit++;
+}
+
 static void process(struct parser *p, const struct event *e)
 {
 	int64_t tid = p->st.target_pid + e->tid_off;
@@ -403,6 +449,10 @@ static void process(struct parser *p, const struct event *e)
 	if (!t || t->tid != tid)
 		t = p->last_thread = thread_get(p, tid);
 
+	if (e->noret) {
+		no_return(p, t, probe, e->noret - 1u);
+		return;
+	}
 	if (t->has_last && t->last_ts == e->ts && t->last_code == e->code) {
 		p->st.duplicates++;
 		return;
@@ -434,11 +484,12 @@ static void process(struct parser *p, const struct event *e)
 		return;
 	}
 	if (!exit) {
-		if (p->ret_limit && t->depth >= p->ret_limit) {
+		if (p->ret_limit && !p->paired && t->depth >= p->ret_limit) {
 			/* no return probe: stacked, it would take the exit of
 			 * an outer call of the same function */
 			p->unfinished[probe]++;
 			p->st.unmatched_entries++;
+			p->st.missed_returns++;
 			p->st.beyond_return_limit++;
 			p->next_call_id++;
 			p->orders[probe]++;
@@ -461,6 +512,7 @@ static void process(struct parser *p, const struct event *e)
 			p->unstarted[probe]++;
 			return;
 		}
+		p->st.unwound += t->depth - i;
 		drop_frames(p, t, i);
 		t->depth = i - 1;
 		f = &t->stack[i - 1];
@@ -704,6 +756,7 @@ static void rec_flush(struct parser *p)
 		e.ts = p->base + r->ts;
 		e.code = r->code;
 		e.tid_off = r->tid_off;
+		e.noret = 0;
 		process(p, &e);
 	}
 	if (p->st.happened > p->st.events + p->st.lost_events + p->st.unknown_probes)
@@ -717,6 +770,7 @@ static void rec_flush(struct parser *p)
 static void line(struct parser *p, const char *s, const char *end)
 {
 	uint64_t f[4];
+	int k;
 
 	p->st.lines++;
 	if (s == end)
@@ -728,6 +782,7 @@ static void line(struct parser *p, const char *s, const char *end)
 			e.code = (uint32_t)f[0];
 			e.tid_off = (int32_t)(uint32_t)f[1];
 			e.ts = unwrap(p, f[2]);
+			e.noret = 0;
 			window_push(p, &e);
 		} else if (*s == 'd' && s + 1 < end && s[1] == ' ' && hex_fields(s + 2, end, f, 4) == 4) {
 			rec_line(p, 'v', s + 2, end);	/* the recorder's dump before v */
@@ -742,10 +797,12 @@ static void line(struct parser *p, const char *s, const char *end)
 	}
 	switch (*s) {
 	case 's':
-		if (hex_fields(s + 2, end, f, 3) != 3) {
+		k = hex_fields(s + 2, end, f, 4);
+		if (k != 3 && k != 4) {
 			p->st.malformed_lines++;
 			return;
 		}
+		p->paired = k == 4 && (f[3] & PARSE_BEGIN_PAIRED);
 		p->st.saw_begin = 1;
 		p->st.target_pid = (int64_t)f[0];
 		p->base = f[1] << 32 | (f[2] & 0xffffffffull);
@@ -794,9 +851,21 @@ static void line(struct parser *p, const char *s, const char *end)
 			return;
 		}
 		break;
-	case 'p': case 'j':
+	case 'p': case 'j': case 'i':
 		if (s + 1 < end) {
 			proc_line(p, *s, s + 2, end);
+			return;
+		}
+		break;
+	case 'u':
+		if (s + 1 < end && hex_fields(s + 2, end, f, 4) == 4 && f[0] <= 0xffffffffull &&
+		    f[1] <= 0xffffffffull && f[3] <= PARSE_NORET_LIMIT) {
+			struct event e;
+			e.code = (uint32_t)f[0];
+			e.tid_off = (int32_t)(uint32_t)f[1];
+			e.ts = unwrap(p, f[2]);
+			e.noret = (uint8_t)(f[3] + 1);
+			window_push(p, &e);
 			return;
 		}
 		break;

@@ -41,6 +41,9 @@ struct call_record {
 struct parse_stats {
 	uint64_t bytes, lines, events, calls, points;
 	uint64_t unmatched_entries;	/* entry without exit (longjmp, exit, kill) */
+	uint64_t unwound;		/* of those: a return further out came first
+					 * (a longjmp or C++ exception past them) */
+	uint64_t missed_returns;	/* of those: they returned, unseen */
 	uint64_t beyond_return_limit;	/* of those: past the kernel's pending returns */
 	uint64_t unmatched_exits;	/* exit without entry */
 	uint64_t truncated_lines;	/* last line without newline */
@@ -79,6 +82,16 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
  * (MAX_URETPROBE_DEPTH in kernel/events/uprobes.c, both runtimes): a call
  * entered deeper gets no return probe, so its exit never comes.  */
 #define PARSE_URETPROBE_DEPTH 64
+/* The begin line's FLAGS (s PID HI LO FLAGS): the writer pairs function
+ * returns itself (perun's loader, by stack pointer), so every entry gets
+ * its exit or a u line, at any depth: no return limit applies.  */
+#define PARSE_BEGIN_PAIRED 1u
+/* A u line's WHY: the call returned unseen, a return further out came first
+ * (a longjmp or exception unwound it), or a uretprobe past the kernel's
+ * limit.  */
+#define PARSE_NORET_UNSEEN 0
+#define PARSE_NORET_UNWOUND 1
+#define PARSE_NORET_LIMIT 2
 /* Entries at a depth of depth or more (0: no limit, the default) are taken
  * as calls without a return probe: counted as unfinished and in
  * beyond_return_limit, and not stacked, so the exit of an outer call of the
@@ -141,6 +154,13 @@ struct parse_child {
 	int followed;
 };
 const struct parse_child *parser_children(const struct parser *p, size_t *n);
+/* Programs traced processes executed (i PID PROBED lines): probed when the
+ * new program is one of the probed binaries.  */
+struct parse_exec {
+	int64_t pid;
+	int probed;
+};
+const struct parse_exec *parser_execs(const struct parser *p, size_t *n);
 /* Reads a whole file through a parser.  */
 int parser_feed_file(struct parser *p, const char *path);
 

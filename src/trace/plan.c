@@ -268,7 +268,9 @@ int plan_insn_refused(const char *path, uint64_t off)
 #if defined(__x86_64__) || defined(__i386__)
 	unsigned char b[15];
 	ssize_t n, i;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the binary may have been replaced since the attach: never block on a
+	 * FIFO or read a device in its place */
+	int fd = fs_open_regular(path, 0, 0);
 
 	if (fd < 0)
 		return 0;

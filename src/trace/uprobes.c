@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -57,6 +59,8 @@ struct uprobes {
 	int ring_fd, counts_fd, armed_fd, procs_fd, prog_fd;
 	struct bpf_program *fork_prog, *exec_prog;
 	struct bpf_link *fork_link, *exec_link;	/* uprobes_watch_forks */
+	struct bpf_link *exit_link;		/* aggregate mode */
+	int aggregate, stacks_fd, aggs_fd, notes_fd;
 	int fork_format;	/* 0, or the errno of reading the fork record's format */
 	size_t ring_size, ncodes, ncpus;
 	unsigned long *consumer;	/* mapped read-write */
@@ -203,8 +207,8 @@ static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *m
 		size_t nprobes, struct bpfmap_err *err)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "perun");
-	struct uprobes_config cfg = { 0, 0 };
-	struct bpf_program *prog;
+	struct uprobes_config cfg = { 0, 0, 0, 0 };
+	struct bpf_program *prog, *rec, *agg, *exit_prog;
 	struct bpf_map *m;
 	char format[4096];
 	size_t size;
@@ -213,6 +217,7 @@ static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *m
 	libbpf_set_print(libbpf_print);
 	libbpf_said[0] = '\0';
 	cfg.filter_traced = (flags & UPROBES_FILTER_TRACED) != 0;
+	cfg.aggregate = u->aggregate;
 	if (mo) {
 		cfg.gated = 1;
 		cfg.relink = u->relink = uprobes_modes_disarm(mo);
@@ -233,11 +238,17 @@ static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *m
 		return bpfmap_fail(err, errno, "bpf_object__open_mem of the loader's program %s",
 				   libbpf_words());
 	}
-	prog = bpf_object__find_program_by_name(u->obj, "perun_uprobe");
+	rec = bpf_object__find_program_by_name(u->obj, "perun_uprobe");
+	agg = bpf_object__find_program_by_name(u->obj, "perun_agg");
+	exit_prog = bpf_object__find_program_by_name(u->obj, "perun_exit");
 	u->fork_prog = bpf_object__find_program_by_name(u->obj, "perun_fork");
 	u->exec_prog = bpf_object__find_program_by_name(u->obj, "perun_exec");
-	if (!prog || !u->fork_prog || !u->exec_prog)
+	if (!rec || !agg || !exit_prog || !u->fork_prog || !u->exec_prog)
 		return bpfmap_fail(err, ENOENT, "the loader's object lacks a program");
+	/* only what this mode runs is loaded */
+	prog = u->aggregate ? agg : rec;
+	bpf_program__set_autoload(u->aggregate ? rec : agg, false);
+	bpf_program__set_autoload(exit_prog, u->aggregate);
 	bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
 	bpf_program__set_expected_attach_type(prog, (enum bpf_attach_type)ATTACH_UPROBE_MULTI);
 	for (size = u->page; size < u->ring_size && size < ((size_t)1 << 30); size <<= 1)
@@ -256,9 +267,9 @@ static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *m
 	if (!u->relink && (!(m = bpf_object__find_map_by_name(u->obj, "perun_links")) ||
 			   bpf_map__set_max_entries(m, 1) < 0))
 		return bpfmap_fail(err, errno, "sizing the links' serials");
-	if (!(m = bpf_object__find_map_by_name(u->obj, ".rodata")) ||
+	if (!(m = bpf_object__find_map_by_name(u->obj, ".rodata.config")) ||
 	    bpf_map__set_initial_value(m, &cfg, sizeof(cfg)) < 0)
-		return bpfmap_fail(err, errno, "the loader's configuration (.rodata)");
+		return bpfmap_fail(err, errno, "the loader's configuration (.rodata.config)");
 	if (bpf_object__load(u->obj) < 0)
 		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) %s", libbpf_words());
 	u->prog_fd = bpf_program__fd(prog);
@@ -266,8 +277,18 @@ static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *m
 	    (u->counts_fd = map_fd(u, "perun_counts", err)) < 0 ||
 	    (u->armed_fd = map_fd(u, "perun_armed", err)) < 0 ||
 	    (u->procs_fd = map_fd(u, "perun_procs", err)) < 0 ||
-	    (u->links_fd = map_fd(u, "perun_links", err)) < 0)
+	    (u->links_fd = map_fd(u, "perun_links", err)) < 0 ||
+	    (u->stacks_fd = map_fd(u, "perun_stacks", err)) < 0 ||
+	    (u->aggs_fd = map_fd(u, "perun_aggs", err)) < 0 ||
+	    (u->notes_fd = map_fd(u, "perun_agg_notes", err)) < 0)
 		return -1;
+	if (u->aggregate) {
+		u->exit_link = bpf_program__attach_tracepoint(exit_prog, "sched",
+							      "sched_process_exit");
+		if (!u->exit_link)
+			return bpfmap_fail(err, errno, "attaching to sched_process_exit %s",
+					   libbpf_words());
+	}
 	return mo ? map_state(u, err) : 0;
 }
 
@@ -289,6 +310,8 @@ struct uprobes *uprobes_new_modes(size_t ncodes, size_t ring_bytes, unsigned fla
 		return NULL;
 	}
 	u->ring_fd = u->counts_fd = u->armed_fd = u->procs_fd = u->prog_fd = -1;
+	u->stacks_fd = u->aggs_fd = u->notes_fd = -1;
+	u->aggregate = (flags & UPROBES_AGGREGATE) != 0;
 	u->page = (size_t)sysconf(_SC_PAGESIZE);
 	u->ncpus = possible_cpus();
 	u->ncodes = ncodes ? ncodes : 1;
@@ -326,6 +349,20 @@ int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err)
 	if (bpf_map_update_elem(u->procs_fd, &key, &val, BPF_ANY) < 0)
 		return bpfmap_fail(err, errno, "bpf(BPF_MAP_UPDATE_ELEM) of process %d", (int)tgid);
 	return 0;
+}
+
+int uprobes_is_traced(struct uprobes *u, pid_t id)
+{
+	uint32_t key = (uint32_t)id, val;
+
+	return bpf_map_lookup_elem(u->procs_fd, &key, &val) == 0;
+}
+
+void uprobes_untrace_pid(struct uprobes *u, pid_t id)
+{
+	uint32_t key = (uint32_t)id;
+
+	bpf_map_delete_elem(u->procs_fd, &key);
 }
 
 int uprobes_watch_forks(struct uprobes *u, pid_t root, struct bpfmap_err *err)
@@ -548,20 +585,72 @@ long uprobes_attach(struct uprobes *u, struct uprobes_point *pts, size_t n, pid_
 	return (long)total;
 }
 
+/* Threads that close links at once: closing a uprobe_multi link waits for
+ * an RCU tasks-trace grace period (tens of ms), and closes that wait
+ * together share one.  */
+#define CLOSERS 64
+
+struct closer {
+	const struct link *links;
+	size_t n, step;	/* closes links[0], links[step], ... below n */
+	int ret;	/* of the links of this direction */
+};
+
+static void *close_links(void *arg)
+{
+	const struct closer *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->n; i += c->step)
+		if (c->links[i].ret == c->ret && c->links[i].fd >= 0)
+			close(c->links[i].fd);
+	return NULL;
+}
+
+/* Closes the links of direction ret, CLOSERS at a time.  */
+static void close_parallel(const struct link *links, size_t n, int ret)
+{
+	pthread_t tid[CLOSERS];
+	struct closer c[CLOSERS];
+	int started[CLOSERS];
+	size_t k, nt = n < CLOSERS ? n : CLOSERS;
+
+	for (k = 0; k < nt; k++) {
+		c[k] = (struct closer){ links + k, n - k, nt, ret };
+		started[k] = pthread_create(&tid[k], NULL, close_links, &c[k]) == 0;
+		if (!started[k])
+			close_links(&c[k]);
+	}
+	for (k = 0; k < nt; k++)
+		if (started[k])
+			pthread_join(tid[k], NULL);
+}
+
 void uprobes_detach(struct uprobes *u)
 {
 	size_t i;
-	int pass;
 
 	/* return probes first: a call cut by the detach then has an entry and no
 	 * return (in flight at the detach), never the reverse */
-	for (pass = 1; pass >= 0; pass--)
-		for (i = 0; i < u->nlinks; i++)
-			if (u->links[i].ret == pass && u->links[i].fd >= 0)
-				close(u->links[i].fd);
+	close_parallel(u->links, u->nlinks, 1);
+	close_parallel(u->links, u->nlinks, 0);
 	for (i = 0; i < u->nlinks; i++)
 		link_release(&u->links[i]);
 	u->nlinks = 0;
+}
+
+double uprobes_detach_cost(struct uprobes *u, const char *path, uint64_t offset)
+{
+	uint64_t cookie = 0;
+	struct timespec a, b;
+	int fd = link_create(u, path, &offset, NULL, &cookie, 1, 0, getpid());
+
+	if (fd < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 }
 
 /* --- the run-time methods -------------------------------------------------- */
@@ -707,7 +796,7 @@ int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *l
 	*seen = *lost = 0;
 	if (!v)
 		return bpfmap_fail(err, ENOMEM, "calloc");
-	code &= ~UPROBES_CODE_RETINSN;
+	code &= UPROBES_CODE_MASK;
 	if (bpf_map_lookup_elem(u->counts_fd, &code, v) < 0) {
 		free(v);
 		return bpfmap_fail(err, errno, "bpf(BPF_MAP_LOOKUP_ELEM) of code %u's counters", code);
@@ -718,6 +807,95 @@ int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *l
 	}
 	free(v);
 	return 0;
+}
+
+/* --- aggregate mode -------------------------------------------------------- */
+
+static int agg_cmp(const void *a, const void *b)
+{
+	const struct uprobes_agg *x = a, *y = b;
+
+	if (x->key.tid != y->key.tid)
+		return x->key.tid < y->key.tid ? -1 : 1;
+	return x->key.id < y->key.id ? -1 : x->key.id > y->key.id;
+}
+
+int uprobes_aggregates(struct uprobes *u, struct uprobes_agg **out, size_t *n,
+		       uint64_t notes[UPROBES_AGG_NOTES], struct bpfmap_err *err)
+{
+	struct uprobes_agg *a = NULL, *na;
+	struct uprobes_agg_stack st;
+	struct uprobes_agg_key k, next;
+	uint32_t tid, ntid, i, w;
+	size_t len = 0, alloc = 0, sorted;
+	uint64_t *v = calloc(u->ncpus, sizeof(*v));
+	int have;
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return bpfmap_fail(err, ENOMEM, "calloc");
+	for (w = 0; w < UPROBES_AGG_NOTES; w++) {
+		notes[w] = 0;
+		if (bpf_map_lookup_elem(u->notes_fd, &w, v) == 0)
+			for (i = 0; i < u->ncpus; i++)
+				notes[w] += v[i];
+	}
+	free(v);
+	for (have = bpf_map_get_next_key(u->aggs_fd, NULL, &next) == 0; have;
+	     have = bpf_map_get_next_key(u->aggs_fd, &k, &next) == 0) {
+		k = next;
+		if (len == alloc) {
+			alloc = alloc ? 2 * alloc : 256;
+			if (!(na = realloc(a, alloc * sizeof(*a))))
+				goto nomem;
+			a = na;
+		}
+		if (bpf_map_lookup_elem(u->aggs_fd, &k, &a[len].val) < 0)
+			continue;	/* gone meanwhile: a thread's summaries are never deleted */
+		a[len++].key = k;
+	}
+	qsort(a, len, sizeof(*a), agg_cmp);
+	/* the frames still open when the trace ended: counted, no duration */
+	sorted = len;
+	for (have = bpf_map_get_next_key(u->stacks_fd, NULL, &ntid) == 0; have;
+	     have = bpf_map_get_next_key(u->stacks_fd, &tid, &ntid) == 0) {
+		tid = ntid;
+		if (bpf_map_lookup_elem(u->stacks_fd, &tid, &st) < 0)
+			continue;
+		for (i = 0; i < st.depth && i < UPROBES_AGG_DEPTH; i++) {
+			struct uprobes_agg want, *hit;
+			want.key.tid = tid;
+			want.key.id = st.f[i].id;
+			hit = bsearch(&want, a, sorted, sizeof(*a), agg_cmp);
+			if (!hit) {
+				size_t j;
+				for (j = sorted; j < len; j++)
+					if (a[j].key.tid == tid && a[j].key.id == want.key.id)
+						hit = &a[j];
+			}
+			if (!hit) {
+				if (len == alloc) {
+					alloc = alloc ? 2 * alloc : 256;
+					if (!(na = realloc(a, alloc * sizeof(*a))))
+						goto nomem;
+					a = na;
+				}
+				hit = &a[len++];
+				memset(hit, 0, sizeof(*hit));
+				hit->key = want.key;
+			}
+			hit->val.count++;
+			hit->val.untimed++;
+			notes[UPROBES_AGG_OPEN]++;
+		}
+	}
+	*out = a;
+	*n = len;
+	return 0;
+nomem:
+	free(a);
+	return bpfmap_fail(err, ENOMEM, "realloc");
 }
 
 void uprobes_free(struct uprobes *u)
@@ -734,6 +912,7 @@ void uprobes_free(struct uprobes *u)
 		munmap(u->probes, u->probes_len);
 	if (u->clock)
 		munmap(u->clock, u->page);
+	bpf_link__destroy(u->exit_link);
 	bpf_link__destroy(u->exec_link);
 	bpf_link__destroy(u->fork_link);
 	bpf_object__close(u->obj);	/* the programs and maps */

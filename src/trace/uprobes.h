@@ -50,6 +50,14 @@ int uprobes_supported(struct bpfmap_err *err);
  * uprobes_watch_forks adds before they run), for links attached to every
  * process (pid 0); one map lookup more per event.  */
 #define UPROBES_FILTER_TRACED 1u
+/* UPROBES_AGGREGATE: the probes keep summaries per thread and probe in the
+ * kernel (bpf/loader.h: perun_agg) in place of writing events; entries and
+ * returns are paired there by stack pointer.  Points carry
+ * UPROBES_CODE_POINT in their code.  Memory: at most UPROBES_AGG_THREADS
+ * shadow stacks of 2 KiB and UPROBES_AGG_RECORDS summaries of 552 bytes
+ * (17 MiB in all), allocated as threads and summaries appear; a thread's
+ * stack goes when it ends.  */
+#define UPROBES_AGGREGATE 2u
 
 /* Creates the ring (ring_bytes, rounded up to a power of two of at least
  * a page), the per-code counters (ncodes codes), the traced set (at most
@@ -84,6 +92,14 @@ int uprobes_relink(struct uprobes *u, const unsigned char *want, size_t nwant,
 /* Adds process tgid to the traced set.  0, or -1 (why in err).  */
 int uprobes_trace_pid(struct uprobes *u, pid_t tgid, struct bpfmap_err *err);
 
+/* 1 when id is in the traced set, 0 when not (or the set cannot be read).  */
+int uprobes_is_traced(struct uprobes *u, pid_t id);
+
+/* Takes id out of the traced set: a thread's id, which the fork program
+ * adds as it adds a process's, and which a process could take over once
+ * the thread ends.  */
+void uprobes_untrace_pid(struct uprobes *u, pid_t id);
+
 /* Attaches points (grouped by path and direction, one link each) to pid's
  * process only, or to every process when pid is 0.  A link the kernel
  * refuses is split until the points it refuses are found; those stay
@@ -106,8 +122,14 @@ int uprobes_arm(struct uprobes *u, int on, struct bpfmap_err *err);
 /* Releases the links bound to pid.  */
 void uprobes_detach_pid(struct uprobes *u, pid_t pid);
 
-/* Releases every link: the breakpoints go at once.  */
+/* Releases every link: the breakpoints go at once.  The kernel waits for a
+ * grace period per link closed; the links are closed together, return
+ * probes first, so a detach takes about two grace periods.  */
 void uprobes_detach(struct uprobes *u);
+/* What one grace period costs now, in seconds: a link of one point at
+ * offset in path, bound to this process (which never runs it), made and
+ * closed.  -1 when the kernel refused it.  */
+double uprobes_detach_cost(struct uprobes *u, const char *path, uint64_t offset);
 
 /* Hands every event in the ring to fn, oldest first; returns how many.  */
 typedef void (*uprobes_event_fn)(void *ctx, const struct uprobes_event *ev);
@@ -117,6 +139,18 @@ size_t uprobes_drain(struct uprobes *u, uprobes_event_fn fn, void *ctx);
  * and events lost to a full ring.  0, or -1 (why in err).  */
 int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *lost,
 		   struct bpfmap_err *err);
+
+/* One summary of aggregate mode.  */
+struct uprobes_agg {
+	struct uprobes_agg_key key;	/* tid, probe id */
+	struct uprobes_agg_value val;
+};
+
+/* Aggregate mode, once disarmed: every summary (*out, *n; the caller frees
+ * *out), the frames still open counted in them without a duration, and the
+ * UPROBES_AGG_* notes summed over CPUs.  0, or -1 (why in err).  */
+int uprobes_aggregates(struct uprobes *u, struct uprobes_agg **out, size_t *n,
+		       uint64_t notes[UPROBES_AGG_NOTES], struct bpfmap_err *err);
 
 /* Links currently held.  */
 size_t uprobes_links(const struct uprobes *u);

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "util/fs.h"
@@ -45,6 +48,173 @@ int fs_mkdir_p(const char *path, mode_t mode)
 	return ret;
 }
 
+/* The file in a temp dir of fs_mkdtemp that says its directory is locked by
+ * the perun that made it: made only once the lock is held, so a directory
+ * with it and without the lock is a dead perun's.  */
+#define TEMP_MARK ".perun-lock"
+
+/* The temp dirs this process made and the descriptors that hold their locks
+ * (flock, closed on exec): released when the directory is removed, kept, or
+ * the process ends, however it ends.  */
+static struct temp_lock {
+	char *path;
+	int fd;
+} *temp_locks;
+static size_t ntemp_locks;
+
+/* Whether name is prefix, '-' and six characters of mkdtemp's alphabet.  */
+static int temp_name_of(const char *name, const char *prefix, const char *sep)
+{
+	size_t np = strlen(prefix), ns = strlen(sep), i;
+
+	if (strncmp(name, prefix, np) || strncmp(name + np, sep, ns))
+		return 0;
+	name += np + ns;
+	for (i = 0; i < 6; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			return 0;
+	}
+	return name[6] == '\0';
+}
+
+/* A directory in which no one but its owner can rename or remove what is
+ * ours: writable by no one else, or sticky.  */
+static int dir_holds_names(int dfd)
+{
+	struct stat st;
+
+	return fstat(dfd, &st) == 0 &&
+	       (!(st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_mode & S_ISVTX));
+}
+
+static int remove_at(int parent, const char *name);
+
+/* Removes the entries of the directory open on fd (not the directory).  */
+static int remove_contents(int fd)
+{
+	int dup_fd = dup(fd), ret = 0;
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (remove_at(dirfd(d), de->d_name) < 0)
+			ret = -1;
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Removes tmp/name when it is a temp dir a dead perun left: a directory of
+ * ours, private, holding TEMP_MARK, whose lock no one holds (taken here, so
+ * two perun runs never remove one directory together).  Removed through its
+ * descriptor: a directory swapped in under the name meanwhile is not touched
+ * (rmdir of the name then fails, it is not empty, or removes an empty one).  */
+static int remove_dead_temp_dir(int tfd, const char *tmp, const char *name)
+{
+	int fd = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st, mark, now;
+	int removed = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & 077) &&
+	    fstatat(fd, TEMP_MARK, &mark, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(mark.st_mode) &&
+	    mark.st_uid == geteuid() && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    remove_contents(fd) == 0 && fstatat(tfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == st.st_dev && now.st_ino == st.st_ino &&
+	    unlinkat(tfd, name, AT_REMOVEDIR) == 0) {
+		pr_info("perun: removed %s/%s, left by a perun that was killed", tmp, name);
+		removed = 1;
+	}
+	close(fd);
+	return removed;
+}
+
+int fs_remove_dead_temp_dirs(const char *prefix)
+{
+	const char *tmp = getenv("TMPDIR");
+	int tfd, dup_fd, n = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	tfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tfd < 0)
+		return 0;
+	dup_fd = dir_holds_names(tfd) ? dup(tfd) : -1;
+	d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		close(tfd);
+		return 0;
+	}
+	while ((de = readdir(d)))
+		if (temp_name_of(de->d_name, prefix, "-"))
+			n += remove_dead_temp_dir(tfd, tmp, de->d_name);
+	closedir(d);
+	close(tfd);
+	return n;
+}
+
+/* Locks the new temp dir path for as long as this process lives and marks
+ * it as locked.  Without a lock (a file system without flock) there is no
+ * mark, and no later run removes it.  */
+static void lock_temp_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), mfd;
+
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return;
+	}
+	mfd = openat(fd, TEMP_MARK, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (mfd < 0) {
+		close(fd);
+		return;
+	}
+	close(mfd);
+	temp_locks = xrealloc(temp_locks, (ntemp_locks + 1) * sizeof(*temp_locks));
+	temp_locks[ntemp_locks].path = xstrdup(path);
+	temp_locks[ntemp_locks++].fd = fd;
+}
+
+/* Releases the lock of temp dir path, when this process holds one.  */
+static void unlock_temp_dir(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < ntemp_locks; i++) {
+		if (strcmp(temp_locks[i].path, path))
+			continue;
+		close(temp_locks[i].fd);
+		free(temp_locks[i].path);
+		temp_locks[i] = temp_locks[--ntemp_locks];
+		return;
+	}
+}
+
+void fs_keep_temp_dir(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < ntemp_locks; i++)
+		if (!strcmp(temp_locks[i].path, path))
+			unlinkat(temp_locks[i].fd, TEMP_MARK, 0);
+	unlock_temp_dir(path);
+}
+
 char *fs_mkdtemp(const char *prefix)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -52,6 +222,7 @@ char *fs_mkdtemp(const char *prefix)
 
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
+	fs_remove_dead_temp_dirs(prefix);
 	path = xstrfmt("%s/%s-XXXXXX", tmp, prefix);
 	if (!mkdtemp(path)) {
 		pr_error_errno("mkdtemp %s", path);
@@ -64,6 +235,7 @@ char *fs_mkdtemp(const char *prefix)
 		free(path);
 		return NULL;
 	}
+	lock_temp_dir(path);
 	return path;
 }
 
@@ -104,23 +276,123 @@ static int remove_at(int parent, const char *name)
 
 int fs_remove_tree(const char *path)
 {
-	if (remove_at(AT_FDCWD, path) < 0)
+	int ret = remove_at(AT_FDCWD, path);
+
+	unlock_temp_dir(path);
+	if (ret < 0)
 		return pr_error_errno("remove %s", path);
 	return 0;
 }
 
+/* The directory part of path, "." when it has none; caller frees.  */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrfmt("%.*s", (int)(slash - path), path);
+}
+
+/* A file with no name in path's directory, locked, then linked as
+ * path.tmpXXXXXX: it has a name only while its writer holds its lock.  -1
+ * when the file system has no unnamed files (the caller falls back).  */
+static int open_locked_unnamed(const char *path, char **tmp_out)
+{
+	char *dir = dir_of(path), hex[7], proc[64];
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), tries;
+
+	free(dir);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (tries = 0; tries < 100; tries++) {
+		char *tmp;
+
+		if (fs_random_hex(hex, 6) < 0)
+			break;
+		tmp = xstrfmt("%s.tmp%s", path, hex);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0 ||
+		    (errno == ENOENT && linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) == 0)) {
+			*tmp_out = tmp;
+			return fd;
+		}
+		free(tmp);
+		if (errno != EEXIST)
+			break;
+	}
+	close(fd);
+	return -1;
+}
+
 int fs_open_temp_beside(const char *path, char **tmp_out)
 {
-	char *tmp = xstrfmt("%s.tmpXXXXXX", path);
-	int fd = mkostemp(tmp, O_CLOEXEC);
+	char *tmp;
+	int fd = open_locked_unnamed(path, tmp_out);
 
+	if (fd >= 0)
+		return fd;
+	tmp = xstrfmt("%s.tmpXXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		pr_error_errno("mkstemp %s", tmp);
 		free(tmp);
 		return -1;
 	}
+	flock(fd, LOCK_EX | LOCK_NB);
 	*tmp_out = tmp;
 	return fd;
+}
+
+int fs_remove_dead_temps_beside(const char *path)
+{
+	char *dir = dir_of(path);
+	const char *base = fs_basename(path);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), dup_fd, n = 0;
+	DIR *d;
+	struct dirent *de;
+
+	dup_fd = dfd >= 0 && dir_holds_names(dfd) ? dup(dfd) : -1;
+	d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		if (dfd >= 0)
+			close(dfd);
+		free(dir);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st, now;
+		int fd;
+
+		if (!*base || !temp_name_of(de->d_name, base, ".tmp"))
+			continue;
+		fd = openat(dfd, de->d_name,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    st.st_nlink == 1 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    fstatat(dfd, de->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_dev == st.st_dev && now.st_ino == st.st_ino &&
+		    unlinkat(dfd, de->d_name, 0) == 0) {
+			pr_info("perun: removed %s/%s, left by a perun that was killed", dir,
+				de->d_name);
+			n++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	close(dfd);
+	free(dir);
+	return n;
 }
 
 int fs_commit_temp(int fd, const char *tmp, const char *path)
@@ -188,8 +460,13 @@ char *fs_which(const char *name)
 	const char *path = getenv("PATH");
 	char *copy, *dir, *save = NULL, *found = NULL;
 
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	if (strchr(name, '/')) {
+		struct stat st;
+		/* root may "execute" a directory: a program is a regular file */
+		return stat(name, &st) == 0 && S_ISREG(st.st_mode) && access(name, X_OK) == 0
+			       ? xstrdup(name)
+			       : NULL;
+	}
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 	copy = xstrdup(path);
@@ -451,10 +728,43 @@ static const char *file_kind(mode_t m)
 	       S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
 }
 
-int fs_read_regular(struct strbuf *sb, const char *path)
+/* The name of a kernel pseudo file system whose "regular" files are not
+ * data on disk (a read may block, never end or have side effects), or NULL.  */
+static const char *pseudo_fs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return NULL;
+	switch ((unsigned long)sf.f_type) {
+	case PROC_SUPER_MAGIC:
+		return "procfs";
+	case SYSFS_MAGIC:
+		return "sysfs";
+	case DEBUGFS_MAGIC:
+		return "debugfs";
+	case TRACEFS_MAGIC:
+		return "tracefs";
+	case SECURITYFS_MAGIC:
+		return "securityfs";
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+		return "cgroupfs";
+	case BPF_FS_MAGIC:
+		return "bpffs";
+	case PSTOREFS_MAGIC:
+		return "pstore";
+	case EFIVARFS_MAGIC:
+		return "efivarfs";
+	}
+	return NULL;
+}
+
+int fs_open_regular(const char *path, int flags, int report)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), ret, err;
+	const char *fs;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags), err;
 
 	if (fd < 0)
 		return -1;
@@ -466,12 +776,31 @@ int fs_read_regular(struct strbuf *sb, const char *path)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		pr_error("%s is %s, not a file: give the path of a regular file", path,
-			 file_kind(st.st_mode));
+		if (report)
+			pr_error("%s is %s, not a file: give the path of a regular file", path,
+				 file_kind(st.st_mode));
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fs = pseudo_fs(fd))) {
+		close(fd);
+		if (report)
+				pr_error("%s is a file of %s, not a regular file on disk: give the path "
+				 "of a regular file",
+				 path, fs);
 		errno = EINVAL;
 		return -1;
 	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int fs_read_regular(struct strbuf *sb, const char *path)
+{
+	int fd = fs_open_regular(path, 0, 1), ret, err;
+
+	if (fd < 0)
+		return -1;
 	ret = fs_read_fd(fd, sb);
 	err = errno;
 	close(fd);

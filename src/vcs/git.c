@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/fs.h"
 #include "util/log.h"
@@ -268,6 +269,60 @@ static int git_is_dirty(const char *worktree)
 	git_status_list_free(list);
 	git_repository_free(repo);
 	return dirty;
+}
+
+static int git_ignore(const char *worktree, const char *pattern)
+{
+	git_repository *repo = open_repo(worktree);
+	struct strbuf sb = STRBUF_INIT;
+	char *info, *path;
+	const char *line;
+	size_t len = strlen(pattern);
+	int fd, ret = 0;
+
+	if (!repo)
+		return -1;
+	/* the common directory: a linked work tree shares its exclude file */
+	info = xstrfmt("%sinfo", git_repository_commondir(repo));
+	path = xstrfmt("%s/exclude", info);
+	git_repository_free(repo);
+	if (fs_mkdir_p(info, 0755) < 0) {
+		ret = -1;
+		goto out;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0 && geteuid() == 0) {
+		/* root in a user's repository: a file it made there is the user's */
+		struct stat dst, fst;
+		if (stat(info, &dst) == 0 && fstat(fd, &fst) == 0 && fst.st_uid != dst.st_uid &&
+		    fst.st_size == 0 && fchown(fd, dst.st_uid, dst.st_gid) < 0)
+			pr_warn("chown %s: %s", path, strerror(errno));
+	}
+	if (fd < 0 || fs_read_fd(fd, &sb) < 0) {
+		ret = pr_error_errno("%s", path);
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	for (line = strbuf_str(&sb); *line; line += strcspn(line, "\n"), line += *line == '\n')
+		if (!strncmp(line, pattern, len) && (line[len] == '\n' || !line[len]))
+			break;
+	if (!*line) {
+		struct strbuf add = STRBUF_INIT;
+		if (sb.len && sb.buf[sb.len - 1] != '\n')
+			strbuf_addch(&add, '\n');
+		strbuf_addf(&add, "%s\n", pattern);
+		if (write(fd, add.buf, add.len) != (ssize_t)add.len)
+			ret = pr_error_errno("write %s", path);
+		strbuf_release(&add);
+	}
+	if (close(fd) < 0 && !ret)
+		ret = pr_error_errno("close %s", path);
+out:
+	strbuf_release(&sb);
+	free(info);
+	free(path);
+	return ret;
 }
 
 static int git_detect(const char *path)
@@ -664,6 +719,34 @@ out:
  * local transport overwrites a ref it has read, so two pushes at once could
  * lose one.  The commit travels under a private name first.  1 when the ref
  * moved.  */
+/* libgit2's local transport pushes into bare repositories only: a remote
+ * path with a work tree is refused here, saying what to do.  */
+static int refuse_work_tree(git_remote *remote, const char *path)
+{
+	git_repository *rrepo = NULL, *self = git_remote_owner(remote);
+	const char *w;
+	char *here;
+	size_t n;
+	int bare;
+
+	if (git_repository_open_ext(&rrepo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return 0;	/* the push says what is wrong */
+	bare = git_repository_is_bare(rrepo);
+	git_repository_free(rrepo);
+	if (bare)
+		return 0;
+	w = git_repository_workdir(self);
+	here = xstrdup(w ? w : git_repository_path(self));
+	n = strlen(here);
+	while (n > 1 && here[n - 1] == '/')
+		here[--n] = '\0';
+	pr_error("%s: a repository with a work tree, which perun cannot push into: push to a bare "
+		 "repository (git clone --bare), or run 'perun fetch %s' there",
+		 path, here);
+	free(here);
+	return -1;
+}
+
 static int sync_push_local(git_remote *remote, const char *path, const git_oid *commit,
 			   const char *remote_tip, git_push_options *opts)
 {
@@ -674,6 +757,8 @@ static int sync_push_local(git_remote *remote, const char *path, const git_oid *
 	git_strarray specs;
 	int ret = -1, r;
 
+	if (refuse_work_tree(remote, path) < 0)
+		return -1;
 	if (fs_random_hex(rnd, 16) < 0)
 		return -1;
 	tmp = xstrfmt("refs/perun/incoming/%s", rnd);
@@ -938,6 +1023,7 @@ const struct vcs_backend vcs_git = {
 	.minor_info = git_minor_info,
 	.walk = git_walk,
 	.is_dirty = git_is_dirty,
+	.ignore = git_ignore,
 	.save_state = git_save_state,
 	.restore_state = git_restore_state,
 	.checkout = git_checkout_minor,

@@ -136,6 +136,11 @@ int vcs_is_dirty(const char *worktree)
 	return backend_for(worktree)->is_dirty(worktree);
 }
 
+int vcs_ignore(const char *worktree, const char *pattern)
+{
+	return backend_for(worktree)->ignore(worktree, pattern);
+}
+
 int vcs_save_state(const char *worktree, int *saved)
 {
 	return backend_for(worktree)->save_state(worktree, saved);

@@ -43,6 +43,9 @@ int vcs_log(const char *worktree, const char *sha, size_t max, struct minor_vers
 void vcs_log_release(struct minor_version *v, size_t n);
 /* 1 when tracked files or the index differ from HEAD, 0 clean, -1 error.  */
 int vcs_is_dirty(const char *worktree);
+/* Has the repository ignore pattern in this clone only (git's
+ * .git/info/exclude), unless it does already.  */
+int vcs_ignore(const char *worktree, const char *pattern);
 /* Stashes uncommitted changes; *saved says whether there were any.  */
 int vcs_save_state(const char *worktree, int *saved);
 /* Pops what vcs_save_state stashed, when saved.  */
@@ -105,6 +108,7 @@ struct vcs_backend {
 	int (*minor_info)(const char *worktree, const char *sha, struct minor_version *mv);
 	int (*walk)(const char *worktree, const char *sha, size_t max, vcs_walk_fn fn, void *ctx);
 	int (*is_dirty)(const char *worktree);
+	int (*ignore)(const char *worktree, const char *pattern);
 	int (*save_state)(const char *worktree, int *saved);
 	int (*restore_state)(const char *worktree, int saved);
 	int (*checkout)(const char *worktree, const char *sha);

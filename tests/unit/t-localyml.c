@@ -113,6 +113,29 @@ int main(void)
 	   run_jobs_from_matrix(&m, &jobs, &n) < 0, "a param collect refuses makes no job");
 	job_matrix_release(&m);
 
+	/* perun's nightly keys: rounds, retries, the machine's name */
+	ok(read_yml("cmds: [./app]\n", &m) == 0 && m.interleave_rounds == 0 && !m.has_retries &&
+	   !m.machine, "rounds, retries and machine unsaid by default");
+	job_matrix_release(&m);
+	ok(read_yml("cmds: [./app]\ninterleave_rounds: false\nretries: 0\nmachine: ci-1.a_b\n",
+		    &m) == 0 &&
+	   m.interleave_rounds == -1 && m.has_retries && m.retries == 0 && m.machine &&
+	   !strcmp(m.machine, "ci-1.a_b"),
+	   "interleave_rounds: false, retries: 0, machine: ci-1.a_b");
+	job_matrix_release(&m);
+	ok(read_yml("cmds: [./app]\ninterleave_rounds: true\nretries: 5\n", &m) == 0 &&
+	   m.interleave_rounds == 1 && m.retries == 5, "interleave_rounds: true, retries: 5");
+	job_matrix_release(&m);
+	ok(read_yml("cmds: [./app]\ninterleave_rounds: maybe\n", &m) < 0,
+	   "interleave_rounds other than true or false is refused");
+	ok(read_yml("cmds: [./app]\nretries: 101\n", &m) < 0, "retries past 100 is refused");
+	ok(read_yml("cmds: [./app]\nmachine: \"a b\"\n", &m) < 0, "a machine name with a space is refused");
+	ok(read_yml("cmds: [./app]\nmachine: [a]\n", &m) < 0, "a machine that is a list is refused");
+	ok(config_machine_name_ok("x") && !config_machine_name_ok("") &&
+	   !config_machine_name_ok("a/b") &&
+	   !config_machine_name_ok("0123456789012345678901234567890123456789012345678901234567890123456789"),
+	   "machine names: 1 to 64 of letters, digits, '.', '_', '-'");
+
 	fs_remove_tree(dir);
 	free(dir);
 	return tap_done();

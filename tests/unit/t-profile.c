@@ -97,10 +97,10 @@ static void test_incomplete(void)
 	is_int(profile_incomplete(&p, "> ", &out), 1, "it says it is incomplete");
 	is_str(out.buf,
 	       "> incomplete profile: 30 events lost (20 in the recorder's full buffer, 10 in the "
-	       "runtime's transport), 2 of 6 probes not attached; the calls and times shown miss "
+	       "runtime's transport), 2 of 6 probe points not attached; the calls and times shown miss "
 	       "what was lost\n"
 	       ">   f: 25 events lost\n"
-	       ">   g: 5 events lost, 2 calls unfinished\n"
+	       ">   g: 5 events lost, 2 calls without a duration\n"
 	       ">   not attached: h (/bin/x): its entry probe was not attached\n",
 	       "the header: the loss, then per function, most first");
 	strbuf_reset(&out);
