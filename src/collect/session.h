@@ -299,7 +299,8 @@ int collect_module(struct session *s);
 
 /* loader: on the bpf runtime, perun's own loader (s->uprobes) when the
  * kernel has uprobe_multi links and the trace needs nothing of a stap
- * script (no run-time optimization code, --aggregate, source lines); then
+ * script (no timed sampling or budget, no sampling or dynamic probing with
+ * --aggregate, no source lines); then
  * no module is built.  --loader perun makes a reason not to an error; with
  * stapbpf, a plan past the probe points it can open is refused.  */
 int collect_loader(struct session *s);
