@@ -137,4 +137,14 @@ test_expect_success 'dynamic probing with reattach on both loaders: bursts of th
 	done
 '
 
+test_expect_success '--aggregate with f#N stays on stapbpf, which says why' '
+	"$PERUN" collect -c ./deeptree -a 3000 -o agg.perf trace --aggregate -s custom \
+		-f work -f stage1#3 >agg.out 2>agg.err || { cat agg.err; false; } &&
+	grep "^perun: stapbpf runs this trace, not perun${SQ}s loader: --aggregate with per-function sampling runs in the stap script (not yet on perun${SQ}s loader)$" agg.err &&
+	test "$(profile_field agg.perf trace.loader)" = stapbpf &&
+	test "$(profile_field agg.perf trace.loader_reason)" = \
+		"--aggregate with per-function sampling runs in the stap script (not yet on perun${SQ}s loader)" &&
+	test "$(profile_field agg.perf trace.summary.stage1.sampled)" = 3
+'
+
 test_done
