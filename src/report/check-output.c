@@ -5,6 +5,7 @@
 #define PR_FMT "check"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -472,15 +473,30 @@ static void junit(const struct check_result *r, const struct check_opts *o, stru
 
 /* --- Markdown -------------------------------------------------------------- */
 
+/* s inside a table row or a code span: a control character (a newline
+ * would end the row and the span) as \xNN, '|' escaped, '`' as '.  */
 static void md_cell(struct strbuf *sb, const char *s)
 {
-	for (; *s; s++)
-		if (*s == '|')
+	char *shown = xstrdup_printable(s), *p;
+
+	for (p = shown; *p; p++)
+		if (*p == '|')
 			strbuf_addstr(sb, "\\|");
-		else if (*s == '`')
+		else if (*p == '`')
 			strbuf_addch(sb, '\'');
 		else
-			strbuf_addch(sb, *s);
+			strbuf_addch(sb, *p);
+	free(shown);
+}
+
+/* The job's title on one line of Markdown.  */
+static void md_job_title(struct strbuf *sb, const struct check_job *j)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	job_title(&t, j);
+	md_cell(sb, strbuf_str(&t));
+	strbuf_release(&t);
 }
 
 static void markdown(const struct check_result *r, const struct check_opts *o, int all,
@@ -491,13 +507,25 @@ static void markdown(const struct check_result *r, const struct check_opts *o, i
 	strbuf_addf(sb, "### perun check: %zu degradation%s, %zu optimization%s, %zu undecided\n\n",
 		    r->degradations, r->degradations == 1 ? "" : "s", r->optimizations,
 		    r->optimizations == 1 ? "" : "s", r->undecided);
-	strbuf_addf(sb, "`%.12s` → `%.12s`, threshold %.0f%%, confidence %.0f%% (%s)\n", base,
-		    target, 100 * o->threshold, 100 * o->confidence, check_method_name(o->method));
+	{
+		/* a commit, or the name of a profile file */
+		struct strbuf b = STRBUF_INIT, t = STRBUF_INIT;
+		strbuf_addf(&b, "%.12s", base);
+		strbuf_addf(&t, "%.12s", target);
+		strbuf_addch(sb, '`');
+		md_cell(sb, strbuf_str(&b));
+		strbuf_addstr(sb, "` → `");
+		md_cell(sb, strbuf_str(&t));
+		strbuf_addf(sb, "`, threshold %.0f%%, confidence %.0f%% (%s)\n",
+			    100 * o->threshold, 100 * o->confidence, check_method_name(o->method));
+		strbuf_release(&b);
+		strbuf_release(&t);
+	}
 	for (i = 0; i < r->njobs; i++) {
 		const struct check_job *j = &r->jobs[i];
 		size_t rows = 0;
 		strbuf_addstr(sb, "\n#### ");
-		job_title(sb, j);
+		md_job_title(sb, j);
 		strbuf_addf(sb, "\n\n%zu → %zu runs", j->nbase, j->ntarget);
 		if (*j->machine) {
 			strbuf_addstr(sb, " on ");
