@@ -61,12 +61,12 @@ test_expect_success 'check --format markdown: a newline, | or ` cannot end a row
 
 	1 → 1 runs
 
-	| change | time | context | ratio | interval | baseline | target | runs |
-	|---|---|---|---:|---|---:|---:|---:|
-	| undecided | self | `main` | +18216.2% | - | 110 ns | 20.3 us | 1/1 |
-	| undecided | inclusive | `main` | +200.0% | - | 10.1 us | 30.3 us | 1/1 |
-	| undecided | self | `main;wo\x0ark\|'"'"'x'"'"'\x1b]0_T\x07` | +199.8% | - | 1e+03 ns | 3 us | 1/1 |
-	| undecided | inclusive | `main;wo\x0ark\|'"'"'x'"'"'\x1b]0_T\x07` | +199.8% | - | 1e+03 ns | 3 us | 1/1 |
+	| change | time | context | ratio | interval | baseline | target | runs | decided by |
+	|---|---|---|---:|---|---:|---:|---:|---|
+	| undecided | self | `main` | +18216.2% | - | 110 ns | 20.3 us | 1/1 | runs |
+	| undecided | inclusive | `main` | +200.0% | - | 10.1 us | 30.3 us | 1/1 | runs |
+	| undecided | self | `main;wo\x0ark\|'"'"'x'"'"'\x1b]0_T\x07` | +199.8% | - | 1e+03 ns | 3 us | 1/1 | runs |
+	| undecided | inclusive | `main;wo\x0ark\|'"'"'x'"'"'\x1b]0_T\x07` | +199.8% | - | 1e+03 ns | 3 us | 1/1 | runs |
 	EOF
 	test_cmp expect actual
 '
