@@ -71,6 +71,20 @@ test_expect_success 'check --format markdown: a newline, | or ` cannot end a row
 	test_cmp expect actual
 '
 
+test_expect_success 'check (text) escapes the file names and contexts it prints' '
+	"$PERUN" check --all "$(printf "a\nb.perf")" b.perf >out &&
+	! grep -q "$(printf "[\033\007]")" out &&
+	{ head -n 1 out && sed -n "s/.* runs  \([^ ]*\) .*/\1/p" out; } >actual &&
+	cat >expect <<-\EOF &&
+	a\x0ab.perf -> b.perf: trace ./app
+	main
+	main
+	main;wo\x0ark|`x`\x1b]0_T\x07
+	main;wo\x0ark|`x`\x1b]0_T\x07
+	EOF
+	test_cmp expect actual
+'
+
 test_expect_success 'a repository' '
 	mkdir repo && cd repo && git init -q && echo 1 >f && git add f && git commit -q -m one &&
 	"$PERUN" init >/dev/null

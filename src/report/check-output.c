@@ -58,8 +58,8 @@ static int shown(const struct check_finding *f, int all)
 
 /* --- text ------------------------------------------------------------------ */
 
-static void text_finding(struct strbuf *out, const struct check_finding *f,
-			 const struct check_opts *o)
+static void text_finding_shown(struct strbuf *out, const struct check_finding *f,
+			       const struct check_opts *o)
 {
 	struct strbuf col = STRBUF_INIT;
 
@@ -123,6 +123,19 @@ static void text_finding(struct strbuf *out, const struct check_finding *f,
 	strbuf_release(&col);
 }
 
+/* A finding for a terminal: its contexts with control characters as \xNN.  */
+static void text_finding(struct strbuf *out, const struct check_finding *f,
+			 const struct check_opts *o)
+{
+	struct check_finding e = *f;
+
+	e.context = xstrdup_printable(f->context);
+	e.cause = f->cause ? xstrdup_printable(f->cause) : NULL;
+	text_finding_shown(out, &e, o);
+	free(e.context);
+	free(e.cause);
+}
+
 /* Which comparison decides the job's changes: the in-run control (and
  * how the runs moved as a whole), or the runs alone and why.  */
 static void control_line(struct strbuf *out, const struct check_job *j,
@@ -157,16 +170,25 @@ static void text(const struct check_result *r, const struct check_opts *o, int a
 
 	for (i = 0; i < r->njobs; i++) {
 		const struct check_job *j = &r->jobs[i];
-		strbuf_addf(out, "%s%s -> %s%s: ", j->base_labels[0], j->nbase > 1 ? ",..." : "",
-			    j->target_labels[0], j->ntarget > 1 ? ",..." : "");
-		job_title(out, j);
-		strbuf_addch(out, '\n');
+		{
+			/* file names and a command line: control characters as \xNN */
+			struct strbuf t = STRBUF_INIT;
+			strbuf_addf(&t, "%s%s -> %s%s: ", j->base_labels[0],
+				    j->nbase > 1 ? ",..." : "", j->target_labels[0],
+				    j->ntarget > 1 ? ",..." : "");
+			job_title(&t, j);
+			strbuf_add_printable(out, strbuf_str(&t));
+			strbuf_addch(out, '\n');
+			strbuf_release(&t);
+		}
 		if (j->incomplete && *j->incomplete)
 			strbuf_addstr(out, j->incomplete);	/* names escaped by profile_incomplete */
 		strbuf_addf(out, "  %zu run%s -> %zu run%s", j->nbase, j->nbase == 1 ? "" : "s",
 			    j->ntarget, j->ntarget == 1 ? "" : "s");
-		if (*j->machine)
-			strbuf_addf(out, " on %s", j->machine);
+		if (*j->machine) {
+			strbuf_addstr(out, " on ");
+			strbuf_add_printable(out, j->machine);
+		}
 		if (check_method_models(o->method))
 			strbuf_addf(out, "; %s over the fitted models, per function\n",
 				    check_method_name(o->method));
