@@ -33,6 +33,8 @@ test_expect_success 'build the fixture; one collect fills the module cache' '
 		-s custom -f work -f tiny >first.out 2>first.err &&
 	cat first.err
 '
+# which loader "auto" took here (perun's own where the kernel has uprobe_multi)
+say "$(grep "^perun: tracing" "$TRASH/first.err")"
 
 i=0
 while [ $i -le "$(nproc)" ]; do
