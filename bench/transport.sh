@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # perun benchmark of the transports: per-call cost and recorded/total of a tiny
 # function called 20k, 200k and 1M times, in one run, against baselines:
-# untraced, bare uprobe+uretprobe counting (stapbpf and bpftrace), perun per
-# event (record and print transports), perun --aggregate, and uftrace
-# (Debian's package, -pg build) as the user-space anchor.  The target times
+# untraced, a bare uprobe+uretprobe that does nothing (bpftrace, empty
+# actions: the trap alone), bare counting (stapbpf and bpftrace count()),
+# perun per event (record on perun's loader, print through stapbpf), perun
+# --aggregate (in the kernel on perun's loader, and in stapbpf's script),
+# and uftrace (Debian's package, -pg build) as the user-space anchor.  The
+# last columns are each cost as a ratio to the bare uprobe's and to bare
+# stapbpf counting's.  The target times
 # its own loop (bench/loop.c), so costs are measured inside the process.
 # Run as root, on an otherwise idle machine; usage: bench/transport.sh [PERUN]
 set -eu
@@ -38,6 +42,8 @@ for n in 20000 200000 1000000; do
 	./loop $n > u.out; echo "untraced $n $(ns u.out) $n" >> rows
 	LD_PRELOAD=$shim stapbpf -c "./loop $n" bare.bo > b.out 2>&1 || true
 	echo "stapbpf-count $n $(ns b.out) $(sed -n 's/^bare \([0-9]*\) .*/\1/p' b.out)" >> rows
+	bpftrace -e "uprobe:$out/loop:f { } uretprobe:$out/loop:f { }" -c "./loop $n" > bu.out 2>&1 || true
+	echo "bare-uprobe $n $(ns bu.out) $n" >> rows
 	bpftrace -e "uprobe:$out/loop:f { @c = count(); } uretprobe:$out/loop:f { @r = count(); }" \
 		-c "./loop $n" > bt.out 2>&1 || true
 	echo "bpftrace-count $n $(ns bt.out) $(sed -n 's/^@c: //p' bt.out)" >> rows
@@ -47,6 +53,8 @@ for n in 20000 200000 1000000; do
 	echo "perun-print $n $(ns p.out) $(count print.perf)" >> rows
 	"$PERUN" collect -c ./loop -a $n -o agg.perf trace -q -s custom -f f --aggregate > a.out 2>a.err || true
 	echo "perun-aggregate $n $(ns a.out) $(count agg.perf)" >> rows
+	"$PERUN" collect -c ./loop -a $n -o aggs.perf trace -q -s custom -f f --aggregate --loader stapbpf > as.out 2>as.err || true
+	echo "perun-agg-stapbpf $n $(ns as.out) $(count aggs.perf)" >> rows
 	rm -rf uftrace.data
 	uftrace record -F f ./loop-pg $n > uf.out 2>&1 || true
 	ufn=$(uftrace report -F f 2>/dev/null | awk '$NF == "f" {print $(NF-1)}' | tr -d , | head -1)
@@ -61,10 +69,12 @@ for l in open(sys.argv[1]):
     f = l.split()
     if len(f) == 3:
         f = [f[0], f[1], "-", f[2]]
+    if len(f) == 2:
+        f = [f[0], f[1], "-", "0"]
     rows.append(f)
 base = {int(r[1]): int(r[2]) for r in rows if r[0] == "untraced"}
 cost = {}
-print(f"{'what':<18} {'calls':>8} {'ns/call':>9} {'recorded':>10}  ratio to bare stapbpf")
+print(f"{'what':<18} {'calls':>8} {'ns/call':>9} {'recorded':>10}  {'/bare uprobe':>12} {'/stapbpf count':>14}")
 for what, n, t, rec in rows:
     n, t = int(n), (0 if t == "-" else int(t))
     c = (t - base[n]) / n if what != "untraced" and t else 0.0
@@ -72,8 +82,10 @@ for what, n, t, rec in rows:
 for what, n, t, rec in rows:
     n = int(n)
     c = cost[(what, n)]
+    u = cost.get(("bare-uprobe", n), 0)
     b = cost.get(("stapbpf-count", n), 0)
-    ratio = f"{c / b:.2f}x" if b > 0 and c > 0 and what.startswith("perun") else ""
+    to_u = f"{c / u:.2f}x" if u > 0 and c > 0 and what not in ("untraced", "uftrace") else ""
+    to_b = f"{c / b:.2f}x" if b > 0 and c > 0 and what.startswith("perun") else ""
     shown = f"{c:>9.0f}" if c else f"{'died':>9}" if what != "untraced" else f"{0:>9}"
-    print(f"{what:<18} {n:>8} {shown} {rec:>10}/{n:<8} {ratio}")
+    print(f"{what:<18} {n:>8} {shown} {rec:>10}/{n:<8} {to_u:>12} {to_b:>14}")
 PY

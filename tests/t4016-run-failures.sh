@@ -62,7 +62,7 @@ test_expect_success 'a failing collect names the revision and the job; the rest 
 	cd repo &&
 	local_yml "[./missing, ./app]" "{strategy: custom, func: [work]}" &&
 	test "$(code "$PERUN" run matrix HEAD)" = 1 && cat ../out ../err &&
-	grep "^perun run: $(rev HEAD): job 1 (./missing), run 1: the collect failed (exit " ../err &&
+	grep "^perun run: $(rev HEAD): job 1 (./missing): ./missing: no such file in " ../err &&
 	echo "$(rev HEAD) ./app: registered 1@i" >../expect && test_cmp ../expect ../out
 '
 

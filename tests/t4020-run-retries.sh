@@ -95,7 +95,7 @@ test_expect_success 'a target that fails is not retried' '
 	cd repo && local_yml "[./missing]" && rm -f "$FAKE_STAPBPF_COUNT" &&
 	test "$(FAKE_STAPBPF_FAILS=0 code "$PERUN" run matrix HEAD)" = 1 && cat ../err &&
 	! grep "retry" ../err &&
-	grep "job 1 (./missing), run 1: the collect failed (exit " ../err
+	grep "job 1 (./missing): ./missing: no such file in " ../err
 '
 
 test_expect_success 'a bad retries value in local.yml or on the command line is refused' '

@@ -76,6 +76,69 @@ test_expect_success '--entry-only with named functions: exact counts' '
 	! grep "never returned" err
 '
 
+test_expect_success 'build a longjmp past several frames of a recursion' '
+	cat >deepjump.c <<-\EOF &&
+	#include <setjmp.h>
+	#include <stdio.h>
+	static jmp_buf env;
+	__attribute__((noinline)) int down(int d)
+	{
+		if (d == 0)
+			longjmp(env, 1);
+		return down(d - 1) + 1;
+	}
+	__attribute__((noinline)) int after(int x) { return x + 1; }
+	__attribute__((noinline)) int top(int i)
+	{
+		if (setjmp(env))
+			return after(i);
+		return down(8);
+	}
+	int main(void)
+	{
+		int s = 0;
+		for (int i = 0; i < 100; i++)
+			s += top(i);
+		printf("jumped 100 sum %d\n", s);
+		return 0;
+	}
+	EOF
+	cc -g -O0 -o deepjump deepjump.c &&
+	./deepjump | grep "jumped 100"
+'
+
+test_expect_success 'perun'"'"'s loader: the frames jumped past counted without a duration, the rest timed' '
+	"$PERUN" collect -c ./deepjump -o d.perf trace -s custom -f top -f down -f after \
+		--loader perun >out 2>err &&
+	cat err &&
+	grep "jumped 100" out &&
+	test "$(count_of d.perf top)" = 100 &&
+	test "$(count_of d.perf after)" = 100 &&
+	test "$(count_of d.perf down)" = 900 &&
+	test "$(profile_field d.perf trace.summary.down.no_duration)" = 900 &&
+	test "$(unfinished_of d.perf top)" = 0 &&
+	test "$(unfinished_of d.perf after)" = 0 &&
+	test "$(profile_field d.perf trace.anomalies.unwound)" = 900 &&
+	test "$(profile_field d.perf trace.anomalies.missed_returns)" = 0 &&
+	test "$(profile_field d.perf trace.complete)" = true &&
+	grep "900 of them never returned: a longjmp or C++ exception went past them" err &&
+	"$PERUN" show d.perf --format json --expand >d.json &&
+	python3 - d.json <<-\PY
+	import json
+	rs = json.load(open("d.json"))["snapshots"][0]["resources"]
+	ids = {r["call-id"]: r for r in rs}
+	tops = [r for r in rs if r["uid"] == "top"]
+	assert len(tops) == 100 and all(r["depth"] == 0 for r in tops), tops[:3]
+	for r in rs:
+	    if r["uid"] == "after":
+	        # called by top after the jump: nested in it, inside its time
+	        t = ids[r["caller-id"]]
+	        assert t["uid"] == "top" and r["depth"] == 1, (r, t)
+	        assert t["timestamp"] <= r["timestamp"] and \
+	            r["timestamp"] + r["amount"] <= t["timestamp"] + t["amount"], (r, t)
+	PY
+'
+
 test_expect_success 'a program without setjmp/longjmp is not marked' '
 	cc -g -O1 -o small "$FIXTURES/small.c" &&
 	"$PERUN" collect -c ./small trace -s userspace --script-only >script.stp 2>err &&

@@ -4,9 +4,25 @@
 # thread (python3.11d's quicksort goes 340 calls deep).  On stapbpf the calls
 # entered past the limit get no return probe: perun must not pair an outer
 # call's exit with a deeper call's entry, must count them all the same, and
-# must say why those calls have no duration, exiting 3.
+# must say why those calls have no duration, exiting 3.  perun's loader
+# probes the return instructions instead: every call has its duration.
 . "$SRCDIR/tests/lib.sh"
 require_live
+
+check_nesting() {
+	python3 - "$1" "$2" <<-\PY
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	recs = sorted((r for r in p["snapshots"][0]["resources"] if r["uid"] == "rec"),
+	              key=lambda r: r["depth"])
+	n = int(sys.argv[2])
+	assert [r["depth"] for r in recs] == list(range(1, n + 1)), [r["depth"] for r in recs]
+	for outer, inner in zip(recs, recs[1:]):
+	    assert inner["caller-id"] == outer["call-id"], (outer, inner)
+	    assert outer["timestamp"] <= inner["timestamp"], (outer, inner)
+	    assert inner["timestamp"] + inner["amount"] <= outer["timestamp"] + outer["amount"], (outer, inner)
+	PY
+}
 
 test_expect_success 'build the fixture' '
 	cc -g -O0 -o deeprec "$FIXTURES/deeprec.c"
@@ -34,17 +50,24 @@ test_expect_success 'stapbpf, rec 101 calls deep: all counted, 38 past the limit
 
 test_expect_success 'each paired rec holds the deeper ones: they nest' '
 	"$PERUN" show d.perf --format json --expand >d.json &&
-	python3 - d.json <<-\PY
-	import json, sys
-	p = json.load(open(sys.argv[1]))
-	recs = sorted((r for r in p["snapshots"][0]["resources"] if r["uid"] == "rec"),
-	              key=lambda r: r["depth"])
-	assert [r["depth"] for r in recs] == list(range(1, 64)), [r["depth"] for r in recs]
-	for outer, inner in zip(recs, recs[1:]):
-	    assert inner["caller-id"] == outer["call-id"], (outer, inner)
-	    assert outer["timestamp"] <= inner["timestamp"], (outer, inner)
-	    assert inner["timestamp"] + inner["amount"] <= outer["timestamp"] + outer["amount"], (outer, inner)
-	PY
+	check_nesting d.json 63
+'
+
+test_expect_success 'perun'"'"'s loader: all 101 timed, at any depth, nested' '
+	"$PERUN" collect -c ./deeprec -o l.perf trace -s userspace --loader perun 2>err >out &&
+	cat err &&
+	grep "deeprec 100" out &&
+	profile_counts l.perf >actual &&
+	cat >expect <<-\EOF &&
+	main 1
+	rec 101
+	EOF
+	test_cmp expect actual &&
+	test "$(profile_field l.perf trace.anomalies.unmatched_entries)" = 0 &&
+	test "$(profile_field l.perf trace.complete)" = true &&
+	! grep "no_duration" l.perf &&
+	"$PERUN" show l.perf --format json --expand >l.json &&
+	check_nesting l.json 101
 '
 
 test_done

@@ -116,6 +116,7 @@ test_expect_success 'check: the pair says which profile is incomplete' '
 	{ echo "c1.perf -> c2.perf: trace ./app w" && sed "s/^/  target: /" "$TRASH/expect.header" &&
 	  cat <<-\EOF; } >expect &&
 	  1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	  decided by the runs alone: fewer than 3 functions with self times above the probe cost in every run form no in-run control
 	0 degradations, 0 optimizations, 0 undecided
 	EOF
 	test_cmp expect actual &&
@@ -123,6 +124,7 @@ test_expect_success 'check: the pair says which profile is incomplete' '
 	{ echo "c2.perf -> c1.perf: trace ./app w" && sed "s/^/  baseline: /" "$TRASH/expect.header" &&
 	  cat <<-\EOF; } >expect &&
 	  1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	  decided by the runs alone: fewer than 3 functions with self times above the probe cost in every run form no in-run control
 	0 degradations, 0 optimizations, 0 undecided
 	EOF
 	test_cmp expect actual

@@ -25,10 +25,13 @@ runs_at() {
 
 # check's text output without the numbers' noise: each change (+12.3%, with
 # its confidence interval when there is one) as CHANGE, each time pair
-# (925 ns -> 2.75 us) as TIME, and runs of spaces as one
+# (925 ns -> 2.75 us) as TIME, the runs' shift as a whole (the in-run
+# control's) as SHIFT and its spread as SD, and runs of spaces as one
 check_shape() {
 	sed -e "s/[-+][0-9.]*% \(\[[^]]*\]\|-\)/CHANGE/" \
-		-e "s/[0-9.]* [num]*s -> [0-9.]* [num]*s/TIME/" -e "s/   */ /g" "$@"
+		-e "s/[0-9.]* [num]*s -> [0-9.]* [num]*s/TIME/" -e "s/   */ /g" \
+		-e "s/ran [-+][0-9.]*% as a whole/ran SHIFT as a whole/" \
+		-e "s/spread of the control [0-9.]*%/spread of the control SD/" "$@"
 }
 # short REV: the 7-digit commit id check prints
 short() { git rev-parse "$1" | cut -c1-7; }
@@ -65,6 +68,7 @@ test_expect_success 'check at HEAD flags work and its caller, against c2, and ex
 	cat >expect <<-EOF &&
 	$(short HEAD~2):0@i,... -> $(short HEAD):0@i,...: trace ./app input.txt
 	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 decided by the in-run control: the speed of each run, from the self times of its 3 functions, taken out (the target runs ran SHIFT as a whole)
 	 degradation self CHANGE TIME 3/3 runs main;work
 	 degradation inclusive CHANGE TIME 3/3 runs main;work
 	 degradation inclusive CHANGE TIME 3/3 runs main (callee main;work)
@@ -107,14 +111,16 @@ test_expect_success 'check of two alike versions: no degradation, exit 0' '
 	cat >expect <<-EOF &&
 	$(short HEAD~3):0@i,... -> $(short HEAD~2):0@i,...: trace ./app input.txt
 	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 decided by the in-run control: the speed of each run, from the self times of its 3 functions, taken out (the target runs ran SHIFT as a whole)
 	0 degradations, 0 optimizations, 0 undecided
 	EOF
 	test_cmp expect actual &&
 	"$PERUN" check HEAD~3 HEAD~2 --all >out &&
-	check_shape out >actual &&
-	cat >expect <<-EOF &&
+	check_shape out | sort >actual &&
+	sort >expect <<-EOF &&
 	$(short HEAD~3):0@i,... -> $(short HEAD~2):0@i,...: trace ./app input.txt
 	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 decided by the in-run control: the speed of each run, from the self times of its 3 functions, taken out (the target runs ran SHIFT as a whole)
 	 no-change self CHANGE TIME 3/3 runs main;helper
 	 no-change inclusive CHANGE TIME 3/3 runs main;helper
 	 no-change inclusive CHANGE TIME 3/3 runs main
@@ -133,6 +139,7 @@ test_expect_success 'check the other way round: optimizations, exit 0' '
 	cat >expect <<-EOF &&
 	$(short HEAD):0@i,... -> $(short HEAD~2):0@i,...: trace ./app input.txt
 	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 decided by the in-run control: the speed of each run, from the self times of its 3 functions, taken out (the target runs ran SHIFT as a whole)
 	 optimization self CHANGE TIME 3/3 runs main;work
 	 optimization inclusive CHANGE TIME 3/3 runs main;work
 	 optimization inclusive CHANGE TIME 3/3 runs main
@@ -141,15 +148,28 @@ test_expect_success 'check the other way round: optimizations, exit 0' '
 	test_cmp expect actual
 '
 
-test_expect_success 'check of two files: one run a side cannot decide; --threshold' '
+test_expect_success 'check of two files: one run a side decides by the in-run control; --threshold' '
 	cd repo &&
 	"$PERUN" show 0@i -m HEAD~2 --format json >base.perf &&
 	"$PERUN" show 0@i --format json >target.perf &&
-	"$PERUN" check base.perf target.perf >out &&
+	test_expect_code 1 "$PERUN" check base.perf target.perf >out &&
 	check_shape out >actual &&
 	cat >expect <<-\EOF &&
 	base.perf -> target.perf: trace ./app input.txt
 	 1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 decided by the in-run control: the speed of each run, from the self times of its 3 functions, taken out (the target runs ran SHIFT as a whole; one run a side, spread of the control SD)
+	 degradation self CHANGE TIME 1/1 runs main;work
+	 degradation inclusive CHANGE TIME 1/1 runs main;work
+	 degradation inclusive CHANGE TIME 1/1 runs main (callee main;work)
+	3 degradations, 0 optimizations, 0 undecided
+	EOF
+	test_cmp expect actual &&
+	"$PERUN" check base.perf target.perf --no-control >out &&
+	check_shape out >actual &&
+	cat >expect <<-\EOF &&
+	base.perf -> target.perf: trace ./app input.txt
+	 1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 decided by the runs alone (--no-control)
 	 undecided self CHANGE TIME 1/1 runs main;work (fewer than 2 runs on a side: collect with repeats)
 	 undecided inclusive CHANGE TIME 1/1 runs main;work (fewer than 2 runs on a side: collect with repeats)
 	 undecided inclusive CHANGE TIME 1/1 runs main (fewer than 2 runs on a side: collect with repeats)
@@ -162,6 +182,7 @@ test_expect_success 'check of two files: one run a side cannot decide; --thresho
 	cat >expect <<-EOF &&
 	$(short HEAD~2):0@i,... -> $(short HEAD):0@i,...: trace ./app input.txt
 	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 decided by the in-run control: the speed of each run, from the self times of its 3 functions, taken out (the target runs ran SHIFT as a whole)
 	0 degradations, 0 optimizations, 0 undecided
 	EOF
 	test_cmp expect actual
@@ -172,8 +193,8 @@ test_expect_success 'the per-call and compact forms read alike (profile_each_res
 	"$PERUN" show 0@i -m HEAD~2 --format json --expand >base-pc.perf &&
 	"$PERUN" show 0@i --format json --expand >target-pc.perf &&
 	grep -q "\"calls\":\[" target.perf && ! grep -q "\"calls\":\[" target-pc.perf &&
-	"$PERUN" check base.perf target.perf --format json >compact.json &&
-	"$PERUN" check base-pc.perf target-pc.perf --format json >pc.json &&
+	test_expect_code 1 "$PERUN" check base.perf target.perf --format json >compact.json &&
+	test_expect_code 1 "$PERUN" check base-pc.perf target-pc.perf --format json >pc.json &&
 	python3 - <<-\PY &&
 	import json
 	a, b = json.load(open("compact.json")), json.load(open("pc.json"))
@@ -204,6 +225,7 @@ test_expect_success 'check reads --aggregate summaries from their histograms, an
 	agg1.perf -> agg2.perf: trace x
 	  1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
 	  (call times read from --aggregate log2 histograms: small changes go unseen)
+	  decided by the runs alone: histograms carry no in-run control
 	  undecided    inclusive  +299.8% -                    1.45 us -> 5.79 us     1/1 runs  g  (fewer than 2 runs on a side: collect with repeats)
 	0 degradations, 0 optimizations, 1 undecided
 	EOF
@@ -347,6 +369,7 @@ test_expect_success 'postprocessby regression-analysis: models region and postpr
 	cat >expect <<-EOF &&
 	$(short HEAD~2):0@i,... -> $(short HEAD):0@i,...: trace ./app input.txt
 	 3 runs -> 3 runs; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	 decided by the in-run control: the speed of each run, from the self times of its 3 functions, taken out (the target runs ran SHIFT as a whole)
 	 degradation self CHANGE TIME 3/3 runs main;work
 	 degradation inclusive CHANGE TIME 3/3 runs main;work
 	 degradation inclusive CHANGE TIME 3/3 runs main (callee main;work)

@@ -22,6 +22,7 @@
 #include "analysis/check-models.h"
 #include "analysis/check.h"
 #include "analysis/robust.h"
+#include "analysis/runscale.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "util/log.h"
@@ -44,6 +45,11 @@ const char *check_verdict_name(enum check_verdict v)
 const char *check_metric_name(enum check_metric m)
 {
 	return metric_names[m];
+}
+
+const char *check_basis_name(enum check_basis b)
+{
+	return b == CHECK_BY_CONTROL ? "in-run control" : b == CHECK_BY_MODELS ? "models" : "runs";
 }
 
 const char *check_method_name(enum check_method m)
@@ -850,6 +856,148 @@ static void decide(struct check_finding *f, const struct check_opts *o)
 		f->why = "the runs vary too much to tell";
 }
 
+/* --- the in-run control (analysis/runscale.h) ----------------------------- */
+
+/* The least spread (log units) the control is taken to have with one run a
+ * side: a few functions can agree by chance more closely than their calls
+ * do (two functions of one run stay within about 2 % of each other).  */
+#define CONTROL_MIN_SD 0.02
+
+/* Each run's speed: scale[r] (log units, 0 for the typical run) from the
+ * self times of the contexts every run has, above the probes' cost taken
+ * out of them (below it the drift of that cost, not the run, moves them).
+ * Returns the number of contexts in the control (0: none); ctl[c] says
+ * whether context c is one.  */
+static size_t control_scale(const struct interner *in, const struct run *runs, size_t nr,
+			    double *scale, unsigned char *ctl)
+{
+	size_t nc = in->nctx, r, c, n;
+	double *x = xmalloc((nr * nc > 0 ? nr * nc : 1) * sizeof(*x));
+
+	for (r = 0; r < nr; r++)
+		for (c = 0; c < nc; c++) {
+			const struct run_stat *st = run_find(&runs[r], c);
+			x[r * nc + c] = st && isfinite(st->self) && st->self > 0 &&
+						st->self > st->cost_self
+					    ? log(st->self)
+					    : NAN;
+		}
+	n = runscale_estimate(x, nr, nc, scale);
+	for (c = 0; c < nc; c++) {
+		for (r = 0; r < nr && isfinite(x[r * nc + c]); r++)
+			;
+		ctl[c] = n && nr && r == nr;
+	}
+	free(x);
+	return n;
+}
+
+/* With one run on a side: the spread of the control contexts' shifts
+ * between the sides once each run's speed is out (1.4826 MAD, at least
+ * CONTROL_MIN_SD).  */
+static double control_sd(const struct interner *in, const struct run *runs, size_t nb,
+			 size_t nt, const double *scale, const unsigned char *ctl)
+{
+	double *d = xmalloc((in->nctx ? in->nctx : 1) * sizeof(*d)), sd;
+	size_t c, r, n = 0;
+
+	for (c = 0; c < in->nctx; c++) {
+		double mb = 0, mt = 0;
+		if (!ctl[c])
+			continue;
+		for (r = 0; r < nb; r++)
+			mb += (log(run_find(&runs[r], c)->self) - scale[r]) / (double)nb;
+		for (r = nb; r < nb + nt; r++)
+			mt += (log(run_find(&runs[r], c)->self) - scale[r]) / (double)nt;
+		d[n++] = mt - mb;
+	}
+	sd = runscale_mad_sd(d, n);
+	free(d);
+	return sd > CONTROL_MIN_SD ? sd : CONTROL_MIN_SD;
+}
+
+/* One run on a side, in-run control: the ratio of the geometric means of
+ * the normalised values, its interval from the control's spread sd.  */
+static void compare_control_one(const double *b, size_t nb, const double *t, size_t nt,
+				double sd, double conf, struct check_finding *f)
+{
+	double mb = 0, mt = 0, d, z = gsl_cdf_ugaussian_Qinv((1 - conf) / 2);
+	size_t i;
+
+	for (i = 0; i < nb; i++)
+		mb += lg(b[i]) / (double)nb;
+	for (i = 0; i < nt; i++)
+		mt += lg(t[i]) / (double)nt;
+	d = mt - mb;
+	f->base = exp(mb) - 1;
+	f->target = exp(mt) - 1;
+	f->ratio = exp(d);
+	f->ci_low = exp(d - z * sd);
+	f->ci_high = exp(d + z * sd);
+	f->p = 2 * gsl_cdf_ugaussian_Q(fabs(d) / sd);
+	f->effect = d / sd;
+}
+
+static int is_change(enum check_verdict v)
+{
+	return v == CHECK_DEGRADATION || v == CHECK_OPTIMIZATION;
+}
+
+/* The method's statistic over the runs' values v (raw) and nv (each run's
+ * speed taken out), then the verdict: the in-run control's when the job has
+ * one, else the run level's (analysis/check.h).  */
+static int compare_one(const double *vb, const double *nvb, size_t n_b, const double *vt,
+		       const double *nvt, size_t n_t, const struct check_job *job,
+		       const struct check_opts *o, struct check_finding *f)
+{
+	struct check_finding run = *f;
+
+	if (o->method == CHECK_MANN_WHITNEY) {
+		if (compare_mw(vb, n_b, vt, n_t, &run) < 0)
+			return -1;
+	} else {
+		compare_runs(vb, n_b, vt, n_t, o->confidence, &run);
+	}
+	decide(&run, o);
+	run.basis = CHECK_BY_RUNS;
+	if (!job->control) {
+		*f = run;
+		if (f->why && (n_b < 2 || n_t < 2) && !o->no_control && !job->binned)
+			f->why = "fewer than 2 runs on a side and too few functions above the "
+				 "probe cost to form an in-run control: collect with repeats";
+		return 0;
+	}
+	if (n_b >= 2 && n_t >= 2 && o->method == CHECK_MANN_WHITNEY) {
+		if (compare_mw(nvb, n_b, nvt, n_t, f) < 0)
+			return -1;
+	} else if (n_b >= 2 && n_t >= 2) {
+		compare_runs(nvb, n_b, nvt, n_t, o->confidence, f);
+	} else {
+		struct check_opts one = *o;
+		one.method = CHECK_RUNS; /* decided by its interval */
+		compare_control_one(nvb, n_b, nvt, n_t, job->control_sd, o->confidence, f);
+		decide(f, &one);
+		if (f->verdict == CHECK_UNDECIDED && f->why && !strncmp(f->why, "fewer", 5))
+			f->why = "the other functions of the run moved apart too much for the "
+				 "in-run control to tell";
+		f->basis = CHECK_BY_CONTROL;
+		goto combine;
+	}
+	decide(f, o);
+	f->basis = CHECK_BY_CONTROL;
+combine:
+	if (!is_change(f->verdict) && is_change(run.verdict)) {
+		/* every function moved together: the host, or a change everywhere */
+		*f = run;
+		f->verdict = CHECK_UNDECIDED;
+		f->why = job->host_moved ? "the whole run moved with it, in every run: a change "
+					   "everywhere, or the speed of the host"
+					 : "the whole run moved with it: the speed of the host or a "
+					   "change everywhere";
+	}
+	return 0;
+}
+
 static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		       const struct profile *target, const size_t *ti, size_t nt,
 		       const struct check_opts *o, const struct thresholds *thr,
@@ -861,6 +1009,9 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	struct run *rb = runs, *rt = runs + nb;
 	double *vb = xmalloc(nb * sizeof(*vb)), *vt = xmalloc(nt * sizeof(*vt));
 	double *cb = xmalloc(nb * sizeof(*cb)), *ct = xmalloc(nt * sizeof(*ct));
+	double *nvb = xmalloc(nb * sizeof(*nvb)), *nvt = xmalloc(nt * sizeof(*nvt));
+	double *scale = xcalloc(nb + nt ? nb + nt : 1, sizeof(*scale));
+	unsigned char *ctl = NULL;
 	size_t i, c;
 	int metric, ret = -1;
 
@@ -870,6 +1021,33 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	for (i = 0; i < nt; i++)
 		all[nb + i] = &target[ti[i]];
 	read_runs(&in, all, nb + nt, o->statistic, runs, &job->binned, &job->calibrated);
+	ctl = xcalloc(in.nctx ? in.nctx : 1, 1);
+	job->host_ratio = 1;
+	job->control_sd = NAN;
+	if (!o->no_control && !job->binned)
+		job->control = control_scale(&in, runs, nb + nt, scale, ctl);
+	if (job->control) {
+		double sb = 0, st = 0;
+		for (i = 0; i < nb; i++)
+			sb += scale[i] / (double)nb;
+		for (i = 0; i < nt; i++)
+			st += scale[nb + i] / (double)nt;
+		job->host_ratio = exp(st - sb);
+		if (nb < 2 || nt < 2) {
+			job->control_sd = control_sd(&in, runs, nb, nt, scale, ctl);
+		} else {
+			/* the runs' speeds themselves: ns-sized values keep lg()'s +1 out */
+			struct check_finding h;
+			double *sp = xmalloc((nb + nt) * sizeof(*sp));
+			memset(&h, 0, sizeof(h));
+			h.ci_low = h.ci_high = NAN;
+			for (i = 0; i < nb + nt; i++)
+				sp[i] = 1e9 * exp(scale[i]);
+			compare_runs(sp, nb, sp + nb, nt, o->confidence, &h);
+			job->host_moved = h.ci_low > 1 || h.ci_high < 1;
+			free(sp);
+		}
+	}
 	for (c = 0; c < in.nctx; c++) {
 		char *path = ctx_path(&in, c);
 		for (metric = CHECK_SELF; metric <= CHECK_INCLUSIVE; metric++) {
@@ -887,16 +1065,20 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 				double v = s ? (metric == CHECK_SELF ? s->self : s->incl) : NAN;
 				if (s)
 					cb[calls_b++] = s->calls;
-				if (s && !isnan(v))
+				if (s && !isnan(v)) {
+					nvb[n_b] = v / exp(scale[i]);
 					vb[n_b++] = v;
+				}
 			}
 			for (i = 0; i < nt; i++) {
 				const struct run_stat *s = run_find(&rt[i], c);
 				double v = s ? (metric == CHECK_SELF ? s->self : s->incl) : NAN;
 				if (s)
 					ct[calls_t++] = s->calls;
-				if (s && !isnan(v))
+				if (s && !isnan(v)) {
+					nvt[n_t] = v / exp(scale[nb + i]);
 					vt[n_t++] = v;
+				}
 			}
 			if (!calls_b && !calls_t)
 				continue;
@@ -927,16 +1109,10 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 				if (n_t)
 					f.target = median_of(vt, n_t);
 				f.ratio = NAN;
-			} else if (o->method == CHECK_MANN_WHITNEY) {
-				if (compare_mw(vb, n_b, vt, n_t, &f) < 0) {
-					free(f.context);
-					free(path);
-					goto out;
-				}
-				decide(&f, o);
-			} else {
-				compare_runs(vb, n_b, vt, n_t, o->confidence, &f);
-				decide(&f, o);
+			} else if (compare_one(vb, nvb, n_b, vt, nvt, n_t, job, o, &f) < 0) {
+				free(f.context);
+				free(path);
+				goto out;
 			}
 			job->f = xrealloc(job->f, (job->nf + 1) * sizeof(*job->f));
 			job->f[job->nf++] = f;
@@ -954,6 +1130,10 @@ out:
 	free(vt);
 	free(cb);
 	free(ct);
+	free(nvb);
+	free(nvt);
+	free(scale);
+	free(ctl);
 	interner_release(&in);
 	return ret;
 }
@@ -1034,9 +1214,14 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 		res->jobs[res->njobs++] = job;
 		if (o->method >= CHECK_MODEL_ORDER) {
 			struct threshold_ctx tc = {o, &thr};
-			if (check_models_job(base, bi, nb, target, ti, nt, o, threshold_fn, &tc,
-					     &res->jobs[res->njobs - 1]) < 0)
+			struct check_job *mj = &res->jobs[res->njobs - 1];
+			if (check_models_job(base, bi, nb, target, ti, nt, o, threshold_fn, &tc, mj) <
+			    0)
 				goto out;
+			mj->host_ratio = 1;
+			mj->control_sd = NAN;
+			for (j = 0; j < mj->nf; j++)
+				mj->f[j].basis = CHECK_BY_MODELS;
 		} else if (compare_job(base, bi, nb, target, ti, nt, o, &thr,
 				     &res->jobs[res->njobs - 1]) < 0)
 			goto out;

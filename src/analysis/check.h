@@ -57,6 +57,25 @@
  *                      is a change, one past 2 standard deviations of the
  *                      others undecided, when the function's own time moved
  *                      by the threshold or more.  Needs no models.
+ * The in-run control (runs and mann-whitney, unless opts.no_control): each
+ * run's speed as a whole is estimated from its own functions
+ * (analysis/runscale.h: the median over contexts of their self times'
+ * shift against the other runs) and taken out of every value of the run
+ * before the sides are compared, so that a host that ran one run fast and
+ * the next slow moves nothing, while a function that moved against the
+ * rest of its run has changed.  With 2 or more runs a side the method's
+ * statistic compares the normalised values; with one run on a side the
+ * spread of every control context's shift (1.4826 MAD) is the noise, and a
+ * change decides when its interval at the confidence asked lies past 1
+ * and its ratio past the threshold.  A change the run-level statistic sees
+ * but the control does not (every function moved together) is undecided:
+ * the host or a change everywhere.  Even when the runs' speeds themselves
+ * differ between the sides past the confidence asked (host_moved), which
+ * says the latter when the sides' runs took turns: a host of two speeds
+ * puts 3 runs of one side on the slow one and 3 of the other on the fast
+ * one once in 32 comparisons.  Fewer than RUNSCALE_MIN_CONTROL
+ * contexts with self times above the probes' cost in every run form no
+ * control: the run-level statistic decides alone, and says so.
  * With several runs a side, the model methods take per function the form
  * with the best mean r^2 over the side's runs and the pointwise median of
  * the runs' curves of that form.
@@ -117,6 +136,14 @@ struct check_opts {
 	size_t nthresholds;
 	int any_machine; /* pair profiles whatever machine they ran on */
 	int any_job;	 /* one job of every profile, whatever its command (two files) */
+	int no_control;	 /* runs, mann-whitney: the run-level statistic alone, no in-run control */
+};
+
+/* Which comparison gave a finding its verdict.  */
+enum check_basis {
+	CHECK_BY_RUNS,	  /* the method's statistic over the runs' own times */
+	CHECK_BY_CONTROL, /* the same with each run's speed taken out (the in-run control) */
+	CHECK_BY_MODELS,  /* the model methods and exclusive-time-outliers */
 };
 
 /* One comparison: one calling context, one metric.  */
@@ -145,6 +172,7 @@ struct check_finding {
 	const char *rate_name;	  /* Perun's confidence: "r_square", "IQR multiple",
 				     "stddev multiple", or NULL */
 	double rate;		  /* its value */
+	enum check_basis basis;	  /* what decided */
 };
 
 /* The comparison of one job.  Findings sorted: degradations, optimizations,
@@ -160,6 +188,13 @@ struct check_job {
 	int binned; /* some call times come from --aggregate histograms */
 	int calibrated; /* the probes' cost was taken out of every run's calls
 			   (every run carries its calibration, none is binned) */
+	size_t control;	   /* contexts that formed the in-run control (0: none) */
+	double host_ratio; /* the target's runs' speed as a whole against the baseline's
+			      (geometric means of the run scales; 1 without a control) */
+	double control_sd; /* one run a side: the control's spread (log units), else NAN */
+	int host_moved;	   /* 2 runs a side or more: the runs' speeds as a whole differ
+			      between the sides past the confidence asked (a change
+			      everywhere when the runs of the sides took turns) */
 	/* what each side's incomplete profiles lost (profile_incomplete's lines,
 	 * after "  baseline: " or "  target: "), or "" */
 	char *incomplete;
@@ -191,6 +226,8 @@ int check_same_job(const struct profile *a, const struct profile *b);
 
 const char *check_verdict_name(enum check_verdict v);
 const char *check_metric_name(enum check_metric m);
+/* "runs", "in-run control" or "models".  */
+const char *check_basis_name(enum check_basis b);
 /* The method named s ("runs", "mann-whitney", "best-model-order-equality",
  * "linear-regression", "polynomial-regression", "fast-check",
  * "local-statistics", "exclusive-time-outliers"), or -1.  */

@@ -6,6 +6,10 @@
  *   perun_fork    sched_process_fork: a traced process's new task joins the
  *                 traced set and is reported
  *   perun_exec    sched_process_exec: a traced process's exec is reported
+ *   perun_agg     every probe point in aggregate mode (in place of
+ *                 perun_uprobe): summaries per thread and probe, no events
+ *   perun_exit    sched_process_exit in aggregate mode: a thread's open
+ *                 frames are counted and its shadow stack freed
  *
  * Nothing here allocates or loops: a probe costs one pass through it.  */
 #include <linux/bpf.h>
@@ -17,7 +21,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile struct uprobes_config perun_config = {};
+/* its own section, so that the loader sets it whole */
+const volatile struct uprobes_config perun_config SEC(".rodata.config") = {};
 
 /* sized by the loader before the load */
 struct {
@@ -134,5 +139,224 @@ int perun_exec(void *ctx)
 
 	if (bpf_map_lookup_elem(&perun_procs, &tgid))
 		report(id, UPROBES_EXEC_CODE, tgid);
+	return 0;
+}
+
+/* --- aggregate mode -------------------------------------------------------- */
+
+/* allocated as threads and summaries appear */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct uprobes_agg_stack);
+	__uint(max_entries, UPROBES_AGG_THREADS);
+} perun_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct uprobes_agg_key);
+	__type(value, struct uprobes_agg_value);
+	__uint(max_entries, UPROBES_AGG_RECORDS);
+} perun_aggs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, UPROBES_AGG_NOTES);
+} perun_agg_notes SEC(".maps");
+
+/* what a new map entry starts from: never written */
+static struct uprobes_agg_stack zero_stack;
+static struct uprobes_agg_value zero_value;
+
+static __always_inline void note(__u32 what)
+{
+	__u64 *n = bpf_map_lookup_elem(&perun_agg_notes, &what);
+
+	if (n)
+		(*n)++;
+}
+
+static __always_inline struct uprobes_agg_value *agg_get(__u32 tid, __u32 id)
+{
+	struct uprobes_agg_key k = { tid, id };
+	struct uprobes_agg_value *v = bpf_map_lookup_elem(&perun_aggs, &k);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(&perun_aggs, &k, &zero_value, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&perun_aggs, &k);
+}
+
+/* A call counted without a duration (why: a UPROBES_AGG_* note); 0, or -1
+ * when no summary could be made.  */
+static __always_inline int untimed(__u32 tid, __u32 id, __u32 why)
+{
+	struct uprobes_agg_value *v = agg_get(tid, id);
+
+	if (!v) {
+		note(UPROBES_AGG_NO_RECORD);
+		return -1;
+	}
+	v->count++;
+	v->untimed++;
+	note(why);
+	return 0;
+}
+
+/* floor(log2(v)) for v > 0, without a loop */
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 b = 0;
+
+	if (v >> 32) { v >>= 32; b += 32; }
+	if (v >> 16) { v >>= 16; b += 16; }
+	if (v >> 8) { v >>= 8; b += 8; }
+	if (v >> 4) { v >>= 4; b += 4; }
+	if (v >> 2) { v >>= 2; b += 2; }
+	if (v >> 1) b += 1;
+	return b;
+}
+
+/* Pops the frames entered below stack pointer sp, and at sp those of
+ * probe id (none: ~0), counted without a duration: they never returned
+ * (unwound past by longjmp or an exception, or deeper than the kernel keeps
+ * return probes).  */
+static __always_inline void unwind(struct uprobes_agg_stack *st, __u32 tid, __u32 sp, __u32 id)
+{
+	__u32 i;
+
+	for (i = 0; i < UPROBES_AGG_DEPTH; i++) {
+		__u32 depth = st->depth;
+		struct uprobes_agg_frame *fr;
+		if (!depth || depth > UPROBES_AGG_DEPTH)
+			return;
+		fr = &st->f[(depth - 1) & (UPROBES_AGG_DEPTH - 1)];
+		if ((__s32)(fr->sp - sp) > 0 || (fr->sp == sp && fr->id != id))
+			return;
+		st->depth = depth - 1;
+		untimed(tid, fr->id, UPROBES_AGG_UNWOUND);
+	}
+}
+
+SEC("kprobe")
+int perun_agg(struct pt_regs *ctx)
+{
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 zero = 0, code, key, id, tid, sp, want, i;
+	__u64 *armed = bpf_map_lookup_elem(&perun_armed, &zero);
+	struct uprobes_agg_stack *st;
+	struct uprobes_agg_frame *fr;
+	struct uprobes_agg_value *v;
+	struct uprobes_count *c;
+	__u64 d;
+
+	if (!armed || !*armed)
+		return 0;
+	if (perun_config.filter_traced) {
+		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+		if (!bpf_map_lookup_elem(&perun_procs, &tgid))
+			return 0;
+	}
+	code = (__u32)bpf_get_attach_cookie(ctx);
+	key = code & UPROBES_CODE_MASK;
+	id = key >> 1;
+	c = bpf_map_lookup_elem(&perun_counts, &key);
+	if (c)
+		c->seen++;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	sp = (__u32)PT_REGS_SP(ctx);
+	if (code & UPROBES_CODE_POINT) {
+		if (!(v = agg_get(tid, id)))
+			goto lost;
+		v->count++;
+		return 0;
+	}
+	st = bpf_map_lookup_elem(&perun_stacks, &tid);
+	if (!(key & 1)) {
+		/* an entry: onto the thread's stack */
+		if (!st) {
+			bpf_map_update_elem(&perun_stacks, &tid, &zero_stack, BPF_NOEXIST);
+			st = bpf_map_lookup_elem(&perun_stacks, &tid);
+		}
+		if (!st) {
+			/* no stack for this thread: counted, its duration lost */
+			if (untimed(tid, id, UPROBES_AGG_NO_STACK) < 0)
+				goto lost;
+			if (c)
+				c->lost++;
+			return 0;
+		}
+		/* frames entered below this entry's stack pointer are gone
+		 * (unwound, or their return never fired), and so is one of this
+		 * probe entered at the same one; another probe's frame there stays
+		 * (a tail call's caller, its return still to come) */
+		unwind(st, tid, sp, id);
+		i = st->depth;
+		if (i >= UPROBES_AGG_DEPTH) {
+			if (untimed(tid, id, UPROBES_AGG_TOO_DEEP) < 0)
+				goto lost;
+			return 0;
+		}
+		fr = &st->f[i & (UPROBES_AGG_DEPTH - 1)];
+		fr->ts = ts;
+		fr->sp = sp;
+		fr->id = id;
+		st->depth = i + 1;
+		return 0;
+	}
+	/* a return: the frame it closes was entered at want */
+	if (!st)
+		return 0;	/* no entry seen: in flight at the attach */
+	want = code & UPROBES_CODE_RETINSN ? sp : sp - 8;
+	unwind(st, tid, want, ~0u);
+	i = st->depth;
+	if (!i || i > UPROBES_AGG_DEPTH)
+		return 0;
+	fr = &st->f[(i - 1) & (UPROBES_AGG_DEPTH - 1)];
+	if (fr->sp != want || fr->id != id)
+		return 0;	/* not this call's frame: its entry was not seen */
+	d = ts - fr->ts;
+	st->depth = i - 1;
+	if (!(v = agg_get(tid, id)))
+		goto lost;
+	v->count++;
+	v->sum += d;
+	if (!v->min || d < v->min)
+		v->min = d;
+	if (d > v->max)
+		v->max = d;
+	v->hist[log2_u64(d) & 63]++;
+	return 0;
+lost:
+	if (c)
+		c->lost++;
+	return 0;
+}
+
+/* A thread ends: its open frames are counted without a duration, and its
+ * stack goes (a thread of a traced process only has one).  */
+SEC("tracepoint/sched/sched_process_exit")
+int perun_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), i;
+	struct uprobes_agg_stack *st;
+
+	if (!perun_config.aggregate)
+		return 0;
+	st = bpf_map_lookup_elem(&perun_stacks, &tid);
+	if (!st)
+		return 0;
+	for (i = 0; i < UPROBES_AGG_DEPTH; i++) {
+		__u32 depth = st->depth;
+		if (!depth || depth > UPROBES_AGG_DEPTH)
+			break;
+		st->depth = depth - 1;
+		untimed(tid, st->f[(depth - 1) & (UPROBES_AGG_DEPTH - 1)].id, UPROBES_AGG_OPEN);
+	}
+	bpf_map_delete_elem(&perun_stacks, &tid);
 	return 0;
 }

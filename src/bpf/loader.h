@@ -28,6 +28,11 @@ struct uprobes_event {
  * above it.  The programs copy a code into the event as it is; the per-code
  * counters are indexed without that bit.  */
 #define UPROBES_CODE_RETINSN (1u << 31)
+/* In aggregate mode, a code with UPROBES_CODE_POINT set marks a probe
+ * with no return (a point: counted, no duration).  */
+#define UPROBES_CODE_POINT (1u << 30)
+/* A code without its flags: id * 2 + kind.  */
+#define UPROBES_CODE_MASK (~(UPROBES_CODE_RETINSN | UPROBES_CODE_POINT))
 
 /* The code of a fork record: a process the record's tgid (pid_tgid >> 32)
  * runs started a task whose id is the record's pad field; new threads of a
@@ -51,6 +56,62 @@ struct uprobes_count {
  * runs.  */
 #define UPROBES_PROCS_MAX 65536
 
+/* Aggregate mode (the program perun_agg): per thread and probe, in the
+ * kernel, what --aggregate reports (tapsets/perun.stp's n/m/x/y/h lines).
+ * Entries and returns are paired on a shadow stack per thread (the map
+ * perun_stacks, tid to struct uprobes_agg_stack, created on a thread's
+ * first entry and removed at its exit): a return at stack pointer s pairs
+ * with the frame entered at s - 8 (a uretprobe runs after the return
+ * address is popped) or at s (a probe on a return instruction); frames
+ * entered below that were unwound (longjmp, an exception) and are counted
+ * without a duration.  So is an entry beyond UPROBES_AGG_DEPTH frames,
+ * and a frame still open when its thread ends or the trace does.  */
+#define UPROBES_AGG_DEPTH 128		/* frames per thread (16 bytes each) */
+#define UPROBES_AGG_THREADS 4096	/* threads with a shadow stack at once */
+#define UPROBES_AGG_RECORDS 16384	/* (thread, probe) summaries */
+
+struct uprobes_agg_frame {
+	__u64 ts;
+	__u32 sp;		/* low 32 bits of the stack pointer at the entry */
+	__u32 id;		/* the probe's id (code >> 1) */
+};
+
+struct uprobes_agg_stack {
+	__u32 depth;
+	__u32 pad;
+	struct uprobes_agg_frame f[UPROBES_AGG_DEPTH];
+};
+
+struct uprobes_agg_key {
+	__u32 tid;
+	__u32 id;
+};
+
+/* One (thread, probe) summary: count counts every call entered (untimed
+ * those without a duration); sum, min, max and the log2 histogram of
+ * inclusive nanoseconds cover the calls with one.  */
+struct uprobes_agg_value {
+	__u64 count, untimed, sum, min, max;
+	__u64 hist[64];
+};
+
+/* The per-CPU counters of aggregate mode (the map perun_agg_notes), what
+ * the loader says at the end.  */
+enum {
+	UPROBES_AGG_NO_STACK,	/* calls without a duration: no shadow stack could
+				 * be made for their thread (UPROBES_AGG_THREADS) */
+	UPROBES_AGG_TOO_DEEP,	/* calls without a duration: entered beyond
+				 * UPROBES_AGG_DEPTH frames */
+	UPROBES_AGG_UNWOUND,	/* calls without a duration: unwound past, or
+				 * their return probe never fired (the kernel
+				 * keeps 64 pending per thread) */
+	UPROBES_AGG_OPEN,	/* calls without a duration: open when their thread
+				 * ended */
+	UPROBES_AGG_NO_RECORD,	/* events not counted: no summary could be made
+				 * (UPROBES_AGG_RECORDS) */
+	UPROBES_AGG_NOTES
+};
+
 /* Set by the loader before it loads the programs (their .rodata: the
  * verifier then drops the code a setting turns off).  */
 struct uprobes_config {
@@ -58,6 +119,8 @@ struct uprobes_config {
 				 * perun_procs (links attached to every process) */
 	__u32 fork_child_off;	/* offset of child_pid in sched_process_fork's
 				 * record, from its tracefs format */
+	__u32 aggregate;	/* 1: perun_exit clears the threads' shadow stacks */
+	__u32 pad;
 };
 
 #endif

@@ -21,7 +21,7 @@
 static const char usage[] =
     "usage: perun check [BASELINE] [TARGET] [--threshold R] [--confidence C]\n"
     "                   [--method M] [--statistic S] [--format text|json|junit|markdown]\n"
-    "                   [--all] [--any-machine]\n\n"
+    "                   [--all] [--any-machine] [--no-control]\n\n"
     "Compares the runs registered for TARGET (default HEAD) with those of BASELINE\n"
     "(default: the nearest ancestor of TARGET with runs of the same job on the same\n"
     "machine).  Either may also be profile files, comma-separated (one run each).\n"
@@ -31,7 +31,11 @@ static const char usage[] =
     "each run gives the p10 of its call times, the probes' cost taken out, and the\n"
     "runs of the two sides are compared: a degradation when the target is slower\n"
     "by the threshold or more and\n"
-    "the confidence interval of the ratio lies above 1.  With too few runs or too\n"
+    "the confidence interval of the ratio lies above 1.  Each run's own speed as a\n"
+    "whole (the median shift of its functions' self times) is taken out first: a\n"
+    "function that moved while the rest of its run held still has changed, a run\n"
+    "that moved together is the host (the in-run control; one run a side then\n"
+    "decides, the spread of the other functions being the noise).  With too few runs or too\n"
     "much spread between runs the change is undecided.  The threshold is 0.1, and\n"
     "0.25 (Perun's) for the regression methods and local-statistics; thresholds\n"
     "per function come from regressions_thresholds in .perun/local.yml.\n\n"
@@ -133,6 +137,8 @@ int cmd_check(int argc, char **argv, struct ctx *ctx)
 			     "text (default), json, junit (for CI) or markdown", parse_format),
 		OPT_BOOL(0, "all", &all, "list unchanged contexts too"),
 		OPT_BOOL(0, "any-machine", &o.any_machine, "compare runs from other machines too"),
+		OPT_BOOL(0, "no-control", &o.no_control,
+			 "compare the runs' times as they are, without the in-run control"),
 		OPT_END(),
 	};
 

@@ -187,9 +187,8 @@ static const char *loader_refusal(struct session *s)
 	if (s->target.go)
 		return "a Go function restarts from its first instruction when its stack grows, "
 		       "so its entry probe goes after the prologue, where stap places it";
-	if (collect_script_mode(s) != SCRIPT_RECORD)
-		return s->o->aggregate ? "--aggregate keeps its summaries in a stap script"
-				       : "--transport print is stapbpf's";
+	if (collect_script_mode(s) == SCRIPT_PRINT)
+		return "--transport print is stapbpf's";
 	if (s->sopt.probing_threshold || s->sopt.timed_period_ms || s->sopt.budget_allowed_ns)
 		return "run-time optimization code (dynamic probing, timed sampling, the "
 		       "overhead budget) lives in the stap script";
@@ -197,6 +196,9 @@ static const char *loader_refusal(struct session *s)
 		const struct probe *pr = &s->plan.probes[i];
 		if (pr->kind == PROBE_LINE)
 			return "source lines are probed through stap";
+		if (pr->kind == PROBE_USDT_PAIR && s->o->aggregate)
+			return "--aggregate pairs a USDT begin mark with its end mark in the stap "
+			       "script";
 		if (pr->sampling > 1)
 			return "per-function sampling lives in the stap script";
 	}
@@ -254,7 +256,8 @@ int collect_loader(struct session *s)
 	if (why)
 		collect_wd(&s->wd, "loader: stapbpf (%s)", why);
 	else
-		collect_wd(&s->wd, "loader: perun-uprobes (uprobe_multi links, ring buffer)");
+		collect_wd(&s->wd, "loader: perun-uprobes (uprobe_multi links, %s)",
+			   s->o->aggregate ? "summaries kept in the kernel" : "ring buffer");
 	s->cache_state = why ? s->cache_state : "not needed";
 	return 0;
 }
@@ -339,6 +342,8 @@ int collect_run(struct session *s)
 			strv_push(&argv, "-A");
 		if (o->follow)
 			strv_push(&argv, "-F");
+		if (o->aggregate)
+			strv_push(&argv, "-G");
 		/* elapsed time, events and losses, redrawn on the terminal */
 		if (!o->quiet && !o->no_progress && isatty(2)) {
 			strv_push(&argv, "-P");
@@ -442,8 +447,9 @@ int collect_run(struct session *s)
 	}
 	if (!o->quiet && s->uprobes)
 		pr_info("perun: tracing %zu probe points with the %s runtime (perun's loader: "
-			"uprobe_multi links, a ring buffer; no module)",
-			plan_probe_points(&s->plan), runtime_name(s->runtime));
+			"uprobe_multi links, %s; no module)",
+			plan_probe_points(&s->plan), runtime_name(s->runtime),
+			o->aggregate ? "summaries kept in the kernel" : "a ring buffer");
 	else if (!o->quiet)
 		pr_info("perun: tracing %zu probe points with the %s runtime (module cache: %s)",
 			plan_probe_points(&s->plan), runtime_name(s->runtime), s->cache_state);

@@ -464,6 +464,14 @@ static struct json_object *run_json(const struct session *s, const struct run_re
 	struct json_object *extra = json_object_new_object(), *tg = json_object_new_object();
 
 	json_object_object_add(extra, "runtime", json_object_new_string(runtime_name(s->runtime)));
+	/* who attached the probes, and on the bpf runtime why not perun's own
+	 * loader when it did not */
+	json_object_object_add(extra, "loader",
+			       json_object_new_string(s->uprobes		   ? "perun-uprobes"
+						      : s->runtime == RUNTIME_BPF ? "stapbpf"
+										  : "staprun"));
+	if (!s->uprobes && s->runtime == RUNTIME_BPF && s->loader_why)
+		json_object_object_add(extra, "loader_reason", json_object_new_string(s->loader_why));
 	if (s->runtime == RUNTIME_KERNEL) {
 		json_object_object_add(extra, "kernel_release", json_object_new_string(s->release));
 		json_object_object_add(extra, "kernel_runtime", json_object_new_string(s->kr.id));
@@ -524,6 +532,12 @@ static struct json_object *anomalies_json(const struct session *s, const struct 
 	return an;
 }
 
+/* Whether probe i saw a call, with or without a duration.  */
+static int seen(const struct profile_writer *w, size_t i)
+{
+	return w->sum[i].count || w->sum[i].untimed || w->sum[i].below_min;
+}
+
 /* A command that died early explains its own missing calls: says, for each
  * function named on the command line that recorded no call, that the
  * command never reached it.  Returns how many.  */
@@ -538,7 +552,7 @@ static size_t say_named_zero(const struct session *s, const struct profile_write
 		 * only a profile with no call at all is known to be wrong */
 		uint64_t all = 0;
 		for (i = 0; i < s->plan.n; i++)
-			all += w->sum[i].count;
+			all += seen(w, i);
 		if (all || !res->target_known || !res->target_exited || res->interrupted)
 			return 0;
 		log_msg(0, "perun: error",
@@ -553,15 +567,14 @@ static size_t say_named_zero(const struct session *s, const struct profile_write
 		    i < s->plan.n && (!s->attached_path || s->attached); i++) {
 		const struct probe *pr = &s->plan.probes[i];
 		size_t j, k;
-		if (!(pr->flags & PROBE_F_NAMED) || w->sum[i].count ||
-		    (s->below_min && s->below_min[i]))
+		if (!(pr->flags & PROBE_F_NAMED) || seen(w, i))
 			continue;
 		if (pr->flags & PROBE_F_ALTERNATIVE) {
 			/* an IFUNC's implementations: one of them is enough */
 			for (j = i; j > 0 && (s->plan.probes[j - 1].flags & PROBE_F_ALTERNATIVE); j--)
 				;
 			for (k = j; k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE) &&
-				    !w->sum[k].count; k++)
+				    !seen(w, k); k++)
 				;
 			if (k < s->plan.n && (s->plan.probes[k].flags & PROBE_F_ALTERNATIVE))
 				continue;

@@ -122,6 +122,33 @@ static void text_finding(struct strbuf *out, const struct check_finding *f,
 	strbuf_release(&col);
 }
 
+/* Which comparison decides the job's changes: the in-run control (and
+ * how the runs moved as a whole), or the runs alone and why.  */
+static void control_line(struct strbuf *out, const struct check_job *j,
+			 const struct check_opts *o)
+{
+	if (o->method != CHECK_RUNS && o->method != CHECK_MANN_WHITNEY)
+		return;
+	if (j->control) {
+		strbuf_addf(out, "  decided by the in-run control: the speed of each run, from the "
+				 "self times of its %zu functions, taken out (the target runs ran ",
+			    j->control);
+		fmt_change(out, j->host_ratio);
+		strbuf_addstr(out, " as a whole");
+		if (isfinite(j->control_sd))
+			strbuf_addf(out, "; one run a side, spread of the control %.1f%%",
+				    100 * (exp(j->control_sd) - 1));
+		strbuf_addstr(out, ")\n");
+	} else if (o->no_control) {
+		strbuf_addstr(out, "  decided by the runs alone (--no-control)\n");
+	} else {
+		strbuf_addf(out, "  decided by the runs alone: %s\n",
+			    j->binned ? "histograms carry no in-run control"
+				      : "fewer than 3 functions with self times above the "
+					"probe cost in every run form no in-run control");
+	}
+}
+
 static void text(const struct check_result *r, const struct check_opts *o, int all,
 		 struct strbuf *out)
 {
@@ -160,6 +187,7 @@ static void text(const struct check_result *r, const struct check_opts *o, int a
 		if (j->binned)
 			strbuf_addstr(out, "  (call times read from --aggregate log2 histograms: "
 					   "small changes go unseen)\n");
+		control_line(out, j, o);
 		for (k = 0; k < j->nf; k++)
 			if (shown(&j->f[k], all))
 				text_finding(out, &j->f[k], o);
@@ -235,7 +263,7 @@ static void json_finding(struct strbuf *sb, const struct check_finding *f)
 	jnum(sb, f->calls_base);
 	strbuf_addch(sb, ',');
 	jnum(sb, f->calls_target);
-	strbuf_addch(sb, ']');
+	strbuf_addf(sb, "],\"decided_by\":\"%s\"", check_basis_name(f->basis));
 	if (f->why) {
 		strbuf_addstr(sb, ",\"why\":");
 		strbuf_add_json_str(sb, f->why);
@@ -303,6 +331,11 @@ static void json(const struct check_result *r, const struct check_opts *o, const
 		strbuf_addf(sb, ",\"degradations\":%zu,\"optimizations\":%zu,\"undecided\":%zu",
 			    j->degradations, j->optimizations, j->undecided);
 		strbuf_addf(sb, ",\"calibrated\":%s", j->calibrated ? "true" : "false");
+		strbuf_addf(sb, ",\"control\":{\"functions\":%zu,\"host_ratio\":", j->control);
+		jnum(sb, j->host_ratio);
+		strbuf_addstr(sb, ",\"spread\":");
+		jnum(sb, isfinite(j->control_sd) ? exp(j->control_sd) - 1 : NAN);
+		strbuf_addch(sb, '}');
 		strbuf_addstr(sb, ",\"changes\":[");
 		for (k = 0; k < j->nf; k++) {
 			if (k)
@@ -380,7 +413,8 @@ static void finding_sentence(struct strbuf *sb, const struct check_finding *f,
 	}
 	if (!isnan(f->p))
 		strbuf_addf(sb, ", p %.2g", f->p);
-	strbuf_addf(sb, ", threshold %.0f%%)", 100 * f->threshold);
+	strbuf_addf(sb, ", threshold %.0f%%, decided by %s)", 100 * f->threshold,
+		    f->basis == CHECK_BY_CONTROL ? "the in-run control" : "the runs");
 	if (f->cause && strcmp(f->cause, f->context))
 		strbuf_addf(sb, ", in callee %s", f->cause);
 }
@@ -510,8 +544,8 @@ static void markdown(const struct check_result *r, const struct check_opts *o, i
 				continue;
 			if (!rows++)
 				strbuf_addstr(sb, "| change | time | context | ratio | interval | "
-						  "baseline | target | runs |\n"
-						  "|---|---|---|---:|---|---:|---:|---:|\n");
+						  "baseline | target | runs | decided by |\n"
+						  "|---|---|---|---:|---|---:|---:|---:|---|\n");
 			strbuf_addf(sb, "| %s%s%s | %s | `", f->verdict == CHECK_DEGRADATION ? "**" : "",
 				    check_verdict_name(f->verdict),
 				    f->verdict == CHECK_DEGRADATION ? "**" : "",
@@ -525,7 +559,8 @@ static void markdown(const struct check_result *r, const struct check_opts *o, i
 			strbuf_add_ns(sb, f->base);
 			strbuf_addstr(sb, " | ");
 			strbuf_add_ns(sb, f->target);
-			strbuf_addf(sb, " | %zu/%zu |\n", f->nbase, f->ntarget);
+			strbuf_addf(sb, " | %zu/%zu | %s |\n", f->nbase, f->ntarget,
+				    check_basis_name(f->basis));
 		}
 		if (!rows)
 			strbuf_addstr(sb, "No change past the threshold.\n");

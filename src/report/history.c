@@ -10,6 +10,7 @@
 
 #include "analysis/samples.h"
 #include "analysis/robust.h"
+#include "analysis/runscale.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "report/history.h"
@@ -37,9 +38,19 @@ struct pool {
 	size_t runs;
 };
 
+/* One profile (run) of a commit: per function its median call time and
+ * the median of its self times (NAN: none), for the in-run control.  */
+struct run_row {
+	char **names;
+	double *median, *self;
+	size_t n;
+};
+
 struct commit_pool {
 	struct pool *f;
 	size_t n;
+	struct run_row *runs;
+	size_t nruns;
 	size_t profiles;
 	char first[41];
 	struct strbuf incomplete;	/* profile_incomplete of each pooled profile */
@@ -69,6 +80,15 @@ static void pool_release(struct commit_pool *cp)
 		free(cp->f[i].run_p95);
 	}
 	free(cp->f);
+	for (i = 0; i < cp->nruns; i++) {
+		size_t j;
+		for (j = 0; j < cp->runs[i].n; j++)
+			free(cp->runs[i].names[j]);
+		free(cp->runs[i].names);
+		free(cp->runs[i].median);
+		free(cp->runs[i].self);
+	}
+	free(cp->runs);
 	strbuf_release(&cp->incomplete);
 	memset(cp, 0, sizeof(*cp));
 }
@@ -110,6 +130,36 @@ static int matches(struct history *h, const struct profile *p)
 	return 1;
 }
 
+static int cmp_double(const void *a, const void *b);
+
+/* A run's row: each function's median and median self time.  */
+static void run_row_fill(struct run_row *row, const struct func_table *t)
+{
+	double *tmp = xmalloc((t->n ? 1 : 1) * sizeof(*tmp));
+	size_t j, k, m;
+
+	row->n = t->n;
+	row->names = xcalloc(t->n ? t->n : 1, sizeof(*row->names));
+	row->median = xcalloc(t->n ? t->n : 1, sizeof(double));
+	row->self = xcalloc(t->n ? t->n : 1, sizeof(double));
+	for (j = 0; j < t->n; j++) {
+		const struct func_samples *f = &t->f[j];
+		row->names[j] = xstrdup(f->uid);
+		row->median[j] = f->median;
+		tmp = xrealloc(tmp, (f->n ? f->n : 1) * sizeof(*tmp));
+		for (k = 0, m = 0; k < f->n; k++)
+			if (f->exclusive && isfinite(f->exclusive[k]))
+				tmp[m++] = f->exclusive[k];
+		if (m && !f->binned) {
+			qsort(tmp, m, sizeof(*tmp), cmp_double);
+			row->self[j] = stats_quantile_sorted(tmp, m, 0.5);
+		} else {
+			row->self[j] = NAN;
+		}
+	}
+	free(tmp);
+}
+
 /* Pools the matching profiles of one commit; 0 with cp->profiles 0 when none.  */
 static int pool_commit(struct repo *r, struct history *h, const char *sha, struct commit_pool *cp)
 {
@@ -135,6 +185,8 @@ static int pool_commit(struct repo *r, struct history *h, const char *sha, struc
 			snprintf(pre, sizeof(pre), "%.7s: ", hex);
 			profile_incomplete(&p, pre, &cp->incomplete);
 			samples_read(&p, NULL, &t);
+			cp->runs = xrealloc(cp->runs, (cp->nruns + 1) * sizeof(*cp->runs));
+			run_row_fill(&cp->runs[cp->nruns++], &t);
 			for (j = 0; j < t.n; j++) {
 				struct pool *pl = pool_get(cp, t.f[j].uid);
 				if (pl->n + t.f[j].n > pl->alloc) {
@@ -218,6 +270,76 @@ struct gathered {
 	struct commit_pool pool;
 };
 
+/* The in-run control (analysis/runscale.h): each run's speed from its
+ * functions' median self times, and per series and commit the median of
+ * its runs' medians with their run's speed taken out (norm) and that
+ * median's standard error (norm_noise: the runs' spread, at least the
+ * pooled median's own).  Without a control norm is the median.  */
+static void normalise(struct history *h, struct gathered *g, size_t ng)
+{
+	size_t nr = 0, r, i, j, k, q;
+	double *x, *scale, *v;
+
+	for (i = 0; i < ng; i++)
+		nr += g[i].pool.nruns;
+	x = xmalloc((nr * h->ns > 0 ? nr * h->ns : 1) * sizeof(*x));
+	scale = xcalloc(nr ? nr : 1, sizeof(*scale));
+	v = xmalloc((nr ? nr : 1) * sizeof(*v));
+	for (k = 0; k < nr * h->ns; k++)
+		x[k] = NAN;
+	for (i = 0, r = 0; i < ng; i++)
+		for (q = 0; q < g[i].pool.nruns; q++, r++) {
+			const struct run_row *row = &g[i].pool.runs[q];
+			for (j = 0; j < row->n; j++) {
+				const struct history_series *s = history_find(h, row->names[j]);
+				if (s && row->self[j] > 0)
+					x[r * h->ns + (size_t)(s - h->s)] = log(row->self[j]);
+			}
+		}
+	h->control = runscale_estimate(x, nr, h->ns, scale);
+	for (k = 0; k < h->ns; k++) {
+		struct history_series *s = &h->s[k];
+		s->norm = xcalloc(h->nc ? h->nc : 1, sizeof(double));
+		s->norm_noise = xcalloc(h->nc ? h->nc : 1, sizeof(double));
+		for (i = 0, r = 0; i < h->nc; i++) {
+			const struct commit_pool *cp = &g[h->nc - 1 - i].pool;
+			size_t n = 0, base = 0;
+			double m, sd = 0;
+			for (q = 0; q < h->nc - 1 - i; q++)
+				base += g[q].pool.nruns;
+			r = base; /* x's rows run newest commit first */
+			for (q = 0; q < cp->nruns; q++)
+				for (j = 0; j < cp->runs[q].n; j++)
+					if (!strcmp(cp->runs[q].names[j], s->name) &&
+					    isfinite(cp->runs[q].median[j]))
+						v[n++] = cp->runs[q].median[j] / exp(scale[r + q]);
+			if (!h->control || !n) {
+				s->norm[i] = s->median[i];
+				s->norm_noise[i] = s->median_noise[i];
+				continue;
+			}
+			qsort(v, n, sizeof(*v), cmp_double);
+			m = stats_quantile_sorted(v, n, 0.5);
+			if (n >= 2) {
+				double mean = 0;
+				for (q = 0; q < n; q++)
+					mean += v[q] / (double)n;
+				for (q = 0; q < n; q++)
+					sd += (v[q] - mean) * (v[q] - mean);
+				sd = sqrt(sd / (double)(n - 1) / (double)n);
+			}
+			s->norm[i] = m;
+			s->norm_noise[i] = sd;
+			if (isfinite(s->median_noise[i]) && s->median[i] > 0 &&
+			    s->median_noise[i] * m / s->median[i] > sd)
+				s->norm_noise[i] = s->median_noise[i] * m / s->median[i];
+		}
+	}
+	free(x);
+	free(scale);
+	free(v);
+}
+
 int history_build(struct repo *r, const char *rev, size_t max, const struct history_filter *f,
 		  struct history *h)
 {
@@ -238,7 +360,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 		goto out;
 	while (sha[0] && (max == 0 || walked < max)) {
 		struct minor_version mv;
-		struct commit_pool cp = {NULL, 0, 0, "", STRBUF_INIT};
+		struct commit_pool cp = {NULL, 0, NULL, 0, 0, "", STRBUF_INIT};
 		if (vcs_minor_info(r->worktree, sha, &mv) < 0)
 			goto out;
 		walked++;
@@ -304,6 +426,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 			s->calls[i] = (double)pl->n / (double)cp->profiles;
 		}
 	}
+	normalise(h, g, ng);
 	ret = 0;
 out:
 	for (i = 0; i < ng; i++)
@@ -322,7 +445,9 @@ static int detect_into(const double *y, const double *noise, size_t n,
 {
 	struct steps_opts o;
 	struct step *st = NULL;
-	size_t ns = 0, i;
+	size_t ns = 0, i, nw = 0;
+	double *w = xcalloc(n ? n : 1, sizeof(*w)), *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	double wmed;
 
 	if (opts)
 		o = *opts;
@@ -332,8 +457,33 @@ static int detect_into(const double *y, const double *noise, size_t n,
 	free(*out);
 	*out = NULL;
 	*nout = 0;
-	if (history_detect(y, NULL, n, &o, &st, &ns, NULL) < 0)
+	/* each point weighs as the inverse of its own noise (asv's weights), at
+	 * most as a point known to 1 %: a noisy commit moves the fit, and the
+	 * floor of the criterion, by its own share only */
+	for (i = 0; i < n; i++) {
+		double e = noise && isfinite(noise[i]) ? noise[i] : 0, lo = 0.01 * fabs(y[i]);
+		if (!isfinite(y[i]))
+			continue;
+		e = e > lo ? e : lo;
+		w[i] = e > 0 ? 1 / e : 0;
+		if (w[i] > 0)
+			tmp[nw++] = w[i];
+	}
+	if (nw) {
+		qsort(tmp, nw, sizeof(*tmp), cmp_double);
+		wmed = stats_quantile_sorted(tmp, nw, 0.5);
+		for (i = 0; i < n; i++)
+			w[i] = w[i] > 0 ? w[i] / wmed : isfinite(y[i]) ? 1 : 0;
+	} else {
+		for (i = 0; i < n; i++)
+			w[i] = 1;
+	}
+	free(tmp);
+	if (history_detect(y, w, n, &o, &st, &ns, NULL) < 0) {
+		free(w);
 		return -1;
+	}
+	free(w);
 	*out = xcalloc(ns ? ns : 1, sizeof(**out));
 	for (i = 0; i < ns; i++) {
 		(*out)[i].index = st[i].start;
@@ -352,7 +502,9 @@ int history_steps(struct history *h, const struct steps_opts *opts)
 
 	for (k = 0; k < h->ns; k++) {
 		struct history_series *s = &h->s[k];
-		if (detect_into(s->median, s->median_noise, h->nc, opts, &s->steps, &s->nsteps) < 0 ||
+		const double *y = h->control ? s->norm : s->median;
+		const double *noise = h->control ? s->norm_noise : s->median_noise;
+		if (detect_into(y, noise, h->nc, opts, &s->steps, &s->nsteps) < 0 ||
 		    detect_into(s->p95, s->p95_noise, h->nc, opts, &s->p95_steps, &s->np95_steps) <
 			0)
 			return -1;
@@ -376,6 +528,8 @@ void history_release(struct history *h)
 		free(h->s[i].calls);
 		free(h->s[i].median_noise);
 		free(h->s[i].p95_noise);
+		free(h->s[i].norm);
+		free(h->s[i].norm_noise);
 		free(h->s[i].steps);
 		free(h->s[i].p95_steps);
 	}
@@ -450,6 +604,11 @@ void history_series_json(const struct history *h, const struct history_series *s
 	array(out, "p95", s->p95, h->nc);
 	strbuf_addch(out, ',');
 	array(out, "calls", s->calls, h->nc);
+	if (h->control) {
+		strbuf_addch(out, ',');
+		array(out, "normalised", s->norm, h->nc);
+	}
+	strbuf_addf(out, ",\"steps_of\":\"%s\"", h->control ? "normalised" : "median");
 	strbuf_addstr(out, ",\"steps\":");
 	steps_json(h, s->steps, s->nsteps, out);
 	strbuf_addstr(out, ",\"p95_steps\":");
@@ -472,6 +631,7 @@ void history_to_json(const struct history *h, const char *only, struct strbuf *o
 	strbuf_addstr(out, ",\"machine\":");
 	strbuf_add_json_str(out, h->machine ? h->machine : "");
 	strbuf_addf(out, ",\"skipped_other_machine\":%zu", h->skipped_machine);
+	strbuf_addf(out, ",\"control\":%zu", h->control);
 	strbuf_addstr(out, ",\"commits\":[");
 	for (i = 0; i < h->nc; i++) {
 		strbuf_addf(out, "%s{\"sha\":\"%s\",\"date\":%lld,\"profiles\":%zu,\"subject\":",

@@ -43,7 +43,11 @@ struct history_series {
 	 * runs' own (several profiles), or of the calls around the order
 	 * statistic (one profile), whichever is larger */
 	double *median_noise, *p95_noise;
-	struct history_step *steps;	/* of the median */
+	/* per commit, with h->control: the median of its runs' medians, each
+	 * run's speed as a whole taken out (analysis/runscale.h), and its
+	 * standard error; else the median and its noise */
+	double *norm, *norm_noise;
+	struct history_step *steps;	/* of norm (the median with each run's speed out) */
 	size_t nsteps;
 	struct history_step *p95_steps; /* of the p95 */
 	size_t np95_steps;
@@ -55,6 +59,8 @@ struct history {
 	char *machine;		 /* where the profiles ran ("" unknown), unless any_machine */
 	int any_machine;
 	size_t skipped_machine; /* matching profiles left out: another machine */
+	size_t control;		/* functions that formed the in-run control (0: none, the
+				   steps are the raw median's) */
 	struct history_commit *c;
 	size_t nc;
 	struct history_series *s;
@@ -65,8 +71,9 @@ struct history {
  * (0: all), pooling the calls of the matching profiles of each commit.  */
 int history_build(struct repo *r, const char *rev, size_t max, const struct history_filter *f,
 		  struct history *h);
-/* Finds the steps of every series' median and p95 (opts may be NULL; its
- * noise is set from the series').  The
+/* Finds the steps of every series' median (its normalised series when the
+ * runs have an in-run control) and p95, each point weighing as the inverse
+ * of its own noise (opts may be NULL; its noise is set from the series').  The
  * detection is one call, through this pointer: a seam for tests and other
  * detectors.  */
 typedef int (*history_detect_fn)(const double *y, const double *w, size_t n,

@@ -155,11 +155,16 @@ struct regression {
 	const char *stat; /* "median" or "p95" */
 };
 
+/* The median's steps first (what most calls felt), then the p95's; each
+ * group largest first.  */
 static int cmp_regression(const void *a, const void *b)
 {
-	double x = ((const struct regression *)a)->st->rel,
-	       y = ((const struct regression *)b)->st->rel;
+	const struct regression *p = a, *q = b;
+	double x = p->st->rel, y = q->st->rel;
+	int mp = !strcmp(p->stat, "median"), mq = !strcmp(q->stat, "median");
 
+	if (mp != mq)
+		return mq - mp;
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -260,15 +265,30 @@ static const char page_script[] =
     "      if (i % every === 0 || i === m - 1)\n"
     "        text(svg, X(i), H - B + 16, c.sha.slice(0, 7), {'text-anchor': 'middle'});\n"
     "    });\n"
-    "    s.steps.forEach(function (st) {\n"
-    "      var x = st.index > 0 ? (X(st.index - 1) + X(st.index)) / 2 : X(0);\n"
-    "      el('line', {'class': 'step', x1: x, y1: T, x2: x, y2: H - B, stroke: '#d22',\n"
-    "        'stroke-width': 2, 'stroke-dasharray': '5 3'}, svg);\n"
-    "      text(svg, x + 4, T + 10, (st.rel >= 0 ? '+' : '') + (100 * st.rel).toFixed(1) +\n"
-    "        '% at ' + st.commit.slice(0, 7), {fill: '#d22'});\n"
+    "    var marks = s.steps.map(function (st) { return {st: st, what: ''}; })\n"
+    "      .concat(s.p95_steps.map(function (st) { return {st: st, what: 'p95 '}; }));\n"
+    "    marks.sort(function (a, b) { return a.st.index - b.st.index; });\n"
+    "    var rows = [];\n"
+    "    marks.forEach(function (mk) {\n"
+    "      var st = mk.st, x = st.index > 0 ? (X(st.index - 1) + X(st.index)) / 2 : X(0);\n"
+    "      var up = st.rel >= 0, colour = up ? '#d22' : '#282';\n"
+    "      el('line', {'class': mk.what ? 'step p95-step' : 'step', x1: x, y1: T, x2: x,\n"
+    "        y2: H - B, stroke: colour, 'stroke-width': mk.what ? 1.5 : 2,\n"
+    "        'stroke-dasharray': mk.what ? '2 3' : '5 3'}, svg);\n"
+    "      var label = mk.what + (up ? '+' : '') + (100 * st.rel).toFixed(1) + '% at ' +\n"
+    "        st.commit.slice(0, 7), w = 6.2 * label.length + 8;\n"
+    "      var left = x + 4 + w > W - 2 ? x - 4 - w : x + 4, row = 0;\n"
+    "      while (rows[row] !== undefined && rows[row] > left) row++;\n"
+    "      rows[row] = left + w;\n"
+    "      var t = text(svg, left, T + 10 + 13 * row, label, {fill: colour, 'class': 'step-label'});\n"
+    "      var bg = el('rect', {x: left - 2, y: T + 10 + 13 * row - 10, width: w - 4, height: 13,\n"
+    "        fill: '#fff', 'fill-opacity': 0.85}, null);\n"
+    "      svg.insertBefore(bg, t);\n"
     "    });\n"
-    "    [['p95', '#8fa8c8', '4 3'], ['median', '#1f5fbf', '']].forEach(function (k) {\n"
+    "    [['p95', '#8fa8c8', '4 3'], ['normalised', '#e39b2d', '2 2'], ['median', '#1f5fbf', '']]\n"
+    "    .forEach(function (k) {\n"
     "      var pts = [];\n"
+    "      if (!s[k[0]]) return;\n"
     "      s[k[0]].forEach(function (v, i) { if (v !== null) pts.push(X(i) + ',' + Y(v)); });\n"
     "      el('polyline', {points: pts.join(' '), fill: 'none', stroke: k[1],\n"
     "        'stroke-width': 2, 'stroke-dasharray': k[2]}, svg);\n"
@@ -391,9 +411,14 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 				    ninc, ninc == 1 ? "" : "s");
 	}
 	strbuf_addstr(out, "<p class=\"legend\"><span style=\"color:#1f5fbf\">&#9473; median"
-			   "</span><span style=\"color:#8fa8c8\">&#9476; p95</span><span "
-			   "style=\"color:#d22\">&#9476; step (the commit where the new level "
-			   "starts)</span></p>\n<div id=\"graphs\"></div>\n");
+			   "</span><span style=\"color:#8fa8c8\">&#9476; p95</span>");
+	if (h->control)
+		strbuf_addf(out, "<span style=\"color:#e39b2d\">&#9476; median with each run's "
+				 "speed taken out (the in-run control of %zu functions; its steps "
+				 "are the median's)</span>",
+			    h->control);
+	strbuf_addstr(out, "<span style=\"color:#d22\">&#9476; step (the commit where the new "
+			   "level starts; dotted: of the p95)</span></p>\n<div id=\"graphs\"></div>\n");
 	strbuf_addstr(out, "<h2>Commits</h2>\n<table id=\"commits\"><tr><th>commit</th>"
 			   "<th>profiles</th><th>subject</th></tr>\n");
 	for (i = h->nc; i-- > 0;) {

@@ -2,7 +2,7 @@
 /* perun-uprobes: the bpf runtime's loader that perun runs in place of
  * stapbpf when the kernel has uprobe_multi links (trace/uprobes.h).
  *
- *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] PLAN
+ *   perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] [-G] PLAN
  *
  * Attaches the function probes of PLAN to process PID only, writes the raw
  * stream (tapsets/perun.stp: s, r, CODE TID TS events with 64-bit times, l
@@ -15,9 +15,12 @@
  * probes go on every process of the binaries and record only the traced
  * set's members, which a child joins in the kernel before it runs (j
  * lines name them, i lines their execs); without -F the probes are bound
- * to PID, and its children are counted (j lines).  Nothing outlives it:
- * the links, the ring and the program are file descriptors, which the
- * kernel releases when this
+ * to PID, and its children are counted (j lines).
+ * -G: --aggregate: the kernel keeps the count, total, min, max and log2
+ * histogram per thread and function (trace/uprobes.h), written at the end
+ * as the n/m/x/y/h lines of tapsets/perun.stp, and no events.
+ * -P: progress lines for perun.  Nothing outlives it: the links, the ring
+ * and the program are file descriptors, which the kernel releases when this
  * process ends, however it ends.  */
 #include "config.h"
 
@@ -36,8 +39,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target/cfg.h"
+#include "target/exits.h"
 #include "target/target.h"
 #include "trace/plan.h"
+#include "trace/retpair.h"
 #include "trace/uprobes.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -121,6 +127,7 @@ struct out {
 	uint64_t unknown;	/* of those, the ones no event showed to be processes */
 	uint64_t *written;	/* per code */
 	size_t ncodes;
+	struct retpair *rp;	/* the function probes' returns, paired by stack pointer */
 	uint64_t unknown_codes;
 	char buf[1 << 16];
 	size_t len;
@@ -322,12 +329,34 @@ static void resolve_gone(struct out *o)
 	}
 }
 
-/* CODE TID TS, as tapsets/perun.stp describes it, with all 64 bits of TS;
- * before a thread's first event, "p TID PID" names its process.  */
-static void on_event(void *ctx, const struct uprobes_event *ev)
+/* One line of the stream: CODE TID TS, or u CODE TID TS WHY (retpair.h).  */
+static void put_line(void *ctx, const struct retpair_line *l)
 {
 	struct out *o = ctx;
 	char *p;
+
+	if (o->len > sizeof(o->buf) - 128)
+		flush_out(o);
+	p = o->buf + o->len;
+	if (l->kind == 'u') {
+		*p++ = 'u';
+		*p++ = ' ';
+	}
+	p = put_hex(p, l->code, ' ');
+	p = put_hex(p, (uint32_t)(l->tid - o->target), ' ');
+	p = put_hex(p, l->ts, l->kind == 'u' ? ' ' : '\n');
+	if (l->kind == 'u')
+		p = put_hex(p, l->why, '\n');
+	o->len = (size_t)(p - o->buf);
+}
+
+/* CODE TID TS, as tapsets/perun.stp describes it, with all 64 bits of TS,
+ * a function's returns paired by stack pointer (retpair.h); before a
+ * thread's first event, "p TID PID" names its process.  */
+static void on_event(void *ctx, const struct uprobes_event *ev)
+{
+	struct out *o = ctx;
+	uint32_t tid = (uint32_t)ev->pid_tgid, code = ev->code & ~UPROBES_CODE_RETINSN;
 
 	if (ev->code == UPROBES_FORK_CODE) {
 		on_fork(o, ev);
@@ -339,20 +368,18 @@ static void on_event(void *ctx, const struct uprobes_event *ev)
 	}
 	if (o->len > sizeof(o->buf) - 128)
 		flush_out(o);
-	p = o->buf + o->len;
-	if (tids_add(&o->tids, (uint32_t)ev->pid_tgid)) {
+	if (tids_add(&o->tids, tid)) {
+		char *p = o->buf + o->len;
 		tids_add(&o->procs, (uint32_t)(ev->pid_tgid >> 32));
 		*p++ = 'p';
 		*p++ = ' ';
-		p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
+		p = put_hex(p, (uint32_t)(tid - o->target), ' ');
 		p = put_hex(p, ev->pid_tgid >> 32, '\n');
+		o->len = (size_t)(p - o->buf);
 	}
-	p = put_hex(p, ev->code, ' ');
-	p = put_hex(p, (uint32_t)((uint32_t)ev->pid_tgid - o->target), ' ');
-	p = put_hex(p, ev->ts, '\n');
-	o->len = (size_t)(p - o->buf);
-	if (ev->code < o->ncodes)
-		o->written[ev->code]++;
+	retpair_event(o->rp, tid, ev->code, ev->pad, ev->ts, put_line, o);
+	if (code < o->ncodes)
+		o->written[code]++;
 	else
 		o->unknown_codes++;
 }
@@ -377,24 +404,30 @@ static void grow(struct uprobes_point **pts, size_t want, size_t *alloc)
 static struct target *loaded;
 static size_t nloaded;
 
+/* The binary at path, read once; NULL when it cannot be.  */
+static struct target *target_of(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < nloaded; i++)
+		if (!strcmp(loaded[i].path, path))
+			return &loaded[i];
+	loaded = realloc(loaded, (nloaded + 1) * sizeof(*loaded));
+	if (!loaded || target_load(&loaded[nloaded], path, NULL) < 0)
+		return NULL;
+	return &loaded[nloaded++];
+}
+
 static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_t *npts,
 		       size_t *alloc)
 {
 	const char *colon = strchr(pr->name, ':');
 	size_t plen = colon ? (size_t)(colon - pr->name) : 0, i;
-	struct target *t = NULL;
+	struct target *t = target_of(pr->binary);
 
-	for (i = 0; i < nloaded; i++)
-		if (!strcmp(loaded[i].path, pr->binary))
-			t = &loaded[i];
 	if (!t) {
-		loaded = realloc(loaded, (nloaded + 1) * sizeof(*loaded));
-		if (!loaded || target_load(&loaded[nloaded], pr->binary, NULL) < 0) {
-			fprintf(stderr, "perun-uprobes: cannot read the USDT notes of %s\n",
-				pr->binary);
-			return -1;
-		}
-		t = &loaded[nloaded++];
+		fprintf(stderr, "perun-uprobes: cannot read the USDT notes of %s\n", pr->binary);
+		return -1;
 	}
 	for (i = 0; i < t->nusdts; i++) {
 		const struct usdt *u = &t->usdts[i];
@@ -417,6 +450,63 @@ static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_
 			(uint32_t)pr->id * 2 + (uint32_t)end, 0, 0 };
 	}
 	return 0;
+}
+
+/* What finds return instructions: a disassembler and each binary open.  */
+struct exits_ctx {
+	struct cfg_disasm *d;
+	const char *path;	/* of fd */
+	int fd;
+};
+
+/* The return points of function probe pr: a probe on each of its return
+ * instructions (code id * 2 + 1 with UPROBES_CODE_RETINSN), which sees its
+ * returns at any depth, when target/exits finds them all; else its
+ * uretprobe.  kinds[pr->id] says which.  */
+static void return_points(const struct probe *pr, struct uprobes_point **pts, size_t *npts,
+			  size_t *alloc, unsigned char *kinds, struct exits_ctx *x)
+{
+	struct target *t = x->d ? target_of(pr->binary) : NULL;
+	const struct func *f = t ? target_func_at(t, pr->addr) : NULL;
+	uint64_t *offs = NULL;
+	long n = 0, k;
+
+	if (f && x->path != t->path) {
+		if (x->fd >= 0)
+			close(x->fd);
+		x->fd = open(t->path, O_RDONLY | O_CLOEXEC);
+		x->path = t->path;
+	}
+	if (f && x->fd >= 0 && target_file_offset(t, f->addr) == pr->foff)
+		n = target_func_exits(t, f, x->fd, x->d, &offs);
+	if (n <= 0) {
+		kinds[pr->id] = RETPAIR_URET;
+		grow(pts, *npts + 1, alloc);
+		(*pts)[(*npts)++] = (struct uprobes_point){ pr->binary, pr->foff, 0,
+							    (uint32_t)pr->id * 2 + 1, 1, 0 };
+		return;
+	}
+	kinds[pr->id] = RETPAIR_INSN;
+	grow(pts, *npts + (size_t)n, alloc);
+	for (k = 0; k < n; k++)
+		(*pts)[(*npts)++] = (struct uprobes_point){
+			pr->binary, offs[k], 0, ((uint32_t)pr->id * 2 + 1) | UPROBES_CODE_RETINSN, 0,
+			0 };
+	free(offs);
+}
+
+/* True when every return instruction point of code (id * 2 + 1) attached.  */
+static int insn_points_attached(const struct uprobes_point *pts, size_t n, uint32_t code)
+{
+	size_t i, seen = 0;
+
+	for (i = 0; i < n; i++)
+		if (pts[i].code == (code | UPROBES_CODE_RETINSN)) {
+			if (!pts[i].attached)
+				return 0;
+			seen++;
+		}
+	return seen > 0;
 }
 
 /* What --follow costs, for the attach line: the probes are on every
@@ -448,6 +538,56 @@ static size_t ring_mib(unsigned long long bytes)
 	while (size < bytes && size < (1ull << 30))
 		size <<= 1;
 	return (size_t)((size + (1 << 20) - 1) >> 20);
+}
+
+/* Aggregate mode's end: the kernel's summaries as tapsets/perun.stp's
+ * n/m/x/y/h lines (TID as the kernel names the thread), and what had no
+ * duration, said.  0, or -1.  */
+static int dump_aggregates(struct out *o, struct uprobes *u)
+{
+	struct bpfmap_err err = { "" };
+	struct uprobes_agg *a;
+	uint64_t notes[UPROBES_AGG_NOTES], untimed;	/* uint64_t: PRIu64 */
+	size_t n, i;
+	int b;
+
+	if (uprobes_aggregates(u, &a, &n, notes, &err) < 0) {
+		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct uprobes_agg_value *v = &a[i].val;
+		uint32_t tid = a[i].key.tid, id = a[i].key.id;
+		if (!v->count)
+			continue;
+		uint64_t sum = v->sum, max = v->max, min = v->min;
+		fprintf(o->f, "n %x %x %" PRIx64 "\n", tid, id, (uint64_t)v->count);
+		fprintf(o->f, "m %x %x %" PRIx64 " %" PRIx64 "\n", tid, id, sum >> 32, sum & 0xffffffffu);
+		fprintf(o->f, "x %x %x %" PRIx64 " %" PRIx64 "\n", tid, id, max >> 32, max & 0xffffffffu);
+		fprintf(o->f, "y %x %x %" PRIx64 " %" PRIx64 "\n", tid, id, min >> 32, min & 0xffffffffu);
+		for (b = 0; b < 64; b++)
+			if (v->hist[b])
+				fprintf(o->f, "h %x %x %x %" PRIx64 "\n", tid, id, b,
+					(uint64_t)v->hist[b]);
+	}
+	free(a);
+	untimed = notes[UPROBES_AGG_NO_STACK] + notes[UPROBES_AGG_TOO_DEEP] +
+		  notes[UPROBES_AGG_UNWOUND] + notes[UPROBES_AGG_OPEN];
+	if (untimed)
+		fprintf(stderr, "perun: %" PRIu64 " calls are counted without a duration: "
+				"%" PRIu64 " unwound past (longjmp, an exception) or without a return "
+				"probe (the kernel keeps at most 64 pending per thread), %" PRIu64 " still "
+				"open when their thread or the trace ended, %" PRIu64 " entered deeper "
+				"than %d traced frames, %" PRIu64 " in threads beyond the %d that get "
+				"a shadow stack at once\n",
+			untimed, notes[UPROBES_AGG_UNWOUND], notes[UPROBES_AGG_OPEN],
+			notes[UPROBES_AGG_TOO_DEEP], UPROBES_AGG_DEPTH, notes[UPROBES_AGG_NO_STACK],
+			UPROBES_AGG_THREADS);
+	if (notes[UPROBES_AGG_NO_RECORD])
+		fprintf(stderr, "perun: warning: %" PRIu64 " events were not counted: the kernel "
+				"keeps at most %d summaries (thread and function)\n",
+			notes[UPROBES_AGG_NO_RECORD], UPROBES_AGG_RECORDS);
+	return 0;
 }
 
 /* One progress line for perun (-P): "perun-progress: MS EVENTS LOST", the
@@ -488,7 +628,7 @@ static double detach_estimate(const struct uprobes *u, double gp)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] [-P] PLAN\n");
+	fprintf(stderr, "usage: perun-uprobes -x PID -o RAW [-a ATTACHED] [-b RING_BYTES] [-w] [-A] [-F] [-G] [-P] PLAN\n");
 	return 2;
 }
 
@@ -498,6 +638,7 @@ int main(int argc, char **argv)
 	unsigned long long ring = 64ull << 20;
 	long pid = 0;
 	int opt, wait_exit = 1, pidfd = -1, ret = 1, announce = 0, follow = 0, progress = 0;
+	int aggregate = 0;
 	struct plan plan;
 	struct uprobes_point *pts = NULL;
 	struct uprobes *u = NULL;
@@ -505,6 +646,8 @@ int main(int argc, char **argv)
 	struct out *o = NULL;
 	size_t npts = 0, alloc = 0, i, ncodes, nrefused = 0;
 	struct uprobes_point *refused = NULL;
+	unsigned char *kinds = NULL;	/* per probe: enum retpair_kind */
+	struct exits_ctx ex = { NULL, NULL, -1 };
 	long nattached;
 	double t0, t1, armed, next_progress, gp = -1;
 	char m1[32], m2[32];
@@ -514,7 +657,7 @@ int main(int argc, char **argv)
 	char cost[1024];
 
 	setlinebuf(stderr);
-	while ((opt = getopt(argc, argv, "x:o:a:b:wAFP")) != -1) {
+	while ((opt = getopt(argc, argv, "x:o:a:b:wAFGP")) != -1) {
 		switch (opt) {
 		case 'x': pid = strtol(optarg, NULL, 10); break;
 		case 'o': raw = optarg; break;
@@ -523,6 +666,7 @@ int main(int argc, char **argv)
 		case 'w': wait_exit = 0; break;
 		case 'A': announce = 1; break;
 		case 'F': follow = 1; break;
+		case 'G': aggregate = 1; break;
 		case 'P': progress = 1; break;
 		default: return usage();
 		}
@@ -543,6 +687,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ncodes = plan.n * 2 + 2;
+	kinds = calloc(plan.n ? plan.n : 1, 1);
+	if (!kinds || cfg_disasm_new(&ex.d) < 0) {
+		/* no disassembler: every return by its uretprobe */
+		fprintf(stderr, "perun-uprobes: return instructions cannot be found: calls "
+				"past the kernel's 64 pending return probes get no duration\n");
+		ex.d = NULL;
+	}
+	if (!kinds)
+		return 1;
 	o = calloc(1, sizeof(*o));
 	if (!o || !(o->written = calloc(ncodes, sizeof(*o->written)))) {
 		fprintf(stderr, "perun-uprobes: out of memory\n");
@@ -553,8 +706,18 @@ int main(int argc, char **argv)
 	for (i = 0; i < plan.n; i++) {
 		const struct probe *pr = &plan.probes[i];
 		if ((pr->kind == PROBE_USDT_PAIR || pr->kind == PROBE_USDT_POINT) && pr->binary) {
+			size_t from = npts, j;
+			if (aggregate && pr->kind == PROBE_USDT_PAIR) {
+				/* its marks are not a call and return: no stack pointer
+				 * pairs them */
+				fprintf(stderr, "perun-uprobes: -G: USDT begin/end pairs are not "
+						"aggregated here (%s)\n", pr->name);
+				return 1;
+			}
 			if (usdt_points(pr, &pts, &npts, &alloc) < 0)
 				return 1;
+			for (j = from; aggregate && j < npts; j++)
+				pts[j].code |= UPROBES_CODE_POINT;
 			continue;
 		}
 		if (pr->kind != PROBE_FUNC || !pr->binary)
@@ -571,12 +734,18 @@ int main(int argc, char **argv)
 									      1, 0 };
 			continue;
 		}
-		pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, 0, (uint32_t)pr->id * 2,
-						      0, 0 };
+		pts[npts++] = (struct uprobes_point){
+			pr->binary, pr->foff, 0,
+			(uint32_t)pr->id * 2 |
+				(aggregate && (pr->flags & PROBE_F_ENTRY_ONLY) ? UPROBES_CODE_POINT : 0),
+			0, 0 };
 		if (!(pr->flags & PROBE_F_ENTRY_ONLY))
-			pts[npts++] = (struct uprobes_point){ pr->binary, pr->foff, 0,
-							      (uint32_t)pr->id * 2 + 1, 1, 0 };
+			return_points(pr, &pts, &npts, &alloc, kinds, &ex);
 	}
+	if (ex.fd >= 0)
+		close(ex.fd);
+	cfg_disasm_free(ex.d);
+	o->rp = retpair_new(plan.n, kinds);
 
 	{
 		int fd = open(raw, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -593,10 +762,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (aggregate && ring > (1u << 20))
+		ring = 1u << 20;	/* it carries only fork and exec records */
 	/* -F: the probes go on every process of the binaries and record the
 	 * traced set's members, which a child joins before its first
 	 * instruction; otherwise they are bound to the process */
-	u = uprobes_new(ncodes, (size_t)ring, follow ? UPROBES_FILTER_TRACED : 0, &err);
+	u = uprobes_new(ncodes, (size_t)ring,
+			(follow ? UPROBES_FILTER_TRACED : 0) | (aggregate ? UPROBES_AGGREGATE : 0), &err);
 	if (!u) {
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		return 1;
@@ -613,7 +785,9 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &ts0);
 	{
 		uint64_t base = (uint64_t)ts0.tv_sec * 1000000000ull + (uint64_t)ts0.tv_nsec;
-		fprintf(o->f, "s %lx %" PRIx64 " %" PRIx64 "\n", pid, base >> 32, (uint64_t)(base & 0xffffffffu));
+		/* flag 1: the returns are paired here, at any depth */
+		fprintf(o->f, "s %lx %" PRIx64 " %" PRIx64 " 1\n", pid, base >> 32,
+			(uint64_t)(base & 0xffffffffu));
 	}
 	/* a grace period, measured before the target has a probe: what each
 	 * round of the detach waits */
@@ -642,9 +816,15 @@ int main(int argc, char **argv)
 		 * points left out for a LOCK or segment prefix go in too, so that
 		 * the match names that reason */
 		for (i = 0; i < npts; i++)
-			if (pts[i].attached)
+			if (pts[i].attached && !(pts[i].code & UPROBES_CODE_RETINSN))
 				fprintf(a, "%c:uprobes/stapprobe_0_%zu %s:0x%" PRIx64 "\n",
 					pts[i].ret ? 'r' : 'p', i, pts[i].path, pts[i].offset);
+		/* a function's return probe is its return instructions', all of them */
+		for (i = 0; i < plan.n; i++)
+			if (kinds[i] == RETPAIR_INSN &&
+			    insn_points_attached(pts, npts, (uint32_t)i * 2 + 1))
+				fprintf(a, "r:uprobes/stapprobe_0_i%zu %s:0x%" PRIx64 "\n", i,
+					plan.probes[i].binary, plan.probes[i].foff);
 		for (i = 0; i < nrefused; i++)
 			fprintf(a, "%c:uprobes/stapprobe_0_r%zu %s:0x%" PRIx64 "\n",
 				refused[i].ret ? 'r' : 'p', i, refused[i].path, refused[i].offset);
@@ -716,13 +896,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 			goto out;
 		}
-		if (seen > lost + o->written[i])
+		if (!aggregate && seen > lost + o->written[i])
 			miss = seen - lost - o->written[i];
 		if (lost + miss)
 			fprintf(o->f, "l 0 %zx %" PRIx64 "\n", i, lost + miss);
 		lost_total += lost;
 		missing_total += miss;
 	}
+	if (aggregate && dump_aggregates(o, u) < 0)
+		goto out;
 	fputs("q\n", o->f);
 	if (fflush(o->f) != 0) {
 		fprintf(stderr, "perun-uprobes: writing %s: %s\n", raw, strerror(errno));
@@ -760,9 +942,12 @@ out:
 		free(o->procs.slot);
 		free(o->gone);
 	}
+	if (o)
+		retpair_free(o->rp);
 	free(o);
 	free(pts);
 	free(refused);
+	free(kinds);
 	for (i = 0; i < nloaded; i++)
 		target_release(&loaded[i]);
 	free(loaded);

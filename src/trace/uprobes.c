@@ -51,6 +51,8 @@ struct uprobes {
 	int ring_fd, counts_fd, armed_fd, procs_fd, prog_fd;
 	struct bpf_program *fork_prog, *exec_prog;
 	struct bpf_link *fork_link, *exec_link;	/* uprobes_watch_forks */
+	struct bpf_link *exit_link;		/* aggregate mode */
+	int aggregate, stacks_fd, aggs_fd, notes_fd;
 	int fork_format;	/* 0, or the errno of reading the fork record's format */
 	size_t ring_size, ncodes, ncpus;
 	unsigned long *consumer;	/* mapped read-write */
@@ -167,8 +169,8 @@ static int map_fd(struct uprobes *u, const char *name, struct bpfmap_err *err)
 static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "perun");
-	struct uprobes_config cfg = { 0, 0 };
-	struct bpf_program *prog;
+	struct uprobes_config cfg = { 0, 0, 0, 0 };
+	struct bpf_program *prog, *rec, *agg, *exit_prog;
 	struct bpf_map *m;
 	char format[4096];
 	size_t size;
@@ -177,6 +179,7 @@ static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
 	libbpf_set_print(libbpf_print);
 	libbpf_said[0] = '\0';
 	cfg.filter_traced = (flags & UPROBES_FILTER_TRACED) != 0;
+	cfg.aggregate = u->aggregate;
 	if (tp_read("sched_process_fork", "format", format, sizeof(format)) < 0)
 		u->fork_format = errno ? errno : ENOENT;
 	else if ((off = tp_field_offset(format, "child_pid")) < 8)
@@ -189,11 +192,17 @@ static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
 		return bpfmap_fail(err, errno, "bpf_object__open_mem of the loader's program %s",
 				   libbpf_words());
 	}
-	prog = bpf_object__find_program_by_name(u->obj, "perun_uprobe");
+	rec = bpf_object__find_program_by_name(u->obj, "perun_uprobe");
+	agg = bpf_object__find_program_by_name(u->obj, "perun_agg");
+	exit_prog = bpf_object__find_program_by_name(u->obj, "perun_exit");
 	u->fork_prog = bpf_object__find_program_by_name(u->obj, "perun_fork");
 	u->exec_prog = bpf_object__find_program_by_name(u->obj, "perun_exec");
-	if (!prog || !u->fork_prog || !u->exec_prog)
+	if (!rec || !agg || !exit_prog || !u->fork_prog || !u->exec_prog)
 		return bpfmap_fail(err, ENOENT, "the loader's object lacks a program");
+	/* only what this mode runs is loaded */
+	prog = u->aggregate ? agg : rec;
+	bpf_program__set_autoload(u->aggregate ? rec : agg, false);
+	bpf_program__set_autoload(exit_prog, u->aggregate);
 	bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
 	bpf_program__set_expected_attach_type(prog, (enum bpf_attach_type)ATTACH_UPROBE_MULTI);
 	for (size = u->page; size < u->ring_size && size < ((size_t)1 << 30); size <<= 1)
@@ -205,17 +214,27 @@ static int load(struct uprobes *u, unsigned flags, struct bpfmap_err *err)
 	if (!(m = bpf_object__find_map_by_name(u->obj, "perun_counts")) ||
 	    bpf_map__set_max_entries(m, (uint32_t)u->ncodes) < 0)
 		return bpfmap_fail(err, errno, "sizing %zu per-CPU counters", u->ncodes);
-	if (!(m = bpf_object__find_map_by_name(u->obj, ".rodata")) ||
+	if (!(m = bpf_object__find_map_by_name(u->obj, ".rodata.config")) ||
 	    bpf_map__set_initial_value(m, &cfg, sizeof(cfg)) < 0)
-		return bpfmap_fail(err, errno, "the loader's configuration (.rodata)");
+		return bpfmap_fail(err, errno, "the loader's configuration (.rodata.config)");
 	if (bpf_object__load(u->obj) < 0)
 		return bpfmap_fail(err, errno, "bpf(BPF_PROG_LOAD) %s", libbpf_words());
 	u->prog_fd = bpf_program__fd(prog);
 	if ((u->ring_fd = map_fd(u, "perun_ring", err)) < 0 ||
 	    (u->counts_fd = map_fd(u, "perun_counts", err)) < 0 ||
 	    (u->armed_fd = map_fd(u, "perun_armed", err)) < 0 ||
-	    (u->procs_fd = map_fd(u, "perun_procs", err)) < 0)
+	    (u->procs_fd = map_fd(u, "perun_procs", err)) < 0 ||
+	    (u->stacks_fd = map_fd(u, "perun_stacks", err)) < 0 ||
+	    (u->aggs_fd = map_fd(u, "perun_aggs", err)) < 0 ||
+	    (u->notes_fd = map_fd(u, "perun_agg_notes", err)) < 0)
 		return -1;
+	if (u->aggregate) {
+		u->exit_link = bpf_program__attach_tracepoint(exit_prog, "sched",
+							      "sched_process_exit");
+		if (!u->exit_link)
+			return bpfmap_fail(err, errno, "attaching to sched_process_exit %s",
+					   libbpf_words());
+	}
 	return 0;
 }
 
@@ -230,6 +249,8 @@ struct uprobes *uprobes_new(size_t ncodes, size_t ring_bytes, unsigned flags,
 		return NULL;
 	}
 	u->ring_fd = u->counts_fd = u->armed_fd = u->procs_fd = u->prog_fd = -1;
+	u->stacks_fd = u->aggs_fd = u->notes_fd = -1;
+	u->aggregate = (flags & UPROBES_AGGREGATE) != 0;
 	u->page = (size_t)sysconf(_SC_PAGESIZE);
 	u->ncpus = possible_cpus();
 	u->ncodes = ncodes ? ncodes : 1;
@@ -556,7 +577,7 @@ int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *l
 	*seen = *lost = 0;
 	if (!v)
 		return bpfmap_fail(err, ENOMEM, "calloc");
-	code &= ~UPROBES_CODE_RETINSN;
+	code &= UPROBES_CODE_MASK;
 	if (bpf_map_lookup_elem(u->counts_fd, &code, v) < 0) {
 		free(v);
 		return bpfmap_fail(err, errno, "bpf(BPF_MAP_LOOKUP_ELEM) of code %u's counters", code);
@@ -569,6 +590,95 @@ int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *l
 	return 0;
 }
 
+/* --- aggregate mode -------------------------------------------------------- */
+
+static int agg_cmp(const void *a, const void *b)
+{
+	const struct uprobes_agg *x = a, *y = b;
+
+	if (x->key.tid != y->key.tid)
+		return x->key.tid < y->key.tid ? -1 : 1;
+	return x->key.id < y->key.id ? -1 : x->key.id > y->key.id;
+}
+
+int uprobes_aggregates(struct uprobes *u, struct uprobes_agg **out, size_t *n,
+		       uint64_t notes[UPROBES_AGG_NOTES], struct bpfmap_err *err)
+{
+	struct uprobes_agg *a = NULL, *na;
+	struct uprobes_agg_stack st;
+	struct uprobes_agg_key k, next;
+	uint32_t tid, ntid, i, w;
+	size_t len = 0, alloc = 0, sorted;
+	uint64_t *v = calloc(u->ncpus, sizeof(*v));
+	int have;
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return bpfmap_fail(err, ENOMEM, "calloc");
+	for (w = 0; w < UPROBES_AGG_NOTES; w++) {
+		notes[w] = 0;
+		if (bpf_map_lookup_elem(u->notes_fd, &w, v) == 0)
+			for (i = 0; i < u->ncpus; i++)
+				notes[w] += v[i];
+	}
+	free(v);
+	for (have = bpf_map_get_next_key(u->aggs_fd, NULL, &next) == 0; have;
+	     have = bpf_map_get_next_key(u->aggs_fd, &k, &next) == 0) {
+		k = next;
+		if (len == alloc) {
+			alloc = alloc ? 2 * alloc : 256;
+			if (!(na = realloc(a, alloc * sizeof(*a))))
+				goto nomem;
+			a = na;
+		}
+		if (bpf_map_lookup_elem(u->aggs_fd, &k, &a[len].val) < 0)
+			continue;	/* gone meanwhile: a thread's summaries are never deleted */
+		a[len++].key = k;
+	}
+	qsort(a, len, sizeof(*a), agg_cmp);
+	/* the frames still open when the trace ended: counted, no duration */
+	sorted = len;
+	for (have = bpf_map_get_next_key(u->stacks_fd, NULL, &ntid) == 0; have;
+	     have = bpf_map_get_next_key(u->stacks_fd, &tid, &ntid) == 0) {
+		tid = ntid;
+		if (bpf_map_lookup_elem(u->stacks_fd, &tid, &st) < 0)
+			continue;
+		for (i = 0; i < st.depth && i < UPROBES_AGG_DEPTH; i++) {
+			struct uprobes_agg want, *hit;
+			want.key.tid = tid;
+			want.key.id = st.f[i].id;
+			hit = bsearch(&want, a, sorted, sizeof(*a), agg_cmp);
+			if (!hit) {
+				size_t j;
+				for (j = sorted; j < len; j++)
+					if (a[j].key.tid == tid && a[j].key.id == want.key.id)
+						hit = &a[j];
+			}
+			if (!hit) {
+				if (len == alloc) {
+					alloc = alloc ? 2 * alloc : 256;
+					if (!(na = realloc(a, alloc * sizeof(*a))))
+						goto nomem;
+					a = na;
+				}
+				hit = &a[len++];
+				memset(hit, 0, sizeof(*hit));
+				hit->key = want.key;
+			}
+			hit->val.count++;
+			hit->val.untimed++;
+			notes[UPROBES_AGG_OPEN]++;
+		}
+	}
+	*out = a;
+	*n = len;
+	return 0;
+nomem:
+	free(a);
+	return bpfmap_fail(err, ENOMEM, "realloc");
+}
+
 void uprobes_free(struct uprobes *u)
 {
 	if (!u)
@@ -579,6 +689,7 @@ void uprobes_free(struct uprobes *u)
 		munmap((void *)u->producer, u->page + 2 * u->ring_size);
 	if (u->consumer)
 		munmap(u->consumer, u->page);
+	bpf_link__destroy(u->exit_link);
 	bpf_link__destroy(u->exec_link);
 	bpf_link__destroy(u->fork_link);
 	bpf_object__close(u->obj);	/* the programs and maps */

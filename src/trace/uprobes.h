@@ -50,6 +50,14 @@ int uprobes_supported(struct bpfmap_err *err);
  * uprobes_watch_forks adds before they run), for links attached to every
  * process (pid 0); one map lookup more per event.  */
 #define UPROBES_FILTER_TRACED 1u
+/* UPROBES_AGGREGATE: the probes keep summaries per thread and probe in the
+ * kernel (bpf/loader.h: perun_agg) in place of writing events; entries and
+ * returns are paired there by stack pointer.  Points carry
+ * UPROBES_CODE_POINT in their code.  Memory: at most UPROBES_AGG_THREADS
+ * shadow stacks of 2 KiB and UPROBES_AGG_RECORDS summaries of 552 bytes
+ * (17 MiB in all), allocated as threads and summaries appear; a thread's
+ * stack goes when it ends.  */
+#define UPROBES_AGGREGATE 2u
 
 /* Creates the ring (ring_bytes, rounded up to a power of two of at least
  * a page), the per-code counters (ncodes codes), the traced set (at most
@@ -108,6 +116,18 @@ size_t uprobes_drain(struct uprobes *u, uprobes_event_fn fn, void *ctx);
  * and events lost to a full ring.  0, or -1 (why in err).  */
 int uprobes_counts(struct uprobes *u, uint32_t code, uint64_t *seen, uint64_t *lost,
 		   struct bpfmap_err *err);
+
+/* One summary of aggregate mode.  */
+struct uprobes_agg {
+	struct uprobes_agg_key key;	/* tid, probe id */
+	struct uprobes_agg_value val;
+};
+
+/* Aggregate mode, once disarmed: every summary (*out, *n; the caller frees
+ * *out), the frames still open counted in them without a duration, and the
+ * UPROBES_AGG_* notes summed over CPUs.  0, or -1 (why in err).  */
+int uprobes_aggregates(struct uprobes *u, struct uprobes_agg **out, size_t *n,
+		       uint64_t notes[UPROBES_AGG_NOTES], struct bpfmap_err *err);
 
 /* Links currently held.  */
 size_t uprobes_links(const struct uprobes *u);

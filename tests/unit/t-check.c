@@ -4,7 +4,8 @@
  * its own speed (noise that moves a whole run), each call its own jitter.
  * A slower spin under slowpart is found in that context only; unchanged
  * code gives no false alarm over many comparisons, even with busy runs;
- * too few runs are undecided; asv's exact Mann-Whitney; per-function
+ * too few runs are undecided; the in-run control on a host of two speeds,
+ * with one run a side and more; asv's exact Mann-Whitney; per-function
  * thresholds; runs of other machines are left out.  */
 #include "config.h"
 
@@ -25,6 +26,8 @@ struct shape {
 	double busy;	    /* factor of a busy run */
 	const char *host;   /* machine region's host, NULL: none */
 	double all_slow;    /* factor on every call of the run */
+	double slow_p;	    /* probability that a run lands on the host's slow speed (x1.8,
+			       as these VMs run at two) */
 };
 
 static void res(struct strbuf *sb, int *first, const char *uid, double amount, double excl,
@@ -48,6 +51,8 @@ static void make_run(struct profile *p, const struct shape *s)
 
 	if (rng_uniform() < s->busy_p)
 		speed *= s->busy;
+	if (s->slow_p > 0 && rng_uniform() < s->slow_p)
+		speed *= 1.8;
 	strbuf_addstr(&sb, "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./app\",\"args\":\"\","
 			   "\"workload\":\"\",\"units\":{\"mixed(time delta)\":\"ns\"}},"
 			   "\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],");
@@ -194,6 +199,7 @@ static void test_detects_whole_run_slowdown(void)
 	struct shape base = {1, 0.02, 0, 1, NULL, 0}, slow = base;
 	struct check_opts o;
 	struct check_result r;
+	const struct check_finding *f;
 
 	rng_state = 3;
 	slow.all_slow = 1.15;
@@ -201,8 +207,16 @@ static void test_detects_whole_run_slowdown(void)
 	make_runs(t, 5, &slow);
 	check_opts_init(&o);
 	check_compare(b, NULL, 5, t, NULL, 5, &o, &r);
+	f = find(&r, "main", CHECK_INCLUSIVE);
+	ok(f && f->verdict == CHECK_UNDECIDED && f->basis == CHECK_BY_RUNS && f->why &&
+		   strstr(f->why, "in every run") && r.jobs[0].host_moved && r.degradations == 0,
+	   "everything 15%% slower, run noise 2%%: main undecided, the whole run moved (%s)",
+	   f && f->why ? f->why : "-");
+	check_result_release(&r);
+	o.no_control = 1;
+	check_compare(b, NULL, 5, t, NULL, 5, &o, &r);
 	is_int(verdict(&r, "main", CHECK_INCLUSIVE), CHECK_DEGRADATION,
-	       "everything 15%% slower, run noise 2%%: main degraded");
+	       "and a degradation by the runs alone (--no-control)");
 	check_result_release(&r);
 	free_runs(b, 5);
 	free_runs(t, 5);
@@ -221,12 +235,15 @@ static void test_undecided(void)
 	make_runs(b, 3, &base);
 	make_runs(t, 3, &slow);
 	check_opts_init(&o);
+	o.no_control = 1;
 	check_compare(b, NULL, 1, t, NULL, 1, &o, &r);
 	f = find(&r, "main;slowpart;spin", CHECK_SELF);
-	ok(f && f->verdict == CHECK_UNDECIDED && f->why && strstr(f->why, "fewer than 2 runs"),
-	   "one run a side: undecided (%s)", f && f->why ? f->why : "-");
+	ok(f && f->verdict == CHECK_UNDECIDED && f->why && strstr(f->why, "fewer than 2 runs") &&
+		   f->basis == CHECK_BY_RUNS,
+	   "one run a side, no in-run control: undecided (%s)", f && f->why ? f->why : "-");
 	is_int(r.degradations, 0, "and no degradation");
 	check_result_release(&r);
+	o.no_control = 0;
 	o.method = CHECK_MANN_WHITNEY;
 	check_compare(b, NULL, 3, t, NULL, 3, &o, &r);
 	f = find(&r, "main;slowpart;spin", CHECK_SELF);
@@ -236,6 +253,159 @@ static void test_undecided(void)
 	check_result_release(&r);
 	free_runs(b, 3);
 	free_runs(t, 3);
+}
+
+/* A run of main -> 20 x spin alone: two contexts, too few for a control.  */
+static void make_tiny_run(struct profile *p, double spin)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long id = 1, i;
+	int first = 1;
+
+	strbuf_addstr(&sb, "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./tiny\"},"
+			   "\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],"
+			   "\"snapshots\":[{\"resources\":[");
+	for (i = 0; i < 20; i++)
+		res(&sb, &first, "spin", spin, spin, ++id, 1);
+	res(&sb, &first, "main", 20 * spin + 100, 100, 1, -1);
+	strbuf_addstr(&sb, "]}]}");
+	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
+		abort();
+	strbuf_release(&sb);
+}
+
+/* The in-run control on a host of two speeds: each run lands on 1 or 1.8
+ * at random (as these VMs do), so the runs' own times cannot tell a change
+ * from the host; each run's other functions can.  */
+static size_t two_speed_alarms(double spin_slow, size_t n, size_t nrep, int no_control,
+			       size_t *slow_flagged)
+{
+	struct profile b[5], t[5];
+	struct shape base = {1, 0.01, 0, 1, NULL, 0, 0.5}, slow = base;
+	struct check_opts o;
+	size_t k, alarms = 0;
+
+	slow.spin_slow = spin_slow;
+	check_opts_init(&o);
+	o.no_control = no_control;
+	*slow_flagged = 0;
+	for (k = 0; k < nrep; k++) {
+		struct check_result r;
+		make_runs(b, n, &base);
+		make_runs(t, n, &slow);
+		if (check_compare(b, NULL, n, t, NULL, n, &o, &r) == 0) {
+			size_t i;
+			for (i = 0; i < r.jobs[0].nf; i++) {
+				const struct check_finding *f = &r.jobs[0].f[i];
+				if (f->verdict != CHECK_DEGRADATION)
+					continue;
+				if (!strcmp(f->context, "main;slowpart;spin") && f->metric == CHECK_SELF)
+					++*slow_flagged;
+				else if (strcmp(f->context, "main;slowpart;spin") &&
+					 strcmp(f->context, "main;slowpart") && strcmp(f->context, "main"))
+					alarms++; /* a context the change does not reach */
+			}
+		}
+		check_result_release(&r);
+		free_runs(b, n);
+		free_runs(t, n);
+	}
+	return alarms;
+}
+
+static void test_two_speeds(void)
+{
+	static const size_t ns[] = {1, 3, 5};
+	size_t i, caught, caught_runs, alarms, alarms_runs;
+
+	rng_state = 7;
+	for (i = 0; i < 3; i++) {
+		alarms = two_speed_alarms(1, ns[i], 100, 0, &caught);
+		alarms_runs = two_speed_alarms(1, ns[i], 100, 1, &caught_runs);
+		ok(alarms == 0 && caught <= 1,
+		   "two host speeds, unchanged code, %zu run%s a side: in-run control %zu false "
+		   "alarms in 100 (the runs alone: %zu)",
+		   ns[i], ns[i] > 1 ? "s" : "", alarms + caught, alarms_runs + caught_runs);
+	}
+	for (i = 0; i < 3; i++) {
+		alarms = two_speed_alarms(1.15, ns[i], 50, 0, &caught);
+		alarms_runs = two_speed_alarms(1.15, ns[i], 50, 1, &caught_runs);
+		ok(caught >= 48 && alarms == 0,
+		   "two host speeds, spin under slowpart 15%% slower, %zu run%s a side: in-run "
+		   "control caught %zu of 50 (the runs alone: %zu), %zu alarms elsewhere",
+		   ns[i], ns[i] > 1 ? "s" : "", caught, caught_runs, alarms);
+	}
+}
+
+static void test_one_run_a_side(void)
+{
+	struct profile b[1], t[1], tb[1], tt[1];
+	struct shape base = {1, 0.01, 0, 1, NULL, 0, 0}, slow = base;
+	struct check_opts o;
+	struct check_result r;
+	const struct check_finding *f;
+
+	rng_state = 8;
+	slow.spin_slow = 2.85;
+	slow.all_slow = 1.8; /* and the target's run landed on the slow speed */
+	make_runs(b, 1, &base);
+	make_runs(t, 1, &slow);
+	check_opts_init(&o);
+	check_compare(b, NULL, 1, t, NULL, 1, &o, &r);
+	f = find(&r, "main;slowpart;spin", CHECK_SELF);
+	ok(f && f->verdict == CHECK_DEGRADATION && f->basis == CHECK_BY_CONTROL &&
+		   f->ratio > 2.6 && f->ratio < 3.1 && f->ci_low > 2,
+	   "one run a side, the target's run 1.8x slower as a whole: spin under slowpart "
+	   "x%.2f [%.2f, %.2f], a degradation by the in-run control",
+	   f ? f->ratio : 0, f ? f->ci_low : 0, f ? f->ci_high : 0);
+	is_int(verdict(&r, "main;steady;spin", CHECK_SELF), CHECK_NO_CHANGE,
+	       "spin under steady: no change, though its time grew 1.8x");
+	ok(r.jobs[0].control == 5 && fabs(r.jobs[0].host_ratio - 1.8) < 0.1 &&
+		   isfinite(r.jobs[0].control_sd),
+	   "the control: %zu contexts, the target's run x%.2f as a whole", r.jobs[0].control,
+	   r.jobs[0].host_ratio);
+	is_int(r.degradations, 4, "4 degradations: spin self and inclusive, slowpart, main");
+	check_result_release(&r);
+	free_runs(t, 1);
+	slow.spin_slow = 1;
+	make_runs(t, 1, &slow);
+	check_compare(b, NULL, 1, t, NULL, 1, &o, &r);
+	is_int(r.degradations, 0, "the whole run 1.8x slower, nothing else: no degradation");
+	check_result_release(&r);
+	free_runs(b, 1);
+	free_runs(t, 1);
+
+	make_tiny_run(tb, 1000);
+	make_tiny_run(tt, 3000);
+	check_compare(tb, NULL, 1, tt, NULL, 1, &o, &r);
+	f = find(&r, "main;spin", CHECK_SELF);
+	ok(r.jobs[0].control == 0 && f && f->verdict == CHECK_UNDECIDED && f->why &&
+		   strstr(f->why, "too few functions") && f->basis == CHECK_BY_RUNS,
+	   "two contexts form no control: undecided, and says why (%s)",
+	   f && f->why ? f->why : "-");
+	check_result_release(&r);
+	free_runs(tb, 1);
+	free_runs(tt, 1);
+}
+
+static void test_global_change(void)
+{
+	struct profile b[5], t[5];
+	struct shape base = {1, 0.02, 0, 1, NULL, 0, 0}, slow = base;
+	struct check_opts o;
+	struct check_result r;
+
+	rng_state = 9;
+	slow.all_slow = 1.15;
+	make_runs(b, 1, &base);
+	make_runs(t, 1, &slow);
+	check_opts_init(&o);
+	check_compare(b, NULL, 1, t, NULL, 1, &o, &r);
+	ok(r.degradations == 0 && verdict(&r, "main", CHECK_INCLUSIVE) == CHECK_NO_CHANGE,
+	   "everything 15%% slower, one run a side: the host or the code, not told apart");
+	check_result_release(&r);
+	free_runs(b, 1);
+	free_runs(t, 1);
 }
 
 static void test_mann_whitney_exact(void)
@@ -473,6 +643,9 @@ int main(void)
 	test_no_false_alarm();
 	test_detects_whole_run_slowdown();
 	test_undecided();
+	test_two_speeds();
+	test_one_run_a_side();
+	test_global_change();
 	test_mann_whitney_exact();
 	test_thresholds();
 	test_machines();

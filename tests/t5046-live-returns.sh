@@ -1,0 +1,159 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Live: returns at any depth.  The kernel keeps at most 64 uretprobes
+# pending per thread; perun's loader probes a function's return
+# instructions instead and pairs them with its entries by stack pointer, so
+# a recursion 300 deep has every call timed, and a C++ exception thrown
+# through traced frames neither aborts the program (a uretprobe's replaced
+# return address would) nor leaves a call uncounted.  bpftrace counts the
+# same run's entries; the program times its outermost calls itself.
+. "$SRCDIR/tests/lib.sh"
+require_live
+
+test_expect_success 'build a recursion 300 deep, 40 times, timing itself' '
+	cat >walk.c <<-\EOF &&
+	#include <stdio.h>
+	#include <time.h>
+	__attribute__((noinline)) int leaf(int x) { return x + 1; }
+	__attribute__((noinline)) int walk(int d)
+	{
+		int s = leaf(d);
+		if (d > 1)
+			s += walk(d - 1);
+		return s;
+	}
+	static long long ns(void)
+	{
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		return t.tv_sec * 1000000000LL + t.tv_nsec;
+	}
+	int main(void)
+	{
+		long long took[40];
+		int s = 0;
+		for (int i = 0; i < 40; i++) {
+			long long t0 = ns();
+			s += walk(300);
+			took[i] = ns() - t0;
+		}
+		printf("walk 12000 leaf 12000 sum %d\n", s);
+		for (int i = 0; i < 40; i++)
+			printf("took %lld\n", took[i]);
+		return 0;
+	}
+	EOF
+	cc -g -O0 -o walk walk.c &&
+	./walk | grep "walk 12000 leaf 12000"
+'
+
+test_expect_success 'every call counted, as bpftrace counts them, and every one timed' '
+	# its own pid, so that SIGINT reaches bpftrace and not a subshell
+	sh -c "echo \$\$ >bt.pid && exec bpftrace -e \"uprobe:$TRASH/walk:walk,uprobe:$TRASH/walk:leaf { @[probe] = count(); }\"" \
+		>bt.out 2>&1 &
+	for i in $(seq 100); do test -s bt.pid && break; sleep 0.1; done &&
+	bt=$(cat bt.pid) &&
+	for i in $(seq 100); do grep -q Attaching bt.out && break; sleep 0.1; done &&
+	sleep 1 &&
+	"$PERUN" collect -c ./walk -o w.perf trace -s custom -f walk -f leaf 2>err >out ||
+		{ kill -INT $bt; cat err; exit 1; }
+	kill -INT $bt &&
+	for i in $(seq 300); do grep -q "walk\]:" bt.out && break; sleep 0.1; done &&
+	cat err bt.out &&
+	grep "walk 12000 leaf 12000" out &&
+	profile_counts w.perf >actual &&
+	printf "leaf 12000\nwalk 12000\n" >expect &&
+	test_cmp expect actual &&
+	for f in walk leaf; do
+		want=$(sed -n "s/^@\[uprobe:.*:$f\]: //p" bt.out) &&
+		echo "$f bpftrace=$want" &&
+		test "$want" = 12000 || exit 1
+	done &&
+	test "$(profile_field w.perf trace.anomalies.unmatched_entries)" = 0 &&
+	test "$(profile_field w.perf trace.anomalies.unmatched_exits)" = 0 &&
+	test "$(profile_field w.perf trace.max_depth)" = 301 &&
+	test "$(profile_field w.perf trace.complete)" = true &&
+	! grep "no_duration" w.perf &&
+	! grep "without a duration" err
+'
+
+# The program reads CLOCK_MONOTONIC before and after each walk(300); the
+# probes read the same clock inside that interval (the entry probe after
+# the first read, the last return probe before the second), so perun's
+# inclusive time is never longer, and shorter by two probe hits plus a
+# clock read: 0.5 to 10 us each on these machines.  The median gap over the
+# 40 calls must stay under 100 us, against walks of about a millisecond or
+# more with their 1200 probe hits; a preempted call can widen one gap, not
+# the median.
+test_expect_success 'the outermost calls take what the program measured itself' '
+	"$PERUN" show w.perf --format json --expand >w.json &&
+	python3 - w.json out <<-\PY
+	import json, sys
+	p = json.load(open(sys.argv[1]))
+	outer = sorted((r for r in p["snapshots"][0]["resources"]
+	                if r["uid"] == "walk" and r["depth"] == 0), key=lambda r: r["timestamp"])
+	took = [int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("took ")]
+	assert len(outer) == 40 == len(took), (len(outer), len(took))
+	gaps = sorted(t - r["amount"] for r, t in zip(outer, took))
+	print("gaps ns: min %d median %d max %d; walk %d ns" % (gaps[0], gaps[20], gaps[-1],
+	      sorted(took)[20]))
+	assert gaps[0] >= 0, gaps
+	assert gaps[20] < 100000, gaps
+	deep = [r for r in p["snapshots"][0]["resources"] if r["uid"] == "walk"]
+	assert max(r["depth"] for r in deep) == 299, max(r["depth"] for r in deep)
+	PY
+'
+
+test_expect_success 'build a C++ program that throws through traced frames' '
+	cat >throw.cc <<-\EOF &&
+	#include <cstdio>
+	#include <stdexcept>
+	__attribute__((noinline)) int thrower(int d)
+	{
+		if (d == 0)
+			throw std::runtime_error("bottom");
+		return thrower(d - 1) + 1;
+	}
+	__attribute__((noinline)) int catcher(int i)
+	{
+		try {
+			return thrower(5);
+		} catch (const std::exception &) {
+			return i;
+		}
+	}
+	__attribute__((noinline)) int plain(int x) { return x * 2; }
+	int main()
+	{
+		int s = 0;
+		for (int i = 0; i < 100; i++)
+			s += catcher(i) + plain(i);
+		std::printf("caught 100 sum %d\n", s);
+		return 0;
+	}
+	EOF
+	c++ -g -O0 -o throw throw.cc &&
+	./throw | grep "caught 100"
+'
+
+test_expect_success 'an exception through traced frames: no abort, every call counted' '
+	"$PERUN" collect -c ./throw -o t.perf trace -s custom -f thrower -f catcher -f plain \
+		2>err >out &&
+	cat err &&
+	grep "caught 100 sum" out &&
+	profile_counts t.perf >actual &&
+	printf "catcher 100\nplain 100\nthrower 600\n" >expect &&
+	test_cmp expect actual &&
+	test "$(profile_field t.perf trace.summary.thrower.no_duration)" = 600 &&
+	test "$(profile_field t.perf trace.anomalies.unwound)" = 600 &&
+	test "$(profile_field t.perf trace.anomalies.missed_returns)" = 0 &&
+	test "$(profile_field t.perf trace.complete)" = true &&
+	python3 - t.perf <<-\PY
+	import json, sys
+	s = json.load(open(sys.argv[1]))["trace"]["summary"]
+	assert "no_duration" not in s["catcher"] and "no_duration" not in s["plain"], s
+	PY
+	grep "600 of them never returned: a longjmp or C++ exception went past them" err
+'
+
+test_done
