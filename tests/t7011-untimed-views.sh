@@ -87,6 +87,7 @@ test_expect_success 'check: the side with calls without a duration says so' '
 	  target: * calls without a duration (no return seen; counted, not timed): work 5 of 27, leaf 3 of 3
 	  target: * calls faster than --min-duration (counted, not kept): work 7 of 27
 	  1 run -> 1 run; per-call p10 of each run, raw times (a run has no calibration), ratio of geometric means (Welch t), 99% confidence
+	  decided by the runs alone: fewer than 3 functions with self times above the probe cost in every run form no in-run control
 	0 degradations, 0 optimizations, 0 undecided
 	EOF
 	test_cmp expect actual

@@ -15,6 +15,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/parse-options.h"
+#include "util/strbuf.h"
 #include "util/strv.h"
 #include "vcs/vcs.h"
 
@@ -100,9 +101,12 @@ int cmd_add(int argc, char **argv, struct ctx *ctx)
 			char hex[SHA1_HEXSZ + 1];
 			if (repo_register(&r, minor, explicit_rev, paths[i], keep, &entry, hex) < 0)
 				ret = EXIT_FAIL;
-			else
-				printf("registered %s for %.7s as %zu@i (object %.12s)\n",
-				       fs_basename(paths[i]), minor, entry, hex);
+			else {
+				char *shown = xstrdup_printable(fs_basename(paths[i]));
+				printf("registered %s for %.7s as %zu@i (object %.12s)\n", shown,
+				       minor, entry, hex);
+				free(shown);
+			}
 		}
 	for (i = 0; i < n; i++)
 		free(paths[i]);

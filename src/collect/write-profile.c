@@ -6,6 +6,7 @@
 
 #define PR_FMT "perun collect"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <signal.h>
@@ -340,13 +341,21 @@ static void warn_incomplete(struct session *s, const struct parse_stats *ps,
 }
 
 /* Writing *output (or *staged) failed: write the profile again, once, into
- * a rescue file, so a finished trace is never thrown away.  */
+ * a rescue file, so a finished trace is never thrown away.  When writing the
+ * rescue file fails too (a full disk), it is removed: an empty or cut
+ * profile left in .perun/jobs would fail every later status and add.  */
 static int to_rescue(char **output, char **staged, int *rescued)
 {
 	char *pd, *jobs = NULL, *r;
 
-	if (*rescued)
+	if (*rescued) {
+		if (unlink(*output) < 0 && errno != ENOENT)
+			pr_error_errno("cannot remove %s", *output);
+		else
+			log_msg(0, "perun", "cannot write %s either: removed it, no profile was kept",
+				*output);
 		return -1;
+	}
 	pd = repo_locate();
 	if (pd)
 		jobs = xstrfmt("%s/jobs", pd);

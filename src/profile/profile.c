@@ -995,9 +995,12 @@ void profile_folded(const struct profile *p, struct strbuf *out)
 			caller = f->caller;
 		}
 		while (depth--) {
-			const char *ch;
-			for (ch = chain[depth]; *ch; ch++)	/* ';' and ' ' separate fields */
+			/* a control character escaped (no raw ESC on a terminal);
+			 * ';' and ' ' separate fields */
+			char *shown = xstrdup_printable(chain[depth]), *ch;
+			for (ch = shown; *ch; ch++)
 				strbuf_addch(&st, *ch == ';' || *ch == ' ' ? '_' : *ch);
+			free(shown);
 			if (depth)
 				strbuf_addch(&st, ';');
 		}

@@ -104,7 +104,8 @@ int profile_untimed(const struct profile *p, const char *prefix, struct strbuf *
 /* A table per function: calls (every call seen; "*": some have no duration),
  * total, mean, median, p95, max, exclusive share.  */
 void profile_summary(const struct profile *p, struct strbuf *out);
-/* Folded stacks (caller;callee exclusive-amount), the input of flame graphs.  */
+/* Folded stacks (caller;callee exclusive-amount), the input of flame graphs;
+ * a control character in a name is written as \xNN.  */
 void profile_folded(const struct profile *p, struct strbuf *out);
 
 /* A self-contained interactive SVG flame graph of folded stacks; returns the

@@ -5,6 +5,7 @@
 #define PR_FMT "check"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,8 +58,8 @@ static int shown(const struct check_finding *f, int all)
 
 /* --- text ------------------------------------------------------------------ */
 
-static void text_finding(struct strbuf *out, const struct check_finding *f,
-			 const struct check_opts *o)
+static void text_finding_shown(struct strbuf *out, const struct check_finding *f,
+			       const struct check_opts *o)
 {
 	struct strbuf col = STRBUF_INIT;
 
@@ -122,6 +123,19 @@ static void text_finding(struct strbuf *out, const struct check_finding *f,
 	strbuf_release(&col);
 }
 
+/* A finding for a terminal: its contexts with control characters as \xNN.  */
+static void text_finding(struct strbuf *out, const struct check_finding *f,
+			 const struct check_opts *o)
+{
+	struct check_finding e = *f;
+
+	e.context = xstrdup_printable(f->context);
+	e.cause = f->cause ? xstrdup_printable(f->cause) : NULL;
+	text_finding_shown(out, &e, o);
+	free(e.context);
+	free(e.cause);
+}
+
 /* Which comparison decides the job's changes: the in-run control (and
  * how the runs moved as a whole), or the runs alone and why.  */
 static void control_line(struct strbuf *out, const struct check_job *j,
@@ -156,16 +170,25 @@ static void text(const struct check_result *r, const struct check_opts *o, int a
 
 	for (i = 0; i < r->njobs; i++) {
 		const struct check_job *j = &r->jobs[i];
-		strbuf_addf(out, "%s%s -> %s%s: ", j->base_labels[0], j->nbase > 1 ? ",..." : "",
-			    j->target_labels[0], j->ntarget > 1 ? ",..." : "");
-		job_title(out, j);
-		strbuf_addch(out, '\n');
+		{
+			/* file names and a command line: control characters as \xNN */
+			struct strbuf t = STRBUF_INIT;
+			strbuf_addf(&t, "%s%s -> %s%s: ", j->base_labels[0],
+				    j->nbase > 1 ? ",..." : "", j->target_labels[0],
+				    j->ntarget > 1 ? ",..." : "");
+			job_title(&t, j);
+			strbuf_add_printable(out, strbuf_str(&t));
+			strbuf_addch(out, '\n');
+			strbuf_release(&t);
+		}
 		if (j->incomplete && *j->incomplete)
 			strbuf_addstr(out, j->incomplete);	/* names escaped by profile_incomplete */
 		strbuf_addf(out, "  %zu run%s -> %zu run%s", j->nbase, j->nbase == 1 ? "" : "s",
 			    j->ntarget, j->ntarget == 1 ? "" : "s");
-		if (*j->machine)
-			strbuf_addf(out, " on %s", j->machine);
+		if (*j->machine) {
+			strbuf_addstr(out, " on ");
+			strbuf_add_printable(out, j->machine);
+		}
 		if (check_method_models(o->method))
 			strbuf_addf(out, "; %s over the fitted models, per function\n",
 				    check_method_name(o->method));
@@ -506,15 +529,30 @@ static void junit(const struct check_result *r, const struct check_opts *o, stru
 
 /* --- Markdown -------------------------------------------------------------- */
 
+/* s inside a table row or a code span: a control character (a newline
+ * would end the row and the span) as \xNN, '|' escaped, '`' as '.  */
 static void md_cell(struct strbuf *sb, const char *s)
 {
-	for (; *s; s++)
-		if (*s == '|')
+	char *shown = xstrdup_printable(s), *p;
+
+	for (p = shown; *p; p++)
+		if (*p == '|')
 			strbuf_addstr(sb, "\\|");
-		else if (*s == '`')
+		else if (*p == '`')
 			strbuf_addch(sb, '\'');
 		else
-			strbuf_addch(sb, *s);
+			strbuf_addch(sb, *p);
+	free(shown);
+}
+
+/* The job's title on one line of Markdown.  */
+static void md_job_title(struct strbuf *sb, const struct check_job *j)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	job_title(&t, j);
+	md_cell(sb, strbuf_str(&t));
+	strbuf_release(&t);
 }
 
 static void markdown(const struct check_result *r, const struct check_opts *o, int all,
@@ -525,13 +563,25 @@ static void markdown(const struct check_result *r, const struct check_opts *o, i
 	strbuf_addf(sb, "### perun check: %zu degradation%s, %zu optimization%s, %zu undecided\n\n",
 		    r->degradations, r->degradations == 1 ? "" : "s", r->optimizations,
 		    r->optimizations == 1 ? "" : "s", r->undecided);
-	strbuf_addf(sb, "`%.12s` → `%.12s`, threshold %.0f%%, confidence %.0f%% (%s)\n", base,
-		    target, 100 * o->threshold, 100 * o->confidence, check_method_name(o->method));
+	{
+		/* a commit, or the name of a profile file */
+		struct strbuf b = STRBUF_INIT, t = STRBUF_INIT;
+		strbuf_addf(&b, "%.12s", base);
+		strbuf_addf(&t, "%.12s", target);
+		strbuf_addch(sb, '`');
+		md_cell(sb, strbuf_str(&b));
+		strbuf_addstr(sb, "` → `");
+		md_cell(sb, strbuf_str(&t));
+		strbuf_addf(sb, "`, threshold %.0f%%, confidence %.0f%% (%s)\n",
+			    100 * o->threshold, 100 * o->confidence, check_method_name(o->method));
+		strbuf_release(&b);
+		strbuf_release(&t);
+	}
 	for (i = 0; i < r->njobs; i++) {
 		const struct check_job *j = &r->jobs[i];
 		size_t rows = 0;
 		strbuf_addstr(sb, "\n#### ");
-		job_title(sb, j);
+		md_job_title(sb, j);
 		strbuf_addf(sb, "\n\n%zu → %zu runs", j->nbase, j->ntarget);
 		if (*j->machine) {
 			strbuf_addstr(sb, " on ");

@@ -370,20 +370,31 @@ int repo_register(struct repo *r, const char *minor, int explicit_rev, const cha
 	size_t i;
 	int ret = -1;
 
+	const char *why;
+	char *shown = xstrdup_printable(path);
+
 	pidx_init(&index);
-	if (profile_load(&p, path) < 0 || profile_validate_for_store(&p, path) < 0)
+	/* the file's name becomes the entry's name, which push publishes and
+	 * every fetch checks: refused here, not on every other host */
+	why = pidx_name_problem(fs_basename(path));
+	if (why) {
+		pr_error("%s: refusing to register a profile so named: %s; rename the file", shown,
+			 why);
+		goto out;
+	}
+	if (profile_load(&p, path) < 0 || profile_validate_for_store(&p, shown) < 0)
 		goto out;
 	origin = profile_take_origin(&p);
 	if (!origin && !explicit_rev) {
 		pr_error("%s has no origin: collect it inside the repository, or say which minor "
 			 "version it belongs to with -m REV",
-			 path);
+			 shown);
 		goto out;
 	}
 	if (origin && strcmp(origin, minor)) {
 		pr_error("%s was collected at %.7s, not %.7s: check that commit out, or give "
 			 "-m %.7s",
-			 path, origin, minor, origin);
+			 shown, origin, minor, origin);
 		goto out;
 	}
 	json_object_object_add(p.root, "origin", json_object_new_string(minor));
@@ -400,7 +411,7 @@ int repo_register(struct repo *r, const char *minor, int explicit_rev, const cha
 	for (i = 0; i < index.n; i++)
 		if (!memcmp(index.entries[i].id, raw, SHA1_RAWSZ)) {
 			pr_error("%s: the same profile is already registered for %.7s as %zu@i (%s)",
-				 path, minor, i, index.entries[i].path);
+				 shown, minor, i, index.entries[i].path);
 			goto unlock;
 		}
 	if (stat(path, &st) < 0)
@@ -421,6 +432,7 @@ int repo_register(struct repo *r, const char *minor, int explicit_rev, const cha
 unlock:
 	repo_unlock(r);
 out:
+	free(shown);
 	free(jobs);
 	free(origin);
 	profile_release(&p);
