@@ -171,13 +171,22 @@ test_expect_success 'one overload when named with its parameters; no -g C++ too'
 	test_cmp expect actual
 '
 
-test_expect_success 'exceptions: return probes abort the target, perun says --entry-only' '
+test_expect_success 'exceptions: uretprobes (stapbpf) abort the target, perun says --entry-only' '
 	"$PERUN" collect -c ./overloads -o ex1.perf trace -s custom -f middle --aggregate \
-		>out 2>err || echo $? >rc &&
+		--loader stapbpf >out 2>err || echo $? >rc &&
 	cat err &&
 	test "$(cat rc)" = 134 &&
 	grep "uses C++ exceptions" err &&
 	grep "trace with --entry-only" err
+'
+
+test_expect_success 'exceptions: perun loader probes return instructions, the target completes' '
+	"$PERUN" collect -c ./overloads -o ex0.perf trace -s custom -f middle --aggregate \
+		>out 2>err &&
+	cat err out &&
+	grep "caught 10" out &&
+	test "$(count_of ex0.perf "middle(int)")" = 50 &&
+	grep "^perun: 10 calls are counted without a duration: 10 unwound past" err
 '
 
 test_expect_success 'exceptions: --entry-only counts every call and the target completes' '
