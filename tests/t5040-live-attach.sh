@@ -126,7 +126,7 @@ test_expect_success '--max-overhead in attach mode: stapbpf attaches, says so wh
 	rm -f err &&
 	{ "$PERUN" collect --pid "$(cat service.pid)" -o o.perf trace -s custom -f handle \
 		--max-overhead 50 --no-calibrate 2>err & echo $! >perun.pid; } &&
-	wait_line err "^perun: attached 2 probe points to process .* (bpf runtime, stapbpf)" &&
+	wait_line err "^perun: attached 2 probe points to process .* (bpf runtime, stapbpf[:)]" &&
 	echo 9 >&3 && wait_line out "served 9 total 1408" &&
 	kill -INT "$(cat perun.pid)" && wait "$(cat perun.pid)" &&
 	test "$(profile_counts o.perf)" = "handle 9" &&
