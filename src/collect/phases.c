@@ -190,6 +190,14 @@ static int command_missing(const char *cmd)
 	if (!strchr(cmd, '/'))
 		return pr_error("%s: command not found in PATH (give its path, e.g. ./%s)", cmd,
 				cmd);
+	if (stat(cmd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* a FIFO, a device: said as every reader of a binary says it,
+		 * opened without blocking */
+		int fd = fs_open_regular(cmd, 0, 1);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	if (stat(cmd, &st) == 0)
 		return pr_error("%s: %s", cmd,
 				S_ISDIR(st.st_mode) ? "is a directory" : "not executable");
