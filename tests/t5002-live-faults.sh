@@ -125,7 +125,9 @@ test_expect_success 'kill -9 while the profile is written: the next run removes 
 	perun-collect-live01
 	perun-collect-other
 	EOF
-	test_cmp expect actual
+	test_cmp expect actual &&
+	# the later tests check that perun leaves nothing in TMPDIR
+	rm -rf "$TMPDIR/perun-collect-live01" "$TMPDIR/perun-collect-other"
 '
 
 test_expect_success 'an event flood: recorded exactly; printed, any loss is reported' '
