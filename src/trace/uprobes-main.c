@@ -51,8 +51,9 @@
 #include "trace/calibrate.h"
 #include "trace/plan.h"
 #include "trace/retpair.h"
-#include "trace/uprobes.h"
 #include "trace/uprobes-modes.h"
+#include "trace/uprobes.h"
+#include "util/fs.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -234,10 +235,17 @@ static int runs_probed(const struct out *o, uint32_t pid, char *exe, size_t n)
 	exe[len > 0 ? len : 0] = '\0';
 	if (stat(path, &st) < 0)
 		return -1;
-	for (i = 0; i < o->npts; i++)
-		if ((!i || strcmp(o->pts[i].path, o->pts[i - 1].path)) &&
-		    stat(o->pts[i].path, &bs) == 0 && bs.st_dev == st.st_dev && bs.st_ino == st.st_ino)
+	for (i = 0; i < o->npts; i++) {
+		if (i && !strcmp(o->pts[i].path, o->pts[i - 1].path))
+			continue;
+		/* a probed library: the new program may load it after its exec
+		 * (ld.so maps it later), so it may well be traced */
+		if (strstr(fs_basename(o->pts[i].path), ".so"))
 			return 1;
+		if (stat(o->pts[i].path, &bs) == 0 && bs.st_dev == st.st_dev &&
+		    bs.st_ino == st.st_ino)
+			return 1;
+	}
 	return 0;
 }
 
