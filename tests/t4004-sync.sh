@@ -235,7 +235,6 @@ test_expect_success 'a push to a clone with a work tree says what to do instead'
 	cd a && test_expect_code 1 "$PERUN" push "$TRASH/wt" 2>err &&
 	cat >expect <<-EOF &&
 	vcs: $TRASH/wt: a repository with a work tree, which perun cannot push into: push to a bare repository (git clone --bare), or run ${SQ}perun fetch $TRASH/a${SQ} there
-	sync: nothing was pushed to $TRASH/wt
 	EOF
 	test_cmp expect err
 '
