@@ -66,7 +66,7 @@ test_expect_success 'children of the command are counted and said untraced' '
 
 test_expect_success 'a full buffer: exact loss per function, exit 3, --strict exit 1' '
 	set +e
-	"$PERUN" collect -c ./exact -a "15 2 1000" -o small.perf trace -s custom \
+	"$PERUN" collect -c ./exact -a "15 8 1000" -o small.perf trace -s custom \
 		-f fib -f work -f tiny --buffer-size 100 2>err
 	rc=$?
 	set -e
@@ -79,7 +79,7 @@ test_expect_success 'a full buffer: exact loss per function, exit 3, --strict ex
 	import json, sys
 	t = json.load(open(sys.argv[1]))["trace"]
 	an = t["anomalies"]
-	calls = {"fib": 1973, "work": 2000, "tiny": 2000}
+	calls = {"fib": 1973, "work": 8000, "tiny": 8000}
 	# a call with a duration is two events; one counted without a duration
 	# (its return lost or never made) is an unmatched entry
 	rec = sum(2 * (s["count"] - s.get("no_duration", 0)) for s in t["summary"].values())
@@ -93,8 +93,8 @@ test_expect_success 'a full buffer: exact loss per function, exit 3, --strict ex
 	print("ok", rec, an["lost_events"])
 	PY
 	set +e
-	"$PERUN" collect -c ./exact -a "15 2 1000" -o strict.perf trace -q -s custom \
-		-f fib --buffer-size 100 --strict 2>err
+	"$PERUN" collect -c ./exact -a "20 8 4500" -o strict.perf trace -q -s custom \
+		-f fib -f work -f tiny --buffer-size 100 --strict 2>err
 	rc=$?
 	set -e
 	test $rc = 1 &&
