@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "collect/session.h"
+#include "report/collect-output.h"
 #include "trace/cache.h"
 #include "trace/driver.h"
 #include "util/fs.h"
@@ -134,7 +135,7 @@ static int cache_build(int argc, char **argv)
 		collect_pipeline(&s, COLLECT_UNTIL_MODULE);
 		ret = collect_exit_code(&s.result);
 		if (ret == EXIT_OK)
-			collect_say_module(&s);
+			collect_output_module(&s);
 		session_release(&s);
 	}
 	collect_opts_release(&o);

@@ -84,6 +84,12 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o);
 /* "perun collect: MESSAGE" and the synopsis on stderr, as parse_options says
  * a usage error; returns EXIT_USAGE.  */
 int collect_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints collect's man-page-like usage; used by --help.  */
+void usage_collect(FILE *f);
+/* Parses perun collect's arguments (argv[0] is "collect") into o, which
+ * keeps pointers into argv, and checks what they ask for together: 0; -1
+ * when --help was printed; EXIT_USAGE after saying why on stderr.  */
+int collect_args_parse(int argc, char **argv, struct collect_opts *o);
 
 /* -w: every step of the collection, timed, in the temp dir.  */
 struct watchdog {
