@@ -257,6 +257,15 @@ enum collect_until {
  * failed phase's, or collect_profile's (COLLECT_OK when until is reached).  */
 enum collect_outcome collect_pipeline(struct session *s, enum collect_until until);
 
+/* perun cache build: collect's arguments argv[1..argc) parsed as perun
+ * collect --compile-only parses them (with --kernel-release kernel_release
+ * when not NULL), and the module that collect would run compiled into the
+ * cache; nothing runs.  s is initialised for o whatever the result (the
+ * caller releases both): 0 with s->key and s->module; -1 when --help was
+ * printed; else the exit status, said on stderr.  */
+int collect_build_module(int argc, char **argv, const char *kernel_release,
+			 struct collect_opts *o, struct session *s);
+
 /* --- the phases, in order; each returns 0, or -1 after pr_error() ------------ */
 
 /* prepare: s->o -> s->cmdv (the command, found on PATH), the runtime and its
