@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]: the
- * options (cmd/opt-collect.c), the collect pipeline (src/collect/), and what it
+ * options (collect/args.c), the collect pipeline (src/collect/), and what it
  * made, printed.  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 #include "cmd/cmd.h"
 #include "collect/session.h"
 #include "report/collect-output.h"
-#include "trace/driver.h"
+#include "runtime/driver.h"
 #include "util/log.h"
 
 int cmd_collect(int argc, char **argv, struct ctx *ctx)

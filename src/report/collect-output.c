@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "report/collect-output.h"
-#include "trace/runtime.h"
+#include "runtime/runtime.h"
 
 void collect_output_metrics(const struct collect_result *r, struct strbuf *out)
 {
