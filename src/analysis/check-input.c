@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/check-input.h"
+#include "profile/job.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "store/localyml.h"
@@ -91,7 +92,7 @@ static int find_base_one(void *ctx, const struct minor_version *mv)
 	}
 	for (i = 0; i < f->base->n; i++)
 		for (j = 0; j < f->target->n; j++)
-			if (check_same_job(&f->base->p[i], &f->target->p[j])) {
+			if (job_same_profiles(&f->base->p[i], &f->target->p[j])) {
 				if (f->any_machine ||
 				    machine_same(&f->base->p[i], &f->target->p[j])) {
 					f->found = 1;
@@ -237,7 +238,7 @@ int check_input_load(struct check_input *in, const char *base_arg, const char *t
 	o->nthresholds = in->nthresholds;
 	/* two single files are compared whatever their jobs */
 	if (in->base.n == 1 && in->target.n == 1 && !in->base.sha[0] && !in->target.sha[0] &&
-	    !check_same_job(&in->base.p[0], &in->target.p[0])) {
+	    !job_same_profiles(&in->base.p[0], &in->target.p[0])) {
 		pr_warn("%s and %s are runs of different jobs: compared anyway", in->base.labels[0],
 			in->target.labels[0]);
 		o->any_job = 1;

@@ -23,6 +23,7 @@
 #include "analysis/json-read.h"
 #include "analysis/robust.h"
 #include "analysis/runscale.h"
+#include "profile/job.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "util/log.h"
@@ -121,48 +122,6 @@ void check_opts_init(struct check_opts *o)
 	o->threshold = 0.1;
 	o->confidence = 0.99;
 	o->statistic = 0.1;
-}
-
-static const char *hstr(const struct profile *p, const char *path)
-{
-	const char *v = profile_str(p, path);
-
-	return v ? v : "";
-}
-
-/* The names of the postprocessors that made p, joined: a postprocessed
- * profile is another job (Perun's jobs are collector x postprocessors), not
- * one more run.  */
-static void postprocessors(const struct profile *p, char *buf, size_t n)
-{
-	struct json_object *pp = NULL;
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	if (!p->root || !json_object_object_get_ex(p->root, "postprocessors", &pp) ||
-	    !json_object_is_type(pp, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(pp) && len + 1 < n; i++) {
-		struct json_object *name = NULL;
-		json_object_object_get_ex(json_object_array_get_idx(pp, i), "name", &name);
-		len += (size_t)snprintf(buf + len, n - len, "%s,",
-					name ? json_object_get_string(name) : "?");
-		if (len >= n)
-			len = n - 1;
-	}
-}
-
-int check_same_job(const struct profile *a, const struct profile *b)
-{
-	char pa[256], pb[256];
-
-	postprocessors(a, pa, sizeof(pa));
-	postprocessors(b, pb, sizeof(pb));
-	return !strcmp(pa, pb) &&
-	       !strcmp(hstr(a, "collector_info.name"), hstr(b, "collector_info.name")) &&
-	       !strcmp(hstr(a, "header.cmd"), hstr(b, "header.cmd")) &&
-	       !strcmp(hstr(a, "header.args"), hstr(b, "header.args")) &&
-	       !strcmp(hstr(a, "header.workload"), hstr(b, "header.workload"));
 }
 
 /* --- calling contexts ---------------------------------------------------- */
@@ -1164,17 +1123,18 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 		goto out;
 	for (i = 0; i < ntarget; i++) {
 		struct check_job job;
+		struct job of;
 		if (taken[i])
 			continue;
 		/* the target runs of this job, on this machine */
 		for (j = i, nt = 0; j < ntarget; j++)
-			if (!taken[j] && (o->any_job || check_same_job(&target[i], &target[j])) &&
+			if (!taken[j] && (o->any_job || job_same_profiles(&target[i], &target[j])) &&
 			    (o->any_machine || machine_same(&target[i], &target[j]))) {
 				taken[j] = 1;
 				ti[nt++] = j;
 			}
 		for (j = 0, nb = 0, other = 0; j < nbase; j++) {
-			if (!o->any_job && !check_same_job(&target[i], &base[j]))
+			if (!o->any_job && !job_same_profiles(&target[i], &base[j]))
 				continue;
 			if (o->any_machine || machine_same(&target[i], &base[j]))
 				bi[nb++] = j;
@@ -1187,10 +1147,11 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 			continue;
 		}
 		memset(&job, 0, sizeof(job));
-		job.collector = xstrdup(hstr(&target[i], "collector_info.name"));
-		job.cmd = xstrdup(hstr(&target[i], "header.cmd"));
-		job.args = xstrdup(hstr(&target[i], "header.args"));
-		job.workload = xstrdup(hstr(&target[i], "header.workload"));
+		job_from_profile(&target[i], &of);
+		job.collector = xstrdup(of.collector);
+		job.cmd = xstrdup(of.cmd);
+		job.args = xstrdup(of.args);
+		job.workload = xstrdup(of.workload);
 		job.machine = machine_describe(&target[i]);
 		job.base_labels = copy_labels(base_labels, bi, nb);
 		job.target_labels = copy_labels(target_labels, ti, nt);

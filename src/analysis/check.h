@@ -219,11 +219,6 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 		  const struct check_opts *o, struct check_result *res);
 void check_result_release(struct check_result *res);
 
-/* Whether two profiles are runs of the same job: collector, command,
- * arguments, workload and postprocessors (the machine is machine_same()'s,
- * profile/machine.h).  */
-int check_same_job(const struct profile *a, const struct profile *b);
-
 const char *check_verdict_name(enum check_verdict v);
 const char *check_metric_name(enum check_metric m);
 /* "runs", "in-run control" or "models".  */

@@ -41,6 +41,11 @@ const char *pp_method_name(enum pp_method m)
 	return method_names[m];
 }
 
+const char *pp_profile_name(enum pp_method m)
+{
+	return perun_names[m];
+}
+
 void pp_opts_init(struct pp_opts *o, enum pp_method m)
 {
 	memset(o, 0, sizeof(*o));
@@ -352,7 +357,7 @@ int postprocess_profile(struct profile *p, const struct pp_opts *o, const char *
 		json_object_object_add(p->root, "postprocessors", pp);
 	}
 	entry = json_object_new_object();
-	json_object_object_add(entry, "name", json_object_new_string(perun_names[all.method]));
+	json_object_object_add(entry, "name", json_object_new_string(pp_profile_name(all.method)));
 	json_object_object_add(entry, "params", params(&all));
 	json_object_array_add(pp, entry);
 	*nmodels = json_object_array_length(models);

@@ -32,6 +32,8 @@ struct pp_opts {
 int pp_method_parse(const char *s);
 /* The name in perun's commands ("regression-analysis").  */
 const char *pp_method_name(enum pp_method m);
+/* The name a postprocessed profile carries, Perun's ("regression_analysis").  */
+const char *pp_profile_name(enum pp_method m);
 void pp_opts_init(struct pp_opts *o, enum pp_method m);
 
 /* Sets one option from its name and value: the names of postprocessby's

@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "collect/session.h"
+#include "report/collect-output.h"
 #include "runtime/cache.h"
 #include "runtime/driver.h"
 #include "util/fs.h"
@@ -81,64 +82,41 @@ static void human(uint64_t n, char *buf, size_t len)
 /* perun cache build [--kernel RELEASE] COLLECT-ARGS: collect --compile-only.  */
 static int cache_build(int argc, char **argv)
 {
-	char **v = calloc((size_t)argc + 5, sizeof(*v));
-	int n = 0, i = 1, ret, trace = 0;
+	const char *release = NULL;
 	struct collect_opts o;
 	struct session s;
+	int i = 1, ret, trace = 0;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		free(v);
 		fputs(usage_text, stdout);
 		return EXIT_OK;
 	}
-	if (!v)
-		return EXIT_FAIL;
-	v[n++] = (char *)"collect";
 	if (i < argc && !strcmp(argv[i], "--kernel")) {
 		if (i + 1 >= argc) {
 			fprintf(stderr, "perun cache build: --kernel needs a release (uname -r of "
 					"the hosts that will run the module)\n");
-			free(v);
 			return EXIT_USAGE;
 		}
+		release = argv[i + 1];
 		i += 2;
 	}
-	for (; i < argc; i++) {
+	for (; i < argc; i++)
 		trace |= !strcmp(argv[i], "trace");
-		v[n++] = argv[i];
-	}
 	if (!trace) {
 		fprintf(stderr, "perun cache build: give the collect arguments: -c CMD [...] trace "
 				"[trace options]\n");
-		free(v);
 		return EXIT_USAGE;
 	}
-	v[n++] = (char *)"--compile-only";
-	if (argc > 2 && !strcmp(argv[1], "--kernel")) {
-		v[n++] = (char *)"--kernel-release";
-		v[n++] = argv[2];
-	}
+	/* collect's arguments, after the word before them */
+	i = release ? 3 : 1;
 	collect_opts_init(&o);
-	ret = collect_args_parse(n, v, &o);
-	if (ret) {
-		ret = ret < 0 ? EXIT_OK : ret;
-	} else if (o.script_only) {
-		fprintf(stderr, "perun cache build: --script-only builds no module: use perun "
-				"collect --script-only\n");
-		ret = EXIT_USAGE;
-	} else {
-		session_init(&s, &o);
-		driver_install_signals();
-		if (o.quiet)
-			log_level = 0;
-		collect_pipeline(&s, COLLECT_UNTIL_MODULE);
-		ret = collect_exit_code(&s.result);
-		if (ret == EXIT_OK)
-			collect_say_module(&s);
-		session_release(&s);
-	}
+	ret = collect_build_module(argc - i + 1, argv + i - 1, release, &o, &s);
+	if (ret < 0)
+		ret = EXIT_OK; /* --help */
+	else if (ret == EXIT_OK)
+		collect_output_module(&s);
+	session_release(&s);
 	collect_opts_release(&o);
-	free(v);
 	return ret;
 }
 

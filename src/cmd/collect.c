@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun collect [-c CMD] [-a ARGS] [-w WORKLOAD] [-o FILE] trace [options]: the
- * options (cmd/opt-collect.c), the collect pipeline (src/collect/), and what it
+ * options (collect/args.c), the collect pipeline (src/collect/), and what it
  * made, printed.  */
 #include "config.h"
 
@@ -39,7 +39,7 @@ int cmd_collect(int argc, char **argv, struct ctx *ctx)
 	if (o.script_only && ret == EXIT_OK)
 		fwrite(s.script.buf, 1, s.script.len, stdout);
 	else if (o.compile_only && ret == EXIT_OK)
-		collect_say_module(&s);
+		collect_output_module(&s);
 	collect_output_say_written(&s.result, o.quiet);
 	collect_output_rescued(&s.result, &sb);
 	fputs(strbuf_str(&sb), stderr);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "report/history-args.h"
 #include "report/history.h"
 #include "store/repo.h"
 #include "util/log.h"

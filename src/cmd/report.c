@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "report/history-args.h"
 #include "report/history.h"
 #include "report/site.h"
 #include "store/aggregate-dir.h"

@@ -17,6 +17,7 @@
 #include "analysis/check.h"
 #include "analysis/postprocess.h"
 #include "cmd/cmd.h"
+#include "collect/session.h"
 #include "run/run.h"
 #include "runtime/driver.h"
 #include "store/repo.h"

@@ -95,16 +95,16 @@ static size_t keep_changed(struct session *s)
 	return gone;
 }
 
-static enum dt_cfg_mode cfg_mode(const char *v)
+static enum dt_cfg_mode cfg_mode(enum opt_cfg_mode m)
 {
-	return !strcmp(v, "soft") ? DT_CFG_SOFT : !strcmp(v, "strict") ? DT_CFG_STRICT
-								       : DT_CFG_SEMISTRICT;
+	return m == OPT_CFG_SOFT ? DT_CFG_SOFT : m == OPT_CFG_STRICT ? DT_CFG_STRICT
+								 : DT_CFG_SEMISTRICT;
 }
 
 int collect_diff_tracing(struct session *s)
 {
 	struct opt_selection *os = &s->o->opt;
-	const char *bpath = opt_value(os, "diff-baseline"), *rev = opt_value(os, "diff-version");
+	const char *bpath = os->v.diff_baseline, *rev = os->v.diff_version;
 	const char *cache = s->o->cache_off || os->cache_off ? NULL : s->cache_dir;
 	int quiet = s->o->quiet, ret = -1, standalone;
 	struct target bt;
@@ -138,7 +138,7 @@ int collect_diff_tracing(struct session *s)
 	    callgraph_load(&base, &bt, cache, 0) < 0)
 		goto out;
 	difftrace_init(&d, &cur, &base);
-	difftrace_compare_cg(&d, opt_value_bool(os, "diff-inspect-all"));
+	difftrace_compare_cg(&d, os->v.diff_inspect_all);
 	wt = vcs_find_worktree(".");
 	if (!wt || vcs_massage(wt, rev, from) < 0) {
 		if (!quiet)
@@ -149,8 +149,8 @@ int collect_diff_tracing(struct session *s)
 		pr_info("perun: diff-tracing: the git diff failed; the CFGs of every common "
 			"function are compared instead");
 	}
-	difftrace_compare_cfg(&d, cfg_mode(opt_value(os, "diff-cfg-mode")));
-	difftrace_finish(&d, opt_value_bool(os, "diff-keep-leaf"));
+	difftrace_compare_cfg(&d, cfg_mode(os->v.diff_cfg_mode));
+	difftrace_finish(&d, os->v.diff_keep_leaf);
 	collect_diff_release(s);
 	s->diff_j = difftrace_json(&d);
 	s->protected_funcs = d.protect;

@@ -114,20 +114,14 @@ int collect_reset_optimization_cache(struct session *s)
 	return 0;
 }
 
-/* A parameter given with -oa (not a default or a pipeline's value).  */
-static int given(const struct opt_selection *os, const char *name)
-{
-	return os->values && os->values[opt_param_find(name)];
-}
-
-/* Table A.4's prediction max(depth * ratio, least), unless -oa gave name.  */
-static long long predict_levels(const struct opt_selection *os, const char *name, int depth,
-				double ratio, long long least)
+/* Table A.4's prediction max(depth * ratio, least), unless -oa gave the
+ * value (given >= 0).  */
+static long long predict_levels(long long given, int depth, double ratio, long long least)
 {
 	long long v = (long long)(depth * ratio);
 
-	if (given(os, name))
-		return opt_value_int(os, name);
+	if (given >= 0)
+		return given;
 	return v > least ? v : least;
 }
 
@@ -267,26 +261,25 @@ static struct json_object *method_record(struct json_object *rec, const char *na
 static void run_cg_shaping(struct pre *p, struct session *s, struct json_object *rec,
 			   struct strbuf *said)
 {
-	const struct opt_selection *os = &s->o->opt;
-	const char *mode = opt_value(os, "cg-mode");
+	const struct opt_values *ov = &s->o->opt.v;
+	const char *mode = opt_cg_mode_name(ov->cg_mode);
 	struct json_object *names = json_object_new_array(), *m;
 	size_t matched, n, probed = p->left;
 	long long keep_top = -1, minf = -1, chain = -1;
 	int keep_leaf = -1;
 
 	matched = cgs_match(p->cg, p->cand, p->drop);
-	if (!strcmp(mode, "soft") || !strcmp(mode, "strict")) {
-		keep_top = predict_levels(os, "cg-keep-top", p->cg->depth,
-					  !strcmp(mode, "soft") ? 0.5 : 0.25, 2);
-		minf = given(os, "cg-trim-min-functions")
-			       ? opt_value_int(os, "cg-trim-min-functions")
+	if (ov->cg_mode == OPT_CG_SOFT || ov->cg_mode == OPT_CG_STRICT) {
+		keep_top = predict_levels(ov->cg_keep_top, p->cg->depth,
+					  ov->cg_mode == OPT_CG_SOFT ? 0.5 : 0.25, 2);
+		minf = ov->cg_trim_min_functions >= 0
+			       ? ov->cg_trim_min_functions
 			       : ((long long)(probed * 0.1) > 10 ? (long long)(probed * 0.1) : 10);
-		keep_leaf = given(os, "cg-trim-keep-leaf") ? opt_value_bool(os, "cg-trim-keep-leaf")
-							   : probed <= 20;
+		keep_leaf = ov->cg_trim_keep_leaf >= 0 ? ov->cg_trim_keep_leaf : probed <= 20;
 		cgs_trim(p->cg, p->cand, (int)keep_top, (size_t)minf, keep_leaf, p->drop);
-	} else if (!strcmp(mode, "prune")) {
-		keep_top = predict_levels(os, "cg-keep-top", p->cg->depth, 0.1, 2);
-		chain = predict_levels(os, "cg-prune-chain-length", p->cg->depth, 0.1, 1);
+	} else if (ov->cg_mode == OPT_CG_PRUNE) {
+		keep_top = predict_levels(ov->cg_keep_top, p->cg->depth, 0.1, 2);
+		chain = predict_levels(ov->cg_prune_chain_length, p->cg->depth, 0.1, 1);
 		cgs_prune(p->cg, p->cand, (int)chain, (int)keep_top, p->drop);
 	}
 	n = pre_apply(p, s, names);
@@ -308,14 +301,14 @@ static void run_cg_shaping(struct pre *p, struct session *s, struct json_object 
 static void run_baseline_static(struct pre *p, struct session *s, struct json_object *rec,
 				struct strbuf *said)
 {
-	const struct opt_selection *os = &s->o->opt;
-	const char *cls = opt_value(os, "static-complexity");
-	int c = cfg_complexity_parse(cls);
-	long long keep_top = predict_levels(os, "static-keep-top", p->cg->depth, 0.1, 1);
+	const struct opt_values *ov = &s->o->opt.v;
+	enum cfg_complexity c = (enum cfg_complexity)ov->static_complexity;
+	const char *cls = cfg_complexity_name(c);
+	long long keep_top = predict_levels(ov->static_keep_top, p->cg->depth, 0.1, 1);
 	struct json_object *names = json_object_new_array(), *m;
 	size_t n;
 
-	baseline_static(p->cg, p->cand, c < 0 ? CFG_CONSTANT : c, (int)keep_top, p->drop);
+	baseline_static(p->cg, p->cand, c, (int)keep_top, p->drop);
 	n = pre_apply(p, s, names);
 	m = method_record(rec, "baseline-static", n, names);
 	json_object_object_add(m, "complexity", json_object_new_string(cls));
@@ -326,18 +319,13 @@ static void run_baseline_static(struct pre *p, struct session *s, struct json_ob
 static void run_baseline_dynamic(struct pre *p, struct session *s, struct json_object *rec,
 				 struct strbuf *said)
 {
-	const struct opt_selection *os = &s->o->opt;
-	int strict = !strcmp(opt_value(os, "threshold-mode"), "strict");
+	const struct opt_values *ov = &s->o->opt.v;
 	struct dynbase_params dp;
 	struct json_object *names = json_object_new_array(), *m, *by;
 	size_t i, n = 0, per[4] = { 0, 0, 0, 0 };
 
-	dp.soft_threshold = given(os, "dyn-base-soft-threshold") || !strict
-				    ? (uint64_t)opt_value_int(os, "dyn-base-soft-threshold")
-				    : 1000;
-	dp.hard_threshold = given(os, "dyn-base-hard-threshold") || !strict
-				    ? (uint64_t)opt_value_int(os, "dyn-base-hard-threshold")
-				    : 100000;
+	dp.soft_threshold = (uint64_t)ov->dyn_base_soft_threshold;
+	dp.hard_threshold = (uint64_t)ov->dyn_base_hard_threshold;
 	dp.median_resolution = DYNBASE_MEDIAN_RESOLUTION;
 	dp.constant_median_ratio = DYNBASE_CONSTANT_MEDIAN_RATIO;
 	dp.wrapper_ratio = DYNBASE_WRAPPER_RATIO;
@@ -371,12 +359,9 @@ static void run_baseline_dynamic(struct pre *p, struct session *s, struct json_o
 static void run_dynamic_sampling(struct pre *p, struct session *s, struct json_object *rec,
 				 struct strbuf *said)
 {
-	const struct opt_selection *os = &s->o->opt;
-	int strict = !strcmp(opt_value(os, "threshold-mode"), "strict");
-	uint64_t thr = given(os, "dyn-sample-threshold") || !strict
-			       ? (uint64_t)opt_value_int(os, "dyn-sample-threshold")
-			       : 1000;
-	double step = opt_value_real(os, "dyn-sample-step");
+	const struct opt_values *ov = &s->o->opt.v;
+	uint64_t thr = (uint64_t)ov->dyn_sample_threshold;
+	double step = ov->dyn_sample_step;
 	struct json_object *m = json_object_new_object(), *smp = json_object_new_object();
 	size_t i, initial = 0, refined = 0, changed = 0;
 
@@ -475,16 +460,15 @@ int collect_pre_optimize(struct session *s)
 		stats_release(&st);
 	memset(&s->sopt, 0, sizeof(s->sopt));
 	if (os->active[OPT_TIMED_SAMPLING]) {
-		double f = opt_value_real(os, "timed-sample-freq");
+		double f = os->v.timed_sample_freq;
 		long ms = (long)(1000.0 / f + 0.5);
 		s->sopt.timed_freq = f;
 		s->sopt.timed_period_ms = (unsigned)(ms < 1 ? 1 : ms);
 	}
 	if (os->active[OPT_DYNAMIC_PROBING]) {
-		s->sopt.probing_threshold = (uint64_t)opt_value_int(os, "probing-threshold");
-		if (opt_value_bool(os, "probing-reattach"))
-			s->sopt.probing_reattach_ms =
-				(unsigned)opt_value_int(os, "probing-reattach-ms");
+		s->sopt.probing_threshold = (uint64_t)os->v.probing_threshold;
+		if (os->v.probing_reattach)
+			s->sopt.probing_reattach_ms = (unsigned)os->v.probing_reattach_ms;
 		s->sopt.probing_cond = collect_probing_cond(s);
 	}
 	collect_wd(&s->wd, "pre-optimize: %s%s%s", os->pipeline ? "pipeline " : "",

@@ -467,6 +467,7 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o)
 		return 1;
 	if (n > 0)
 		return collect_usage_error("unexpected argument '%s' after the trace options", argv[0]);
+	opt_fill(&o->opt); /* -oa, -op: checked as they were parsed */
 	if (o->compile_only && o->cache_off)
 		return collect_usage_error("%s", "--compile-only fills the module cache: not with -sc");
 	if (o->kernel_release) {

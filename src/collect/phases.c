@@ -370,6 +370,35 @@ enum collect_outcome collect_pipeline(struct session *s, enum collect_until unti
 	return collect_profile(s);
 }
 
+int collect_build_module(int argc, char **argv, const char *kernel_release,
+			 struct collect_opts *o, struct session *s)
+{
+	int ret;
+
+	/* as if the trace options ended in --compile-only [--kernel-release R]:
+	 * checked with the others, and R over a -r given */
+	o->compile_only = 1;
+	if (kernel_release)
+		o->kernel_release = kernel_release;
+	ret = collect_args_parse(argc, argv, o);
+	o->compile_only = 1;
+	if (kernel_release)
+		o->kernel_release = kernel_release;
+	session_init(s, o);
+	if (ret)
+		return ret;
+	if (o->script_only) {
+		fprintf(stderr, "perun cache build: --script-only builds no module: use perun "
+				"collect --script-only\n");
+		return EXIT_USAGE;
+	}
+	driver_install_signals();
+	if (o->quiet)
+		log_level = 0;
+	collect_pipeline(s, COLLECT_UNTIL_MODULE);
+	return collect_exit_code(&s->result);
+}
+
 int collect_exit_code(const struct collect_result *r)
 {
 	switch (r->outcome) {

@@ -84,6 +84,12 @@ int collect_parse_trace(int argc, char **argv, struct collect_opts *o);
 /* "perun collect: MESSAGE" and the synopsis on stderr, as parse_options says
  * a usage error; returns EXIT_USAGE.  */
 int collect_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints collect's man-page-like usage; used by --help.  */
+void usage_collect(FILE *f);
+/* Parses perun collect's arguments (argv[0] is "collect") into o, which
+ * keeps pointers into argv, and checks what they ask for together: 0; -1
+ * when --help was printed; EXIT_USAGE after saying why on stderr.  */
+int collect_args_parse(int argc, char **argv, struct collect_opts *o);
 
 /* -w: every step of the collection, timed, in the temp dir.  */
 struct watchdog {
@@ -250,6 +256,15 @@ enum collect_until {
 /* Runs the phases in order, up to until; returns s->result.outcome: the
  * failed phase's, or collect_profile's (COLLECT_OK when until is reached).  */
 enum collect_outcome collect_pipeline(struct session *s, enum collect_until until);
+
+/* perun cache build: collect's arguments argv[1..argc) parsed as perun
+ * collect --compile-only parses them (with --kernel-release kernel_release
+ * when not NULL), and the module that collect would run compiled into the
+ * cache; nothing runs.  s is initialised for o whatever the result (the
+ * caller releases both): 0 with s->key and s->module; -1 when --help was
+ * printed; else the exit status, said on stderr.  */
+int collect_build_module(int argc, char **argv, const char *kernel_release,
+			 struct collect_opts *o, struct session *s);
 
 /* --- the phases, in order; each returns 0, or -1 after pr_error() ------------ */
 

@@ -745,384 +745,577 @@ static struct json_object *timing_json(const struct session *s, const struct run
 	return tm;
 }
 
-enum collect_outcome collect_profile(struct session *s)
-{
-	struct collect_opts *o = s->o;
-	struct collect_result *r = &s->result;
-	const char *raw = s->raw;
-	const struct run_result res = s->res;
-	size_t attached = s->attached, named_zero = 0, unattached = 0;
-	uint64_t traced = 0;	/* calls and points in the profile written */
-	const char *attached_path = s->attached_path;
-	char *output = NULL, *origin_dir = NULL, *staged = NULL;
+/* One profile being written: what the steps of collect_profile share.  */
+struct pwrite {
+	struct session *s;
+	char *output;		/* where the profile goes (its final name) */
+	char *staged;		/* written here first, then published (NULL: at output) */
+	int in_jobs;		/* output is in .perun/jobs */
+	int rescued;		/* output is a rescue file, not what was asked for */
+	char origin[41];	/* the commit it is filed against, when have_origin */
+	int have_origin;
+	char *origin_dir;	/* the work tree origin was read in */
+	struct json_object *header, *ci, *extra; /* the profile's regions (owned) */
+	struct json_object *sum; /* extra's summary (borrowed) */
 	struct profile_writer w;
-	struct parser *parser = NULL;
-	struct json_object *header = NULL, *ci = NULL, *extra = NULL;
-	char origin[41], desc[64];
-	int have_origin = 0, in_jobs = 0, rescued = 0, incomplete = 0;
-	enum collect_outcome ret = COLLECT_FAILED;
-	size_t untraced_kids = 0, late_kids = 0, nkids = 0;
-	/* perun's loader counts the children itself (j lines), also --follow's */
-	size_t forked = s->uprobes ? 0 : res.forked;
-	size_t i;
-	double t_parse0;
-	struct stat st;
+	struct parser *parser;
+	double t_parse0;	/* when the parse began */
+	size_t forked;		/* children the driver saw (perun's loader counts its own) */
+	size_t untraced_kids;	/* children not followed */
+	size_t late_kids;	/* children followed only from later than their fork */
+	size_t reached;		/* probes with calls: a point 1, a function 2 */
+	size_t unattached;	/* probe points that did not attach */
+	size_t named_zero;	/* functions -f named that were never called */
+	int incomplete;		/* events lost, returns unseen, probes or children missed */
+	uint64_t traced;	/* calls and points in the profile written */
+};
 
-	/* where the profile goes, and its origin */
+/* Where the profile goes (o->output, else .perun/jobs, never over another
+ * profile) and the commit it is filed against.  0, or -1 (said).  */
+static int pw_destination(struct pwrite *p)
+{
+	const struct collect_opts *o = p->s->o;
+
 	if (o->output) {
-		output = xstrdup(o->output);
+		p->output = xstrdup(o->output);
 	} else {
-		output = default_output(s, &in_jobs);
+		p->output = default_output(p->s, &p->in_jobs);
 		/* never replace a profile: write beside, then take a free name */
-		if (!(staged = output_stage(output)) && to_rescue(&output, &staged, &rescued) < 0)
-			goto out;
+		if (!(p->staged = output_stage(p->output)) &&
+		    to_rescue(&p->output, &p->staged, &p->rescued) < 0)
+			return -1;
 	}
 	if (o->origin) {
-		snprintf(origin, sizeof(origin), "%s", o->origin);
-		have_origin = 1;
+		snprintf(p->origin, sizeof(p->origin), "%s", o->origin);
+		p->have_origin = 1;
 	} else {
-		origin_dir = vcs_find_worktree(".");
-		if (origin_dir && vcs_head(origin_dir, origin) == 0)
-			have_origin = 1;
+		p->origin_dir = vcs_find_worktree(".");
+		if (p->origin_dir && vcs_head(p->origin_dir, p->origin) == 0)
+			p->have_origin = 1;
 	}
+	return 0;
+}
 
-	/* parse into the profile */
-	t_parse0 = collect_now();
-	header = make_header(s);
-	ci = make_collector_info(s);
+/* The header and collector_info regions, with the probe calibration of the
+ * loader that ran (for calibrated amounts; a failed measurement leaves them
+ * out), and which probes are points.  */
+static void pw_regions(struct pwrite *p)
+{
+	struct session *s = p->s;
+	const struct collect_opts *o = s->o;
+	size_t i;
+
+	p->t_parse0 = collect_now();
+	p->header = make_header(s);
+	p->ci = make_collector_info(s);
 	if (s->probes_j) {
-		json_object_object_add(ci, "probes", s->probes_j);
+		json_object_object_add(p->ci, "probes", s->probes_j);
 		s->probes_j = NULL;
 	}
-	/* the probe cost of the loader that ran, for calibrated amounts; a
-	 * failed measurement leaves them out */
 	s->have_cal = calibration_get(s->runtime, s->uprobes ? "perun" : "stapbpf",
 				      o->aggregate && o->calibrate ? -1 : o->calibrate, o->quiet,
 				      &s->cal);
-	json_object_object_add(json_object_object_get(ci, "params"), "calibration",
+	json_object_object_add(json_object_object_get(p->ci, "params"), "calibration",
 			       s->have_cal > 0 ? calibration_json(&s->cal) : NULL);
 	free(s->points);
 	s->points = xcalloc(s->plan.n ? s->plan.n : 1, 1);
 	for (i = 0; i < s->plan.n; i++)
 		s->points[i] = probe_is_point(&s->plan.probes[i]);
-write_again:
-	if (parser)
-		parser_free(parser);
-	parser = NULL;
-	if (collect_parse(s, &w, staged ? staged : output, output, have_origin ? origin : NULL,
-			  header, ci, &parser) < 0) {
-		if (to_rescue(&output, &staged, &rescued) == 0)
-			goto write_again;
-		goto out;
-	}
-	{
-		const struct parse_stats *ps = parser_stats(parser);
-		struct json_object *sum = json_object_new_object();
-		struct json_object *met = NULL;
-		size_t reached = 0;
+}
 
-		/* the relay's losses: its failure count (one per dropped output)
-		 * or, when more, the events the script printed and the stream
-		 * lacks (w lines; stock stap 4.8's stapio also drops silently) */
-		if (ps->transport_lost > s->log.lost_events)
-			s->log.lost_events = ps->transport_lost;
-		json_object_put(extra);
-		extra = run_json(s, &res);
-		add_processes(extra, parser, &untraced_kids, &late_kids);
-		json_object_object_add(extra, "untraced_children",
-				       json_object_new_int64((int64_t)(forked + untraced_kids)));
-		json_object_object_add(extra, "timing", timing_json(s, &res));
-		json_object_object_add(extra, "anomalies", anomalies_json(s, ps, parser));
-		json_object_object_add(extra, "events", json_object_new_int64((int64_t)ps->events));
-		json_object_object_add(extra, "calls", json_object_new_int64((int64_t)ps->calls));
-		json_object_object_add(extra, "threads", json_object_new_int64((int64_t)ps->threads));
-		json_object_object_add(extra, "max_depth", json_object_new_int64(ps->max_depth));
-		json_object_object_add(extra, "raw_bytes", json_object_new_int64((int64_t)ps->bytes));
-		json_object_object_add(extra, "bytes_per_event",
-				       json_object_new_double(ps->events ? (double)ps->bytes / (double)ps->events : 0));
-		for (i = 0; i < s->plan.n; i++) {
-			/* calls without a duration count with the others */
-			w.sum[i].untimed = parser_unfinished(parser)[i];
-			w.sum[i].below_min = s->below_min ? s->below_min[i] : 0;
-			if (w.sum[i].count || w.sum[i].untimed || w.sum[i].below_min)
-				reached += s->points[i] ? 1 : 2;
-		}
-		summary_by_name(&s->plan, &w, sum);
-		if (s->below_min) {
-			uint64_t dropped = 0;
-			size_t untimed = 0;
-			for (i = 0; i < s->plan.n; i++) {
-				if (probe_is_point(&s->plan.probes[i]) &&
-				    s->plan.probes[i].kind == PROBE_FUNC)
-					untimed++;
-				if (!s->below_min[i])
-					continue;
-				/* the summary counts them (below_min_duration) */
-				collect_mark_partial(sum, s->plan.probes[i].name, "partial",
-						     json_object_new_boolean(1));
-				dropped += s->below_min[i];
-			}
-			json_object_object_add(extra, "min_duration_ns",
-					       json_object_new_int64((int64_t)o->min_duration_ns));
-			json_object_object_add(extra, "below_min_duration",
-					       json_object_new_int64((int64_t)dropped));
-			if (!o->quiet)
-				pr_info("perun: --min-duration: kept the calls of %" PRIu64 " ns or "
-					"more; %" PRIu64 " faster calls counted per function "
-					"(below_min_duration), not kept",
-					o->min_duration_ns, dropped);
-			/* a call seen at its entry only has no duration to compare */
-			if (untimed)
-				log_keep(&r->notes, "perun",
-					 "--min-duration cannot apply to the %zu function%s probed "
-					 "at entry only (no duration): all their calls are kept",
-					 untimed, untimed == 1 ? "" : "s");
-		} else if (o->min_duration_ns && o->aggregate) {
+/* A new extra region: the run, its processes, timing, anomalies and the
+ * parse's counts.  */
+static void pw_extra(struct pwrite *p, const struct parse_stats *ps)
+{
+	struct session *s = p->s;
+	struct json_object *extra;
+
+	/* the relay's losses: its failure count (one per dropped output)
+	 * or, when more, the events the script printed and the stream
+	 * lacks (w lines; stock stap 4.8's stapio also drops silently) */
+	if (ps->transport_lost > s->log.lost_events)
+		s->log.lost_events = ps->transport_lost;
+	json_object_put(p->extra);
+	extra = p->extra = run_json(s, &s->res);
+	add_processes(extra, p->parser, &p->untraced_kids, &p->late_kids);
+	json_object_object_add(extra, "untraced_children",
+			       json_object_new_int64((int64_t)(p->forked + p->untraced_kids)));
+	json_object_object_add(extra, "timing", timing_json(s, &s->res));
+	json_object_object_add(extra, "anomalies", anomalies_json(s, ps, p->parser));
+	json_object_object_add(extra, "events", json_object_new_int64((int64_t)ps->events));
+	json_object_object_add(extra, "calls", json_object_new_int64((int64_t)ps->calls));
+	json_object_object_add(extra, "threads", json_object_new_int64((int64_t)ps->threads));
+	json_object_object_add(extra, "max_depth", json_object_new_int64(ps->max_depth));
+	json_object_object_add(extra, "raw_bytes", json_object_new_int64((int64_t)ps->bytes));
+	json_object_object_add(extra, "bytes_per_event",
+			       json_object_new_double(ps->events ? (double)ps->bytes / (double)ps->events : 0));
+}
+
+/* The per-function summary into sum, and how many probes were reached.  */
+static void pw_summary(struct pwrite *p, struct json_object *sum)
+{
+	struct session *s = p->s;
+	size_t i;
+
+	p->reached = 0;
+	for (i = 0; i < s->plan.n; i++) {
+		/* calls without a duration count with the others */
+		p->w.sum[i].untimed = parser_unfinished(p->parser)[i];
+		p->w.sum[i].below_min = s->below_min ? s->below_min[i] : 0;
+		if (p->w.sum[i].count || p->w.sum[i].untimed || p->w.sum[i].below_min)
+			p->reached += s->points[i] ? 1 : 2;
+	}
+	summary_by_name(&s->plan, &p->w, sum);
+}
+
+/* --min-duration: the functions whose faster calls were counted, not kept,
+ * marked partial, and said.  */
+static void pw_min_duration(struct pwrite *p, struct json_object *sum)
+{
+	struct session *s = p->s;
+	const struct collect_opts *o = s->o;
+	struct collect_result *r = &s->result;
+	uint64_t dropped = 0;
+	size_t i, untimed = 0;
+
+	if (!s->below_min) {
+		if (o->min_duration_ns && o->aggregate)
 			log_keep(&r->notes, "perun",
 				 "--min-duration cannot apply with --aggregate (the script keeps "
 				 "summaries, not calls): every call is in them");
+		return;
+	}
+	for (i = 0; i < s->plan.n; i++) {
+		if (probe_is_point(&s->plan.probes[i]) && s->plan.probes[i].kind == PROBE_FUNC)
+			untimed++;
+		if (!s->below_min[i])
+			continue;
+		/* the summary counts them (below_min_duration) */
+		collect_mark_partial(sum, s->plan.probes[i].name, "partial",
+				     json_object_new_boolean(1));
+		dropped += s->below_min[i];
+	}
+	json_object_object_add(p->extra, "min_duration_ns",
+			       json_object_new_int64((int64_t)o->min_duration_ns));
+	json_object_object_add(p->extra, "below_min_duration",
+			       json_object_new_int64((int64_t)dropped));
+	if (!o->quiet)
+		pr_info("perun: --min-duration: kept the calls of %" PRIu64 " ns or "
+			"more; %" PRIu64 " faster calls counted per function "
+			"(below_min_duration), not kept",
+			o->min_duration_ns, dropped);
+	/* a call seen at its entry only has no duration to compare */
+	if (untimed)
+		log_keep(&r->notes, "perun",
+			 "--min-duration cannot apply to the %zu function%s probed "
+			 "at entry only (no duration): all their calls are kept",
+			 untimed, untimed == 1 ? "" : "s");
+}
+
+/* --pid: an attach cuts calls in flight at both ends: their functions'
+ * counts are partial, which is no loss.  */
+static void pw_in_flight(struct pwrite *p, struct json_object *sum)
+{
+	const struct session *s = p->s;
+	const uint64_t *a, *d;
+	size_t i;
+
+	if (s->o->pid <= 0)
+		return;
+	a = parser_unstarted(p->parser);
+	d = parser_unfinished(p->parser);
+	for (i = 0; i < s->plan.n; i++) {
+		if (a[i])
+			collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_attach",
+					     json_object_new_int64((int64_t)a[i]));
+		if (d[i])
+			collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_detach",
+					     json_object_new_int64((int64_t)d[i]));
+	}
+}
+
+/* Whether the trace is complete: nothing lost, every probe point attached,
+ * every child followed from its fork, every return seen (returns that came
+ * unseen are counted, their durations missing).  */
+static void pw_completeness(struct pwrite *p, const struct parse_stats *ps)
+{
+	const struct session *s = p->s;
+	const struct collect_opts *o = s->o;
+
+	p->unattached = s->attached_path && s->attached < plan_probe_points(&s->plan)
+				? plan_probe_points(&s->plan) - s->attached
+				: 0;
+	/* --follow promises every child from its first instruction: one
+	 * not traced, or traced from later, lacks calls */
+	if (!o->follow)
+		p->late_kids = 0;
+	p->incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
+			ps->missing_records || !ps->saw_end || p->unattached ||
+			(o->follow && p->untraced_kids) || p->late_kids || ps->missed_returns;
+	json_object_object_add(p->extra, "complete", json_object_new_boolean(!p->incomplete));
+}
+
+/* --metrics into extra: the thesis' PL, PLR, RDV, CPT, PRT, PT.  */
+static void pw_metrics(struct pwrite *p, const struct parse_stats *ps)
+{
+	const struct session *s = p->s;
+	struct json_object *met;
+	double pt;
+
+	if (!s->o->metrics)
+		return;
+	pt = collect_now() - s->t_start;
+	met = json_object_new_object();
+	json_object_object_add(met, "PL", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
+	json_object_object_add(met, "PLR", json_object_new_int64((int64_t)p->reached));
+	json_object_object_add(met, "RDV_bytes", json_object_new_int64((int64_t)ps->bytes));
+	json_object_object_add(met, "CPT_s", json_object_new_double(s->t_collect1 - s->t_collect0));
+	json_object_object_add(met, "PRT_s", json_object_new_double((double)s->res.target_ns / 1e9));
+	json_object_object_add(met, "PT_s_before_write", json_object_new_double(pt));
+	json_object_object_add(met, "parse_s", json_object_new_double(collect_now() - p->t_parse0));
+	json_object_object_add(p->extra, "metrics", met);
+}
+
+/* The raw stream parsed into the profile and its extra region completed
+ * and written; a profile that cannot be written goes to a rescue file
+ * instead.  0, or -1 (said).  */
+static int pw_write(struct pwrite *p)
+{
+	struct session *s = p->s;
+	const struct parse_stats *ps;
+	struct json_object *sum;
+
+	for (;;) {
+		if (p->parser)
+			parser_free(p->parser);
+		p->parser = NULL;
+		if (collect_parse(s, &p->w, p->staged ? p->staged : p->output, p->output,
+				  p->have_origin ? p->origin : NULL, p->header, p->ci,
+				  &p->parser) < 0) {
+			if (to_rescue(&p->output, &p->staged, &p->rescued) == 0)
+				continue;
+			return -1;
 		}
-		if (o->pid > 0) {
-			/* an attach cuts calls in flight at both ends: their functions'
-			 * counts are partial, which is no loss */
-			const uint64_t *a = parser_unstarted(parser), *d = parser_unfinished(parser);
-			for (i = 0; i < s->plan.n; i++) {
-				if (a[i])
-					collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_attach",
-							     json_object_new_int64((int64_t)a[i]));
-				if (d[i])
-					collect_mark_partial(sum, s->plan.probes[i].name, "in_flight_at_detach",
-							     json_object_new_int64((int64_t)d[i]));
-			}
-		}
-		unattached = attached_path && attached < plan_probe_points(&s->plan) ?
-				     plan_probe_points(&s->plan) - attached : 0;
-		/* --follow promises every child from its first instruction: one
-		 * not traced, or traced from later, lacks calls */
-		if (!o->follow)
-			late_kids = 0;
-		/* returns that came unseen: their calls are counted, their
-		 * durations missing */
-		incomplete = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
-			     ps->missing_records || !ps->saw_end || unattached ||
-			     (o->follow && untraced_kids) || late_kids || ps->missed_returns;
-		json_object_object_add(extra, "complete", json_object_new_boolean(!incomplete));
-		collect_post_optimize(s, parser, extra, sum);
-		if (collect_budget_report(s, parser, extra, sum))
-			json_object_object_add(extra, "sampled", json_object_new_boolean(1));
-		json_object_object_add(extra, "summary", sum);
-		json_object_object_add(extra, "stap_messages", json_object_get(s->log.messages));
-		if (o->metrics) {
-			double pt = collect_now() - s->t_start;
-			met = json_object_new_object();
-			json_object_object_add(met, "PL", json_object_new_int64((int64_t)plan_probe_points(&s->plan)));
-			json_object_object_add(met, "PLR", json_object_new_int64((int64_t)reached));
-			json_object_object_add(met, "RDV_bytes", json_object_new_int64((int64_t)ps->bytes));
-			json_object_object_add(met, "CPT_s", json_object_new_double(s->t_collect1 - s->t_collect0));
-			json_object_object_add(met, "PRT_s", json_object_new_double((double)res.target_ns / 1e9));
-			json_object_object_add(met, "PT_s_before_write", json_object_new_double(pt));
-			json_object_object_add(met, "parse_s", json_object_new_double(collect_now() - t_parse0));
-			json_object_object_add(extra, "metrics", met);
-		}
-		named_zero = say_named_zero(s, &w, &res, incomplete);
-		if (profile_writer_close(&w, ps, extra) < 0) {
-			if (to_rescue(&output, &staged, &rescued) == 0)
-				goto write_again;
-			goto out;
-		}
-		if (staged) {
-			char *final = output_publish(staged, output);
-			free(output);
-			output = final ? final : xstrdup(staged);
-			rescued |= !final;
-			free(staged);
-			staged = NULL;
-		}
-		r->output = xstrdup(output);
-		r->in_jobs = in_jobs;
-		r->rescued = rescued;
-		if (o->metrics && stat(output, &st) == 0) {
-			r->metrics = 1;
-			r->probe_points = plan_probe_points(&s->plan);
-			r->reached = reached;
-			r->raw_bytes = ps->bytes;
-			r->events = ps->events;
-			r->profile_bytes = (uint64_t)st.st_size;
-			r->cpt_s = s->t_collect1 - s->t_collect0;
-			r->prt_s = (double)res.target_ns / 1e9;
-			r->pt_s = collect_now() - s->t_start;
-		}
-		r->calls = ps->calls + ps->points + ps->unmatched_entries;
-		r->threads = ps->threads;
-		if (o->aggregate) {
-			size_t na, k, j;
-			const struct agg_record *ag = parser_aggregates(parser, &na);
-			for (k = 0, r->threads = 0; k < na; k++) {
-				r->calls += ag[k].count;
-				for (j = 0; j < k && ag[j].thread != ag[k].thread; j++)
-					;
-				r->threads += j == k;
-			}
-		}
-		r->functions = reached ? (size_t)json_object_object_length(sum) : 0;
-		r->complete = !incomplete;
-		r->lost = s->log.lost_events + ps->lost_events + ps->missing_records;
-		/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2), only
-		 * from a run that ended as it should: the counts of an interrupted,
-		 * killed or incomplete one would steer the next run wrong */
-		if (res.interrupted || res.runtime_died || incomplete ||
-		    (res.target_known && !res.target_exited)) {
-			if (!o->quiet && have_origin)
-				log_keep(&r->notes, "perun",
-					 "stats: none stored: the run was %s, so its counts are not "
-					 "the command's",
-					res.interrupted	    ? "interrupted"
-					: res.runtime_died ? "cut short by the runtime's end"
-					: incomplete	    ? "incomplete"
-					: res.timed_out	    ? "stopped at its timeout"
-							    : "ended by a signal");
-		} else {
-			stats_after_collect(output, header, "trace", sum, ps->calls + ps->points,
-					    have_origin ? origin : NULL, o->quiet, &r->notes);
-		}
-		traced = ps->calls + ps->points + ps->unmatched_entries;
-		parser_children(parser, &nkids);
-		if (incomplete && (late_kids || (o->follow && untraced_kids)) &&
-		    !(s->log.transport_errors || s->log.lost_events || ps->lost_events ||
-		      ps->missing_records || !ps->saw_end || unattached))
-			log_keep(&r->notes, "perun: warning",
-				 "the trace is incomplete: of the %zu child process%s --follow saw, "
-				 "%zu could not be traced and %zu were traced only from some time "
-				 "after their fork (trace.children[].traced_after_ns), so their "
-				 "calls are missing or begin late",
-				 nkids, nkids == 1 ? "" : "es", untraced_kids,
-				 late_kids);
-		else if (incomplete && !unattached && ps->missed_returns &&
-		    !(s->log.transport_errors || s->log.lost_events || ps->lost_events ||
-		      ps->missing_records || !ps->saw_end))
-			log_keep(&r->notes, "perun: warning",
-				 "the trace is incomplete: %" PRIu64 " calls returned unseen, so "
-				 "they are counted without a duration (said below)",
-				 ps->missed_returns);
-		else if (incomplete && unattached && !(s->log.transport_errors || s->log.lost_events ||
-						  ps->lost_events || ps->missing_records || !ps->saw_end))
-			log_keep(&r->notes, "perun: warning",
-				 "the trace is incomplete: %zu of %zu probe points did not attach "
-				 "(named above), so their calls are missing",
-				 unattached, plan_probe_points(&s->plan));
-		else if (incomplete)
-			warn_incomplete(s, ps, parser_lost(parser));
-		if (!o->quiet) {
-			if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
-			    ps->malformed_lines || ps->duplicates || s->log.lost_events ||
-			    ps->lost_events || ps->missing_records)
-				log_keep(&r->notes, "perun",
-					"anomalies: %" PRIu64 " unfinished calls, %" PRIu64
-					" unmatched returns, %" PRIu64 " truncated and %" PRIu64
-					" malformed lines, %" PRIu64 " duplicates, %" PRIu64 " lost events",
-					ps->unmatched_entries, ps->unmatched_exits, ps->truncated_lines,
-					ps->malformed_lines, ps->duplicates,
-					s->log.lost_events + ps->lost_events + ps->missing_records);
-			if (ps->unmatched_entries)
-				warn_unfinished(s, ps, parser_unfinished(parser));
+		ps = parser_stats(p->parser);
+		sum = json_object_new_object();
+		pw_extra(p, ps);
+		pw_summary(p, sum);
+		pw_min_duration(p, sum);
+		pw_in_flight(p, sum);
+		pw_completeness(p, ps);
+		collect_post_optimize(s, p->parser, p->extra, sum);
+		if (collect_budget_report(s, p->parser, p->extra, sum))
+			json_object_object_add(p->extra, "sampled", json_object_new_boolean(1));
+		json_object_object_add(p->extra, "summary", sum);
+		p->sum = sum;
+		json_object_object_add(p->extra, "stap_messages", json_object_get(s->log.messages));
+		pw_metrics(p, ps);
+		p->named_zero = say_named_zero(s, &p->w, &s->res, p->incomplete);
+		if (profile_writer_close(&p->w, ps, p->extra) == 0)
+			return 0;
+		if (to_rescue(&p->output, &p->staged, &p->rescued) < 0)
+			return -1;
+	}
+}
+
+/* A staged profile renamed to its name (else it stays a rescue under the
+ * staged name), and where it is in the result.  */
+static void pw_publish(struct pwrite *p)
+{
+	struct collect_result *r = &p->s->result;
+
+	if (p->staged) {
+		char *final = output_publish(p->staged, p->output);
+		free(p->output);
+		p->output = final ? final : xstrdup(p->staged);
+		p->rescued |= !final;
+		free(p->staged);
+		p->staged = NULL;
+	}
+	r->output = xstrdup(p->output);
+	r->in_jobs = p->in_jobs;
+	r->rescued = p->rescued;
+}
+
+/* What the profile holds, into the result (--metrics, calls, threads,
+ * functions, completeness, losses).  */
+static void pw_result(struct pwrite *p, const struct parse_stats *ps)
+{
+	const struct session *s = p->s;
+	const struct collect_opts *o = s->o;
+	struct collect_result *r = &p->s->result;
+	struct stat st;
+
+	if (o->metrics && stat(p->output, &st) == 0) {
+		r->metrics = 1;
+		r->probe_points = plan_probe_points(&s->plan);
+		r->reached = p->reached;
+		r->raw_bytes = ps->bytes;
+		r->events = ps->events;
+		r->profile_bytes = (uint64_t)st.st_size;
+		r->cpt_s = s->t_collect1 - s->t_collect0;
+		r->prt_s = (double)s->res.target_ns / 1e9;
+		r->pt_s = collect_now() - s->t_start;
+	}
+	r->calls = ps->calls + ps->points + ps->unmatched_entries;
+	r->threads = ps->threads;
+	if (o->aggregate) {
+		size_t na, k, j;
+		const struct agg_record *ag = parser_aggregates(p->parser, &na);
+		for (k = 0, r->threads = 0; k < na; k++) {
+			r->calls += ag[k].count;
+			for (j = 0; j < k && ag[j].thread != ag[k].thread; j++)
+				;
+			r->threads += j == k;
 		}
 	}
-	if (o->verbose_trace) {
-		char *keep = xstrfmt("%s.raw", output);
-		struct strbuf sb = STRBUF_INIT;
-		/* the fast read's events too: the stream as the end probe writes it */
-		if (strbuf_read_file(&sb, raw) == 0 &&
-		    (!fs_exists(s->rec) || strbuf_read_file(&sb, s->rec) == 0))
-			fs_write_atomic(keep, sb.buf, sb.len, 0644);
-		strbuf_release(&sb);
-		free(keep);
+	r->functions = p->reached ? (size_t)json_object_object_length(p->sum) : 0;
+	r->complete = !p->incomplete;
+	r->lost = s->log.lost_events + ps->lost_events + ps->missing_records;
+	p->traced = ps->calls + ps->points + ps->unmatched_entries;
+}
+
+/* post-optimize: dynamic stats for the next run (seeds/003 7.1.2), only
+ * from a run that ended as it should: the counts of an interrupted, killed
+ * or incomplete one would steer the next run wrong.  */
+static void pw_stats(struct pwrite *p, const struct parse_stats *ps)
+{
+	const struct session *s = p->s;
+	const struct run_result *res = &s->res;
+	const struct collect_opts *o = s->o;
+	struct collect_result *r = &p->s->result;
+
+	if (res->interrupted || res->runtime_died || p->incomplete ||
+	    (res->target_known && !res->target_exited)) {
+		if (!o->quiet && p->have_origin)
+			log_keep(&r->notes, "perun",
+				 "stats: none stored: the run was %s, so its counts are not "
+				 "the command's",
+				 res->interrupted	   ? "interrupted"
+				 : res->runtime_died ? "cut short by the runtime's end"
+				 : p->incomplete	   ? "incomplete"
+				 : res->timed_out	   ? "stopped at its timeout"
+						   : "ended by a signal");
+	} else {
+		stats_after_collect(p->output, p->header, "trace", p->sum, ps->calls + ps->points,
+				    p->have_origin ? p->origin : NULL, o->quiet, &r->notes);
 	}
-	ret = !incomplete ? COLLECT_OK : o->strict ? COLLECT_FAILED : COLLECT_INCOMPLETE;
-	if (!o->follow && (forked || untraced_kids) && !o->quiet)
+}
+
+/* Why the trace is incomplete, said once by its main cause, and the
+ * parse's anomalies.  */
+static void pw_say_incomplete(struct pwrite *p, const struct parse_stats *ps)
+{
+	struct session *s = p->s;
+	const struct collect_opts *o = s->o;
+	struct collect_result *r = &s->result;
+	size_t nkids = 0;
+	int lost = s->log.transport_errors || s->log.lost_events || ps->lost_events ||
+		   ps->missing_records || !ps->saw_end;
+
+	parser_children(p->parser, &nkids);
+	if (p->incomplete && (p->late_kids || (o->follow && p->untraced_kids)) &&
+	    !(lost || p->unattached))
+		log_keep(&r->notes, "perun: warning",
+			 "the trace is incomplete: of the %zu child process%s --follow saw, "
+			 "%zu could not be traced and %zu were traced only from some time "
+			 "after their fork (trace.children[].traced_after_ns), so their "
+			 "calls are missing or begin late",
+			 nkids, nkids == 1 ? "" : "es", p->untraced_kids, p->late_kids);
+	else if (p->incomplete && !p->unattached && ps->missed_returns && !lost)
+		log_keep(&r->notes, "perun: warning",
+			 "the trace is incomplete: %" PRIu64 " calls returned unseen, so "
+			 "they are counted without a duration (said below)",
+			 ps->missed_returns);
+	else if (p->incomplete && p->unattached && !lost)
+		log_keep(&r->notes, "perun: warning",
+			 "the trace is incomplete: %zu of %zu probe points did not attach "
+			 "(named above), so their calls are missing",
+			 p->unattached, plan_probe_points(&s->plan));
+	else if (p->incomplete)
+		warn_incomplete(s, ps, parser_lost(p->parser));
+	if (o->quiet)
+		return;
+	if (ps->unmatched_entries || ps->unmatched_exits || ps->truncated_lines ||
+	    ps->malformed_lines || ps->duplicates || s->log.lost_events || ps->lost_events ||
+	    ps->missing_records)
+		log_keep(&r->notes, "perun",
+			 "anomalies: %" PRIu64 " unfinished calls, %" PRIu64
+			 " unmatched returns, %" PRIu64 " truncated and %" PRIu64
+			 " malformed lines, %" PRIu64 " duplicates, %" PRIu64 " lost events",
+			 ps->unmatched_entries, ps->unmatched_exits, ps->truncated_lines,
+			 ps->malformed_lines, ps->duplicates,
+			 s->log.lost_events + ps->lost_events + ps->missing_records);
+	if (ps->unmatched_entries)
+		warn_unfinished(s, ps, parser_unfinished(p->parser));
+}
+
+/* -vt: the raw stream kept beside the profile, the fast read's events too
+ * (the stream as the end probe writes it).  */
+static void pw_keep_raw(const struct pwrite *p)
+{
+	const struct session *s = p->s;
+	char *keep;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!s->o->verbose_trace)
+		return;
+	keep = xstrfmt("%s.raw", p->output);
+	if (strbuf_read_file(&sb, s->raw) == 0 &&
+	    (!fs_exists(s->rec) || strbuf_read_file(&sb, s->rec) == 0))
+		fs_write_atomic(keep, sb.buf, sb.len, 0644);
+	strbuf_release(&sb);
+	free(keep);
+}
+
+/* How the traced command or process ended, said; the outcome it makes of
+ * a written profile's.  */
+static enum collect_outcome pw_say_run_end(struct pwrite *p, enum collect_outcome ret)
+{
+	struct session *s = p->s;
+	const struct collect_opts *o = s->o;
+	const struct run_result *res = &s->res;
+	struct collect_result *r = &s->result;
+	char desc[64];
+
+	if (!o->follow && (p->forked || p->untraced_kids) && !o->quiet)
 		log_keep(&r->notes, "perun",
 			 "the %s started %zu child process%s; only its own process was traced "
 			 "(--follow traces them too)",
-			 o->pid > 0 ? "process" : "command", forked + untraced_kids,
-			 forked + untraced_kids == 1 ? "" : "es");
-	if (res.timed_out && !o->quiet)
+			 o->pid > 0 ? "process" : "command", p->forked + p->untraced_kids,
+			 p->forked + p->untraced_kids == 1 ? "" : "es");
+	if (res->timed_out && !o->quiet)
 		log_keep(&r->notes, "perun", "timeout of %.1f s reached: the command was terminated",
 			 o->timeout);
-	if (res.runtime_died) {
-		if (traced)
+	if (res->runtime_died) {
+		if (p->traced)
 			log_keep(&r->notes, "perun",
 				 "%s ended (%s) while the command ran, so perun stopped the "
 				 "command; the profile holds the %" PRIu64 " call%s traced before",
-				s->runtime_prog,
-				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)), traced,
-				traced == 1 ? "" : "s");
+				 s->runtime_prog,
+				 collect_exit_desc(res->exited, res->status, desc, sizeof(desc)),
+				 p->traced, p->traced == 1 ? "" : "s");
 		else
 			log_keep(&r->notes, "perun",
 				 "%s ended (%s) while the command ran, so perun stopped the "
 				 "command; the profile holds no call: what was traced was lost "
 				 "with the runtime",
-				s->runtime_prog,
-				collect_exit_desc(res.exited, res.status, desc, sizeof(desc)));
+				 s->runtime_prog,
+				 collect_exit_desc(res->exited, res->status, desc, sizeof(desc)));
 		ret = COLLECT_FAILED;
-	} else if (res.target_known && res.target_exited && res.target_status != 0) {
-		log_keep(&r->notes, "perun", "target exited with status %d", res.target_status);
-	} else if (res.target_known && !res.target_exited && !res.timed_out && !res.interrupted) {
+	} else if (res->target_known && res->target_exited && res->target_status != 0) {
+		log_keep(&r->notes, "perun", "target exited with status %d", res->target_status);
+	} else if (res->target_known && !res->target_exited && !res->timed_out &&
+		   !res->interrupted) {
 		log_keep(&r->notes, "perun",
 			 "the command was killed by signal %d (%s); the profile records what ran",
-			res.target_status, strsignal(res.target_status));
-		if (res.target_status == SIGABRT && s->target.exceptions &&
+			 res->target_status, strsignal(res->target_status));
+		if (res->target_status == SIGABRT && s->target.exceptions &&
 		    plan_probe_points(&s->plan) > s->plan.n)
 			log_keep(&r->notes, "perun: hint",
 				 "%s throws C++ exceptions, which abort when they unwind through a "
 				 "return probe: trace with --entry-only",
-				s->target.path);
+				 s->target.path);
 		ret = COLLECT_SIGNALED;
-		r->signal = res.target_status;
+		r->signal = res->target_status;
 	}
-	if (o->pid > 0 && !o->quiet) {
-		char took[64] = "";
-		/* perun's loader measured its own detach (the links closed: the
-		 * process runs free); another runtime's is its end after SIGINT */
-		if (s->log.detach_ms >= 0)
-			snprintf(took, sizeof(took),
-				 s->log.detach_ms >= 10 ? "; the detach took %.0f ms"
-				 : s->log.detach_ms >= 1 ? "; the detach took %.1f ms"
-							 : "; the detach took %.2f ms",
-				 s->log.detach_ms);
-		else if (res.stop_ns)
-			snprintf(took, sizeof(took), "; the detach took %.1f s",
-				 (double)res.stop_ns / 1e9);
-		log_keep(&r->notes, "perun", "detached from process %ld after %.1f s (%s)%s", o->pid,
-			(double)res.target_ns / 1e9,
-			res.target_gone ? "it exited" : res.detached_at_timeout ? "-t reached"
-			: res.interrupted ? "interrupted" : "the runtime ended", took);
-	}
+	return ret;
+}
+
+/* --pid: from which process perun detached, after how long, why, and what
+ * the detach took.  */
+static void pw_say_detach(const struct pwrite *p)
+{
+	struct session *s = p->s;
+	const struct collect_opts *o = s->o;
+	const struct run_result *res = &s->res;
+	char took[64] = "";
+
+	if (o->pid <= 0 || o->quiet)
+		return;
+	/* perun's loader measured its own detach (the links closed: the
+	 * process runs free); another runtime's is its end after SIGINT */
+	if (s->log.detach_ms >= 0)
+		snprintf(took, sizeof(took),
+			 s->log.detach_ms >= 10 ? "; the detach took %.0f ms"
+			 : s->log.detach_ms >= 1 ? "; the detach took %.1f ms"
+						 : "; the detach took %.2f ms",
+			 s->log.detach_ms);
+	else if (res->stop_ns)
+		snprintf(took, sizeof(took), "; the detach took %.1f s", (double)res->stop_ns / 1e9);
+	log_keep(&s->result.notes, "perun", "detached from process %ld after %.1f s (%s)%s",
+		 o->pid, (double)res->target_ns / 1e9,
+		 res->target_gone ? "it exited" : res->detached_at_timeout ? "-t reached"
+		 : res->interrupted ? "interrupted" : "the runtime ended", took);
+}
+
+/* The outcome of a collect whose profile was written: complete or not, how
+ * the run ended, and what makes it a failure after all (nothing attached, a
+ * named function never called, the profile not where it was asked for).  */
+static enum collect_outcome pw_outcome(struct pwrite *p)
+{
+	struct session *s = p->s;
+	const struct collect_opts *o = s->o;
+	struct collect_result *r = &s->result;
+	enum collect_outcome ret;
+
+	ret = !p->incomplete ? COLLECT_OK : o->strict ? COLLECT_FAILED : COLLECT_INCOMPLETE;
+	ret = pw_say_run_end(p, ret);
+	pw_say_detach(p);
 	/* Ctrl-C is how an attached trace ends: not a failure */
-	if (res.interrupted && o->pid <= 0) {
+	if (s->res.interrupted && o->pid <= 0) {
 		ret = COLLECT_SIGNALED;
 		r->signal = driver_signal_received() ? driver_signal_received() : 2;
 	}
-	if ((ret == COLLECT_OK || ret == COLLECT_INCOMPLETE) && attached_path && !attached) {
+	if ((ret == COLLECT_OK || ret == COLLECT_INCOMPLETE) && s->attached_path && !s->attached) {
 		log_keep(&r->notes, "perun: error",
 			 "no probe attached, so nothing was traced (see the probes named above)");
 		ret = COLLECT_FAILED;
 	}
-	if (named_zero && (ret == COLLECT_OK || ret == COLLECT_INCOMPLETE))
+	if (p->named_zero && (ret == COLLECT_OK || ret == COLLECT_INCOMPLETE))
 		ret = COLLECT_FAILED;
 	/* a profile not where it was asked for is not what was asked */
-	if (rescued && (ret == COLLECT_OK || ret == COLLECT_INCOMPLETE))
+	if (p->rescued && (ret == COLLECT_OK || ret == COLLECT_INCOMPLETE))
 		ret = COLLECT_FAILED;
-out:
-	r->outcome = ret;
-	if (staged)
-		unlink(staged);
-	free(staged);
-	if (parser)
-		parser_free(parser);
-	json_object_put(header);
-	json_object_put(ci);
-	json_object_put(extra);
-	free(output);
-	free(origin_dir);
 	return ret;
 }
 
+static void pw_release(struct pwrite *p)
+{
+	if (p->staged)
+		unlink(p->staged);
+	free(p->staged);
+	if (p->parser)
+		parser_free(p->parser);
+	json_object_put(p->header);
+	json_object_put(p->ci);
+	json_object_put(p->extra);
+	free(p->output);
+	free(p->origin_dir);
+}
+
+enum collect_outcome collect_profile(struct session *s)
+{
+	struct pwrite p;
+	enum collect_outcome ret = COLLECT_FAILED;
+
+	memset(&p, 0, sizeof(p));
+	p.s = s;
+	/* perun's loader counts the children itself (j lines), also --follow's */
+	p.forked = s->uprobes ? 0 : s->res.forked;
+	if (pw_destination(&p) == 0) {
+		pw_regions(&p);
+		if (pw_write(&p) == 0) {
+			const struct parse_stats *ps = parser_stats(p.parser);
+			pw_publish(&p);
+			pw_result(&p, ps);
+			pw_stats(&p, ps);
+			pw_say_incomplete(&p, ps);
+			pw_keep_raw(&p);
+			ret = pw_outcome(&p);
+		}
+	}
+	s->result.outcome = ret;
+	pw_release(&p);
+	return ret;
+}

@@ -34,39 +34,58 @@ const struct opt_method_def opt_methods[OPT_NMETHODS] = {
 };
 
 /* Table A.4; the constants it names are folded into the defaults.  */
+#define F(x) offsetof(struct opt_values, x)
 const struct opt_param opt_params[] = {
-	{ "diff-keep-leaf", OPT_T_BOOL, "false", NULL, 0, 0, M(OPT_DIFF_TRACING) },
-	{ "diff-inspect-all", OPT_T_BOOL, "true", NULL, 0, 0, M(OPT_DIFF_TRACING) },
+	{ "diff-keep-leaf", OPT_T_BOOL, "false", NULL, 0, 0, M(OPT_DIFF_TRACING),
+	  F(diff_keep_leaf), 0, NULL },
+	{ "diff-inspect-all", OPT_T_BOOL, "true", NULL, 0, 0, M(OPT_DIFF_TRACING),
+	  F(diff_inspect_all), 0, NULL },
 	{ "diff-cfg-mode", OPT_T_ENUM, "semistrict", "soft|semistrict|strict", 0, 0,
-	  M(OPT_DIFF_TRACING) },
+	  M(OPT_DIFF_TRACING), F(diff_cfg_mode), 0, NULL },
 	/* the baseline: a binary built at diff-version (collect/apply-difftrace.c) */
-	{ "diff-baseline", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_DIFF_TRACING) },
-	{ "diff-version", OPT_T_PATHS, "HEAD~1", NULL, 0, 0, M(OPT_DIFF_TRACING) },
-	{ "source-files", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC) },
-	{ "source-dirs", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC) },
+	{ "diff-baseline", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_DIFF_TRACING), F(diff_baseline), 0,
+	  NULL },
+	{ "diff-version", OPT_T_PATHS, "HEAD~1", NULL, 0, 0, M(OPT_DIFF_TRACING), F(diff_version),
+	  0, NULL },
+	{ "source-files", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC), F(source_files), 0,
+	  NULL },
+	{ "source-dirs", OPT_T_PATHS, "", NULL, 0, 0, M(OPT_BASELINE_STATIC), F(source_dirs), 0,
+	  NULL },
 	{ "static-complexity", OPT_T_ENUM, "constant",
-	  "constant|linear|quadratic|cubic|quartic", 0, 0,
-	  M(OPT_BASELINE_STATIC) },
-	{ "static-keep-top", OPT_T_INT, "1", NULL, 0, 1e6, M(OPT_BASELINE_STATIC) },
-	{ "cg-mode", OPT_T_ENUM, "match", "match|soft|strict|prune", 0, 0, M(OPT_CG_SHAPING) },
-	{ "cg-keep-top", OPT_T_INT, "2", NULL, 0, 1e6, M(OPT_CG_SHAPING) },
-	{ "cg-trim-min-functions", OPT_T_INT, "10", NULL, 0, 1e9, M(OPT_CG_SHAPING) },
-	{ "cg-trim-keep-leaf", OPT_T_BOOL, "false", NULL, 0, 0, M(OPT_CG_SHAPING) },
-	{ "cg-prune-chain-length", OPT_T_INT, "1", NULL, 0, 1e6, M(OPT_CG_SHAPING) },
-	{ "dyn-sample-step", OPT_T_REAL, "2", NULL, 1, 1e6, M(OPT_DYNAMIC_SAMPLING) },
-	{ "dyn-sample-threshold", OPT_T_INT, "10000", NULL, 1, 1e12, M(OPT_DYNAMIC_SAMPLING) },
+	  "constant|linear|quadratic|cubic|quartic", 0, 0, M(OPT_BASELINE_STATIC),
+	  F(static_complexity), 0, NULL },
+	{ "static-keep-top", OPT_T_INT, "1", NULL, 0, 1e6, M(OPT_BASELINE_STATIC),
+	  F(static_keep_top), 1, NULL },
+	{ "cg-mode", OPT_T_ENUM, "match", "match|soft|strict|prune", 0, 0, M(OPT_CG_SHAPING),
+	  F(cg_mode), 0, NULL },
+	{ "cg-keep-top", OPT_T_INT, "2", NULL, 0, 1e6, M(OPT_CG_SHAPING), F(cg_keep_top), 1, NULL },
+	{ "cg-trim-min-functions", OPT_T_INT, "10", NULL, 0, 1e9, M(OPT_CG_SHAPING),
+	  F(cg_trim_min_functions), 1, NULL },
+	{ "cg-trim-keep-leaf", OPT_T_BOOL, "false", NULL, 0, 0, M(OPT_CG_SHAPING),
+	  F(cg_trim_keep_leaf), 1, NULL },
+	{ "cg-prune-chain-length", OPT_T_INT, "1", NULL, 0, 1e6, M(OPT_CG_SHAPING),
+	  F(cg_prune_chain_length), 1, NULL },
+	{ "dyn-sample-step", OPT_T_REAL, "2", NULL, 1, 1e6, M(OPT_DYNAMIC_SAMPLING),
+	  F(dyn_sample_step), 0, NULL },
+	{ "dyn-sample-threshold", OPT_T_INT, "10000", NULL, 1, 1e12, M(OPT_DYNAMIC_SAMPLING),
+	  F(dyn_sample_threshold), 0, "1000" },
 	{ "probing-threshold", OPT_T_INT, "100000", NULL, 1, 4294967295.0,
-	  M(OPT_DYNAMIC_PROBING) },
-	{ "probing-reattach", OPT_T_BOOL, "false", NULL, 0, 0, M(OPT_DYNAMIC_PROBING) },
+	  M(OPT_DYNAMIC_PROBING), F(probing_threshold), 0, NULL },
+	{ "probing-reattach", OPT_T_BOOL, "false", NULL, 0, 0, M(OPT_DYNAMIC_PROBING),
+	  F(probing_reattach), 0, NULL },
 	/* not in the thesis, which gives no interval: the first re-arm, doubling */
-	{ "probing-reattach-ms", OPT_T_INT, "100", NULL, 1, 3600000, M(OPT_DYNAMIC_PROBING) },
-	{ "timed-sample-freq", OPT_T_REAL, "1", NULL, 0.001, 1000, M(OPT_TIMED_SAMPLING) },
-	{ "dyn-base-soft-threshold", OPT_T_INT, "10000", NULL, 1, 1e12, M(OPT_BASELINE_DYNAMIC) },
+	{ "probing-reattach-ms", OPT_T_INT, "100", NULL, 1, 3600000, M(OPT_DYNAMIC_PROBING),
+	  F(probing_reattach_ms), 0, NULL },
+	{ "timed-sample-freq", OPT_T_REAL, "1", NULL, 0.001, 1000, M(OPT_TIMED_SAMPLING),
+	  F(timed_sample_freq), 0, NULL },
+	{ "dyn-base-soft-threshold", OPT_T_INT, "10000", NULL, 1, 1e12, M(OPT_BASELINE_DYNAMIC),
+	  F(dyn_base_soft_threshold), 0, "1000" },
 	{ "dyn-base-hard-threshold", OPT_T_INT, "1000000", NULL, 1, 1e15,
-	  M(OPT_BASELINE_DYNAMIC) },
+	  M(OPT_BASELINE_DYNAMIC), F(dyn_base_hard_threshold), 0, "100000" },
 	{ "threshold-mode", OPT_T_ENUM, "soft", "soft|strict", 0, 0,
-	  M(OPT_DYNAMIC_SAMPLING) | M(OPT_BASELINE_DYNAMIC) },
+	  M(OPT_DYNAMIC_SAMPLING) | M(OPT_BASELINE_DYNAMIC), F(threshold_mode), 0, NULL },
 };
+#undef F
 const size_t opt_nparams = sizeof(opt_params) / sizeof(opt_params[0]);
 
 /* The pipelines of 7.3: their methods, and the modes Table A.4 predicts for
@@ -112,6 +131,7 @@ void opt_selection_init(struct opt_selection *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->values = xcalloc(opt_nparams, sizeof(*s->values));
+	opt_fill(s);
 }
 
 void opt_selection_release(struct opt_selection *s)
@@ -156,19 +176,22 @@ static int parse_bool(const char *v, int *out)
 	return 0;
 }
 
-static int enum_has(const char *choices, const char *v)
+/* The place of v among choices ("a|b|c"), or -1.  */
+static int choice_index(const char *choices, const char *v)
 {
 	size_t n = strlen(v);
 	const char *p = choices;
+	int i = 0;
 
 	while (p && *p) {
 		const char *bar = strchr(p, '|');
 		size_t len = bar ? (size_t)(bar - p) : strlen(p);
 		if (len == n && !strncmp(p, v, n))
-			return 1;
+			return i;
 		p = bar ? bar + 1 : NULL;
+		i++;
 	}
-	return 0;
+	return -1;
 }
 
 static int parse_number(const struct opt_param *pa, const char *v, double *out)
@@ -210,7 +233,7 @@ int opt_set(struct opt_selection *s, const char *name, const char *value)
 					pa->max, value);
 		break;
 	case OPT_T_ENUM:
-		if (!enum_has(pa->choices, value))
+		if (choice_index(pa->choices, value) < 0)
 			return pr_error("-oa %s is one of %s, not '%s'", name, pa->choices, value);
 		break;
 	case OPT_T_PATHS:
@@ -287,41 +310,104 @@ int opt_resolve(struct opt_selection *s, unsigned have, FILE *notice)
 	return n;
 }
 
-const char *opt_value(const struct opt_selection *s, const char *name)
+/* The row of the parameter struct opt_values holds at field.  */
+static size_t row_of_field(size_t field)
+{
+	size_t i;
+
+	for (i = 0; i < opt_nparams; i++)
+		if (opt_params[i].field == field)
+			return i;
+	BUG("no optimization parameter at that field");
+}
+
+/* Parameter i's value as -oa would give it: -oa, else what the pipeline
+ * predicts, else the default of Table A.4.  */
+static const char *value_text(const struct opt_selection *s, size_t i)
 {
 	const struct pipeline *p = pipeline_find(s->pipeline);
-	int i = opt_param_find(name);
 	size_t k;
+	int b = 0;
 
-	if (i < 0)
-		BUG("unknown optimization parameter");
 	if (s->values && s->values[i])
 		return s->values[i];
 	/* Table A.4: probing_threshold * probing_reattach_coefficient (0.2) */
-	if (!strcmp(name, "probing-threshold") && opt_value_bool(s, "probing-reattach"))
+	if (opt_params[i].field == offsetof(struct opt_values, probing_threshold) &&
+	    parse_bool(value_text(s, row_of_field(offsetof(struct opt_values, probing_reattach))),
+		       &b) == 0 &&
+	    b)
 		return "20000";
 	for (k = 0; p && p->values[k]; k += 2)
-		if (!strcmp(p->values[k], name))
+		if (!strcmp(p->values[k], opt_params[i].name))
 			return p->values[k + 1];
 	return opt_params[i].def;
 }
 
-long long opt_value_int(const struct opt_selection *s, const char *name)
+/* Stores text, of parameter pa's type, into its field of v.  */
+static void store(const struct opt_param *pa, const char *text, struct opt_values *v)
 {
-	return (long long)strtod(opt_value(s, name), NULL);
-}
-
-double opt_value_real(const struct opt_selection *s, const char *name)
-{
-	return strtod(opt_value(s, name), NULL);
-}
-
-int opt_value_bool(const struct opt_selection *s, const char *name)
-{
+	char *at = (char *)v + pa->field;
+	long long ll;
+	double d;
 	int b = 0;
 
-	parse_bool(opt_value(s, name), &b);
-	return b;
+	switch (pa->type) {
+	case OPT_T_BOOL:
+		if (strcmp(text, "-1"))
+			parse_bool(text, &b);
+		else
+			b = -1; /* predicted */
+		memcpy(at, &b, sizeof(b));
+		break;
+	case OPT_T_INT:
+		ll = (long long)strtod(text, NULL);
+		memcpy(at, &ll, sizeof(ll));
+		break;
+	case OPT_T_REAL:
+		d = strtod(text, NULL);
+		memcpy(at, &d, sizeof(d));
+		break;
+	case OPT_T_ENUM:
+		b = choice_index(pa->choices, text); /* checked by opt_set() */
+		memcpy(at, &b, sizeof(b));
+		break;
+	case OPT_T_PATHS:
+		memcpy(at, &text, sizeof(text));
+		break;
+	}
+}
+
+/* An enum parameter is stored as an int.  */
+_Static_assert(sizeof(enum opt_cg_mode) == sizeof(int) &&
+		       sizeof(enum opt_cfg_mode) == sizeof(int) &&
+		       sizeof(enum opt_threshold_mode) == sizeof(int),
+	       "enum parameters are ints");
+
+void opt_fill(struct opt_selection *s)
+{
+	size_t i;
+
+	for (i = 0; i < opt_nparams; i++) {
+		const struct opt_param *pa = &opt_params[i];
+		if (s->values && s->values[i])
+			store(pa, s->values[i], &s->v);
+		else if (pa->predicted)
+			store(pa, "-1", &s->v);
+		else
+			store(pa, value_text(s, i), &s->v);
+	}
+	/* the thresholds, once threshold-mode is known */
+	for (i = 0; i < opt_nparams; i++)
+		if (opt_params[i].strict && !(s->values && s->values[i]) &&
+		    s->v.threshold_mode == OPT_THRESHOLD_STRICT)
+			store(&opt_params[i], opt_params[i].strict, &s->v);
+}
+
+const char *opt_cg_mode_name(enum opt_cg_mode m)
+{
+	static const char *const names[] = { "match", "soft", "strict", "prune" };
+
+	return names[m];
 }
 
 static struct json_object *param_json(const struct opt_param *pa, const char *v)
@@ -384,8 +470,7 @@ struct json_object *opt_json(const struct opt_selection *s)
 		for (i = 0; i < opt_nparams; i++)
 			if (opt_params[i].methods & M(m))
 				json_object_object_add(pj, opt_params[i].name,
-						       param_json(&opt_params[i],
-								  opt_value(s, opt_params[i].name)));
+						       param_json(&opt_params[i], value_text(s, i)));
 		json_object_object_add(j, "params", pj);
 		json_object_array_add(ms, j);
 	}

@@ -9,6 +9,7 @@
 #ifndef PERUN_OPTIMIZE_H
 #define PERUN_OPTIMIZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,6 +41,39 @@ enum opt_method {
 
 enum opt_param_type { OPT_T_BOOL, OPT_T_INT, OPT_T_REAL, OPT_T_ENUM, OPT_T_PATHS };
 
+/* The choices of the enum parameters, in the order their rows list them.  */
+enum opt_cg_mode { OPT_CG_MATCH, OPT_CG_SOFT, OPT_CG_STRICT, OPT_CG_PRUNE };
+enum opt_cfg_mode { OPT_CFG_SOFT, OPT_CFG_SEMISTRICT, OPT_CFG_STRICT };
+enum opt_threshold_mode { OPT_THRESHOLD_SOFT, OPT_THRESHOLD_STRICT };
+
+/* The parameters of Table A.4 a collect runs with, typed: -oa, else what
+ * the pipeline predicts, else the default (filled by opt_fill()).  A value
+ * Table A.4 predicts from the call graph or the plan is -1 unless -oa gave
+ * it; under threshold-mode strict the thresholds not given are strict's.  */
+struct opt_values {
+	int diff_keep_leaf, diff_inspect_all;
+	enum opt_cfg_mode diff_cfg_mode;
+	const char *diff_baseline;		/* "" for none */
+	const char *diff_version;
+	const char *source_files, *source_dirs;
+	int static_complexity;			/* enum cfg_complexity (target/cfg.h) */
+	long long static_keep_top;		/* -1: from the call graph's depth */
+	enum opt_cg_mode cg_mode;
+	long long cg_keep_top;			/* -1: from the call graph's depth */
+	long long cg_trim_min_functions;	/* -1: from the number of probes */
+	int cg_trim_keep_leaf;			/* -1: from the number of probes */
+	long long cg_prune_chain_length;	/* -1: from the call graph's depth */
+	double dyn_sample_step;
+	long long dyn_sample_threshold;		/* strict: 1000 */
+	long long probing_threshold;		/* probing-reattach: 20000 */
+	int probing_reattach;
+	long long probing_reattach_ms;
+	double timed_sample_freq;
+	long long dyn_base_soft_threshold;	/* strict: 1000 */
+	long long dyn_base_hard_threshold;	/* strict: 100000 */
+	enum opt_threshold_mode threshold_mode;
+};
+
 /* A parameter of Table A.4.  */
 struct opt_param {
 	const char *name;
@@ -48,6 +82,10 @@ struct opt_param {
 	const char *choices;	/* OPT_T_ENUM: "a|b|c" */
 	double min, max;	/* OPT_T_INT, OPT_T_REAL: the range */
 	unsigned methods;	/* bit (1 << enum opt_method) per method that reads it */
+	size_t field;		/* where struct opt_values holds it (offsetof) */
+	int predicted;		/* -1 in struct opt_values unless -oa gave it */
+	const char *strict;	/* its value under threshold-mode strict unless -oa gave
+				   it, or NULL */
 };
 
 struct opt_method_def {
@@ -82,6 +120,8 @@ struct opt_selection {
 	unsigned missing[OPT_NMETHODS];		/* on, but these requirements missing */
 	unsigned char unimplemented[OPT_NMETHODS];	/* on, met, but not written yet */
 	const char *off_why[OPT_NMETHODS];	/* switched off by the method itself: why */
+	struct opt_values v;	/* the parameters, typed: opt_fill() after the last -oa
+				   and -op */
 };
 
 void opt_selection_init(struct opt_selection *s);
@@ -105,12 +145,11 @@ int opt_toggle(struct opt_selection *s, const char *name, int on);
  * how many are active.  */
 int opt_resolve(struct opt_selection *s, unsigned have, FILE *notice);
 
-/* A parameter's value: -oa, else what the pipeline predicts, else the
- * default of Table A.4.  */
-const char *opt_value(const struct opt_selection *s, const char *name);
-long long opt_value_int(const struct opt_selection *s, const char *name);
-double opt_value_real(const struct opt_selection *s, const char *name);
-int opt_value_bool(const struct opt_selection *s, const char *name);
+/* Fills s->v from -oa, the pipeline and the defaults (the values were
+ * checked by opt_set()); opt_selection_init() fills the defaults.  */
+void opt_fill(struct opt_selection *s);
+/* "match", "soft", "strict" or "prune".  */
+const char *opt_cg_mode_name(enum opt_cg_mode m);
 
 /* {"pipeline": P, "methods": [{"name", "phases", "params": {...}}...],
  * "switched_off": {"NAME": "no call graph"...}} for collector_info: what

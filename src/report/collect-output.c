@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "report/collect-output.h"
+#include "runtime/runtime.h"
 
 void collect_output_metrics(const struct collect_result *r, struct strbuf *out)
 {
@@ -59,4 +60,13 @@ void collect_output_say_written(const struct collect_result *r, int quiet)
 	collect_output_notes(r, &sb);
 	fputs(strbuf_str(&sb), stderr);
 	strbuf_release(&sb);
+}
+
+void collect_output_module(const struct session *s)
+{
+	/* stdout: KEY RUNTIME RELEASE, for scripts that fill fleets' caches */
+	printf("%s %s %s\n", s->key, runtime_name(s->runtime), s->release ? s->release : "-");
+	if (!s->o->quiet)
+		fprintf(stderr, "perun: %s module in the cache (%s): %s\n", runtime_name(s->runtime),
+			s->cache_state, s->module);
 }

@@ -22,6 +22,9 @@ void collect_output_notes(const struct collect_result *r, struct strbuf *out);
  * stdout; on stderr, unless quiet, the written line, then r's notes (which
  * the collect already chose under quiet).  */
 void collect_output_say_written(const struct collect_result *r, int quiet);
+/* After --compile-only: "KEY RUNTIME RELEASE" of s's module on stdout, and
+ * where the module is on stderr unless quiet.  */
+void collect_output_module(const struct session *s);
 /* Appends where a rescued profile went to out, when r's was rescued.  */
 void collect_output_rescued(const struct collect_result *r, struct strbuf *out);
 

@@ -11,6 +11,7 @@
 #include "analysis/robust.h"
 #include "analysis/runscale.h"
 #include "analysis/samples.h"
+#include "profile/job.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "report/history.h"
@@ -20,13 +21,6 @@
 #include "vcs/vcs.h"
 
 history_detect_fn history_detect = steps_detect_opts;
-
-static const char *hstr(const struct profile *p, const char *path)
-{
-	const char *v = profile_str(p, path);
-
-	return v ? v : "";
-}
 
 /* The calls of one function at one commit, pooled over its profiles, and
  * each profile's (run's) own median and p95.  */
@@ -93,17 +87,18 @@ static void pool_release(struct commit_pool *cp)
 	memset(cp, 0, sizeof(*cp));
 }
 
-/* Whether p belongs to the series: the fields given must match; those not
- * given are taken from the first (the newest) profile that matches.  */
+/* Whether p belongs to the series: the fields of its job given must match
+ * (its postprocessors are not compared); those not given are taken from the
+ * first (the newest) profile that matches.  */
 static int matches(struct history *h, const struct profile *p)
 {
-	const char *col = hstr(p, "collector_info.name"), *cmd = hstr(p, "header.cmd"),
-		   *args = hstr(p, "header.args"), *wl = hstr(p, "header.workload");
-
+	struct job j;
 	char *machine;
 
-	if ((h->collector && strcmp(col, h->collector)) || (h->cmd && strcmp(cmd, h->cmd)) ||
-	    (h->args && strcmp(args, h->args)) || (h->workload && strcmp(wl, h->workload)))
+	job_from_profile(p, &j);
+	if ((h->collector && strcmp(j.collector, h->collector)) ||
+	    (h->cmd && strcmp(j.cmd, h->cmd)) || (h->args && strcmp(j.args, h->args)) ||
+	    (h->workload && strcmp(j.workload, h->workload)))
 		return 0;
 	/* one machine: that of the newest profile with a machine region */
 	machine = machine_describe(p);
@@ -120,13 +115,13 @@ static int matches(struct history *h, const struct profile *p)
 		free(machine);
 	}
 	if (!h->collector)
-		h->collector = xstrdup(col);
+		h->collector = xstrdup(j.collector);
 	if (!h->cmd)
-		h->cmd = xstrdup(cmd);
+		h->cmd = xstrdup(j.cmd);
 	if (!h->args)
-		h->args = xstrdup(args);
+		h->args = xstrdup(j.args);
 	if (!h->workload)
-		h->workload = xstrdup(wl);
+		h->workload = xstrdup(j.workload);
 	return 1;
 }
 

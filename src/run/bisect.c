@@ -17,6 +17,7 @@
 #include "analysis/check-input.h"
 #include "analysis/check.h"
 #include "analysis/postprocess.h"
+#include "profile/job.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "run/run.h"
@@ -32,41 +33,31 @@ struct point {
 	unsigned have;		/* registered runs of the job on this machine */
 };
 
-static const char *hstr(const struct profile *p, const char *path)
+/* The runner's (only) job: its command, arguments, workload, the trace
+ * collector and the runner's postprocessors in order (the trace options are
+ * not part of it).  */
+static void runner_job(const struct runner *r, struct job *j)
 {
-	const char *v = profile_str(p, path);
+	const struct run_job *rj = r->jobs;
+	size_t i;
 
-	return v ? v : "";
+	j->collector = "trace";
+	j->cmd = rj->cmd;
+	j->args = rj->args ? rj->args : "";
+	j->workload = rj->workload ? rj->workload : "";
+	j->postprocessors[0] = '\0';
+	for (i = 0; i < r->npost; i++)
+		job_add_postprocessor(j, pp_profile_name(r->post[i].method));
 }
 
-/* Whether p is a run of the runner's (only) job: its command, arguments,
- * workload, the trace collector and the runner's postprocessors in order
- * (check_same_job()'s notion of a job; the trace options are not compared),
- * on this machine.  */
+/* Whether p is a run of the runner's job on this machine.  */
 static int same_job(const struct runner *r, const struct profile *p, const struct profile *here)
 {
-	const struct run_job *j = r->jobs;
-	struct json_object *pp = NULL;
-	size_t i, n;
+	struct job want, have;
 
-	if (strcmp(hstr(p, "header.cmd"), j->cmd) ||
-	    strcmp(hstr(p, "header.args"), j->args ? j->args : "") ||
-	    strcmp(hstr(p, "header.workload"), j->workload ? j->workload : "") ||
-	    strcmp(hstr(p, "collector_info.name"), "trace") || !machine_same(p, here))
-		return 0;
-	n = p->root && json_object_object_get_ex(p->root, "postprocessors", &pp) &&
-		    json_object_is_type(pp, json_type_array)
-		? json_object_array_length(pp)
-		: 0;
-	if (n != r->npost)
-		return 0;
-	for (i = 0; i < n; i++) {
-		struct json_object *name = NULL;
-		json_object_object_get_ex(json_object_array_get_idx(pp, i), "name", &name);
-		if (!name || pp_method_parse(json_object_get_string(name)) != (int)r->post[i].method)
-			return 0;
-	}
-	return 1;
+	runner_job(r, &want);
+	job_from_profile(p, &have);
+	return job_same(&want, &have) && machine_same(p, here);
 }
 
 /* How many registered runs of the job on this machine sha has.  */
@@ -153,14 +144,16 @@ static int says_more(const struct check_finding *x, const struct check_finding *
 	return x->ratio > y->ratio;
 }
 
-/* Whether cj is the comparison of the runner's (only) job.  */
-static int job_of(const struct runner *r, const struct check_job *cj)
+/* Whether cj is the comparison of the runner's job (its command, arguments
+ * and workload: check compared only runs of one job).  */
+static int is_runner_job(const struct runner *r, const struct check_job *cj)
 {
-	const struct run_job *j = r->jobs;
+	struct job want;
 
-	return !strcmp(cj->cmd ? cj->cmd : "", j->cmd) &&
-	       !strcmp(cj->args ? cj->args : "", j->args ? j->args : "") &&
-	       !strcmp(cj->workload ? cj->workload : "", j->workload ? j->workload : "");
+	runner_job(r, &want);
+	return !strcmp(cj->cmd ? cj->cmd : "", want.cmd) &&
+	       !strcmp(cj->args ? cj->args : "", want.args) &&
+	       !strcmp(cj->workload ? cj->workload : "", want.workload);
 }
 
 /* perun check's comparison of commit a with commit b for the job: whether
@@ -185,7 +178,7 @@ static int check_step(const struct runner *r, const char *a, const char *b, cons
 		goto out;
 	for (ji = 0; ji < res.njobs; ji++) {
 		const struct check_job *cj = &res.jobs[ji];
-		if (!job_of(r, cj))
+		if (!is_runner_job(r, cj))
 			continue;
 		for (i = 0; i < cj->nf; i++)
 			if (about(&cj->f[i], func) && isfinite(cj->f[i].ratio) &&

@@ -82,6 +82,7 @@ int main(void)
 	ok(o.opt.values && o.opt.values[opt_param_find("probing-threshold")] &&
 		   !strcmp(o.opt.values[opt_param_find("probing-threshold")], "1000"),
 	   "-oa NAME VALUE");
+	is_int(o.opt.v.probing_threshold, 1000, "filled into the typed parameters");
 	ok(o.timeout == 2.5, "-t");
 	collect_opts_release(&o);
 

@@ -52,8 +52,9 @@ static void pipelines_and_toggles(void)
 		   s.missing[OPT_CG_SHAPING] == OPT_REQ_CALLGRAPH,
 	   "cg-shaping is on, switched off for the call graph");
 	ok(!s.on[OPT_TIMED_SAMPLING], "full leaves timed sampling out (7.3.3)");
-	is_str(opt_value(&s, "cg-mode"), "prune", "full predicts cg-mode prune");
-	is_str(opt_value(&s, "diff-cfg-mode"), "strict", "and diff-cfg-mode strict");
+	opt_fill(&s);
+	is_int(s.v.cg_mode, OPT_CG_PRUNE, "full predicts cg-mode prune");
+	is_int(s.v.diff_cfg_mode, OPT_CFG_STRICT, "and diff-cfg-mode strict");
 	ok(opt_toggle(&s, "dynamic-probing", 0) == 0 && opt_toggle(&s, "timed-sampling", 1) == 0,
 	   "-off and -on");
 	is_int(opt_resolve(&s, OPT_REQ_PER_CALL, devnull), 1, "one method runs after the toggles");
@@ -82,11 +83,16 @@ static void params(void)
 	struct json_object *j;
 
 	opt_selection_init(&s);
-	is_str(opt_value(&s, "probing-threshold"), "100000", "probing-threshold defaults to 100000");
-	is_str(opt_value(&s, "timed-sample-freq"), "1", "timed-sample-freq defaults to 1 Hz");
-	is_str(opt_value(&s, "cg-mode"), "match", "cg-mode defaults to match");
+	is_int(s.v.probing_threshold, 100000, "probing-threshold defaults to 100000");
+	ok(s.v.timed_sample_freq == 1, "timed-sample-freq defaults to 1 Hz");
+	is_int(s.v.cg_mode, OPT_CG_MATCH, "cg-mode defaults to match");
+	is_str(opt_cg_mode_name(s.v.cg_mode), "match", "which is named match");
+	ok(s.v.cg_keep_top == -1 && s.v.cg_trim_keep_leaf == -1,
+	   "cg-keep-top and cg-trim-keep-leaf are predicted when not given");
+	is_int(s.v.dyn_sample_threshold, 10000, "dyn-sample-threshold defaults to 10000");
 	ok(opt_set(&s, "probing-threshold", "1000") == 0, "-oa probing-threshold 1000");
-	is_int(opt_value_int(&s, "probing-threshold"), 1000, "is read back");
+	opt_fill(&s);
+	is_int(s.v.probing_threshold, 1000, "is read back");
 	ok(opt_set(&s, "probing-threshold", "1.5") < 0, "an integer parameter refuses 1.5");
 	ok(opt_set(&s, "probing-threshold", "0") < 0, "and 0");
 	ok(opt_set(&s, "timed-sample-freq", "2.5") == 0, "a real parameter takes 2.5");
@@ -97,19 +103,27 @@ static void params(void)
 		struct opt_selection r;
 		opt_selection_init(&r);
 		ok(opt_set(&r, "probing-reattach", "true") == 0, "-oa probing-reattach true");
-		is_str(opt_value(&r, "probing-threshold"), "20000",
+		opt_fill(&r);
+		is_int(r.v.probing_threshold, 20000,
 		       "Table A.4: reattach predicts probing-threshold 0.2 x 100000");
-		ok(opt_set(&r, "probing-threshold", "700") == 0 &&
-			   opt_value_int(&r, "probing-threshold") == 700,
-		   "an -oa probing-threshold wins over the prediction");
-		is_int(opt_value_int(&r, "probing-reattach-ms"), 100,
-		       "the first re-arm after 100 ms by default");
+		ok(opt_set(&r, "probing-threshold", "700") == 0, "-oa probing-threshold 700");
+		opt_fill(&r);
+		is_int(r.v.probing_threshold, 700, "an -oa probing-threshold wins over the prediction");
+		is_int(r.v.probing_reattach_ms, 100, "the first re-arm after 100 ms by default");
+		ok(opt_set(&r, "cg-keep-top", "3") == 0 && opt_set(&r, "threshold-mode", "strict") == 0,
+		   "-oa cg-keep-top 3, -oa threshold-mode strict");
+		opt_fill(&r);
+		is_int(r.v.cg_keep_top, 3, "a given cg-keep-top is not predicted");
+		ok(r.v.dyn_sample_threshold == 1000 && r.v.dyn_base_soft_threshold == 1000 &&
+			   r.v.dyn_base_hard_threshold == 100000,
+		   "threshold-mode strict sets the thresholds not given");
 		ok(opt_set(&r, "probing-reattach-ms", "0") < 0, "and never after 0 ms");
 		opt_selection_release(&r);
 	}
 	s.pipeline = "basic";
-	is_str(opt_value(&s, "cg-mode"), "soft", "-oa wins over the pipeline's prediction");
-	is_str(opt_value(&s, "threshold-mode"), "strict", "basic predicts threshold-mode strict");
+	opt_fill(&s);
+	is_int(s.v.cg_mode, OPT_CG_SOFT, "-oa wins over the pipeline's prediction");
+	is_int(s.v.threshold_mode, OPT_THRESHOLD_STRICT, "basic predicts threshold-mode strict");
 	opt_toggle(&s, "dynamic-probing", 1);
 	opt_resolve(&s, OPT_REQ_PER_CALL, NULL);
 	j = opt_json(&s);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* collect's options, shared by the commands that collect (collect, and cache
  * build for --compile-only): the top-level ones (-c, -a, -w, -o, --pid), then
- * the collector's through collect_parse_trace; their --help; and what a
- * module build prints.  */
+ * the collector's through collect_parse_trace; and their --help.  */
 #include "config.h"
 
 #define PR_FMT "perun collect"
@@ -12,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "collect/session.h"
 #include "runtime/runtime.h"
 #include "store/output.h"
@@ -175,13 +173,4 @@ int collect_args_parse(int argc, char **argv, struct collect_opts *o)
 	if (o->output && !o->script_only && output_check(o->output) < 0)
 		return EXIT_USAGE;
 	return 0;
-}
-
-void collect_say_module(const struct session *s)
-{
-	/* stdout: KEY RUNTIME RELEASE, for scripts that fill fleets' caches */
-	printf("%s %s %s\n", s->key, runtime_name(s->runtime), s->release ? s->release : "-");
-	if (!s->o->quiet)
-		fprintf(stderr, "perun: %s module in the cache (%s): %s\n", runtime_name(s->runtime),
-			s->cache_state, s->module);
 }

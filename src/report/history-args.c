@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
+#include "report/history-args.h"
 #include "util/number.h"
 #include "util/parse-options.h"
 
