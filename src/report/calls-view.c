@@ -233,7 +233,8 @@ static void edges_print(struct edge *v, size_t n, const char *title, struct strb
 {
 	size_t i;
 
-	qsort(v, n, sizeof(*v), cmp_edge);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_edge);
 	strbuf_addf(out, "\n# %10s %10s %10s  %s\n", "CALLS", "TOTAL", "SELF", title);
 	for (i = 0; i < n; i++)
 		strbuf_addf(out, "  %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "  %s\n", v[i].calls,
