@@ -153,16 +153,16 @@ test_expect_success 'chrome: one complete event per call, per process and thread
 	{"name":"process_name","ph":"M","pid":1000,"tid":1000,"args":{"name":"c.perf (pid 1000)"}},
 	{"name":"thread_name","ph":"M","pid":1000,"tid":1000,"args":{"name":"thread 1000"}},
 	{"name":"thread_name","ph":"M","pid":1000,"tid":1001,"args":{"name":"thread 1001"}},
-	{"name":"main","cat":"function","ph":"X","ts":0.100,"dur":1.900,"pid":1000,"tid":1000,"args":{"self_us":0.700}},
-	{"name":"work","cat":"function","ph":"X","ts":0.200,"dur":0.700,"pid":1000,"tid":1000,"args":{"self_us":0.400}},
-	{"name":"leaf","cat":"function","ph":"X","ts":0.300,"dur":0.100,"pid":1000,"tid":1000,"args":{"self_us":0.100}},
-	{"name":"leaf","cat":"function","ph":"X","ts":0.500,"dur":0.200,"pid":1000,"tid":1000,"args":{"self_us":0.200}},
+	{"name":"main","cat":"function","ph":"X","ts":0.100,"dur":1.900,"pid":1000,"tid":1000},
+	{"name":"work","cat":"function","ph":"X","ts":0.200,"dur":0.700,"pid":1000,"tid":1000},
+	{"name":"leaf","cat":"function","ph":"X","ts":0.300,"dur":0.100,"pid":1000,"tid":1000},
+	{"name":"leaf","cat":"function","ph":"X","ts":0.500,"dur":0.200,"pid":1000,"tid":1000},
 	{"name":"app:tick","cat":"point","ph":"i","ts":1.000,"s":"t","pid":1000,"tid":1000},
-	{"name":"fib","cat":"function","ph":"X","ts":1.100,"dur":0.500,"pid":1000,"tid":1000,"args":{"self_us":0.300}},
-	{"name":"fib","cat":"function","ph":"X","ts":1.200,"dur":0.100,"pid":1000,"tid":1000,"args":{"self_us":0.100}},
-	{"name":"fib","cat":"function","ph":"X","ts":1.400,"dur":0.100,"pid":1000,"tid":1000,"args":{"self_us":0.100}},
-	{"name":"work","cat":"function","ph":"X","ts":0.300,"dur":0.100,"pid":1000,"tid":1001,"args":{"self_us":0.070}},
-	{"name":"leaf","cat":"function","ph":"X","ts":0.350,"dur":0.030,"pid":1000,"tid":1001,"args":{"self_us":0.030}}
+	{"name":"fib","cat":"function","ph":"X","ts":1.100,"dur":0.500,"pid":1000,"tid":1000},
+	{"name":"fib","cat":"function","ph":"X","ts":1.200,"dur":0.100,"pid":1000,"tid":1000},
+	{"name":"fib","cat":"function","ph":"X","ts":1.400,"dur":0.100,"pid":1000,"tid":1000},
+	{"name":"work","cat":"function","ph":"X","ts":0.300,"dur":0.100,"pid":1000,"tid":1001},
+	{"name":"leaf","cat":"function","ph":"X","ts":0.350,"dur":0.030,"pid":1000,"tid":1001}
 	]}
 	EOF
 	test_cmp expect actual &&

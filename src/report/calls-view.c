@@ -409,13 +409,9 @@ static void view_chrome(const struct profile *p, const struct calls *c, const ch
 			strbuf_addstr(out, ",\"dur\":");
 			add_us(out, v->amount);
 		}
-		strbuf_addf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, pids[i], v->thread);
-		if (!v->point) {
-			strbuf_addstr(out, ",\"args\":{\"self_us\":");
-			add_us(out, v->exclusive);
-			strbuf_addstr(out, "}");
-		}
-		strbuf_addstr(out, "}");
+		/* no args: speedscope names a frame by its name and args, so a
+		 * call's own numbers would make every call a frame of its own */
+		strbuf_addf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 "}", pids[i], v->thread);
 	}
 	strbuf_addstr(out, "\n]}\n");
 	for (i = 0; i < c->fns.n; i++)
