@@ -366,7 +366,7 @@ test_expect_success 'diff with one profile says that two are needed' '
 	test_expect_code 2 "$PERUN" diff -f json a.perf 2>err &&
 	cat >expect <<-\EOF &&
 	perun diff: two profiles, A and B, not 1
-	usage: perun diff A B [--format text|json|flamegraph]
+	usage: perun diff A B [--format text|json|flamegraph|hist]
 	EOF
 	test_cmp expect err
 '

@@ -249,6 +249,19 @@ test_expect_success 'hist of an --aggregate profile: from its log2 histograms, a
 	grep "agg.perf: snapshots\[0\].resources\[0\]: not a per-call record" err
 '
 
+test_expect_success 'diff --format hist: the quantiles of A and B side by side' '
+	"$PERUN" diff c.perf agg.perf --format hist >actual &&
+	cat >expect <<-\EOF &&
+	# latency per function in ns, quantiles of A: the exact calls; of B: the stored log2 histograms
+	function  calls A  calls B      p50 A      p50 B      p90 A      p90 B      p99 A      p99 B    p99.9 A    p99.9 B   p99 B/A
+	main            1        -     1900.0          -     1900.0          -     1900.0          -     1900.0          -         -
+	work            2       10      400.0      153.6      640.0      256.0      694.0      600.0      699.4      600.0     0.86x
+	fib             3        -      100.0          -      420.0          -      492.0          -      499.2          -         -
+	leaf            3        -      100.0          -      180.0          -      198.0          -      199.8          -         -
+	EOF
+	test_cmp expect actual
+'
+
 test_expect_success 'usage errors: exit 2, saying what goes with what' '
 	test_expect_code 2 "$PERUN" show c.perf --format graph 2>err &&
 	grep "graph wants a function" err &&

@@ -438,8 +438,9 @@ struct lat {
 };
 
 struct lat_ctx {
-	struct names names;
+	struct names names;	/* while collecting: index in l */
 	struct lat *l;
+	size_t nl;
 	char *const *include;
 	int has_thread;
 	int64_t thread;
@@ -470,6 +471,7 @@ static struct lat *lat_of(struct lat_ctx *c, const char *name)
 
 	if (i == n) {
 		c->l = xrealloc(c->l, c->names.n * sizeof(*c->l));
+		c->nl = c->names.n;
 		memset(&c->l[i], 0, sizeof(*c->l));
 		c->l[i].name = name;
 		c->l[i].min = -1;
@@ -585,17 +587,17 @@ static void lat_histogram(const struct lat *l, struct strbuf *out)
 	}
 }
 
-static int view_hist(const struct profile *p, const char *what, const struct calls_filter *f,
-		     struct strbuf *out)
+/* The latency of each function of p that f keeps, sorted by total time;
+ * *kinds gets bit 0 when some come from exact calls, bit 1 from histograms.  */
+static int lat_collect(const struct profile *p, const char *what, const struct calls_filter *f,
+		       struct lat_ctx *c, int *kinds)
 {
-	struct lat_ctx c;
-	size_t i, j, width = 8;
-	int any_hist = 0, any_calls = 0;
+	size_t i;
 
-	memset(&c, 0, sizeof(c));
-	c.include = f->include;
-	c.has_thread = f->has_thread;
-	c.thread = f->thread;
+	memset(c, 0, sizeof(*c));
+	c->include = f->include;
+	c->has_thread = f->has_thread;
+	c->thread = f->thread;
 	if (profile_is_compact(p)) {
 		struct profile_call *v;
 		size_t n;
@@ -604,47 +606,151 @@ static int view_hist(const struct profile *p, const char *what, const struct cal
 		for (i = 0; i < n; i++)
 			if (!v[i].point && included(f->include, v[i].uid) &&
 			    (!f->has_thread || v[i].thread == f->thread))
-				lat_add_call(&c, v[i].uid, (double)v[i].amount);
+				lat_add_call(c, v[i].uid, (double)v[i].amount);
 		free(v);
 	} else {
-		profile_each_resource(p, lat_one, &c);
+		profile_each_resource(p, lat_one, c);
 	}
-	for (i = 0; i < c.names.n; i++) {
+	*kinds = 0;
+	for (i = 0; i < c->names.n; i++) {
 		/* a function with both kinds has its calls in the histogram too */
-		any_hist |= c.l[i].from_hist;
-		any_calls |= !c.l[i].from_hist;
-		if (!c.l[i].from_hist)
-			qsort(c.l[i].v, c.l[i].n, sizeof(double), cmp_double);
+		*kinds |= c->l[i].from_hist ? 2 : 1;
+		if (!c->l[i].from_hist)
+			qsort(c->l[i].v, c->l[i].n, sizeof(double), cmp_double);
+	}
+	if (c->names.n > 1)
+		qsort(c->l, c->names.n, sizeof(*c->l), cmp_lat);
+	/* sorted: the name index no longer matches l */
+	names_release(&c->names);
+	return 0;
+}
+
+static void lat_release(struct lat_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nl; i++)
+		free(c->l[i].v);
+	free(c->l);
+	names_release(&c->names);
+}
+
+static const char *lat_source(int kinds)
+{
+	return kinds == 3   ? "quantiles of the exact calls (FROM calls) or of log2 histograms "
+			      "(FROM log2)"
+	       : kinds == 2 ? "quantiles of the stored log2 histograms, interpolated within a "
+			      "bucket (FROM log2)"
+			    : "quantiles of the exact calls, linear between the closest ranks "
+			      "(FROM calls)";
+}
+
+static const char *lat_short_source(int kinds)
+{
+	return kinds == 3 ? "the exact calls and log2 histograms"
+	       : kinds == 2 ? "the stored log2 histograms" : "the exact calls";
+}
+
+static int view_hist(const struct profile *p, const char *what, const struct calls_filter *f,
+		     struct strbuf *out)
+{
+	struct lat_ctx c;
+	size_t i, j, width = 8;
+	int kinds;
+
+	if (lat_collect(p, what, f, &c, &kinds) < 0)
+		return -1;
+	for (i = 0; i < c.nl; i++)
 		if (strlen(c.l[i].name) > width)
 			width = strlen(c.l[i].name);
-	}
-	if (c.names.n > 1)
-		qsort(c.l, c.names.n, sizeof(*c.l), cmp_lat);
-	strbuf_addf(out, "# latency per function in ns: %s\n",
-		    any_hist && any_calls ? "quantiles of the exact calls (FROM calls) or of "
-					    "log2 histograms (FROM log2)"
-		    : any_hist ? "quantiles of the stored log2 histograms, interpolated within a "
-				 "bucket (FROM log2)"
-			       : "quantiles of the exact calls, linear between the closest ranks "
-				 "(FROM calls)");
+	strbuf_addf(out, "# latency per function in ns: %s\n", lat_source(kinds));
 	strbuf_addf(out, "%-*s %10s", (int)width, "function", "calls");
 	for (j = 0; j < sizeof(lat_q) / sizeof(lat_q[0]); j++)
 		strbuf_addf(out, " %12s", lat_qname[j]);
 	strbuf_addf(out, " %12s  %s\n", "max", "from");
-	for (i = 0; i < c.names.n; i++) {
+	for (i = 0; i < c.nl; i++) {
 		strbuf_addf(out, "%-*s %10" PRIu64, (int)width, c.l[i].name, c.l[i].count);
 		for (j = 0; j < sizeof(lat_q) / sizeof(lat_q[0]); j++)
 			strbuf_addf(out, " %12.1f", lat_quantile(&c.l[i], lat_q[j]));
 		strbuf_addf(out, " %12.1f  %s\n", c.l[i].max, c.l[i].from_hist ? "log2" : "calls");
 	}
-	if (!c.names.n)
+	if (!c.nl)
 		strbuf_addstr(out, "# no calls match\n");
-	for (i = 0; i < c.names.n; i++)
+	for (i = 0; i < c.nl; i++)
 		lat_histogram(&c.l[i], out);
-	for (i = 0; i < c.names.n; i++)
-		free(c.l[i].v);
-	free(c.l);
-	names_release(&c.names);
+	lat_release(&c);
+	return 0;
+}
+
+/* The row of function name in c, or NULL.  */
+static const struct lat *lat_find(const struct lat_ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nl; i++)
+		if (!strcmp(c->l[i].name, name))
+			return &c->l[i];
+	return NULL;
+}
+
+static void lat_cells(struct strbuf *out, const struct lat *a, const struct lat *b, double q)
+{
+	if (a)
+		strbuf_addf(out, " %10.1f", lat_quantile(a, q));
+	else
+		strbuf_addf(out, " %10s", "-");
+	if (b)
+		strbuf_addf(out, " %10.1f", lat_quantile(b, q));
+	else
+		strbuf_addf(out, " %10s", "-");
+}
+
+int calls_hist_diff(const struct profile *pa, const char *a, const struct profile *pb,
+		    const char *b, struct strbuf *out)
+{
+	struct calls_filter f = { NULL };
+	struct lat_ctx c[2];
+	size_t i, j, k, width = 8;
+	int kinds[2];
+
+	if (lat_collect(pa, a, &f, &c[0], &kinds[0]) < 0)
+		return -1;
+	if (lat_collect(pb, b, &f, &c[1], &kinds[1]) < 0) {
+		lat_release(&c[0]);
+		return -1;
+	}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < c[k].nl; i++)
+			if (strlen(c[k].l[i].name) > width)
+				width = strlen(c[k].l[i].name);
+	strbuf_addf(out, "# latency per function in ns, quantiles of A: %s; of B: %s\n",
+		    lat_short_source(kinds[0]), lat_short_source(kinds[1]));
+	strbuf_addf(out, "%-*s %8s %8s", (int)width, "function", "calls A", "calls B");
+	for (j = 0; j < sizeof(lat_q) / sizeof(lat_q[0]); j++)
+		strbuf_addf(out, " %8s A %8s B", lat_qname[j], lat_qname[j]);
+	strbuf_addf(out, " %9s\n", "p99 B/A");
+	/* A's functions by total time, then those only in B */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < c[k].nl; i++) {
+			const struct lat *la = k ? lat_find(&c[0], c[1].l[i].name) : &c[0].l[i];
+			const struct lat *lb = k ? &c[1].l[i] : lat_find(&c[1], c[0].l[i].name);
+			char ca[24] = "-", cb[24] = "-", ratio[24] = "-";
+			if (k && la)
+				continue;
+			if (la)
+				snprintf(ca, sizeof(ca), "%" PRIu64, la->count);
+			if (lb)
+				snprintf(cb, sizeof(cb), "%" PRIu64, lb->count);
+			if (la && lb && lat_quantile(la, 0.99) > 0)
+				snprintf(ratio, sizeof(ratio), "%.2fx",
+					 lat_quantile(lb, 0.99) / lat_quantile(la, 0.99));
+			strbuf_addf(out, "%-*s %8s %8s", (int)width, la ? la->name : lb->name, ca, cb);
+			for (j = 0; j < sizeof(lat_q) / sizeof(lat_q[0]); j++)
+				lat_cells(out, la, lb, lat_q[j]);
+			strbuf_addf(out, " %9s\n", ratio);
+		}
+	lat_release(&c[0]);
+	lat_release(&c[1]);
 	return 0;
 }
 

@@ -44,4 +44,11 @@ struct calls_filter {
 int calls_view(const struct profile *p, const char *what, enum calls_format fmt,
 	       const struct calls_filter *f, struct strbuf *out);
 
+/* Appends the latency quantiles (hist's p50 to p99.9) of every function of
+ * A (profile pa, named a) and B side by side, and the ratio of their p99
+ * (B / A); A's functions first, by total time, then those only in B.  -1
+ * with a message when either has neither calls nor histograms.  */
+int calls_hist_diff(const struct profile *pa, const char *a, const struct profile *pb,
+		    const char *b, struct strbuf *out);
+
 #endif
