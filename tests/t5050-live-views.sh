@@ -160,15 +160,18 @@ test_expect_success 'speedscope in headless Chromium opens the export and draws 
 	app=$(sh "$SRCDIR/tools/get-speedscope.sh") &&
 	mkdir www && cp -R "$app"/. www/ && cp ct.json www/ &&
 	{ python3 -u -m http.server 0 --bind 127.0.0.1 --directory www >http.log 2>&1 & echo $! >http.pid; } &&
-	i=0 && while ! grep -q "port [0-9]" http.log && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
-	port=$(sed -n "s/.* port \([0-9]*\) .*/\1/p" http.log) && test -n "$port" &&
-	url="http://127.0.0.1:$port/index.html#profileURL=http://127.0.0.1:$port/ct.json&title=calltree" &&
 	rc=0 &&
-	for view in time-ordered sandwich; do
-		timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TRASH/chrome" \
-			--window-size=1200,800 --virtual-time-budget=5000 --screenshot="$TRASH/$view.png" \
-			--dump-dom "$url&view=$view" >$view.html 2>chrome.err || rc=$?
-	done &&
+	(
+		i=0 && while ! grep -q "port [0-9]" http.log && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done &&
+		port=$(sed -n "s/.* port \([0-9]*\) .*/\1/p" http.log) && test -n "$port" &&
+		url="http://127.0.0.1:$port/index.html#profileURL=http://127.0.0.1:$port/ct.json&title=calltree" &&
+		for view in time-ordered sandwich; do
+			timeout 120 chromium --headless --no-sandbox --disable-gpu \
+				--user-data-dir="$TRASH/chrome" --window-size=1200,800 \
+				--virtual-time-budget=5000 --screenshot="$TRASH/$view.png" \
+				--dump-dom "$url&view=$view" >$view.html 2>chrome.err || exit 1
+		done
+	) || rc=$? &&
 	kill "$(cat http.pid)" && test $rc = 0 &&
 	grep "<title>calltree - speedscope</title>" time-ordered.html &&
 	grep -o "calltree <span[^>]*>(1/2)</span>" time-ordered.html &&
