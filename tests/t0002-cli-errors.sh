@@ -313,8 +313,9 @@ test_expect_success 'show: --expand and --compact together is a usage error' '
 	test_expect_code 2 "$PERUN" show x.perf --format json --expand --compact 2>err &&
 	cat >expect <<-\EOF &&
 	perun show: --expand or --compact, not both
-	usage: perun show PROFILE [--format json|summary|folded|flamegraph]
-	                  [--expand|--compact] [-m REV]
+	usage: perun show PROFILE [FUNC] [--format json|summary|folded|flamegraph|
+	                  tree|graph|chrome|hist] [--expand|--compact] [--include FUNC]
+	                  [--depth N] [--thread TID] [--min-duration TIME] [-o FILE] [-m REV]
 	EOF
 	test_cmp expect err
 '
@@ -365,7 +366,7 @@ test_expect_success 'diff with one profile says that two are needed' '
 	test_expect_code 2 "$PERUN" diff -f json a.perf 2>err &&
 	cat >expect <<-\EOF &&
 	perun diff: two profiles, A and B, not 1
-	usage: perun diff A B [--format text|json|flamegraph]
+	usage: perun diff A B [--format text|json|flamegraph|hist]
 	EOF
 	test_cmp expect err
 '

@@ -15,7 +15,7 @@ say() { printf 'bootstrap: %s\n' "$*"; }
 packages="build-essential autoconf automake pkg-config git python3 procps psmisc
 	libdw-dev libelf-dev zlib1g-dev liblzma-dev libjson-c-dev libgit2-dev libpcre2-dev libyaml-dev
 	libcapstone-dev libgsl-dev libbpf-dev clang
-	systemtap systemtap-sdt-dev bpftrace g++ golang-go chromium uftrace debuginfod jq gdb
+	systemtap systemtap-sdt-dev bpftrace g++ golang-go chromium nodejs uftrace debuginfod jq gdb
 	postgresql-15 postgresql-client-15"
 
 missing=
@@ -41,6 +41,12 @@ if [ -n "$missing" ]; then
 	apt-get install -y -q --no-install-recommends $missing >/dev/null
 else
 	say "packages ok"
+fi
+# npm fetches the speedscope viewer tests/t5050 opens the Chrome export in;
+# a nodejs of nodesource's carries its own npm, which Debian's npm conflicts with
+if ! command -v npm >/dev/null 2>&1; then
+	say "installing npm"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm >/dev/null
 fi
 say "preparing tracing"
 sh tools/prepare-tracing.sh

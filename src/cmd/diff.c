@@ -15,13 +15,14 @@
 #include "analysis/samples.h"
 #include "cmd/cmd.h"
 #include "profile/profile.h"
+#include "report/calls-view.h"
 #include "store/profarg.h"
 #include "util/log.h"
 #include "util/parse-options.h"
 #include "util/strbuf.h"
 
 static const char usage[] =
-    "usage: perun diff A B [--format text|json|flamegraph]\n\n"
+    "usage: perun diff A B [--format text|json|flamegraph|hist]\n\n"
     "A table per function of profiles A and B side by side: calls, median and\n"
     "p95 call time, share of the exclusive time, and the ratio of the medians\n"
     "(B / A), sorted by how much the median changed; functions in only one\n"
@@ -29,13 +30,14 @@ static const char usage[] =
     "A and B are paths, N@i, N@p, names (for HEAD) or REV:SPEC (0@i of\n"
     "HEAD~1 is HEAD~1:0@i).  --format flamegraph draws a\n"
     "differential flame graph (SVG) of B's exclusive time, each frame red where\n"
-    "its share grew since A, blue where it shrank.\n";
+    "its share grew since A, blue where it shrank.  --format hist: p50, p90,\n"
+    "p99 and p99.9 per function of A and B, and the ratio of the p99s.\n";
 
 /* --format FORMAT into the const char * o->value.  */
 static int parse_format(const struct popt *o, const char *v)
 {
-	if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "flamegraph"))
-		return popt_error(o, "unknown format '%s': text, json or flamegraph", v);
+	if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "flamegraph") && strcmp(v, "hist"))
+		return popt_error(o, "unknown format '%s': text, json, flamegraph or hist", v);
 	*(const char **)o->value = v;
 	return 0;
 }
@@ -103,7 +105,7 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 	int nspec, ret = EXIT_FAIL, loaded = 0;
 	struct popt opts[] = {
 		OPT_CALLBACK('f', "format", &format, "FORMAT",
-			     "text (default), json, or flamegraph (SVG)", parse_format),
+			     "text (default), json, flamegraph (SVG) or hist", parse_format),
 		OPT_END(),
 	};
 
@@ -128,8 +130,18 @@ int cmd_diff(int argc, char **argv, struct ctx *ctx)
 	for (i = 0; i < 2; i++) {
 		char pre[8];
 		snprintf(pre, sizeof(pre), "%c: ", i ? 'B' : 'A');
-		if (profile_incomplete(&p[i], pre, &inc[i]) && strcmp(format, "text"))
+		if (profile_incomplete(&p[i], pre, &inc[i]) && strcmp(format, "text") &&
+		    strcmp(format, "hist"))
 			fputs(inc[i].buf, stderr);
+	}
+	if (!strcmp(format, "hist")) {
+		strbuf_addstr(&out, inc[0].len ? inc[0].buf : "");
+		strbuf_addstr(&out, inc[1].len ? inc[1].buf : "");
+		if (calls_hist_diff(&p[0], spec[0], &p[1], spec[1], &out) < 0)
+			goto out;
+		fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
+		ret = EXIT_OK;
+		goto out;
 	}
 	if (!strcmp(format, "flamegraph")) {
 		struct strbuf fa = STRBUF_INIT, fb = STRBUF_INIT, title = STRBUF_INIT;

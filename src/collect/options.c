@@ -119,34 +119,6 @@ static int check_dyn_line(const char *rule)
 	return ret;
 }
 
-/* "10us", "2ms", "1.5s", "500ns" (or a bare number of ns) into *ns.  */
-static int parse_duration_ns(const char *s, uint64_t *ns)
-{
-	static const struct {
-		const char *unit;
-		double scale;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 } };
-	size_t i, n = strlen(s);
-
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		size_t u = strlen(units[i].unit);
-		char num[64];
-		double v;
-
-		if (n <= u || n - u >= sizeof(num) || strcmp(s + n - u, units[i].unit))
-			continue;
-		memcpy(num, s, n - u);
-		num[n - u] = '\0';
-		/* the number before the unit as typed: no sign, space or hex */
-		if (num[0] == '-' || parse_decimal(num, &v) < 0 || !(v > 0) ||
-		    v * units[i].scale > 1e18)
-			return -1;
-		*ns = (uint64_t)(v * units[i].scale + 0.5);
-		return *ns ? 0 : -1;
-	}
-	return -1;
-}
-
 /* --- the trace level's options: one callback per option that checks its value --- */
 
 static int engine_cb(const struct popt *p, const char *v)

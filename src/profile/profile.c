@@ -1432,3 +1432,63 @@ out:
 	strbuf_release(&models);
 	return ret;
 }
+
+/* --- calls with their place in the trace --------------------------------------------- */
+
+static void call_of_record(struct profile_call *c, const struct call_record *r,
+			   const char *const *names)
+{
+	c->uid = names[r->probe];
+	c->thread = r->thread;
+	c->start = r->start;
+	c->amount = r->amount;
+	c->exclusive = r->exclusive;
+	c->call_id = r->call_id;
+	c->caller_id = r->caller_id;
+	c->depth = r->depth;
+	c->point = r->point;
+}
+
+int profile_calls(const struct profile *p, const char *what, struct profile_call **out,
+		  size_t *n)
+{
+	struct json_object *snaps = get(p->root, "snapshots");
+	struct intern t = { NULL, 0, 0, NULL, 0 };
+	struct profile_call *v = NULL;
+	size_t i, j, nv = 0, alloc = 0;
+	int ret = -1;
+
+	if (decode_calls(p, what) < 0)
+		return -1;
+	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
+		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
+		for (j = 0; res && j < json_object_array_length(res); j++) {
+			struct call_record r;
+			if (record_of(json_object_array_get_idx(res, j), &t, &r) < 0) {
+				pr_error("%s: snapshots[%zu].resources[%zu]: not a per-call record (an "
+					 "--aggregate profile keeps summaries per function, not calls)",
+					 what, i, j);
+				goto out;
+			}
+			if (nv == alloc) {
+				alloc = alloc ? alloc * 2 : 1024;
+				v = xrealloc(v, alloc * sizeof(*v));
+			}
+			call_of_record(&v[nv++], &r, t.names);
+		}
+	}
+	if (p->calls && p->calls->state == 1 && p->calls->n) {
+		v = xrealloc(v, (nv + p->calls->n) * sizeof(*v));
+		for (i = 0; i < p->calls->n; i++)
+			call_of_record(&v[nv++], &p->calls->v[i].r, p->calls->names);
+	}
+	*out = v;
+	*n = nv;
+	v = NULL;
+	ret = 0;
+out:
+	free(v);
+	free(t.names);
+	free(t.hash);
+	return ret;
+}

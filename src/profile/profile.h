@@ -71,6 +71,25 @@ void strings_free(char **v, size_t n);
  * call: fn must not keep a reference).  */
 void profile_each_resource(const struct profile *p, void (*fn)(void *, struct json_object *),
 			   void *ctx);
+/* One call with its place in the trace, from either form.  */
+struct profile_call {
+	const char *uid;	/* into the profile */
+	int64_t thread;		/* kernel thread id */
+	uint64_t start;		/* ns since the trace began */
+	uint64_t amount;	/* inclusive ns */
+	uint64_t exclusive;	/* amount minus the recorded callees */
+	uint64_t call_id;	/* the entry's place in the stream */
+	int64_t caller_id;	/* call_id of the caller, -1 when none */
+	unsigned depth;		/* recorded frames below it */
+	unsigned point : 1;	/* a USDT point or source line: no duration */
+};
+/* Every call of p (its per-call resources, or its compact calls decoded) in
+ * the order of the per-call form; the caller frees *out.  -1 with a message
+ * naming what when p has resources that are not per-call records (an
+ * --aggregate profile keeps summaries, not calls) or calls that do not
+ * decode.  */
+int profile_calls(const struct profile *p, const char *what, struct profile_call **out,
+		  size_t *n);
 /* Writes p to f in form PROFILE_PER_CALL or PROFILE_COMPACT (profile/writer.h):
  * the same calls in the same order, every other region as it is.  -1 with
  * a message naming what when p has resources that are not per-call records

@@ -21,4 +21,8 @@ int parse_decimal(const char *s, double *out);
  * trailing '%' ("5", "5%", "0.5%").  0 with *out set (5 for "5%"), or -1.  */
 int parse_percent(const char *s, double *out);
 
+/* A time as "10us", "2ms", "1.5s", "500ns" (or a bare number of ns), above
+ * 0: 0 with *ns set, or -1.  */
+int parse_duration_ns(const char *s, uint64_t *ns);
+
 #endif
