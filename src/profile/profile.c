@@ -33,6 +33,7 @@ int profile_parse(struct profile *p, const char *text, size_t len, const char *w
 	enum json_tokener_error err;
 
 	p->calls = NULL;
+	p->view = NULL;
 	p->root = json_tokener_parse_ex(tok, text, (int)len);
 	err = json_tokener_get_error(tok);
 	if (!p->root || err != json_tokener_success) {
@@ -61,6 +62,7 @@ int profile_load(struct profile *p, const char *path)
 
 	p->root = NULL;
 	p->calls = NULL;
+	p->view = NULL;
 	if (fs_read_regular(&sb, path) < 0) {
 		strbuf_release(&sb);
 		return errno == EINVAL ? -1 : pr_error_errno("%s", path);
