@@ -116,10 +116,13 @@ test_expect_success 'five rounds of simultaneous pushes lose nothing' '
 	(cd b && "$PERUN" fetch -q && workloads >../wb) &&
 	{ echo from-a; echo from-b; for r in 1 2 3 4 5; do echo a$r; echo b$r; done; } | sort >expect &&
 	test_cmp expect wa && test_cmp expect wb &&
-	# the remote tree: 12 objects and one index, each exactly once
+	# the remote tree: 12 objects, one index and the tags of the 12
+	# registrations (added/MINOR), each exactly once
 	git --git-dir=remote.git ls-tree -r refs/perun/profiles >tree &&
-	test "$(wc -l <tree)" = 13 &&
-	test "$(cut -f2 tree | sort -u | wc -l)" = 13
+	test "$(wc -l <tree)" = 14 &&
+	test "$(cut -f2 tree | sort -u | wc -l)" = 14 &&
+	git --git-dir=remote.git show refs/perun/profiles:added/$(cd a && git rev-parse HEAD) >tags &&
+	test "$(sed 1d tags | cut -d" " -f1 | sort -u | wc -l)" = 12
 '
 
 test_expect_success 'a third clone fetches by path and gets all twelve' '
@@ -172,7 +175,7 @@ test_expect_success 'over git:// (git daemon): simultaneous pushes retry, nothin
 	{ echo from-a; echo from-b; for r in 1 2 3 4 5; do echo a$r; echo b$r; done;
 	  for r in 1 2 3; do echo na$r; echo nb$r; done; } | sort >expect &&
 	test_cmp expect wa && test_cmp expect wb &&
-	test "$(git --git-dir=remote.git ls-tree -r refs/perun/profiles | wc -l)" = 19
+	test "$(git --git-dir=remote.git ls-tree -r refs/perun/profiles | wc -l)" = 20
 '
 fi
 
@@ -201,7 +204,7 @@ test_expect_success 'a damaged object on the remote: fetch refuses it and stores
 	git read-tree "$tip" &&
 	# a profile object under another name (an index under another name would
 	# be an index of another version, not damage): the first blob not "pidx"
-	some=$(git ls-tree -r "$tip" | cut -f1 | cut -d" " -f3 | while read -r b; do
+	some=$(git ls-tree -r "$tip" objects | cut -f1 | cut -d" " -f3 | while read -r b; do
 		[ "$(git cat-file blob "$b" | head -c 4)" = pidx ] || { echo "$b"; break; }
 	done) &&
 	test -n "$some" &&

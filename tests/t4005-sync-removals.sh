@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# perun rm travels: a profile removed on one host leaves a tombstone that
+# perun rm travels: a profile removed on one host leaves tombstones that
 # push and fetch carry, so the next fetch removes it on the other host
 # instead of bringing it back from there, and fsck lists the tombstones.
+# They name the registrations (the tags of the adds) the removal saw: an
+# add it did not see, on this host later or on another meanwhile, wins.
 # No tracing: profiles come from the parser.
 . "$SRCDIR/tests/lib.sh"
 GIT_CEILING_DIRECTORIES="$TRASH"
@@ -46,14 +48,53 @@ test_expect_success 'rm on one host, push: the other host.s fetch removes it too
 	names >../names.b && echo keep.perf >../expect && test_cmp ../expect ../names.b
 '
 
-test_expect_success 'a host that holds it and never saw the rm: its push does not bring it back' '
+test_expect_success 'a host that never saw the rm adds it: its add survives the rm' '
 	git clone -q -b main remote.git d && cd d &&
 	git config user.email d@example.com && git config user.name D && "$PERUN" init >/dev/null &&
-	"$PERUN" add -m HEAD ../gone.perf >/dev/null && names >../names.d &&
-	echo gone.perf >../expect && test_cmp ../expect ../names.d &&
+	"$PERUN" add -m HEAD ../gone.perf >/dev/null &&
 	"$PERUN" push -q && names >../names.d &&
-	echo keep.perf >../expect && test_cmp ../expect ../names.d &&
+	printf "gone.perf\nkeep.perf\n" >../expect && test_cmp ../expect ../names.d &&
 	cd ../a && "$PERUN" fetch -q && names >../names.a && test_cmp ../expect ../names.a
+'
+
+test_expect_success 'rm by mistake, add again, push: the other host has it again' '
+	cd a && "$PERUN" rm gone.perf >/dev/null && "$PERUN" push -q &&
+	(cd ../b && "$PERUN" fetch -q && names >../names.b) &&
+	echo keep.perf >../expect && test_cmp ../expect ../names.b &&
+	"$PERUN" add -m HEAD ../gone.perf >/dev/null && "$PERUN" push -q &&
+	cd ../b && "$PERUN" fetch >actual &&
+	echo "fetched $(git --git-dir=../remote.git rev-parse refs/perun/profiles | cut -c1-7) from origin: 0 new objects, 1 new index entry" >expect &&
+	test_cmp expect actual &&
+	names >../names.b && printf "gone.perf\nkeep.perf\n" >../expect &&
+	test_cmp ../expect ../names.b &&
+	# and the next push and fetch leave it registered
+	"$PERUN" push -q && (cd ../a && "$PERUN" fetch -q && names >../names.a) &&
+	"$PERUN" fetch -q && names >../names.b &&
+	test_cmp ../expect ../names.a && test_cmp ../expect ../names.b
+'
+
+test_expect_success 'rm on one host of a profile the other re-added meanwhile: the re-add survives' '
+	(cd a && "$PERUN" rm gone.perf >/dev/null && "$PERUN" add -m HEAD ../gone.perf >/dev/null) &&
+	(cd b && "$PERUN" rm gone.perf >/dev/null && "$PERUN" push -q) &&
+	(cd a && "$PERUN" push -q && names >../names.a) &&
+	(cd b && "$PERUN" fetch -q && names >../names.b) &&
+	printf "gone.perf\nkeep.perf\n" >expect &&
+	test_cmp expect names.a && test_cmp expect names.b &&
+	# three registrations of gone.perf were removed, one lives
+	minor=$(cd a && git rev-parse HEAD) &&
+	git --git-dir=remote.git show refs/perun/profiles:removed/$minor >removed &&
+	git --git-dir=remote.git show refs/perun/profiles:added/$minor >added &&
+	test "$(sed -n 1p removed)" = "perun-removed 2" &&
+	test "$(sed -n 1p added)" = "perun-added 1" &&
+	test "$(sed 1d removed | wc -l)" = 3 && test "$(sed 1d added | wc -l)" = 5 &&
+	! grep -v "^[0-9a-f]\{40\} [0-9a-f]\{16\}$" removed added | grep -v ":perun-"
+'
+
+test_expect_success 'a plain rm still travels to every host' '
+	cd b && "$PERUN" rm gone.perf >/dev/null && "$PERUN" push -q &&
+	(cd ../a && "$PERUN" fetch -q && names >../names.a) &&
+	(cd ../d && "$PERUN" fetch -q && names >../names.d) &&
+	echo keep.perf >../expect && test_cmp ../expect ../names.a && test_cmp ../expect ../names.d
 '
 
 test_expect_success 'fsck lists the tombstones on both hosts and finds no problem' '
@@ -71,9 +112,48 @@ test_expect_success 'fsck lists the tombstones on both hosts and finds no proble
 	sed "s|in .*/a/.perun$|in $(pwd)/.perun|" ../a/expect >expect &&
 	test_cmp expect actual &&
 	git --git-dir=../remote.git ls-tree -r --name-only refs/perun/profiles >actual &&
-	grep "^removed/" actual >removed &&
-	echo "removed/$(git rev-parse HEAD)" >expect &&
-	test_cmp expect removed
+	grep -v "^objects/" actual >tags &&
+	printf "added/%s\nremoved/%s\n" $(git rev-parse HEAD) $(git rev-parse HEAD) >expect &&
+	test_cmp expect tags
+'
+
+test_expect_success 'fsck: a damaged tag or tombstone line is a problem, named by its line' '
+	cd a && minor=$(git rev-parse HEAD) && cp .perun/added/$minor added.ok &&
+	cp .perun/removed/$minor removed.ok &&
+	sed "2s/ .*/ 0000000000000000/" added.ok >.perun/added/$minor &&
+	sed "3s/ .*/ xyz/" removed.ok >.perun/removed/$minor &&
+	test_expect_code 1 "$PERUN" fsck >actual &&
+	grep "^damaged" actual >damaged &&
+	cat >expect <<-EOF &&
+	damaged added tags of $(echo $minor | cut -c1-7) ($(pwd)/.perun/added/$minor): line 2 is not an object id and a tag of 16 hex digits, not zeros
+	damaged tombstones of $(echo $minor | cut -c1-7) ($(pwd)/.perun/removed/$minor): line 3 is not an object id, alone or with a tag of 16 hex digits
+	EOF
+	test_cmp expect damaged &&
+	test_expect_code 1 "$PERUN" push -q 2>err && grep "nothing was pushed" err &&
+	cp added.ok .perun/added/$minor && cp removed.ok .perun/removed/$minor &&
+	"$PERUN" fsck >/dev/null
+'
+
+# Data of a perun from before tags: index entries without tags and
+# "perun-removed 1" files of ids alone.  Such a tombstone removes what a host
+# holds of its ids when the host first sees it; an add after that wins.
+test_expect_success 'an old tombstone of an id alone keeps its meaning where first seen; a later add wins' '
+	cd a && echo two >f && git commit -q -am two && git push -q origin HEAD:main &&
+	minor=$(git rev-parse HEAD) &&
+	mkprof ../old.perf old && mkprof ../other.perf other &&
+	"$PERUN" add -m HEAD ../old.perf ../other.perf >/dev/null &&
+	# written before tags: no added/ file
+	rm .perun/added/$minor && "$PERUN" push -q &&
+	(cd ../b && git pull -q origin main && "$PERUN" fetch -q && names >../names.b) &&
+	printf "old.perf\nother.perf\n" >../expect && test_cmp ../expect ../names.b &&
+	"$PERUN" rm old.perf >/dev/null && oid=$(sed -n "2s/ .*//p" .perun/removed/$minor) &&
+	printf "perun-removed 1\n%s\n" $oid >.perun/removed/$minor && "$PERUN" push -q &&
+	cd ../b && "$PERUN" fetch -q && names >../names.b &&
+	echo other.perf >../expect && test_cmp ../expect ../names.b &&
+	"$PERUN" add -m HEAD ../old.perf >/dev/null && "$PERUN" push -q &&
+	(cd ../a && "$PERUN" fetch -q && names >../names.a) &&
+	printf "old.perf\nother.perf\n" >../expect && test_cmp ../expect ../names.a &&
+	sed -n 2p .perun/removed/$minor >line && echo $oid >expect && test_cmp expect line
 '
 
 # 200,000 ids: the tombstone merge and reads were quadratic (40,000 ids took
@@ -84,13 +164,14 @@ test_expect_success 'a remote tombstone file of 200,000 ids: fetch and fsck stay
 	import hashlib, sys
 	old = open(sys.argv[1]).read().split("\n")[1:]
 	ids = {hashlib.sha1(b"%d" % i).hexdigest() for i in range(200000)} | {x for x in old if x}
-	open(sys.argv[1], "w").write("perun-removed 1\n" + "".join(x + "\n" for x in sorted(ids)))
+	open(sys.argv[1], "w").write("perun-removed 2\n" + "".join(x + "\n" for x in sorted(ids)))
 	PY
 	"$PERUN" push -q && cd ../b &&
 	timeout -s KILL 60 "$PERUN" fetch -q &&
 	timeout -s KILL 60 "$PERUN" fsck >actual &&
 	grep "tombstones of .*: 200001 entries removed" actual &&
-	names >../names.b && echo keep.perf >../expect && test_cmp ../expect ../names.b
+	names >../names.b && printf "old.perf\nother.perf\n" >../expect &&
+	test_cmp ../expect ../names.b
 '
 
 test_done

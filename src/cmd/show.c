@@ -5,12 +5,14 @@
 
 #define PR_FMT "perun"
 
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "profile/processes.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
 #include "report/calls-view.h"
@@ -49,10 +51,94 @@ static int show_aggregate(const char *path, const char *format)
 	return EXIT_OK;
 }
 
+/* The heading of a process's table: its pid and command, and where it
+ * came from.  */
+static void process_heading(const struct profile *p, const struct profile_process *pr,
+			    struct strbuf *out)
+{
+	const char *cmd = profile_str(p, "header.cmd");
+	char *shown = xstrdup_printable(cmd && *cmd ? cmd : "?");
+
+	strbuf_addf(out, "process %" PRId64 ": %s", pr->pid, shown);
+	/* the traced process's own start is an execve too: only a child's says
+	 * its command is another */
+	if (pr->parent > 0)
+		strbuf_addf(out, " (forked by %" PRId64 "%s)", pr->parent,
+			    pr->exec ? ", then execve" : "");
+	strbuf_addstr(out, "\n");
+	free(shown);
+}
+
+/* The pids of v, "1, 2, 3".  */
+static void pid_list(const struct profile_process *v, size_t n, struct strbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		strbuf_addf(out, "%s%" PRId64, i ? ", " : "", v[i].pid);
+}
+
+/* --pid PID (only that process's calls) and --per-process (a table per
+ * process), or, for the merged summary of several processes, a line saying
+ * so.  Sets p's view for --pid; *done when the tables are in out already.
+ * 0, or an exit status.  */
+static int show_processes(struct profile *p, const char *spec, int pid, int per_process,
+			  const char *format, struct profile_process **procs, size_t *nprocs,
+			  struct strbuf *out, int *done)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	*done = 0;
+	if (profile_processes(p, spec, procs, nprocs) < 0)
+		return EXIT_FAIL;
+	if ((pid > 0 || per_process) && !*nprocs) {
+		fprintf(stderr, "perun show: %s records no processes (trace.threads_by_process): "
+				"it was not collected by perun's loader; --pid and --per-process "
+				"need them\n", spec);
+		return EXIT_FAIL;
+	}
+	if (pid > 0) {
+		for (i = 0; i < *nprocs && (*procs)[i].pid != pid; i++)
+			;
+		if (i == *nprocs) {
+			pid_list(*procs, *nprocs, &sb);
+			fprintf(stderr, "perun show: process %d is not in %s: it holds %s\n", pid,
+				spec, sb.buf);
+			strbuf_release(&sb);
+			return EXIT_FAIL;
+		}
+		profile_view_process(p, &(*procs)[i]);
+		if (!strcmp(format, "summary"))
+			process_heading(p, &(*procs)[i], out);
+		return 0;
+	}
+	if (per_process) {
+		for (i = 0; i < *nprocs; i++) {
+			if (i)
+				strbuf_addstr(out, "\n");
+			process_heading(p, &(*procs)[i], out);
+			profile_view_process(p, &(*procs)[i]);
+			profile_summary(p, out);
+		}
+		profile_view_process(p, NULL);
+		*done = 1;
+		return 0;
+	}
+	if (*nprocs > 1 && !strcmp(format, "summary")) {
+		pid_list(*procs, *nprocs, &sb);
+		strbuf_addf(out, "%zu processes merged (%s): --per-process shows a table for each, "
+				 "--pid PID one of them\n", *nprocs, sb.buf);
+	}
+	strbuf_release(&sb);
+	return 0;
+}
+
 static const char usage[] =
 	"usage: perun show PROFILE [FUNC] [--format json|summary|folded|flamegraph|\n"
 	"                  tree|graph|chrome|hist] [--expand|--compact] [--include FUNC]\n"
-	"                  [--depth N] [--thread TID] [--min-duration TIME] [-o FILE] [-m REV]\n\n"
+	"                  [--depth N] [--thread TID] [--min-duration TIME] [-o FILE]\n"
+	"                  [--pid PID|--per-process] [-m REV]\n\n"
 	"PROFILE is N@i, N@p, a name registered for REV (default HEAD), a path,\n"
 	"or part of a name in .perun/jobs.  summary: a table per function;\n"
 	"folded: stacks with exclusive amounts, for flame graph tools;\n"
@@ -64,7 +150,9 @@ static const char usage[] =
 	"time; graph FUNC: the callers and callees of FUNC with counts and times;\n"
 	"chrome: Chrome trace-event JSON (Perfetto, chrome://tracing, speedscope);\n"
 	"hist: p50, p90, p99, p99.9 and a log2 histogram per function.  FUNC after\n"
-	"PROFILE is the graph's function, or --include FUNC for the others.\n";
+	"PROFILE is the graph's function, or --include FUNC for the others.\n"
+	"A profile of several processes (collect --follow) is shown merged;\n"
+	"--pid PID shows one of them, --per-process a table for each.\n";
 
 /* The formats of show, and whether they are views of the calls one by one.  */
 static const struct {
@@ -170,6 +258,9 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	struct strv include = STRV_INIT;
 	struct calls_filter filter = { NULL };
 	const char *output = NULL;
+	int pid = -1, per_process = 0, done = 0;
+	struct profile_process *procs = NULL;
+	size_t nprocs = 0;
 	struct popt opts[] = {
 		OPT_CALLBACK('f', "format", &format, "FMT",
 			     "summary (default), json, folded, flamegraph, tree, graph, chrome or hist",
@@ -178,6 +269,10 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 			    "with --format json: one object per call"),
 		OPT_BOOL(0, "compact", &compact,
 			    "with --format json: columns per function and thread"),
+		OPT_INT(0, "pid", &pid, "PID",
+			"only the calls of process PID (of a profile collected with --follow)"),
+		OPT_BOOL(0, "per-process", &per_process,
+			 "with --format summary: a table for each process"),
 		OPT_STRING('m', "minor", &rev, "REV",
 			   "the minor version (a commit) whose index it is (default HEAD)"),
 		OPT_GROUP("Views of the calls one by one (tree, graph, chrome, hist):"),
@@ -254,6 +349,22 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 		ret = show_aggregate(spec, format);
 		goto out_usage;
 	}
+	if (pid != -1 && pid <= 0) {
+		fprintf(stderr, "perun show: --pid wants a process id, not %d\n", pid);
+		ret = EXIT_USAGE;
+		goto out_usage;
+	}
+	if (per_process && (pid > 0 || strcmp(format, "summary"))) {
+		fprintf(stderr, "perun show: --per-process goes with --format summary, not --pid\n");
+		ret = EXIT_USAGE;
+		goto out_usage;
+	}
+	if (pid > 0 && !strcmp(format, "json")) {
+		fprintf(stderr, "perun show: --pid goes with --format summary, folded or "
+				"flamegraph\n");
+		ret = EXIT_USAGE;
+		goto out_usage;
+	}
 	pidx_init(&index);
 	memset(&r, 0, sizeof(r));
 	r.lock_fd = -1;
@@ -287,7 +398,13 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	} else {
 		strbuf_add(&out, inc.buf ? inc.buf : "", inc.len);
 	}
-	if (view) {
+	ret = show_processes(&p, spec, pid, per_process, format, &procs, &nprocs, &out, &done);
+	if (ret)
+		goto out;
+	ret = EXIT_FAIL;
+	if (done) {
+		; /* the tables of --per-process */
+	} else if (view) {
 		if (calls_view(&p, spec, view - 1, &filter, &out) < 0 || write_output(output, &out) < 0)
 			goto out;
 		strbuf_reset(&out);
@@ -317,6 +434,7 @@ int cmd_show(int argc, char **argv, struct ctx *ctx)
 	ret = EXIT_OK;
 out:
 	free(l.path);
+	profile_processes_free(procs, nprocs);
 	profile_release(&p);
 	pidx_release(&index);
 	strbuf_release(&out);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "profile/compact.h"
+#include "profile/processes.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
 #include "util/fs.h"
@@ -32,6 +33,7 @@ int profile_parse(struct profile *p, const char *text, size_t len, const char *w
 	enum json_tokener_error err;
 
 	p->calls = NULL;
+	p->view = NULL;
 	p->root = json_tokener_parse_ex(tok, text, (int)len);
 	err = json_tokener_get_error(tok);
 	if (!p->root || err != json_tokener_success) {
@@ -60,6 +62,7 @@ int profile_load(struct profile *p, const char *path)
 
 	p->root = NULL;
 	p->calls = NULL;
+	p->view = NULL;
 	if (fs_read_regular(&sb, path) < 0) {
 		strbuf_release(&sb);
 		return errno == EINVAL ? -1 : pr_error_errno("%s", path);
@@ -495,7 +498,10 @@ static void each_call(const struct profile *p, void (*fn)(void *, const struct c
 	for (i = 0; snaps && i < json_object_array_length(snaps); i++) {
 		struct json_object *res = get(json_object_array_get_idx(snaps, i), "resources");
 		for (j = 0; res && j < json_object_array_length(res); j++) {
-			view_of_resource(json_object_array_get_idx(res, j), &v);
+			struct json_object *r = json_object_array_get_idx(res, j);
+			if (p->view && !profile_shows_thread(p, json_object_get_int64(get(r, "thread"))))
+				continue;
+			view_of_resource(r, &v);
 			fn(ctx, &v);
 		}
 	}
@@ -504,6 +510,8 @@ static void each_call(const struct profile *p, void (*fn)(void *, const struct c
 	memset(&v, 0, sizeof(v));
 	for (i = 0; i < p->calls->n; i++) {
 		const struct call_record *r = &p->calls->v[i].r;
+		if (p->view && !profile_shows_thread(p, r->thread))
+			continue;
 		v.uid = p->calls->names[r->probe];
 		v.amount = (double)r->amount;
 		v.exclusive = (double)r->exclusive;
@@ -819,8 +827,9 @@ void profile_summary(const struct profile *p, struct strbuf *out)
 		c.tsum = get(get(p->root, "trace"), "summary");
 		c.nrefs = collect_refs(p, &c.refs);
 		each_call(p, sum_one, &c);
-		/* functions whose calls all lack a duration have no call record */
-		if (c.tsum && json_object_is_type(c.tsum, json_type_object)) {
+		/* functions whose calls all lack a duration have no call record
+		 * (the trace's summary counts all processes together) */
+		if (!p->view && c.tsum && json_object_is_type(c.tsum, json_type_object)) {
 			json_object_object_foreach(c.tsum, name, ts)
 				if (int_at(ts, "no_duration") > 0 || int_at(ts, "below_min_duration") > 0)
 					fstat_of(&c, name);

@@ -14,12 +14,15 @@
 
 struct json_object;
 struct profile_calls;
+struct profile_process;
 
 /* A profile in either form: per-call resources, or the compact columns of
  * profile/compact.h, decoded on first use.  Every reader below sees both.  */
 struct profile {
 	struct json_object *root;
 	struct profile_calls *calls;	/* owned; the compact form decoded */
+	/* when set, readers see only this process's calls (profile/processes.h) */
+	const struct profile_process *view;
 };
 
 /* Reads and validates (profile_validate) the profile file path; -1 with a

@@ -233,18 +233,22 @@ static int scan(struct fsck *f)
 	return 0;
 }
 
-/* The tombstones of perun rm, per minor version (store.h): listed, since
- * they remove entries on every host that fetches them.  */
-static void report_tombstones(struct fsck *f)
+/* The added tags and tombstones, per minor version (store.h): checked
+ * line by line, and the tombstones listed, since they remove entries on
+ * every host that fetches them.  An entry whose tags are all removed is
+ * named: the next push or fetch unregisters it.  */
+static void report_tags(struct fsck *f, enum tagset_kind kind)
 {
-	char *dir = xstrfmt("%s/removed", f->dir);
+	const char *what = kind == TAGS_ADDED ? "added" : "removed";
+	char *dir = xstrfmt("%s/%s", f->dir, what);
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT, raw = STRBUF_INIT;
 
 	while (d && (de = readdir(d))) {
-		struct tombstones t;
-		size_t k;
+		struct tagset t = TAGSET_INIT;
+		char *path;
+		size_t k, ids = 0;
 		if (de->d_name[0] == '.')
 			continue;
 		if (strlen(de->d_name) != SHA1_HEXSZ || !is_hex(de->d_name, SHA1_HEXSZ)) {
@@ -253,23 +257,68 @@ static void report_tombstones(struct fsck *f)
 			free(shown);
 			continue;
 		}
-		if (store_read_tombstones(f->dir, de->d_name, &t) < 0) {
-			found(f, 1, "damaged tombstones of %.7s (%s/%s)", de->d_name, dir, de->d_name);
-			continue;
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		strbuf_reset(&why);
+		strbuf_reset(&raw);
+		if (fs_read_trusted(&raw, path) < 0) {
+			found(f, 1, "unreadable %s: %s", path, strerror(errno));
+		} else if (tagset_parse(&t, kind, raw.buf ? raw.buf : "", raw.len, &why) < 0) {
+			found(f, 1, "damaged %s of %.7s (%s): %s", kind == TAGS_ADDED ? "added tags" :
+				    "tombstones", de->d_name, path, why.buf);
+		} else if (kind == TAGS_REMOVED) {
+			strbuf_reset(&sb);
+			for (k = 0; k < t.n; k++)
+				if (!k || strncmp(t.v[k - 1], t.v[k], SHA1_HEXSZ)) {
+					strbuf_addf(&sb, " %.12s", t.v[k]);
+					ids++;
+				}
+			found(f, 0, "tombstones of %.7s: %zu entr%s removed with perun rm (push and "
+				    "fetch remove %s on other hosts too):%s",
+			      de->d_name, ids, ids == 1 ? "y" : "ies", ids == 1 ? "it" : "them",
+			      strbuf_str(&sb));
 		}
-		strbuf_reset(&sb);
-		strbuf_addf(&sb, "tombstones of %.7s: %zu entr%s removed with perun rm (push and "
-			    "fetch remove %s on other hosts too):",
-			    de->d_name, t.n, t.n == 1 ? "y" : "ies", t.n == 1 ? "it" : "them");
-		for (k = 0; k < t.n; k++)
-			strbuf_addf(&sb, " %.12s", t.hex[k]);
-		found(f, 0, "%s", strbuf_str(&sb));
-		tombstones_release(&t);
+		free(path);
+		tagset_release(&t);
 	}
 	if (d)
 		closedir(d);
 	strbuf_release(&sb);
+	strbuf_release(&why);
+	strbuf_release(&raw);
 	free(dir);
+}
+
+/* Entries of intact indexes none of whose tags lives.  */
+static void check_live(struct fsck *f)
+{
+	size_t i, j;
+
+	for (i = 0; i < f->n; i++) {
+		struct item *it = &f->items[i];
+		struct tagset added = TAGSET_INIT, removed = TAGSET_INIT;
+		if (!it->is_index || it->bad)
+			continue;
+		if (store_read_tagset(f->dir, TAGS_ADDED, it->hex, &added) < 0 ||
+		    store_read_tagset(f->dir, TAGS_REMOVED, it->hex, &removed) < 0) {
+			tagset_release(&added);
+			continue;	/* reported as damaged */
+		}
+		for (j = 0; j < it->idx.n; j++) {
+			char hex[SHA1_HEXSZ + 1];
+			sha1_to_hex(it->idx.entries[j].id, hex);
+			if (!tags_live(&added, &removed, hex, 1, NULL)) {
+				char *shown = xstrdup_printable(it->idx.entries[j].path);
+				found(f, 0, "index %.7s: %zu@i (%s) was removed with perun rm and "
+					    "none of its registrations is left: the next push or "
+					    "fetch unregisters it (perun rm and perun add it again "
+					    "to keep it)",
+				      it->hex, j, shown);
+				free(shown);
+			}
+		}
+		tagset_release(&added);
+		tagset_release(&removed);
+	}
 }
 
 /* What the items say: damage, entries naming what is not there, objects
@@ -343,7 +392,9 @@ static void check_items(struct fsck *f)
 			found(f, 1, "object %.12s belongs to %.7s, whose index is missing", it->hex,
 			      it->origin);
 	}
-	report_tombstones(f);
+	report_tags(f, TAGS_ADDED);
+	report_tags(f, TAGS_REMOVED);
+	check_live(f);
 	f->res->objects = nobj;
 	f->res->indexes = nidx;
 }

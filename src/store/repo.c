@@ -366,6 +366,8 @@ int repo_register(struct repo *r, const char *minor, int explicit_rev, const cha
 	struct stat st;
 	char *origin = NULL, *jobs = NULL;
 	unsigned char raw[SHA1_RAWSZ];
+	struct tagset tags = TAGSET_INIT;
+	char tag[TAG_HEXSZ + 1];
 	const char *json;
 	size_t i;
 	int ret = -1;
@@ -416,6 +418,13 @@ int repo_register(struct repo *r, const char *minor, int explicit_rev, const cha
 		}
 	if (stat(path, &st) < 0)
 		st.st_mtime = time(NULL);
+	/* this registration's own tag first: a removal elsewhere that did not
+	 * see it leaves it registered */
+	if (tag_new(tag) < 0)
+		goto unlock;
+	tagset_append(&tags, hex, tag);
+	if (store_add_tagset(r->dir, TAGS_ADDED, minor, &tags, NULL) < 0)
+		goto unlock;
 	pidx_append(&index, (uint32_t)st.st_mtime, raw, fs_basename(path));
 	if (store_write_index(r->dir, minor, &index) < 0)
 		goto unlock;
@@ -435,6 +444,7 @@ out:
 	free(shown);
 	free(jobs);
 	free(origin);
+	tagset_release(&tags);
 	profile_release(&p);
 	pidx_release(&index);
 	return ret;
@@ -446,11 +456,17 @@ int repo_remove(struct repo *r, const char *minor, int unborn, const char *const
 	struct pidx index;
 	size_t *drop, k, nd = 0, ndel = 0, i, j;
 	char **del, *jobs;
-	struct tombstones tomb = { NULL, 0 };
+	struct tagset added = TAGSET_INIT, removed = TAGSET_INIT, gone = TAGSET_INIT;
 	int ret = 0;
 
 	if (unborn ? (pidx_init(&index), 0) : store_read_index(r->dir, minor, &index) < 0)
 		return -1;
+	if (!unborn && (store_read_tagset(r->dir, TAGS_ADDED, minor, &added) < 0 ||
+			store_read_tagset(r->dir, TAGS_REMOVED, minor, &removed) < 0)) {
+		tagset_release(&added);
+		pidx_release(&index);
+		return -1;
+	}
 	drop = xcalloc(n ? n : 1, sizeof(*drop));
 	del = xcalloc(n ? n : 1, sizeof(*del));
 	jobs = xstrfmt("%s/jobs/", r->dir);
@@ -484,22 +500,26 @@ int repo_remove(struct repo *r, const char *minor, int unborn, const char *const
 			del[ndel++] = abs;
 	}
 	/* remove from the highest index down so numbers stay valid; each
-	 * removal leaves a tombstone that push and fetch carry */
+	 * removal leaves tombstones that push and fetch carry: the tags of the
+	 * registrations seen here, so an add this host has not seen survives */
 	for (k = index.n; k-- > 0;) {
 		int hit = 0;
+		char hex[SHA1_HEXSZ + 1];
 		for (j = 0; j < nd; j++)
 			hit |= drop[j] == k;
 		if (hit) {
 			strv_push(dropped, index.entries[k].path);
-			tomb.hex = xrealloc(tomb.hex, (tomb.n + 1) * sizeof(*tomb.hex));
-			repo_entry_hex(&index, k, tomb.hex[tomb.n++]);
+			repo_entry_hex(&index, k, hex);
+			tags_live(&added, &removed, hex, 1, &gone);
 			pidx_remove(&index, k);
 		}
 	}
-	if (nd && (store_add_tombstones(r->dir, minor, &tomb) < 0 ||
+	if (nd && (store_add_tagset(r->dir, TAGS_REMOVED, minor, &gone, NULL) < 0 ||
 		   store_write_index(r->dir, minor, &index) < 0))
 		ret = -1;
-	tombstones_release(&tomb);
+	tagset_release(&added);
+	tagset_release(&removed);
+	tagset_release(&gone);
 	for (j = 0; j < ndel; j++) {
 		if (unlink(del[j]) < 0)
 			ret = pr_error_errno("cannot remove %s", del[j]);

@@ -79,8 +79,9 @@ int repo_add_paths(const struct repo *r, const char *minor, const char *const *n
 struct strv;
 /* perun rm, under the lock the caller holds: resolves every name
  * (repo_lookup) before removing anything, then removes the registered ones
- * from minor's index, highest entry first, each leaving a tombstone that
- * push and fetch carry, and deletes the pending ones (files in .perun/jobs
+ * from minor's index, highest entry first, each leaving tombstones of
+ * the tags of its registrations held here (store.h) that push and fetch
+ * carry, and deletes the pending ones (files in .perun/jobs
  * only, each once).  unborn: no commit yet, nothing is registered (minor
  * names no commit).  The index paths removed go to *dropped, in that order,
  * the names of the files deleted to *deleted.  0, or -1 when something

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -466,144 +467,229 @@ int store_write_index(const char *perun_dir, const char *minor, const struct pid
 	return ret;
 }
 
-/* --- tombstones ------------------------------------------------------------- */
+/* --- added tags and tombstones --------------------------------------------- */
 
-void tombstones_release(struct tombstones *t)
+void tagset_release(struct tagset *t)
 {
-	free(t->hex);
-	t->hex = NULL;
-	t->n = 0;
+	free(t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
 }
 
-static int cmp_tomb(const void *a, const void *b)
+static int cmp_line(const void *a, const void *b)
 {
 	return strcmp(a, b);
 }
 
-static int tomb_hex_ok(const char *s, size_t n)
+static int hex_ok(const char *s, size_t n)
 {
 	size_t i;
 
-	if (n != SHA1_HEXSZ)
-		return 0;
 	for (i = 0; i < n; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return 1;
 }
 
-/* Appends the SHA1_HEXSZ characters at hex (not necessarily terminated);
- * *cap is t's capacity.  tomb_normalize sorts and drops repeats after.  */
-static void tomb_append(struct tombstones *t, const char *hex, size_t *cap)
+void tagset_append(struct tagset *t, const char *hex, const char *tag)
 {
-	if (t->n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		t->hex = xrealloc(t->hex, *cap * sizeof(*t->hex));
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
 	}
-	memcpy(t->hex[t->n], hex, SHA1_HEXSZ);
-	t->hex[t->n++][SHA1_HEXSZ] = '\0';
+	memcpy(t->v[t->n], hex, SHA1_HEXSZ);
+	if (tag) {
+		t->v[t->n][SHA1_HEXSZ] = ' ';
+		memcpy(t->v[t->n] + SHA1_HEXSZ + 1, tag, TAG_HEXSZ);
+		t->v[t->n][TAGLINE_SZ - 1] = '\0';
+	} else {
+		t->v[t->n][SHA1_HEXSZ] = '\0';
+	}
+	t->n++;
 }
 
-/* Sorts t's ids and keeps each once: O(n log n) for any number of ids a
- * remote sends, where adding them one by one in order was quadratic.  */
-static void tomb_normalize(struct tombstones *t)
+/* Sorts the lines and keeps each once: O(n log n) for any number of lines
+ * a remote sends, where adding them one by one in order was quadratic.  */
+void tagset_normalize(struct tagset *t)
 {
 	size_t i, out = 0;
 
 	if (!t->n)
 		return;
-	qsort(t->hex, t->n, sizeof(*t->hex), cmp_tomb);
+	qsort(t->v, t->n, sizeof(*t->v), cmp_line);
 	for (i = 0; i < t->n; i++)
-		if (!out || strcmp(t->hex[out - 1], t->hex[i]))
-			memmove(t->hex[out++], t->hex[i], SHA1_HEXSZ + 1);
+		if (!out || strcmp(t->v[out - 1], t->v[i]))
+			memmove(t->v[out++], t->v[i], TAGLINE_SZ);
 	t->n = out;
 }
 
-int tombstones_has(const struct tombstones *t, const char *hex)
+int tagset_has(const struct tagset *t, const char *line)
 {
-	return t->n && bsearch(hex, t->hex, t->n, sizeof(*t->hex), cmp_tomb) != NULL;
+	return t->n && bsearch(line, t->v, t->n, sizeof(*t->v), cmp_line) != NULL;
 }
 
-int tombstones_parse(struct tombstones *t, const char *buf, size_t len, const char **why)
+size_t tagset_range(const struct tagset *t, const char *hex, size_t *first)
 {
-	size_t off = strlen(TOMBSTONE_MAGIC), cap = 0;
+	size_t lo = 0, hi = t->n, end;
 
-	t->hex = NULL;
-	t->n = 0;
-	if (len < off || memcmp(buf, TOMBSTONE_MAGIC, off)) {
-		*why = "not a perun tombstone file (no 'perun-removed 1' line)";
+	/* the first line not below hex: "<id>" sorts before "<id> <tag>" */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strncmp(t->v[mid], hex, SHA1_HEXSZ) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < t->n && !strncmp(t->v[end], hex, SHA1_HEXSZ); end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+int tagset_parse(struct tagset *t, enum tagset_kind kind, const char *buf, size_t len,
+		 struct strbuf *why)
+{
+	const char *magic = kind == TAGS_ADDED ? ADDED_MAGIC : TOMBSTONE_MAGIC;
+	size_t off = strlen(magic), line = 1;
+	int v1 = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (kind == TAGS_REMOVED && len >= off && !memcmp(buf, TOMBSTONE_MAGIC_V1, off))
+		v1 = 1;
+	else if (len < off || memcmp(buf, magic, off)) {
+		strbuf_addf(why, "not a perun %s file (no '%.*s' line)",
+			    kind == TAGS_ADDED ? "added-tags" : "tombstone", (int)off - 1, magic);
 		return -1;
 	}
 	while (off < len) {
-		const char *nl = memchr(buf + off, '\n', len - off);
-		if (!nl || !tomb_hex_ok(buf + off, (size_t)(nl - buf - off))) {
-			tombstones_release(t);
-			*why = "a line that is not an object id";
+		const char *s = buf + off, *nl = memchr(s, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - s) : 0;
+		line++;
+		if (n == SHA1_HEXSZ && kind == TAGS_REMOVED && hex_ok(s, n)) {
+			tagset_append(t, s, NULL);
+		} else if (n == TAGLINE_SZ - 1 && !v1 && hex_ok(s, SHA1_HEXSZ) &&
+			   s[SHA1_HEXSZ] == ' ' && hex_ok(s + SHA1_HEXSZ + 1, TAG_HEXSZ) &&
+			   (kind == TAGS_REMOVED ||
+			    memcmp(s + SHA1_HEXSZ + 1, LEGACY_TAG, TAG_HEXSZ))) {
+			tagset_append(t, s, s + SHA1_HEXSZ + 1);
+		} else {
+			tagset_release(t);
+			strbuf_addf(why, "line %zu is not %s", line,
+				    v1 ? "an object id"
+				    : kind == TAGS_ADDED
+					? "an object id and a tag of 16 hex digits, not zeros"
+					: "an object id, alone or with a tag of 16 hex digits");
 			return -1;
 		}
-		tomb_append(t, buf + off, &cap);
 		off = (size_t)(nl - buf) + 1;
 	}
-	tomb_normalize(t);
+	tagset_normalize(t);
 	return 0;
 }
 
-char *store_tombstone_path(const char *perun_dir, const char *minor)
+char *store_tagset_path(const char *perun_dir, enum tagset_kind kind, const char *minor)
 {
-	return xstrfmt("%s/removed/%s", perun_dir, minor);
+	return xstrfmt("%s/%s/%s", perun_dir, kind == TAGS_ADDED ? "added" : "removed", minor);
 }
 
-int store_read_tombstones(const char *perun_dir, const char *minor, struct tombstones *t)
+int store_read_tagset(const char *perun_dir, enum tagset_kind kind, const char *minor,
+		      struct tagset *t)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char *path = store_tombstone_path(perun_dir, minor);
-	const char *why = NULL;
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
+	char *path = store_tagset_path(perun_dir, kind, minor);
 	int ret = 0;
 
-	t->hex = NULL;
-	t->n = 0;
+	memset(t, 0, sizeof(*t));
 	if (fs_read_trusted(&sb, path) < 0) {
 		if (errno != ENOENT)
 			ret = -1;
-	} else if (tombstones_parse(t, sb.buf ? sb.buf : "", sb.len, &why) < 0) {
-		ret = pr_error("%s: %s: run 'perun fsck'", path, why);
+	} else if (tagset_parse(t, kind, sb.buf ? sb.buf : "", sb.len, &why) < 0) {
+		ret = pr_error("%s: %s: run 'perun fsck'", path, why.buf);
 	}
 	free(path);
 	strbuf_release(&sb);
+	strbuf_release(&why);
 	return ret;
 }
 
-int store_add_tombstones(const char *perun_dir, const char *minor,
-			 const struct tombstones *add)
+int store_add_tagset(const char *perun_dir, enum tagset_kind kind, const char *minor,
+		     const struct tagset *add, size_t *grew)
 {
-	struct tombstones t;
+	struct tagset t;
 	struct strbuf sb = STRBUF_INIT;
-	char *dir = xstrfmt("%s/removed", perun_dir), *path = store_tombstone_path(perun_dir, minor);
-	size_t i, before, cap;
+	char *dir = xstrfmt("%s/%s", perun_dir, kind == TAGS_ADDED ? "added" : "removed");
+	char *path = store_tagset_path(perun_dir, kind, minor);
+	size_t i, before;
 	int ret = -1;
 
-	if (store_read_tombstones(perun_dir, minor, &t) < 0)
+	if (grew)
+		*grew = 0;
+	if (store_read_tagset(perun_dir, kind, minor, &t) < 0)
 		goto out;
-	before = cap = t.n;
+	before = t.n;
 	for (i = 0; i < add->n; i++)
-		if (!tombstones_has(&t, add->hex[i]))
-			tomb_append(&t, add->hex[i], &cap);
-	tomb_normalize(&t);
+		if (!tagset_has(&t, add->v[i]))
+			tagset_append(&t, add->v[i],
+				      add->v[i][SHA1_HEXSZ] ? add->v[i] + SHA1_HEXSZ + 1 : NULL);
+	tagset_normalize(&t);
+	if (grew)
+		*grew = t.n - before;
 	if (t.n == before) {
 		ret = 0;
 		goto out;
 	}
-	strbuf_addstr(&sb, TOMBSTONE_MAGIC);
+	strbuf_addstr(&sb, kind == TAGS_ADDED ? ADDED_MAGIC : TOMBSTONE_MAGIC);
 	for (i = 0; i < t.n; i++)
-		strbuf_addf(&sb, "%s\n", t.hex[i]);
+		strbuf_addf(&sb, "%s\n", t.v[i]);
 	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) ||
 	    fs_write_atomic(path, sb.buf, sb.len, 0644) < 0)
 		goto out;
 	ret = 0;
 out:
-	tombstones_release(&t);
+	tagset_release(&t);
 	strbuf_release(&sb);
 	free(dir);
 	free(path);
 	return ret;
+}
+
+int tag_new(char tag[TAG_HEXSZ + 1])
+{
+	unsigned char b[TAG_HEXSZ / 2];
+	size_t i;
+
+	do {
+		if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+			return pr_error_errno("getrandom");
+		for (i = 0; i < sizeof(b); i++)
+			snprintf(tag + 2 * i, 3, "%02x", b[i]);
+	} while (!strcmp(tag, LEGACY_TAG));
+	return 0;
+}
+
+size_t tags_live(const struct tagset *added, const struct tagset *removed, const char *hex,
+		 int indexed, struct tagset *out)
+{
+	size_t first, n, i, live = 0, rf;
+	char line[TAGLINE_SZ];
+
+	/* the legacy tag: an entry's whose id was never added with a tag; an
+	 * id alone among the tombstones removes it too */
+	n = tagset_range(added, hex, &first);
+	if (indexed && !n) {
+		snprintf(line, sizeof(line), "%.*s %s", SHA1_HEXSZ, hex, LEGACY_TAG);
+		if (!tagset_has(removed, line) &&
+		    !(tagset_range(removed, hex, &rf) && !removed->v[rf][SHA1_HEXSZ])) {
+			live++;
+			if (out)
+				tagset_append(out, hex, LEGACY_TAG);
+		}
+	}
+	for (i = first; i < first + n; i++)
+		if (!tagset_has(removed, added->v[i])) {
+			live++;
+			if (out)
+				tagset_append(out, hex, added->v[i] + SHA1_HEXSZ + 1);
+		}
+	return live;
 }

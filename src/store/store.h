@@ -78,27 +78,63 @@ int store_put_file(const char *perun_dir, const char *hex, const void *data, siz
 int store_read_index(const char *perun_dir, const char *minor, struct pidx *x);
 int store_write_index(const char *perun_dir, const char *minor, const struct pidx *x);
 
-/* Tombstones: the ids of the entries 'perun rm' removed from the index of
- * a minor version, in .perun/removed/<minor>, so a push and a fetch (which
- * merge stores as a union) remove them on other hosts too instead of
- * bringing them back.  The file: "perun-removed 1\n", then one object id
- * in hex a line, sorted, each once.  */
-#define TOMBSTONE_MAGIC "perun-removed 1\n"
-struct tombstones {
-	char (*hex)[SHA1_HEXSZ + 1];
-	size_t n;
+/* Registrations as an observed-remove set, so a removal removes only the
+ * registrations it saw and a later add wins.  Each perun add gives its
+ * registration a tag (TAG_HEXSZ random hex digits), listed in
+ * .perun/added/<minor>: "perun-added 1\n", then "<id> <tag>" a line.  perun
+ * rm lists the tags it removed in .perun/removed/<minor> (the tombstones):
+ * "perun-removed 2\n", then "<id> <tag>" a line.  Push and fetch merge both
+ * as unions; an index entry stays while its id has a tag that is added and
+ * not removed.  Both files: lines sorted, each once.
+ *
+ * Data from before tags: an index entry whose id has no added line carries
+ * the tag LEGACY_TAG (zeros), and a tombstone line of an id alone (all a
+ * "perun-removed 1" file holds) removes that legacy tag for good and, on
+ * the host that first sees it, the tags of its id that host held then.  */
+#define TOMBSTONE_MAGIC "perun-removed 2\n"
+#define TOMBSTONE_MAGIC_V1 "perun-removed 1\n"
+#define ADDED_MAGIC "perun-added 1\n"
+#define TAG_HEXSZ 16
+#define LEGACY_TAG "0000000000000000"
+/* "<id>" or "<id> <tag>" */
+#define TAGLINE_SZ (SHA1_HEXSZ + 1 + TAG_HEXSZ + 1)
+struct tagset {
+	char (*v)[TAGLINE_SZ];
+	size_t n, cap;
 };
-void tombstones_release(struct tombstones *t);
-/* Parses a tombstone file's bytes; -1 with why set when damaged.  */
-int tombstones_parse(struct tombstones *t, const char *buf, size_t len, const char **why);
-/* Reads the tombstones of minor (none when the file is missing).  */
-int store_read_tombstones(const char *perun_dir, const char *minor, struct tombstones *t);
-/* Adds ids (hex) to the tombstones of minor and writes them atomically.  */
-int store_add_tombstones(const char *perun_dir, const char *minor,
-			 const struct tombstones *add);
-/* Whether hex is among t's ids.  */
-int tombstones_has(const struct tombstones *t, const char *hex);
-/* The path of minor's tombstone file; caller frees.  */
-char *store_tombstone_path(const char *perun_dir, const char *minor);
+#define TAGSET_INIT { NULL, 0, 0 }
+enum tagset_kind { TAGS_ADDED, TAGS_REMOVED };
+
+void tagset_release(struct tagset *t);
+/* Appends hex's line, with tag when not NULL; tagset_normalize() sorts
+ * and drops repeats after a run of appends.  */
+void tagset_append(struct tagset *t, const char *hex, const char *tag);
+void tagset_normalize(struct tagset *t);
+/* Whether the (normalized) set holds line ("<id>" or "<id> <tag>").  */
+int tagset_has(const struct tagset *t, const char *line);
+/* The lines of id hex: [*first, *first + result), the line of the id alone
+ * (a v1 tombstone) first when there is one.  */
+size_t tagset_range(const struct tagset *t, const char *hex, size_t *first);
+/* Parses a file's bytes (the kind says which magic and lines); -1 with why
+ * set when damaged, naming the line.  */
+int tagset_parse(struct tagset *t, enum tagset_kind kind, const char *buf, size_t len,
+		 struct strbuf *why);
+/* Reads minor's added or removed file (empty when missing); -1 reported.  */
+int store_read_tagset(const char *perun_dir, enum tagset_kind kind, const char *minor,
+		      struct tagset *t);
+/* Adds t's lines to minor's file and writes it atomically when that
+ * changed anything; *grew (when not NULL) gets how many were new.  */
+int store_add_tagset(const char *perun_dir, enum tagset_kind kind, const char *minor,
+		     const struct tagset *t, size_t *grew);
+/* The path of minor's added or removed file; caller frees.  */
+char *store_tagset_path(const char *perun_dir, enum tagset_kind kind, const char *minor);
+/* A fresh random tag, never LEGACY_TAG.  */
+int tag_new(char tag[TAG_HEXSZ + 1]);
+/* The live tags of id hex: its added tags that are not removed, or, when
+ * it has none at all and is indexed (an index entry holds it), its legacy
+ * tag unless that is removed; appended to out when not NULL.  Their
+ * number.  */
+size_t tags_live(const struct tagset *added, const struct tagset *removed, const char *hex,
+		 int indexed, struct tagset *out);
 
 #endif

@@ -24,8 +24,9 @@ struct fetched {
 	size_t len;
 	int is_index;
 	struct pidx index;
-	int is_tomb;		/* removed/<hex>: the tombstones of minor hex */
-	struct tombstones tomb;
+	int is_tags;		/* added/<hex> or removed/<hex> of minor hex */
+	enum tagset_kind kind;
+	struct tagset tags;
 };
 
 struct fetch_set {
@@ -76,17 +77,23 @@ static int fetched_file(void *ctx, const char *path, const unsigned char *data, 
 	f = &s->v[s->n];
 	memset(f, 0, sizeof(*f));
 	pidx_init(&f->index);
-	if (!strncmp(path, "removed/", 8)) {
-		const char *bad = NULL;
-		if (!is_hex(path + 8, SHA1_HEXSZ) || path[8 + SHA1_HEXSZ])
-			return pr_error("%s fetched from %s is not a perun tombstone file (refused, "
+	if (!strncmp(path, "removed/", 8) || !strncmp(path, "added/", 6)) {
+		size_t pre = path[0] == 'r' ? 8 : 6;
+		f->kind = path[0] == 'r' ? TAGS_REMOVED : TAGS_ADDED;
+		if (!is_hex(path + pre, SHA1_HEXSZ) || path[pre + SHA1_HEXSZ])
+			return pr_error("%s fetched from %s is not a perun %s file (refused, "
 					"nothing was stored): is %s's %s written by perun push?",
-					path, s->remote, s->remote, VCS_SYNC_REF);
-		if (tombstones_parse(&f->tomb, (const char *)data, len, &bad) < 0)
-			return pr_error("%s fetched from %s: %s (refused, nothing was stored)", path,
-					s->remote, bad);
-		memcpy(f->hex, path + 8, SHA1_HEXSZ + 1);
-		f->is_tomb = 1;
+					path, s->remote,
+					f->kind == TAGS_ADDED ? "added-tags" : "tombstone", s->remote,
+					VCS_SYNC_REF);
+		if (tagset_parse(&f->tags, f->kind, (const char *)data, len, &why) < 0) {
+			pr_error("%s fetched from %s: %s (refused, nothing was stored)", path,
+				 s->remote, why.buf);
+			strbuf_release(&why);
+			return -1;
+		}
+		memcpy(f->hex, path + pre, SHA1_HEXSZ + 1);
+		f->is_tags = 1;
 		s->n++;
 		return 0;
 	}
@@ -138,7 +145,7 @@ static void fetch_set_release(struct fetch_set *s)
 	for (i = 0; i < s->n; i++) {
 		free(s->v[i].data);
 		pidx_release(&s->v[i].index);
-		tombstones_release(&s->v[i].tomb);
+		tagset_release(&s->v[i].tags);
 	}
 	free(s->v);
 	s->v = NULL;
@@ -148,6 +155,18 @@ static void fetch_set_release(struct fetch_set *s)
 static int cmp_hex(const void *a, const void *b)
 {
 	return strcmp(((const struct fetched *)a)->hex, ((const struct fetched *)b)->hex);
+}
+
+/* The files of one minor version sort together: objects/ (its index),
+ * added/ and removed/ all carry its name.  */
+static int cmp_fetched(const void *a, const void *b)
+{
+	const struct fetched *x = a, *y = b;
+	int c = strcmp(x->hex, y->hex);
+
+	if (c)
+		return c;
+	return (x->is_tags ? 1 + (int)x->kind : 0) - (y->is_tags ? 1 + (int)y->kind : 0);
 }
 
 /* Every entry of a fetched index names an object fetched with it or here.  */
@@ -175,7 +194,9 @@ static int check_entries(const struct repo *r, const struct fetch_set *s)
 			}
 			repo_entry_hex(&f->index, j, key.hex);
 			hit = s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_hex) : NULL;
-			if (hit && !hit->is_index && !hit->is_tomb)
+			while (hit && hit > s->v && !strcmp(hit[-1].hex, hit->hex))
+				hit--;	/* an object sorts first among files of its name */
+			if (hit && !hit->is_index && !hit->is_tags)
 				continue;
 			path = store_object_path(r->dir, key.hex);
 			here = fs_exists(path);
@@ -202,46 +223,87 @@ static int has_id(const struct pidx *x, const unsigned char *id)
 	return 0;
 }
 
-/* Stores what is new: objects first, so an index never names a missing one.  */
+/* Merges what was fetched of minor hex (its index, added tags and
+ * tombstones, each when fetched) into this host's: the union of the tags,
+ * then the entries of both indexes whose id still has a live tag.  A
+ * tombstone of an id alone that this host sees for the first time removes
+ * the tags of that id this host holds now (its meaning before tags).  */
+static int merge_minor(struct repo *r, const char *hex, const struct pidx *index,
+		       const struct tagset *fadded, const struct tagset *fremoved,
+		       struct sync_stats *st)
+{
+	struct tagset added = TAGSET_INIT, removed = TAGSET_INIT, conv = TAGSET_INIT;
+	struct pidx local, merged;
+	char ehex[SHA1_HEXSZ + 1];
+	size_t i, gone = 0, came = 0;
+	int ret = -1;
+
+	pidx_init(&local);
+	pidx_init(&merged);
+	if (store_read_tagset(r->dir, TAGS_ADDED, hex, &added) < 0 ||
+	    store_read_tagset(r->dir, TAGS_REMOVED, hex, &removed) < 0 ||
+	    store_read_index(r->dir, hex, &local) < 0)
+		goto out;
+	for (i = 0; fremoved && i < fremoved->n; i++) {
+		const char *line = fremoved->v[i];
+		if (line[SHA1_HEXSZ] || tagset_has(&removed, line))
+			continue;
+		/* a v1 tombstone first seen: the tags held here now */
+		tagset_append(&conv, line, NULL);
+		tags_live(&added, &removed, line, 0, &conv);
+	}
+	if (fremoved && (store_add_tagset(r->dir, TAGS_REMOVED, hex, fremoved, NULL) < 0 ||
+			 store_add_tagset(r->dir, TAGS_REMOVED, hex, &conv, NULL) < 0))
+		goto out;
+	if (fadded && store_add_tagset(r->dir, TAGS_ADDED, hex, fadded, NULL) < 0)
+		goto out;
+	tagset_release(&added);
+	tagset_release(&removed);
+	if (store_read_tagset(r->dir, TAGS_ADDED, hex, &added) < 0 ||
+	    store_read_tagset(r->dir, TAGS_REMOVED, hex, &removed) < 0)
+		goto out;
+	for (i = 0; i < local.n; i++) {
+		repo_entry_hex(&local, i, ehex);
+		if (tags_live(&added, &removed, ehex, 1, NULL))
+			pidx_append(&merged, local.entries[i].time, local.entries[i].id,
+				    local.entries[i].path);
+		else
+			gone++;
+	}
+	for (i = 0; index && i < index->n; i++) {
+		repo_entry_hex(index, i, ehex);
+		if (has_id(&merged, index->entries[i].id) ||
+		    !tags_live(&added, &removed, ehex, 1, NULL))
+			continue;
+		pidx_append(&merged, index->entries[i].time, index->entries[i].id,
+			    index->entries[i].path);
+		came++;
+	}
+	if ((gone || came) && store_write_index(r->dir, hex, &merged) < 0)
+		goto out;
+	st->removed += gone;
+	st->entries += came;
+	st->indexes += came > 0;
+	ret = 0;
+out:
+	tagset_release(&added);
+	tagset_release(&removed);
+	tagset_release(&conv);
+	pidx_release(&local);
+	pidx_release(&merged);
+	return ret;
+}
+
+/* Stores what is new: objects first, so an index never names a missing
+ * one, then per minor version its index and tags merged.  */
 static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *st)
 {
 	size_t i, j;
 
-	/* removals first: the union of both hosts' tombstones, applied here */
-	for (i = 0; i < s->n; i++) {
-		const struct fetched *f = &s->v[i];
-		struct tombstones all;
-		struct pidx local;
-		size_t removed = 0;
-		char hex[SHA1_HEXSZ + 1];
-		if (!f->is_tomb)
-			continue;
-		if (store_add_tombstones(r->dir, f->hex, &f->tomb) < 0 ||
-		    store_read_tombstones(r->dir, f->hex, &all) < 0)
-			return -1;
-		if (store_read_index(r->dir, f->hex, &local) < 0) {
-			tombstones_release(&all);
-			return -1;
-		}
-		for (j = local.n; j-- > 0;) {
-			repo_entry_hex(&local, j, hex);
-			if (tombstones_has(&all, hex)) {
-				pidx_remove(&local, j);
-				removed++;
-			}
-		}
-		tombstones_release(&all);
-		if (removed && store_write_index(r->dir, f->hex, &local) < 0) {
-			pidx_release(&local);
-			return -1;
-		}
-		st->removed += removed;
-		pidx_release(&local);
-	}
 	for (i = 0; i < s->n; i++) {
 		char *path;
 		int here;
-		if (s->v[i].is_index || s->v[i].is_tomb)
+		if (s->v[i].is_index || s->v[i].is_tags)
 			continue;
 		path = store_object_path(r->dir, s->v[i].hex);
 		here = fs_exists(path);
@@ -252,38 +314,20 @@ static int import(struct repo *r, const struct fetch_set *s, struct sync_stats *
 			return -1;
 		st->objects++;
 	}
-	for (i = 0; i < s->n; i++) {
-		const struct fetched *f = &s->v[i];
-		struct pidx local;
-		size_t added = 0;
-		if (!f->is_index)
-			continue;
-		struct tombstones gone;
-		if (store_read_tombstones(r->dir, f->hex, &gone) < 0)
-			return -1;
-		if (store_read_index(r->dir, f->hex, &local) < 0) {
-			tombstones_release(&gone);
-			return -1;
+	for (i = 0; i < s->n; i = j) {
+		const struct pidx *index = NULL;
+		const struct tagset *added = NULL, *removed = NULL;
+		for (j = i; j < s->n && !strcmp(s->v[j].hex, s->v[i].hex); j++) {
+			if (s->v[j].is_index)
+				index = &s->v[j].index;
+			else if (s->v[j].is_tags && s->v[j].kind == TAGS_ADDED)
+				added = &s->v[j].tags;
+			else if (s->v[j].is_tags)
+				removed = &s->v[j].tags;
 		}
-		for (j = 0; j < f->index.n; j++) {
-			char hex[SHA1_HEXSZ + 1];
-			repo_entry_hex(&f->index, j, hex);
-			if (tombstones_has(&gone, hex))
-				continue;	/* removed with perun rm on some host */
-			if (!has_id(&local, f->index.entries[j].id)) {
-				pidx_append(&local, f->index.entries[j].time,
-					    f->index.entries[j].id, f->index.entries[j].path);
-				added++;
-			}
-		}
-		tombstones_release(&gone);
-		if (added && store_write_index(r->dir, f->hex, &local) < 0) {
-			pidx_release(&local);
+		if ((index || added || removed) &&
+		    merge_minor(r, s->v[i].hex, index, added, removed, st) < 0)
 			return -1;
-		}
-		st->entries += added;
-		st->indexes += added > 0;
-		pidx_release(&local);
 	}
 	return 0;
 }
@@ -296,7 +340,7 @@ int sync_fetch(struct repo *r, const char *remote, struct sync_stats *st)
 	if (vcs_sync_fetch(r->worktree, remote, fetched_file, &s, st->tip) < 0)
 		goto out;
 	if (s.n)
-		qsort(s.v, s.n, sizeof(*s.v), cmp_hex);
+		qsort(s.v, s.n, sizeof(*s.v), cmp_fetched);
 	if (check_entries(r, &s) < 0 || import(r, &s, st) < 0)
 		goto out;
 	ret = 0;
@@ -318,15 +362,15 @@ static int check_local(void *ctx, const char *rel, struct strbuf *data)
 	int ret = 0;
 
 	strbuf_reset(data);
-	if (!strncmp(rel, "removed/", 8)) {
-		struct tombstones t;
-		const char *bad = NULL;
+	if (!strncmp(rel, "removed/", 8) || !strncmp(rel, "added/", 6)) {
+		struct tagset t;
 		if (strbuf_read_file(data, path) < 0)
 			ret = pr_error_errno("%s", path);
-		else if (tombstones_parse(&t, data->buf ? data->buf : "", data->len, &bad) < 0)
-			ret = pr_error("%s: %s: nothing was pushed", path, bad);
+		else if (tagset_parse(&t, rel[0] == 'r' ? TAGS_REMOVED : TAGS_ADDED,
+				      data->buf ? data->buf : "", data->len, &why) < 0)
+			ret = pr_error("%s: %s: nothing was pushed", path, why.buf);
 		else
-			tombstones_release(&t);
+			tagset_release(&t);
 	} else if (path_hex(rel, hex) < 0) {
 		ret = pr_error("%s: not a perun object or index: nothing was pushed", path);
 	} else if (strbuf_read_file(data, path) < 0) {
@@ -345,6 +389,28 @@ static int check_local(void *ctx, const char *rel, struct strbuf *data)
 	free(path);
 	strbuf_release(&why);
 	return ret;
+}
+
+/* The files of .perun/<what>/ named by a minor version, as what/<hex>.  */
+static void list_tags(const struct repo *r, const char *what, char ***out, size_t *n,
+		      size_t *alloc)
+{
+	char *dir = xstrfmt("%s/%s", r->dir, what);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		if (strlen(de->d_name) != SHA1_HEXSZ || !is_hex(de->d_name, SHA1_HEXSZ))
+			continue;
+		if (*n == *alloc) {
+			*alloc = *alloc ? 2 * *alloc : 64;
+			*out = xrealloc(*out, *alloc * sizeof(**out));
+		}
+		(*out)[(*n)++] = xstrfmt("%s/%s", what, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
 }
 
 /* The files of .perun/objects (objects and indexes), as objects/xx/yyyy;
@@ -389,21 +455,9 @@ static int list_local(const struct repo *r, char ***out, size_t *n)
 	}
 	closedir(d);
 	free(objects);
-	/* the tombstones of perun rm */
-	objects = xstrfmt("%s/removed", r->dir);
-	if ((d = opendir(objects))) {
-		while ((de = readdir(d))) {
-			if (strlen(de->d_name) != SHA1_HEXSZ || !is_hex(de->d_name, SHA1_HEXSZ))
-				continue;
-			if (*n == alloc) {
-				alloc = alloc ? 2 * alloc : 64;
-				*out = xrealloc(*out, alloc * sizeof(**out));
-			}
-			(*out)[(*n)++] = xstrfmt("removed/%s", de->d_name);
-		}
-		closedir(d);
-	}
-	free(objects);
+	/* the tags of perun add and the tombstones of perun rm */
+	list_tags(r, "added", out, n, &alloc);
+	list_tags(r, "removed", out, n, &alloc);
 	return 0;
 }
 

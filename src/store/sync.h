@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Many hosts, one history: .perun's objects, indexes and tombstones travel
- * through a git ref (vcs/vcs.h, VCS_SYNC_REF).  Objects are named by their
- * content, so two hosts' stores merge as a union: every object of both, and
- * per minor version every index entry of both, each object once, less the
- * entries either host removed with perun rm (the union of the tombstones,
- * store.h).  Whatever is fetched
+/* Many hosts, one history: .perun's objects, indexes, added tags and
+ * tombstones travel through a git ref (vcs/vcs.h, VCS_SYNC_REF).  Objects
+ * are named by their content, so two hosts' stores merge as a union: every
+ * object of both, and per minor version the union of the added tags and of
+ * the tombstones (store.h), and every index entry of both, each object
+ * once, whose id still has a tag no tombstone names.  Whatever is fetched
  * is verified before anything of it is stored.  */
 #ifndef PERUN_SYNC_H
 #define PERUN_SYNC_H
