@@ -70,19 +70,18 @@ int loader_args_parse(int argc, char **argv, struct loader_args *a, long *pid)
 	*pid = 0;
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		const char *v = NULL;
-		char c = argv[i][1];
+		char opt = argv[i][1];
 		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
 		}
-		/* the option's letter before its value moves i on */
-		if (strchr("xoabm", c)) {
+		if (strchr("xoabm", opt)) {
 			if (!(v = value(argc, argv, &i)))
 				return usage();
 		} else if (argv[i][2]) {
 			return usage();
 		}
-		switch (c) {
+		switch (opt) {
 		case 'x':
 			if (parse_count(v, 0x7fffffff, &n) < 0 || !n)
 				return pr_error("-x %s: not a process id", v);
