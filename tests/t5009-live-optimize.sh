@@ -124,7 +124,7 @@ test_expect_success 'reattach without a threshold: Table A.4 predicts 0.2 x 1000
 
 test_expect_success 'timed sampling: fewer calls than made, the trace says sampled, exit 0' '
 	"$PERUN" collect -c ./optimize -a 200000 -o ts.perf trace -s custom -f f -f g \
-		-on timed-sampling -oa timed-sample-freq 20 2>err >out &&
+		-on timed-sampling -oa timed-sample-freq 20 --loader stapbpf 2>err >out &&
 	cat err &&
 	grep "calls f=200000 g=10" out &&
 	grep "the trace is sampled: timed sampling recorded calls only in its gather windows (50 ms on, 50 ms off)" err &&
@@ -143,14 +143,14 @@ test_expect_success 'timed sampling: fewer calls than made, the trace says sampl
 
 test_expect_success 'timed sampling that recorded no call at all: exit 1, and why' '
 	test_expect_code 1 "$PERUN" collect -c ./optimize -a 0 -o ts0.perf trace -s custom \
-		-f h -on timed-sampling -oa timed-sample-freq 1000 2>err &&
+		-f h -on timed-sampling -oa timed-sample-freq 1000 --loader stapbpf 2>err &&
 	cat err &&
 	grep "timed sampling recorded no call: the command ran only while the probes were dormant, or called none of the 1 functions traced" err
 '
 
 test_expect_success 'a named function timed sampling never caught is not an error' '
 	"$PERUN" collect -c ./optimize -a 10 -o ts2.perf trace -s custom -f f -f g \
-		-on timed-sampling -oa timed-sample-freq 1000 2>err &&
+		-on timed-sampling -oa timed-sample-freq 1000 --loader stapbpf 2>err &&
 	cat err &&
 	! grep "recorded no call" err
 '

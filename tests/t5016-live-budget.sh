@@ -17,7 +17,7 @@ test_expect_success 'build the fixture' '
 
 test_expect_success 'a 10% budget disarms the hot f only; g and h stay exact' '
 	"$PERUN" collect -c ./budget -a 200000 -o b.perf trace -s custom -f f -f g -f h \
-		--max-overhead 10 2>err >out &&
+		--max-overhead 10 --loader stapbpf 2>err >out &&
 	cat err &&
 	grep "calls f=200000 g=10 h=2000" out &&
 	grep "is not calibrated, so the budget assumes 2000 ns per recorded call; run .perun calibrate --loader stapbpf. once" err &&
@@ -53,7 +53,7 @@ test_expect_success 'a 10% budget disarms the hot f only; g and h stay exact' '
 
 test_expect_success 'a budget the run stays under disarms nothing: every call, not sampled' '
 	"$PERUN" collect -c ./budget -a 20000 -o wide.perf trace -s custom -f f -f g -f h \
-		--max-overhead 1000 2>err >out &&
+		--max-overhead 1000 --loader stapbpf 2>err >out &&
 	cat err &&
 	! grep "disarmed" err &&
 	printf "f 20000\ng 10\nh 200\n" >expect &&
@@ -66,7 +66,7 @@ test_expect_success 'a budget the run stays under disarms nothing: every call, n
 
 test_expect_success 'with --calibrate the budget uses the measured cost per call' '
 	"$PERUN" collect -c ./budget -a 200000 -o cal.perf trace -s custom -f f -f h \
-		--max-overhead 10 --calibrate 2>err >out &&
+		--max-overhead 10 --loader stapbpf --calibrate 2>err >out &&
 	cat err &&
 	! grep "is not calibrated" err &&
 	test "$(profile_field cal.perf trace.optimization.max_overhead.calibrated)" = true &&

@@ -122,10 +122,10 @@ test_expect_success 'SIGKILL of perun while attached: the service runs on, nothi
 	kill -0 "$(cat service.pid)"
 '
 
-test_expect_success '--max-overhead in attach mode: stapbpf attaches, says so when armed' '
+test_expect_success '--max-overhead in attach mode: with --loader stapbpf, stapbpf attaches and says so when armed' '
 	rm -f err &&
 	{ "$PERUN" collect --pid "$(cat service.pid)" -o o.perf trace -s custom -f handle \
-		--max-overhead 50 --no-calibrate 2>err & echo $! >perun.pid; } &&
+		--max-overhead 50 --no-calibrate --loader stapbpf 2>err & echo $! >perun.pid; } &&
 	wait_line err "^perun: attached 2 probe points to process .* (bpf runtime, stapbpf[:)]" &&
 	echo 9 >&3 && wait_line out "served 9 total 1408" &&
 	kill -INT "$(cat perun.pid)" && wait "$(cat perun.pid)" &&

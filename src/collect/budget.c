@@ -5,7 +5,8 @@
  * calls of a window) passes PCT % of the window's wall time, and says which
  * and when (templates/opt_budget.stp.in).  The estimate counts recorded
  * calls only: a disarmed probe's hit still costs its trap where the runtime
- * keeps the uprobe (bench/disarm.sh measures what disarming saves).  */
+ * keeps the uprobe; perun's loader removes a disarmed probe from the kernel
+ * (bench/disarm.sh measures what disarming saves).  */
 #include "config.h"
 
 #define PR_FMT "perun collect"
@@ -30,23 +31,21 @@
 /* Disarmed probes named on stderr, at most.  */
 #define BUDGET_SHOWN 5
 
-int collect_budget(struct session *s)
+/* The cost per recorded call into s->sopt: the calibration of the loader
+ * expected to run (perun's own, or stapbpf), else the default.  */
+static void budget_cost(struct session *s, int perun)
 {
 	struct collect_opts *o = s->o;
 	struct calibration cal;
 	double ns = BUDGET_DEFAULT_NS;
 	int have = 0;
 
-	if (o->max_overhead <= 0)
-		return 0;
-	if (o->aggregate)
-		return pr_error("--max-overhead disarms probes that record each call: not with "
-				"--aggregate");
 	memset(&cal, 0, sizeof(cal));
+	s->sopt.budget_stepped_ns = 0;
 	/* the calibration is this host's: a module built for another kernel
 	 * (-r) gets the default, like the host that runs it without one */
 	if (o->calibrate && !o->kernel_release)
-		have = calibration_get(s->runtime, s->uprobes ? "perun" : "stapbpf", o->calibrate, 1,
+		have = calibration_get(s->runtime, perun ? "perun" : "stapbpf", o->calibrate, 1,
 				       &cal) > 0;
 	if (have && cal.pair_ns >= 1) {
 		ns = cal.pair_ns;
@@ -57,19 +56,26 @@ int collect_budget(struct session *s)
 	} else {
 		have = 0;
 	}
-	/* the cost is the loader's that runs: the budget's gate is stapbpf's */
-	if (!have && !o->quiet)
-		pr_info("perun: --max-overhead: the probe cost of this host is not calibrated, "
-			"so the budget assumes %d ns per recorded call; run 'perun calibrate%s' "
-			"once for a measured one",
-			BUDGET_DEFAULT_NS,
-			s->runtime == RUNTIME_KERNEL ? "" : s->uprobes ? " --loader perun"
-								: " --loader stapbpf");
-	s->sopt.budget_pct = o->max_overhead;
 	/* to 100 ns: the cost is in the script, so in the module cache key, and
 	 * a calibration run again should not make every module anew */
 	s->sopt.budget_call_ns = ns < 100 ? 100 : (uint64_t)(ns / 100 + 0.5) * 100;
 	s->sopt.budget_stepped_ns = (s->sopt.budget_stepped_ns + 50) / 100 * 100;
+	s->sopt.budget_calibrated = have;
+	s->budget_perun = perun;
+	s->budget_have = have;
+}
+
+int collect_budget(struct session *s)
+{
+	struct collect_opts *o = s->o;
+
+	if (o->max_overhead <= 0)
+		return 0;
+	if (o->aggregate)
+		return pr_error("--max-overhead disarms probes that record each call: not with "
+				"--aggregate");
+	budget_cost(s, collect_loader_expected(s));
+	s->sopt.budget_pct = o->max_overhead;
 	s->sopt.budget_window_ms = BUDGET_WINDOW_MS;
 	/* PCT of the time the run would take untraced: probe time c in a
 	 * window w is an overhead of c / (w - c), at most PCT / 100 when c is
@@ -79,15 +85,38 @@ int collect_budget(struct session *s)
 					       0.5);
 	if (!s->sopt.budget_allowed_ns)
 		s->sopt.budget_allowed_ns = 1;
-	s->sopt.budget_calibrated = have;
 	/* the kernel runtime unregisters a probe whose condition turns false:
 	 * a disarmed probe then costs nothing (bench/disarm.sh); stapbpf would
 	 * only test it in the handler, like the budget's own gate */
 	if (collect_probing_cond(s) == PROBING_COND_KERNEL)
 		s->sopt.probing_cond = PROBING_COND_KERNEL;
-	collect_wd(&s->wd, "budget: %g %% of %u ms windows, %" PRIu64 " ns per call (%s)",
+	return 0;
+}
+
+int collect_budget_loader(struct session *s)
+{
+	struct collect_opts *o = s->o;
+
+	if (!s->sopt.budget_allowed_ns)
+		return 0;
+	/* a plan the loader refused: the cost is stapbpf's, and in its script */
+	if (s->budget_perun != (s->uprobes != NULL)) {
+		budget_cost(s, s->uprobes != NULL);
+		if (!s->uprobes && collect_script(s) < 0)
+			return -1;
+	}
+	if (!s->budget_have && !o->quiet)
+		pr_info("perun: --max-overhead: the probe cost of this host is not calibrated, "
+			"so the budget assumes %d ns per recorded call; run 'perun calibrate%s' "
+			"once for a measured one",
+			BUDGET_DEFAULT_NS,
+			s->runtime == RUNTIME_KERNEL ? "" : s->uprobes ? ""
+								: " --loader stapbpf");
+	collect_wd(&s->wd, "budget: %g %% of %u ms windows, %" PRIu64 " ns per call (%s, %s)",
 		   o->max_overhead, BUDGET_WINDOW_MS, s->sopt.budget_call_ns,
-		   have ? "calibrated" : "default");
+		   s->budget_have ? "calibrated" : "default",
+		   s->runtime != RUNTIME_BPF ? "kernel runtime"
+		   : s->uprobes ? "perun's loader" : "stapbpf");
 	return 0;
 }
 

@@ -354,7 +354,7 @@ enum collect_outcome collect_pipeline(struct session *s, enum collect_until unti
 	}
 	if (until == COLLECT_UNTIL_SCRIPT)
 		return s->result.outcome = COLLECT_OK;
-	if (collect_loader(s) < 0)
+	if (collect_loader(s) < 0 || collect_budget_loader(s) < 0)
 		return s->result.outcome;
 	if (!s->uprobes && collect_module(s) < 0) {
 		if (driver_signal_received()) {

@@ -174,12 +174,9 @@ out:
 }
 
 /* Why perun's loader cannot run this trace, or NULL when it can.  */
-static const char *loader_refusal(struct session *s)
+/* Why not perun's loader, for what is known before the plan: or NULL.  */
+static const char *loader_refusal_early(struct session *s)
 {
-	static char why[300];
-	struct bpfmap_err err = { "" };
-	size_t i;
-
 	if (s->runtime != RUNTIME_BPF)
 		return "it serves the bpf runtime only";
 	if (s->o->compile_only)
@@ -191,9 +188,18 @@ static const char *loader_refusal(struct session *s)
 		       "so its entry probe goes after the prologue, where stap places it";
 	if (collect_script_mode(s) == SCRIPT_PRINT)
 		return "--transport print is stapbpf's";
-	if (s->sopt.timed_period_ms || s->sopt.budget_allowed_ns)
-		return "timed sampling and the overhead budget run in the stap script (not yet on "
-		       "perun's loader)";
+	return NULL;
+}
+
+static const char *loader_refusal(struct session *s)
+{
+	static char why[300];
+	struct bpfmap_err err = { "" };
+	const char *early = loader_refusal_early(s);
+	size_t i;
+
+	if (early)
+		return early;
 	if (s->o->aggregate && s->sopt.probing_threshold)
 		return "--aggregate with dynamic probing runs in the stap script (not yet on "
 		       "perun's loader)";
@@ -214,6 +220,16 @@ static const char *loader_refusal(struct session *s)
 		return why;
 	}
 	return NULL;
+}
+
+int collect_loader_expected(struct session *s)
+{
+	const char *want = s->o->loader ? s->o->loader : "auto";
+	struct bpfmap_err err = { "" };
+
+	if (s->runtime != RUNTIME_BPF || !strcmp(want, "stapbpf"))
+		return 0;
+	return !loader_refusal_early(s) && uprobes_supported(&err);
 }
 
 int collect_loader(struct session *s)

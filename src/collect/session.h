@@ -214,6 +214,8 @@ struct session {
 	int have_cal;		/* 1 when cal holds the probe cost */
 	struct calibration cal;
 	unsigned char *stepped;	/* per probe: its cost is calibrated stepwise */
+	int budget_perun;	/* --max-overhead: the cost is perun's loader's */
+	int budget_have;	/* --max-overhead: the cost is calibrated */
 	unsigned char *points;	/* per probe: a point (no duration) */
 	uint64_t *below_min;	/* --min-duration: per probe, the faster calls dropped */
 };
@@ -293,8 +295,13 @@ int collect_protected(const struct session *s, const char *name);
 void collect_diff_release(struct session *s);
 struct parser;
 /* --max-overhead (collect/budget.c): the probe cost per recorded call (the
- * calibration, else a default, said) and the budget's window into s->sopt.  */
+ * calibration of the loader expected to run, else a default) and the
+ * budget's window into s->sopt.  */
 int collect_budget(struct session *s);
+/* Once the loader is chosen: when it is not the one collect_budget
+ * expected, the cost again (and the script); says when the cost is not
+ * calibrated.  0, or -1.  */
+int collect_budget_loader(struct session *s);
 /* What the budget disarmed, from the run's o lines, into extra's
  * optimization.max_overhead; marks those summaries in sum partial and says
  * so on stderr.  1 when it disarmed a probe, else 0.  */
@@ -314,11 +321,13 @@ int collect_module(struct session *s);
 
 /* loader: on the bpf runtime, perun's own loader (s->uprobes) when the
  * kernel has uprobe_multi links and the trace needs nothing of a stap
- * script (no timed sampling or budget, no sampling or dynamic probing with
- * --aggregate, no source lines); then
- * no module is built.  --loader perun makes a reason not to an error; with
+ * script (no sampling or dynamic probing with --aggregate, no source
+ * lines); then no module is built.  --loader perun makes a reason not to an error; with
  * stapbpf, a plan past the probe points it can open is refused.  */
 int collect_loader(struct session *s);
+/* Whether collect_loader is expected to choose perun's loader, before the
+ * plan is made (what the plan alone refuses is not known yet).  */
+int collect_loader_expected(struct session *s);
 
 /* run: s->module around s->cmdv -> s->res, s->raw (and s->rec), the attach
  * report; -1 when the runtime failed before the command ran (s->result:
