@@ -863,6 +863,14 @@ static void decide(struct check_finding *f, const struct check_opts *o)
  * do (two functions of one run stay within about 2 % of each other).  */
 #define CONTROL_MIN_SD 0.02
 
+/* The fewest calls a run must have of a context for one run a side to
+ * decide it by the in-run control.  The control takes out how fast the host
+ * ran; the p10 of many calls also leaves out the stalls (the process
+ * descheduled, an interrupt) that fell into some of them, but a context of a
+ * few calls holds every stall of its run (main's one call holds them all),
+ * and one run a side has no other run to show how large they are.  */
+#define CONTROL_MIN_CALLS 10
+
 /* Each run's speed: scale[r] (log units, 0 for the typical run) from the
  * self times of the contexts every run has, above the probes' cost taken
  * out of them (below it the drift of that cost, not the run, moves them).
@@ -980,6 +988,12 @@ static int compare_one(const double *vb, const double *nvb, size_t n_b, const do
 		if (f->verdict == CHECK_UNDECIDED && f->why && !strncmp(f->why, "fewer", 5))
 			f->why = "the other functions of the run moved apart too much for the "
 				 "in-run control to tell";
+		if (is_change(f->verdict) &&
+		    (f->calls_base < CONTROL_MIN_CALLS || f->calls_target < CONTROL_MIN_CALLS)) {
+			f->verdict = CHECK_UNDECIDED;
+			f->why = "too few calls in a run for one run a side to tell a change from "
+				 "the host's stalls: collect with repeats";
+		}
 		f->basis = CHECK_BY_CONTROL;
 		goto combine;
 	}
