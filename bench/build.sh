@@ -38,6 +38,6 @@ bench_build() {
 	cc -shared -fPIC -O2 -o "$_b/perun-memlock-shim.so" "$_src/src/util/memlock-shim.c" -ldl ||
 		return 1
 	cc -std=c11 -g -O2 -fno-ipa-icf -fno-omit-frame-pointer -o "$_b/perun-calib" \
-		"$_src/src/trace/calibrate-helper.c" || return 1
+		"$_src/src/runtime/calibrate-helper.c" || return 1
 	PERUN="$_b/perun"
 }

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "runtime/runtime.h"
 #include "store/repo.h"
-#include "trace/runtime.h"
 #include "util/log.h"
 #include "util/owner.h"
 #include "util/strbuf.h"

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/json-read.h"
-#include "analysis/check-models.h"
 #include "analysis/check-job.h"
+#include "analysis/check-models.h"
+#include "analysis/json-read.h"
 #include "analysis/models.h"
 #include "analysis/samples.h"
 #include "profile/profile.h"

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/json-read.h"
 #include "analysis/check-job.h"
 #include "analysis/check-models.h"
 #include "analysis/check.h"
+#include "analysis/json-read.h"
 #include "analysis/robust.h"
 #include "analysis/runscale.h"
 #include "profile/machine.h"

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "analysis/json-read.h"
-#include "analysis/samples.h"
 #include "analysis/robust.h"
+#include "analysis/samples.h"
 #include "profile/profile.h"
 #include "util/log.h"
 #include "util/strbuf.h"

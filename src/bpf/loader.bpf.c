@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* perun's loader programs (trace/uprobes.c loads them):
+/* perun's loader programs (loader/uprobes.c loads them):
  *
  *   perun_uprobe  every probe point (uprobe_multi links, entry and return):
  *                 one event into the ring, counted per code

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What perun's loader programs (bpf/loader.bpf.c, compiled for the BPF
- * target) and the loader that runs them (trace/uprobes.c) share: the event
+ * target) and the loader that runs them (loader/uprobes.c) share: the event
  * each program writes into the ring, the layouts of the maps, the meaning
  * of a probe's code (its BPF cookie) and the load-time configuration.  Both
  * sides include this file; it uses only the kernel's fixed-width types so

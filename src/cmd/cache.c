@@ -12,8 +12,8 @@
 
 #include "cmd/cmd.h"
 #include "collect/session.h"
-#include "trace/cache.h"
-#include "trace/driver.h"
+#include "runtime/cache.h"
+#include "runtime/driver.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/parse-options.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun callgraph BINARY [--format text|json|dot] [--function NAME]: the
- * call-graph resource of a binary (target/callgraph.h), for people and
+ * call-graph resource of a binary (binary/callgraph.h), for people and
  * for machines.  */
 #include "config.h"
 
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/callgraph.h"
+#include "binary/target.h"
 #include "cmd/cmd.h"
 #include "report/callgraph-output.h"
-#include "target/callgraph.h"
-#include "target/target.h"
-#include "trace/cache.h"
+#include "runtime/cache.h"
 #include "util/log.h"
 #include "util/parse-options.h"
 

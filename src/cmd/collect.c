@@ -11,7 +11,7 @@
 #include "cmd/cmd.h"
 #include "collect/session.h"
 #include "report/collect-output.h"
-#include "trace/driver.h"
+#include "runtime/driver.h"
 #include "util/log.h"
 
 int cmd_collect(int argc, char **argv, struct ctx *ctx)

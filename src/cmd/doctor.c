@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* perun doctor [--json] [BINARY...]: can this machine trace, and where do
  * the functions of each BINARY come from?  Runs doctor_run()
- * (trace/doctor.h) and prints its checks; every failed check names the
+ * (runtime/doctor.h) and prints its checks; every failed check names the
  * command that fixes it.  Exit 0 only when a collect can work.  */
 #include "config.h"
 
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "trace/doctor.h"
+#include "runtime/doctor.h"
 #include "util/log.h"
 #include "util/parse-options.h"
 

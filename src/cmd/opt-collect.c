@@ -14,8 +14,8 @@
 
 #include "cmd/cmd.h"
 #include "collect/session.h"
+#include "runtime/runtime.h"
 #include "store/output.h"
-#include "trace/runtime.h"
 #include "util/log.h"
 #include "util/number.h"
 #include "util/parse-options.h"

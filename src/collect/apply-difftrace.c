@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/callgraph.h"
+#include "binary/target.h"
 #include "collect/session.h"
 #include "optimize/difftrace.h"
 #include "optimize/optimize.h"
-#include "target/callgraph.h"
-#include "target/target.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "vcs/vcs.h"

@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/callgraph.h"
+#include "binary/cfg.h"
 #include "collect/session.h"
 #include "optimize/methods.h"
 #include "optimize/optimize.h"
+#include "parse/parse.h"
 #include "store/repo.h"
 #include "store/stats.h"
-#include "target/callgraph.h"
-#include "target/cfg.h"
-#include "trace/parse.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"

@@ -18,7 +18,7 @@
 
 #include "collect/calibration.h"
 #include "collect/session.h"
-#include "trace/parse.h"
+#include "parse/parse.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 

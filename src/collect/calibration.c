@@ -16,8 +16,8 @@
 
 #include "collect/calibration.h"
 #include "profile/profile.h"
-#include "trace/cache.h"
-#include "trace/kruntime.h"
+#include "runtime/cache.h"
+#include "runtime/kruntime.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The probe cost of this host, measured and looked up: a measurement is a
- * collect of perun-calib (src/trace/calibrate-helper.c) whose profile and
+ * collect of perun-calib (src/runtime/calibrate-helper.c) whose profile and
  * report give the amounts; it is cached per runtime and kernel release in
- * the module cache directory (the file and its format: trace/calibrate.h).
+ * the module cache directory (the file and its format: runtime/calibrate.h).
  * perun calibrate measures; collect looks up, and measures with
  * --calibrate.  */
 #ifndef PERUN_COLLECT_CALIBRATION_H
 #define PERUN_COLLECT_CALIBRATION_H
 
-#include "trace/calibrate.h"
-#include "trace/runtime.h"
+#include "runtime/calibrate.h"
+#include "runtime/runtime.h"
 
 struct profile;
 

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "collect/session.h"
-#include "trace/cache.h"
-#include "trace/driver.h"
-#include "trace/kruntime.h"
-#include "trace/runtime.h"
-#include "trace/script.h"
+#include "render/script.h"
+#include "runtime/cache.h"
+#include "runtime/driver.h"
+#include "runtime/kruntime.h"
+#include "runtime/runtime.h"
 #include "util/fs.h"
 #include "util/log.h"
 

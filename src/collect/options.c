@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "collect/session.h"
-#include "trace/runtime.h"
-#include "trace/strategy.h"
+#include "plan/strategy.h"
+#include "runtime/runtime.h"
 #include "util/log.h"
 #include "util/number.h"
 #include "util/parse-options.h"

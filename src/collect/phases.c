@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "collect/session.h"
+#include "plan/strategy.h"
+#include "render/script.h"
+#include "runtime/driver.h"
+#include "runtime/kruntime.h"
+#include "runtime/runtime.h"
 #include "store/repo.h"
-#include "trace/driver.h"
-#include "trace/kruntime.h"
-#include "trace/runtime.h"
-#include "trace/script.h"
-#include "trace/strategy.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -305,7 +305,7 @@ int collect_script(struct session *s)
 	calibrate_plan_entries(&s->plan, !s->target.go);
 	if (s->sopt.budget_stepped_ns) {	/* --max-overhead: which probes cost a step more */
 		free(s->stepped);
-		s->stepped = calibrate_plan_stepped(&s->plan);
+		s->stepped = plan_stepped(&s->plan);
 		s->sopt.budget_stepped = s->stepped;
 		s->sopt.budget_nstepped = s->stepped ? s->plan.n : 0;
 	}

@@ -15,12 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bpf/bpfmap.h"
 #include "collect/session.h"
-#include "trace/bpfmap.h"
-#include "trace/driver.h"
-#include "trace/runtime.h"
-#include "trace/uprobes.h"
-#include "trace/uprobes-modes.h"
+#include "loader/args.h"
+#include "loader/uprobes.h"
+#include "render/loader.h"
+#include "runtime/driver.h"
+#include "runtime/runtime.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -267,22 +268,6 @@ int collect_loader(struct session *s)
 	return 0;
 }
 
-/* The run-time methods of the trace, as perun's loader takes them.  */
-static void loader_modes(const struct session *s, struct strv *argv)
-{
-	struct uprobes_modes m;
-
-	memset(&m, 0, sizeof(m));
-	m.threshold = s->sopt.probing_threshold;
-	m.reattach_ms = s->sopt.probing_reattach_ms;
-	m.timed_ms = s->sopt.timed_period_ms;
-	m.budget_ns = s->sopt.budget_allowed_ns;
-	m.call_ns = s->sopt.budget_call_ns;
-	m.stepped_ns = s->sopt.budget_stepped_ns;
-	m.window_ms = s->sopt.budget_window_ms;
-	uprobes_modes_argv(&m, argv);
-}
-
 /* What an attach through staprun or stapbpf says once its probes are armed.  */
 struct attach_ready {
 	size_t points;
@@ -352,27 +337,27 @@ int collect_run(struct session *s)
 	}
 	/* the runtime, its target, its output */
 	if (s->uprobes) {
-		char ring[32];
-		/* the ring holds --buffer-size events in flight (32 bytes each) */
-		snprintf(ring, sizeof(ring), "%zu", o->buffer_size * 32);
+		struct loader_args la;
+		char *pp = xstrfmt("%s/plan", s->tmpdir);
+		memset(&la, 0, sizeof(la));
 		s->attached_path = xstrfmt("%s/attached", s->tmpdir);
-		strv_push(&argv, s->uprobes);
-		strv_push(&argv, "-a");
-		strv_push(&argv, s->attached_path);
-		strv_push(&argv, "-b");
-		strv_push(&argv, ring);
-		if (o->pid > 0 && !o->quiet)
-			strv_push(&argv, "-A");
-		if (o->follow)
-			strv_push(&argv, "-F");
-		if (o->aggregate)
-			strv_push(&argv, "-G");
+		la.pid = DRIVER_PID_ARG;
+		la.raw = s->raw;
+		la.attached = s->attached_path;
+		la.plan = pp;
+		/* the ring holds --buffer-size events in flight (32 bytes each) */
+		la.ring = (uint64_t)o->buffer_size * 32;
+		la.announce = o->pid > 0 && !o->quiet;
+		la.follow = o->follow;
+		la.aggregate = o->aggregate;
 		/* elapsed time, events and losses, redrawn on the terminal */
 		if (!o->quiet && !o->no_progress && isatty(2)) {
-			strv_push(&argv, "-P");
+			la.progress = 1;
 			s->log.trace_progress = 1;
 		}
-		loader_modes(s, &argv);
+		render_loader_modes(&s->sopt, &la.modes);
+		loader_args_argv(&la, s->uprobes, &argv);
+		free(pp);
 	} else if (s->runtime == RUNTIME_BPF) {
 		strv_push(&argv, s->stapbpf);
 		if (runtime_needs_memlock_shim()) {
@@ -402,15 +387,11 @@ int collect_run(struct session *s)
 		strv_push(&cleanup, "-d");
 		strv_push(&cleanup, DRIVER_MOD_ARG);
 	}
-	strv_push(&argv, "-x");
-	strv_push(&argv, DRIVER_PID_ARG);
-	strv_push(&argv, "-o");
-	strv_push(&argv, s->raw);
-	if (s->uprobes) {
-		char *pp = xstrfmt("%s/plan", s->tmpdir);
-		strv_push(&argv, pp);
-		free(pp);
-	} else {
+	if (!s->uprobes) {
+		strv_push(&argv, "-x");
+		strv_push(&argv, DRIVER_PID_ARG);
+		strv_push(&argv, "-o");
+		strv_push(&argv, s->raw);
 		strv_push(&argv, s->module);
 	}
 	memset(&spec, 0, sizeof(spec));

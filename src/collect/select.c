@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "collect/session.h"
-#include "trace/strategy.h"
+#include "plan/strategy.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 

@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 #include "collect/session.h"
-#include "trace/script.h"
+#include "render/script.h"
 #include "util/fs.h"
 #include "util/log.h"
 

@@ -10,15 +10,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "binary/target.h"
 #include "optimize/optimize.h"
-#include "target/target.h"
-#include "trace/cache.h"
-#include "trace/calibrate.h"
-#include "trace/driver.h"
-#include "trace/kruntime.h"
-#include "trace/plan.h"
-#include "trace/runtime.h"
-#include "trace/script.h"
+#include "plan/plan.h"
+#include "render/script.h"
+#include "runtime/cache.h"
+#include "runtime/calibrate.h"
+#include "runtime/driver.h"
+#include "runtime/kruntime.h"
+#include "runtime/runtime.h"
 #include "util/sha1.h"
 #include "util/strbuf.h"
 #include "util/strv.h"
@@ -311,7 +311,17 @@ int collect_loader(struct session *s);
 int collect_run(struct session *s);
 
 struct profile_writer;
+struct profile_column;
 struct parser;
+/* The profile's columns of plan's probes (new array of plan->n; the names
+ * are the plan's).  */
+struct profile_column *collect_columns(const struct plan *plan);
+/* perun __parse: the raw stream raw of the plan stored at plan_path through
+ * the parser into a profile out of form (profile/writer.h enum
+ * profile_form); *result (new) says what it did: bytes, events, calls,
+ * seconds, max_rss_kb.  */
+int collect_reparse(const char *plan_path, const char *raw, const char *out, int form,
+		    struct json_object **result);
 /* parse: s->raw and s->rec through a parser into the profile writer w opened
  * on path (shown: its name in messages) with header and ci; *parser is the
  * caller's to free, also on failure.  -1: the profile could not be written.  */

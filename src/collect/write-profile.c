@@ -13,21 +13,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "collect/calibration.h"
 #include "collect/session.h"
+#include "parse/parse.h"
 #include "profile/machine.h"
 #include "profile/writer.h"
+#include "runtime/calibrate.h"
+#include "runtime/driver.h"
 #include "store/localyml.h"
 #include "store/output.h"
 #include "store/repo.h"
 #include "store/stats.h"
-#include "trace/calibrate.h"
-#include "trace/driver.h"
-#include "trace/parse.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "vcs/vcs.h"
@@ -393,6 +394,77 @@ static int min_filter_call(void *ctx, const struct call_record *r)
 	return profile_writer_call(m->w, r);
 }
 
+struct profile_column *collect_columns(const struct plan *plan)
+{
+	struct profile_column *c = xcalloc(plan->n ? plan->n : 1, sizeof(*c));
+	size_t i;
+
+	for (i = 0; i < plan->n; i++) {
+		const struct probe *pr = &plan->probes[i];
+		c[i].name = pr->name;
+		c[i].sampling = pr->sampling;
+		c[i].entry = pr->flags & PROBE_F_ENTRY_STEPPED	  ? 2
+			     : pr->flags & PROBE_F_ENTRY_EMULATED ? 1
+								  : 0;
+	}
+	return c;
+}
+
+int collect_reparse(const char *plan_path, const char *raw, const char *out, int form,
+		    struct json_object **result)
+{
+	struct plan plan;
+	struct profile_writer w;
+	struct profile_column *cols;
+	struct parser *p;
+	struct json_object *h, *ci;
+	struct timespec t0, t1;
+	struct rusage ru;
+	unsigned char *points;
+	size_t i;
+	int ret = -1;
+
+	if (plan_load(&plan, plan_path) < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	points = xcalloc(plan.n ? plan.n : 1, 1);
+	for (i = 0; i < plan.n; i++)
+		points[i] = plan.probes[i].kind == PROBE_USDT_POINT || plan.probes[i].kind == PROBE_LINE;
+	cols = collect_columns(&plan);
+	h = json_object_new_object();
+	json_object_object_add(h, "type", json_object_new_string("mixed"));
+	ci = json_object_new_object();
+	json_object_object_add(ci, "name", json_object_new_string("trace"));
+	if (profile_writer_open(&w, out, cols, plan.n, NULL, h, ci, NULL, form) < 0)
+		goto out;
+	p = parser_new(plan.n, points, profile_writer_call, &w);
+	if (parser_feed_file(p, raw) < 0 || parser_finish(p) < 0 ||
+	    profile_writer_close(&w, parser_stats(p), NULL) < 0) {
+		profile_writer_abort(&w);
+		parser_free(p);
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	getrusage(RUSAGE_SELF, &ru);
+	*result = json_object_new_object();
+	json_object_object_add(*result, "bytes", json_object_new_int64((int64_t)parser_stats(p)->bytes));
+	json_object_object_add(*result, "events", json_object_new_int64((int64_t)parser_stats(p)->events));
+	json_object_object_add(*result, "calls", json_object_new_int64((int64_t)parser_stats(p)->calls));
+	json_object_object_add(*result, "seconds",
+			       json_object_new_double((double)(t1.tv_sec - t0.tv_sec) +
+						      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9));
+	json_object_object_add(*result, "max_rss_kb", json_object_new_int64(ru.ru_maxrss));
+	parser_free(p);
+	ret = 0;
+out:
+	json_object_put(h);
+	json_object_put(ci);
+	free(cols);
+	free(points);
+	plan_release(&plan);
+	return ret;
+}
+
 int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		  const char *shown, const char *origin, struct json_object *header,
 		  struct json_object *ci, struct parser **parserp)
@@ -404,11 +476,13 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	char *mname = machine_name(o);
 	struct json_object *machine =
 	    machine_region(s->have_cal > 0 ? calibration_json(&s->cal) : NULL, mname);
-	int opened = profile_writer_open(w, path, &s->plan, origin, header, ci, machine,
+	struct profile_column *cols = collect_columns(&s->plan);
+	int opened = profile_writer_open(w, path, cols, s->plan.n, origin, header, ci, machine,
 					 o->aggregate  ? PROFILE_SUMMARIES
 					 : o->per_call ? PROFILE_PER_CALL
 						       : PROFILE_COMPACT);
 
+	free(cols);
 	free(mname);
 	json_object_put(machine);
 	if (opened < 0) {
@@ -420,7 +494,7 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		cost.pair_ns = s->cal.pair_ns;
 		cost.stepped_ns = s->cal.stepped_ns;
 		if (!s->stepped)
-			s->stepped = calibrate_plan_stepped(&s->plan);
+			s->stepped = plan_stepped(&s->plan);
 		profile_writer_calibrate(w, &cost, s->stepped);
 	}
 	static struct min_filter mf;

@@ -6,9 +6,9 @@
 
 #include <string.h>
 
+#include "binary/callgraph.h"
 #include "optimize/methods.h"
 #include "store/stats.h"
-#include "target/callgraph.h"
 
 size_t baseline_static(const struct callgraph *cg, const unsigned char *cand, int max_class,
 		       int keep_top, unsigned char *drop)

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/callgraph.h"
+#include "binary/cfg.h"
+#include "binary/target.h"
 #include "optimize/difftrace.h"
-#include "target/callgraph.h"
-#include "target/cfg.h"
-#include "target/target.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "vcs/vcs.h"

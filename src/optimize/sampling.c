@@ -6,8 +6,8 @@
 
 #include <math.h>
 
+#include "binary/cfg.h"
 #include "optimize/methods.h"
-#include "target/cfg.h"
 
 static unsigned normalize(double s)
 {

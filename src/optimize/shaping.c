@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/callgraph.h"
 #include "optimize/methods.h"
-#include "target/callgraph.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 

@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/parse.h"
+#include "profile/record.h"
 
 struct json_object;
 

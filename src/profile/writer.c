@@ -100,15 +100,14 @@ static int call_error(struct profile_writer *w)
 			"form; write it with --per-call");
 }
 
-int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
-			const char *origin, struct json_object *header,
+int profile_writer_open(struct profile_writer *w, const char *path,
+			const struct profile_column *cols, size_t ncols, const char *origin, struct json_object *header,
 			struct json_object *collector_info, struct json_object *machine, int per_call)
 {
 	int fd;
 	size_t i;
 
 	memset(w, 0, sizeof(*w));
-	w->plan = plan;
 	w->per_call = per_call;
 	w->path = xstrdup(path);
 	fs_remove_dead_temps_beside(path);
@@ -123,23 +122,21 @@ int profile_writer_open(struct profile_writer *w, const char *path, const struct
 		return pr_error_errno("fdopen %s", w->tmp);
 	}
 	w->buf = xmalloc(WBUF);
-	w->uids = xcalloc(plan->n ? plan->n : 1, sizeof(*w->uids));
-	w->sum = xcalloc(plan->n ? plan->n : 1, sizeof(*w->sum));
-	w->nuids = plan->n;
-	for (i = 0; i < plan->n; i++) {
+	w->uids = xcalloc(ncols ? ncols : 1, sizeof(*w->uids));
+	w->sum = xcalloc(ncols ? ncols : 1, sizeof(*w->sum));
+	w->nuids = ncols;
+	for (i = 0; i < ncols; i++) {
 		struct strbuf sb = STRBUF_INIT;
-		strbuf_add_json_str(&sb, plan->probes[i].name);
+		strbuf_add_json_str(&sb, cols[i].name);
 		w->uids[i] = strbuf_detach(&sb);
 		w->sum[i].min = UINT64_MAX;
-		w->sum[i].sampled = plan->probes[i].sampling;
-		w->sum[i].entry = plan->probes[i].flags & PROBE_F_ENTRY_STEPPED	 ? 2
-				  : plan->probes[i].flags & PROBE_F_ENTRY_EMULATED ? 1
-										   : 0;
+		w->sum[i].sampled = cols[i].sampling;
+		w->sum[i].entry = cols[i].entry;
 	}
 	if (per_call != PROFILE_SUMMARIES)
-		w->vals = xcalloc(plan->n ? plan->n : 1, sizeof(*w->vals));
+		w->vals = xcalloc(ncols ? ncols : 1, sizeof(*w->vals));
 	if (per_call == PROFILE_COMPACT)
-		w->cs = compact_new(plan->n, put_block, w);
+		w->cs = compact_new(ncols, put_block, w);
 	puts_(w, "{");
 	if (origin) {
 		struct strbuf sb = STRBUF_INIT;
@@ -223,7 +220,7 @@ void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost 
 
 	w->cost = cost;
 	w->stepped = stepped;
-	for (i = 0; stepped && i < w->plan->n; i++)
+	for (i = 0; stepped && i < w->nuids; i++)
 		w->sum[i].stepped = stepped[i] && cost->stepped_ns > 0;
 }
 

@@ -8,8 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace/parse.h"
-#include "trace/plan.h"
+#include "profile/record.h"
 
 struct json_object;
 
@@ -34,7 +33,7 @@ struct probe_summary {
 	uint64_t est_calls;	/* merged: the copies' estimated calls; 0: not merged */
 };
 
-/* The probe effect measured on this host (src/trace/calibrate.h): probe_ns
+/* The probe effect measured on this host (src/runtime/calibrate.h): probe_ns
  * is what an empty call shows as its recorded amount, stepped_ns the same
  * for a function whose first instruction the kernel steps out of line, and
  * pair_ns what a recorded call costs its caller in all.  */
@@ -58,12 +57,19 @@ enum profile_form {
 	PROFILE_COMPACT = 2,	/* columns per uid and thread, see compact.h */
 };
 
+/* One column of the profile: a probe of the trace, as the writer needs it
+ * (the plan's probe, in the profile's words).  */
+struct profile_column {
+	const char *name;	/* the uid, as shown */
+	unsigned sampling;	/* 1 in sampling calls recorded; 0 or 1: every call */
+	unsigned entry;		/* 0 no entry kind known, 1 emulated, 2 stepped */
+};
+
 struct compact_state;
 
 struct profile_writer {
 	FILE *f;
 	char *path, *tmp;
-	const struct plan *plan;
 	char **uids;		/* JSON-escaped display names, per probe */
 	struct probe_summary *sum;
 	uint64_t nresources;
@@ -82,10 +88,12 @@ struct profile_writer {
 	struct compact_state *cs;	/* PROFILE_COMPACT only */
 };
 
-/* Opens path.tmpXXXXXX and writes every region up to the resources.  origin
- * and machine (profile/machine.h) may be NULL.  header, collector_info and
+/* Opens path.tmpXXXXXX and writes every region up to the resources, for
+ * the probes cols[0..ncols) (ids of the records).  origin and machine
+ * (profile/machine.h) may be NULL.  cols, header, collector_info and
  * machine are borrowed.  */
-int profile_writer_open(struct profile_writer *w, const char *path, const struct plan *plan,
+int profile_writer_open(struct profile_writer *w, const char *path,
+			const struct profile_column *cols, size_t ncols,
 			const char *origin, struct json_object *header,
 			struct json_object *collector_info, struct json_object *machine,
 			int per_call);

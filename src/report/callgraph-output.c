@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary/target.h"
 #include "report/callgraph-output.h"
-#include "target/target.h"
 
 static const char *edge_flags(uint8_t fl, char *buf, size_t len)
 {

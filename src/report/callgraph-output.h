@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A call graph (target/callgraph.h) as text for people, JSON for machines,
+/* A call graph (binary/callgraph.h) as text for people, JSON for machines,
  * or Graphviz dot: the whole graph or one function.  */
 #ifndef PERUN_REPORT_CALLGRAPH_OUTPUT_H
 #define PERUN_REPORT_CALLGRAPH_OUTPUT_H
 
-#include "target/callgraph.h"
+#include "binary/callgraph.h"
 
 enum cg_format { CG_TEXT, CG_JSON, CG_DOT };
 

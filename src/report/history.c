@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/samples.h"
 #include "analysis/robust.h"
 #include "analysis/runscale.h"
+#include "analysis/samples.h"
 #include "profile/machine.h"
 #include "profile/profile.h"
 #include "report/history.h"

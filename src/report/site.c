@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
-#include "store/aggregate.h"
 #include "report/history.h"
 #include "report/site.h"
+#include "store/aggregate.h"
 #include "store/repo.h"
 #include "store/store.h"
 #include "util/fs.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "trace/bpfmap.h"
+#include "bpf/bpfmap.h"
 
 /* /proc/PID/fdinfo of a stapbpf running a recorder script (kernel 6.18).  */
 static const char *const stapbpf_maps[] = {

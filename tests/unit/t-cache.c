@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "trace/cache.h"
+#include "runtime/cache.h"
 #include "util/fs.h"
 #include "util/strbuf.h"
 

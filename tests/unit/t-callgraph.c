@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "target/callgraph.h"
+#include "binary/callgraph.h"
 
 #define E(a, b) { a, b, 1, CG_E_INSN, 0 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "target/cfg.h"
+#include "binary/cfg.h"
 
 /* At 0x1000 (as(1), Intel syntax):
  *   0x1000 B0 xor eax, eax

@@ -12,8 +12,8 @@
 
 #include "optimize/difftrace.h"
 #include "tap.h"
-#include "target/callgraph.h"
-#include "target/target.h"
+#include "binary/callgraph.h"
+#include "binary/target.h"
 #include "util/fs.h"
 #include "util/strbuf.h"
 #include "vcs/vcs.h"

@@ -12,8 +12,8 @@
 #include "optimize/methods.h"
 #include "store/stats.h"
 #include "tap.h"
-#include "target/callgraph.h"
-#include "target/cfg.h"
+#include "binary/callgraph.h"
+#include "binary/cfg.h"
 
 #define E(a, b) { a, b, 1, CG_E_INSN, 0 }
 

@@ -10,9 +10,9 @@
 
 #include "optimize/optimize.h"
 #include "tap.h"
-#include "trace/parse.h"
-#include "trace/plan.h"
-#include "trace/script.h"
+#include "parse/parse.h"
+#include "plan/plan.h"
+#include "render/script.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 

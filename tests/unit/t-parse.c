@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "trace/parse.h"
+#include "parse/parse.h"
 
 #define MAXR 64
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "trace/plan.h"
-#include "trace/strategy.h"
+#include "plan/plan.h"
+#include "plan/strategy.h"
 #include "util/strbuf.h"
 
 int main(void)

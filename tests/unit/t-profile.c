@@ -11,7 +11,7 @@
 #include "profile/profile.h"
 #include "profile/writer.h"
 #include "store/stats.h"
-#include "trace/calibrate.h"
+#include "runtime/calibrate.h"
 #include "tap.h"
 
 static const char memprof[] =
@@ -123,7 +123,8 @@ static struct json_object *jget(struct json_object *o, const char *k)
 /* The writer's summaries: the recursion rule, calibration, sampling.  */
 static void test_writer(void)
 {
-	struct plan plan;
+	/* fib every call, its entry emulated; g 1 in 10, its entry stepped */
+	struct profile_column cols[2] = { { "fib", 1, 1 }, { "g", 10, 2 } };
 	struct profile_writer w;
 	struct parse_stats st;
 	struct probe_cost cost = { 100, 300, 700 };
@@ -135,18 +136,13 @@ static void test_writer(void)
 	int fd = mkstemp(path);
 
 	close(fd);
-	plan_init(&plan);
-	plan_add(&plan, PROBE_FUNC, "/bin/x", "fib")->sampling = 1;
-	plan_add(&plan, PROBE_FUNC, "/bin/x", "g")->sampling = 10;
-	plan.probes[0].flags |= PROBE_F_ENTRY_EMULATED;
-	plan.probes[1].flags |= PROBE_F_ENTRY_STEPPED;
 	h = json_object_new_object();
 	ci = json_object_new_object();
 	json_object_object_add(h, "type", json_object_new_string("mixed"));
 	json_object_object_add(h, "units", json_object_new_object());
 	json_object_object_add(h, "cmd", json_object_new_string("x"));
 	json_object_object_add(ci, "name", json_object_new_string("trace"));
-	ok(profile_writer_open(&w, path, &plan, NULL, h, ci, NULL, 1) == 0, "writer opens");
+	ok(profile_writer_open(&w, path, cols, 2, NULL, h, ci, NULL, 1) == 0, "writer opens");
 	profile_writer_calibrate(&w, &cost, stepped);
 	memset(&r, 0, sizeof(r));
 	/* inner fib: 1000 ns, inside the outer one */
@@ -211,7 +207,6 @@ static void test_writer(void)
 	unlink(path);
 	json_object_put(h);
 	json_object_put(ci);
-	plan_release(&plan);
 }
 
 /* Per-call records as perun collect --per-call writes them.  */

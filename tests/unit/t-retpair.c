@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Returns paired by stack pointer (trace/retpair.h) on synthetic probe
+/* Returns paired by stack pointer (loader/retpair.h) on synthetic probe
  * events, through the parser: recursion at any depth, tail calls, a
  * longjmp and an exception past frames, uretprobes past the kernel's
  * limit.  */
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "tap.h"
-#include "trace/parse.h"
-#include "trace/retpair.h"
-#include "trace/uprobes.h"
+#include "parse/parse.h"
+#include "loader/retpair.h"
+#include "loader/uprobes.h"
 #include "util/strbuf.h"
 
 #define RET UPROBES_CODE_RETINSN

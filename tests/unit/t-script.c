@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "tap.h"
-#include "trace/plan.h"
-#include "trace/script.h"
+#include "plan/plan.h"
+#include "render/script.h"
 #include "util/strbuf.h"
 
 static char *templates(void)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "target/target.h"
+#include "binary/target.h"
 #include "util/fs.h"
 #include "util/strbuf.h"
 
