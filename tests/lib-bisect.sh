@@ -10,9 +10,11 @@ export GIT_CEILING_DIRECTORIES
 # into it) with COMMITS commits c1, c2, ... of app.c, each with its own
 # version string; app.c is built with -DFACTOR=1 up to cSTEP excluded and
 # with -DFACTOR=FACTOR from cSTEP on.  $TRASH/planted holds cSTEP's sha; the
-# job traces FUNC... of ./app.
+# job traces FUNC... of ./app.  STEP and FACTOR may be lists ("4 7" and
+# "1.2 2"): a step at each, $TRASH/planted holding the first one's sha and
+# $TRASH/planted.N cN's.
 bisect_repo() {
-	bisect_n=$1 bisect_step=$2 bisect_factor=$3
+	bisect_n=$1 bisect_steps=$2 bisect_factors=$3
 	shift 3
 	mkdir repo && cd repo && git init -q && git config user.email t@example.com &&
 	git config user.name T &&
@@ -22,11 +24,21 @@ bisect_repo() {
 	echo app >.gitignore && git add . && git commit -q -m c1 &&
 	for i in $(seq 2 "$bisect_n"); do
 		sed -i "s/\"v[0-9]*\"/\"v$i\"/" app.c &&
-		if [ "$i" = "$bisect_step" ]; then echo "$bisect_factor" >factor; fi &&
+		bisect_k=1 &&
+		for bisect_s in $bisect_steps; do
+			if [ "$i" = "$bisect_s" ]; then
+				echo "$bisect_factors" | cut -d" " -f$bisect_k >factor
+			fi
+			bisect_k=$((bisect_k + 1))
+		done &&
 		git commit -q -am "c$i" || return 1
 	done &&
-	git rev-parse "HEAD~$((bisect_n - bisect_step))" >"$TRASH/planted" &&
-	test "$(git log -1 --format=%s "HEAD~$((bisect_n - bisect_step))")" = "c$bisect_step" &&
+	for bisect_s in $bisect_steps; do
+		git rev-parse "HEAD~$((bisect_n - bisect_s))" >"$TRASH/planted.$bisect_s" &&
+		test "$(git log -1 --format=%s "HEAD~$((bisect_n - bisect_s))")" = "c$bisect_s" ||
+			return 1
+	done &&
+	cp "$TRASH/planted.${bisect_steps%% *}" "$TRASH/planted" &&
 	"$PERUN" init >/dev/null &&
 	cat >.perun/local.yml <<-EOF
 	vcs: {type: git, url: .}

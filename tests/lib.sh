@@ -37,6 +37,7 @@ test_count=0
 test_failed=0
 
 cleanup_trash() {
+	hog_stop
 	if [ "$test_failed" = 0 ] || [ -z "${PERUN_KEEP_TRASH:-}" ]; then
 		rm -rf "$TRASH"
 	else
@@ -46,6 +47,26 @@ cleanup_trash() {
 trap cleanup_trash EXIT
 
 say() { echo "# $*"; }
+
+# hog_start [SECONDS]: a process that keeps one CPU busy (a loaded machine)
+# for SECONDS (default: until hog_stop), or until hog_stop, the end of the test body that started it, or the end of the
+# test file (its pid is kept in $TRASH/hog.pid, as bodies run in subshells)
+hog_start() {
+	[ -s "$TRASH/hog.pid" ] && return 0
+	if [ -n "${1:-}" ]; then
+		timeout "$1" sh -c "while :; do :; done" &
+	else
+		sh -c "while :; do :; done" &
+	fi
+	echo $! >"$TRASH/hog.pid"
+	trap hog_stop EXIT
+}
+hog_stop() {
+	[ -s "$TRASH/hog.pid" ] || return 0
+	kill "$(cat "$TRASH/hog.pid")" 2>/dev/null
+	wait "$(cat "$TRASH/hog.pid")" 2>/dev/null
+	rm -f "$TRASH/hog.pid"
+}
 
 skip_all() {
 	if [ "${PERUN_REQUIRE_LIVE:-0}" = 1 ]; then

@@ -17,10 +17,6 @@ require_live
 GIT_CEILING_DIRECTORIES="$TRASH"
 export GIT_CEILING_DIRECTORIES
 
-busy_pid=
-busy_stop() { [ -z "$busy_pid" ] || kill "$busy_pid" 2>/dev/null; busy_pid=; }
-trap 'busy_stop; cleanup_trash' EXIT
-
 test_expect_success 'six commits of one binary, 3 runs each in rounds, a core kept busy' '
 	mkdir repo && cd repo && git init -q &&
 	git config user.email t@example.com && git config user.name Tester &&
@@ -39,10 +35,9 @@ test_expect_success 'six commits of one binary, 3 runs each in rounds, a core ke
 	for c in 1 2 3 4 5 6; do
 		echo $c >notes && git add notes && git commit -q -m "c$c" || exit 1
 	done || exit 1
-	sh -c "while :; do :; done" &
-	busy_pid=$!
-	"$PERUN" run matrix HEAD~6..HEAD >run.out 2>run.err || { busy_stop; cat run.err; exit 1; }
-	busy_stop &&
+	hog_start &&
+	"$PERUN" run matrix HEAD~6..HEAD >run.out 2>run.err || { hog_stop; cat run.err; exit 1; }
+	hog_stop &&
 	cat run.out &&
 	test "$(grep -c "^perun run: round [123] of 3$" run.err)" = 3 &&
 	test "$(grep -c " ./app: registered 0@i 1@i 2@i$" run.out)" = 6 &&

@@ -589,8 +589,8 @@ static double lg(double v)
 }
 
 /* Welch's t over the logs: ratio of geometric means and its interval.  */
-static void compare_runs(const double *b, size_t nb, const double *t, size_t nt, double conf,
-			 struct check_finding *f)
+static void compare_runs_t(const double *b, size_t nb, const double *t, size_t nt, double conf,
+			   int pooled, struct check_finding *f)
 {
 	double *lb = xmalloc(nb * sizeof(*lb)), *lt = xmalloc(nt * sizeof(*lt));
 	double mb, mt, vb, vt, se, df, d, q, sp;
@@ -617,20 +617,45 @@ static void compare_runs(const double *b, size_t nb, const double *t, size_t nt,
 		f->effect = d == 0 ? 0 : d > 0 ? INFINITY : -INFINITY;
 		goto out;
 	}
-	df = se * se * se * se /
-	     ((vb / (double)nb) * (vb / (double)nb) / (double)(nb - 1) +
-	      (vt / (double)nt) * (vt / (double)nt) / (double)(nt - 1));
+	sp = sqrt(((double)(nb - 1) * vb + (double)(nt - 1) * vt) / (double)(nb + nt - 2));
+	if (pooled) {
+		se = sp * sqrt(1 / (double)nb + 1 / (double)nt);
+		df = (double)(nb + nt - 2);
+	} else {
+		df = se * se * se * se /
+		     ((vb / (double)nb) * (vb / (double)nb) / (double)(nb - 1) +
+		      (vt / (double)nt) * (vt / (double)nt) / (double)(nt - 1));
+	}
 	q = gsl_cdf_tdist_Qinv((1 - conf) / 2, df);
 	f->ci_low = exp(d - q * se);
 	f->ci_high = exp(d + q * se);
 	f->p = 2 * gsl_cdf_tdist_Q(fabs(d) / se, df);
 	/* Hedges' g: the difference in pooled standard deviations, corrected
 	 * for small samples */
-	sp = sqrt(((double)(nb - 1) * vb + (double)(nt - 1) * vt) / (double)(nb + nt - 2));
 	f->effect = sp > 0 ? d / sp * (1 - 3 / (4 * (double)(nb + nt) - 9)) : 0;
 out:
 	free(lb);
 	free(lt);
+}
+
+/* Welch's t over the runs' own times: the two sides may have run on a host
+ * of different moods, so their spreads are not assumed alike.  */
+static void compare_runs(const double *b, size_t nb, const double *t, size_t nt, double conf,
+			 struct check_finding *f)
+{
+	compare_runs_t(b, nb, t, nt, conf, 0, f);
+}
+
+/* Student's t (one spread, pooled) over the runs' values with each run's
+ * speed taken out: what is left on either side is the same program's calls
+ * against the rest of their own run, one noise.  Welch's degrees of freedom
+ * fall to n - 1 when one side happens to agree closely (a function the
+ * control matches run by run), t(2) = 9.9 at 99 % for 3 runs a side where
+ * the pooled spread gives t(4) = 4.6.  */
+static void compare_control_runs(const double *b, size_t nb, const double *t, size_t nt,
+				 double conf, struct check_finding *f)
+{
+	compare_runs_t(b, nb, t, nt, conf, 1, f);
 }
 
 /* The exact two-sided p of U (no ties) for samples of n and m: the count
@@ -822,6 +847,14 @@ static void decide(struct check_finding *f, const struct check_opts *o)
  * do (two functions of one run stay within about 2 % of each other).  */
 #define CONTROL_MIN_SD 0.02
 
+/* The fewest calls a run must have of a context for one run a side to
+ * decide it by the in-run control.  The control takes out how fast the host
+ * ran; the p10 of many calls also leaves out the stalls (the process
+ * descheduled, an interrupt) that fell into some of them, but a context of a
+ * few calls holds every stall of its run (main's one call holds them all),
+ * and one run a side has no other run to show how large they are.  */
+#define CONTROL_MIN_CALLS 10
+
 /* Each run's speed: scale[r] (log units, 0 for the typical run) from the
  * self times of the contexts every run has, above the probes' cost taken
  * out of them (below it the drift of that cost, not the run, moves them).
@@ -930,7 +963,7 @@ static int compare_one(const double *vb, const double *nvb, size_t n_b, const do
 		if (compare_mw(nvb, n_b, nvt, n_t, f) < 0)
 			return -1;
 	} else if (n_b >= 2 && n_t >= 2) {
-		compare_runs(nvb, n_b, nvt, n_t, o->confidence, f);
+		compare_control_runs(nvb, n_b, nvt, n_t, o->confidence, f);
 	} else {
 		struct check_opts one = *o;
 		one.method = CHECK_RUNS; /* decided by its interval */
@@ -939,13 +972,19 @@ static int compare_one(const double *vb, const double *nvb, size_t n_b, const do
 		if (f->verdict == CHECK_UNDECIDED && f->why && !strncmp(f->why, "fewer", 5))
 			f->why = "the other functions of the run moved apart too much for the "
 				 "in-run control to tell";
+		if (is_change(f->verdict) &&
+		    (f->calls_base < CONTROL_MIN_CALLS || f->calls_target < CONTROL_MIN_CALLS)) {
+			f->verdict = CHECK_UNDECIDED;
+			f->why = "too few calls in a run for one run a side to tell a change from "
+				 "the host's stalls: collect with repeats";
+		}
 		f->basis = CHECK_BY_CONTROL;
 		goto combine;
 	}
 	decide(f, o);
 	f->basis = CHECK_BY_CONTROL;
 combine:
-	if (!is_change(f->verdict) && is_change(run.verdict)) {
+	if (f->verdict == CHECK_NO_CHANGE && is_change(run.verdict)) {
 		/* every function moved together: the host, or a change everywhere */
 		*f = run;
 		f->verdict = CHECK_UNDECIDED;

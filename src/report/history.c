@@ -268,18 +268,19 @@ struct gathered {
 /* The in-run control (analysis/runscale.h): each run's speed from its
  * functions' median self times, and per series and commit the median of
  * its runs' medians with their run's speed taken out (norm) and that
- * median's standard error (norm_noise: the runs' spread, at least the
- * pooled median's own).  Without a control norm is the median.  */
+ * median's standard error (norm_noise: the runs' robust spread, at least
+ * the pooled median's own from its calls).  Without a control norm is the median.  */
 static void normalise(struct history *h, struct gathered *g, size_t ng)
 {
 	size_t nr = 0, r, i, j, k, q;
-	double *x, *scale, *v;
+	double *x, *scale, *v, *tmp;
 
 	for (i = 0; i < ng; i++)
 		nr += g[i].pool.nruns;
 	x = xmalloc((nr * h->ns > 0 ? nr * h->ns : 1) * sizeof(*x));
 	scale = xcalloc(nr ? nr : 1, sizeof(*scale));
 	v = xmalloc((nr ? nr : 1) * sizeof(*v));
+	tmp = xmalloc((nr ? nr : 1) * sizeof(*tmp));
 	for (k = 0; k < nr * h->ns; k++)
 		x[k] = NAN;
 	for (i = 0, r = 0; i < ng; i++)
@@ -315,24 +316,30 @@ static void normalise(struct history *h, struct gathered *g, size_t ng)
 			}
 			qsort(v, n, sizeof(*v), cmp_double);
 			m = stats_quantile_sorted(v, n, 0.5);
+			/* the median's error from the runs' spread about it, robust
+			 * (1.4826 MAD / sqrt(n)) as the median itself is: one run
+			 * that met a busy spell neither moves the point nor makes
+			 * its error larger than its value */
 			if (n >= 2) {
-				double mean = 0;
 				for (q = 0; q < n; q++)
-					mean += v[q] / (double)n;
-				for (q = 0; q < n; q++)
-					sd += (v[q] - mean) * (v[q] - mean);
-				sd = sqrt(sd / (double)(n - 1) / (double)n);
+					tmp[q] = fabs(v[q] - m);
+				qsort(tmp, n, sizeof(*tmp), cmp_double);
+				sd = 1.4826 * stats_quantile_sorted(tmp, n, 0.5) / sqrt((double)n);
 			}
+			/* floored by the pooled median's own error from its calls,
+			 * not by the spread of the raw runs' medians: that spread is
+			 * the host's speed the control took out */
 			s->norm[i] = m;
 			s->norm_noise[i] = sd;
-			if (isfinite(s->median_noise[i]) && s->median[i] > 0 &&
-			    s->median_noise[i] * m / s->median[i] > sd)
-				s->norm_noise[i] = s->median_noise[i] * m / s->median[i];
+			if (isfinite(s->median_calls_noise[i]) && s->median[i] > 0 &&
+			    s->median_calls_noise[i] * m / s->median[i] > sd)
+				s->norm_noise[i] = s->median_calls_noise[i] * m / s->median[i];
 		}
 	}
 	free(x);
 	free(scale);
 	free(v);
+	free(tmp);
 }
 
 int history_build(struct repo *r, const char *rev, size_t max, const struct history_filter *f,
@@ -402,6 +409,7 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 		s->calls = xcalloc(ng ? ng : 1, sizeof(double));
 		s->median_noise = xcalloc(ng ? ng : 1, sizeof(double));
 		s->p95_noise = xcalloc(ng ? ng : 1, sizeof(double));
+		s->median_calls_noise = xcalloc(ng ? ng : 1, sizeof(double));
 		for (i = 0; i < ng; i++) {
 			struct commit_pool *cp = &g[ng - 1 - i].pool;
 			struct pool *pl = NULL;
@@ -411,12 +419,14 @@ int history_build(struct repo *r, const char *rev, size_t max, const struct hist
 			if (!pl || !pl->n) {
 				s->median[i] = s->p95[i] = s->calls[i] = NAN;
 				s->median_noise[i] = s->p95_noise[i] = NAN;
+				s->median_calls_noise[i] = NAN;
 				continue;
 			}
 			qsort(pl->v, pl->n, sizeof(double), cmp_double);
 			s->median[i] = stats_quantile_sorted(pl->v, pl->n, 0.5);
 			s->p95[i] = stats_quantile_sorted(pl->v, pl->n, 0.95);
 			s->median_noise[i] = quantile_se(pl->v, pl->n, 0.5, pl->run_median, pl->runs);
+			s->median_calls_noise[i] = quantile_se(pl->v, pl->n, 0.5, NULL, 0);
 			s->p95_noise[i] = quantile_se(pl->v, pl->n, 0.95, pl->run_p95, pl->runs);
 			s->calls[i] = (double)pl->n / (double)cp->profiles;
 		}
@@ -522,6 +532,7 @@ void history_release(struct history *h)
 		free(h->s[i].p95);
 		free(h->s[i].calls);
 		free(h->s[i].median_noise);
+		free(h->s[i].median_calls_noise);
 		free(h->s[i].p95_noise);
 		free(h->s[i].norm);
 		free(h->s[i].norm_noise);

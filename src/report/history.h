@@ -43,6 +43,7 @@ struct history_series {
 	 * runs' own (several profiles), or of the calls around the order
 	 * statistic (one profile), whichever is larger */
 	double *median_noise, *p95_noise;
+	double *median_calls_noise; /* the median's standard error from its calls alone */
 	/* per commit, with h->control: the median of its runs' medians, each
 	 * run's speed as a whole taken out (analysis/runscale.h), and its
 	 * standard error; else the median and its noise */

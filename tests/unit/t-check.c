@@ -364,7 +364,10 @@ static void test_one_run_a_side(void)
 		   isfinite(r.jobs[0].control_sd),
 	   "the control: %zu contexts, the target's run x%.2f as a whole", r.jobs[0].control,
 	   r.jobs[0].host_ratio);
-	is_int(r.degradations, 4, "4 degradations: spin self and inclusive, slowpart, main");
+	is_int(r.degradations, 3, "3 degradations: spin self and inclusive, slowpart");
+	f = find(&r, "main", CHECK_INCLUSIVE);
+	ok(f && f->verdict == CHECK_UNDECIDED && f->why && strstr(f->why, "too few calls"),
+	   "main, one call a run: undecided (%s)", f && f->why ? f->why : "-");
 	check_result_release(&r);
 	free_runs(t, 1);
 	slow.spin_slow = 1;
