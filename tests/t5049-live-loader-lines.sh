@@ -64,7 +64,9 @@ test_expect_success 'a line with no code: nothing attached on the loader, exit 1
 	test_expect_code 1 "$PERUN" collect -c ./deeptree -a 2 -o none.perf trace -s custom \
 		-d deeptree.c:28 --loader perun >out 2>err &&
 	cat err &&
-	grep "deeptree.c:28" err
+	grep "attached 0 of 1 probe points" err &&
+	grep "deeptree.c:28 (.*): no code at that line" err &&
+	grep "no probe attached" err
 '
 
 test_done
