@@ -1629,3 +1629,100 @@ char *target_find_library(const char *binary, const char *name)
 	strv_clear(&libs);
 	return found;
 }
+
+/* True when the line table's source name src is the file a rule names:
+ * the same path, or src ending in "/" file.  */
+static int same_source(const char *src, const char *file)
+{
+	size_t ls = strlen(src), lf = strlen(file);
+
+	if (!strcmp(src, file))
+		return 1;
+	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
+}
+
+static size_t line_addrs_of(Elf *elf, const char *file, int line, uint64_t **out)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf_Off off = 0, next;
+	size_t hsize, n = 0, cap = 0;
+
+	if (!dw)
+		return 0;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nl, i;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &nl) == 0)
+			for (i = 0; i < nl; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				Dwarf_Addr a;
+				const char *src;
+				bool stmt = false, end = true;
+				int no;
+
+				if (!l || dwarf_lineno(l, &no) || no != line ||
+				    dwarf_linebeginstatement(l, &stmt) || !stmt ||
+				    dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) ||
+				    !(src = dwarf_linesrc(l, NULL, NULL)) || !same_source(src, file))
+					continue;
+				if (n == cap) {
+					cap = cap ? cap * 2 : 8;
+					*out = xrealloc(*out, cap * sizeof(**out));
+				}
+				(*out)[n++] = a;
+			}
+		off = next;
+	}
+	dwarf_end(dw);
+	return n;
+}
+
+size_t target_line_addrs(const struct target *t, const char *file, int line, uint64_t **out)
+{
+	const char *paths[2] = { t->path, t->debug_path };
+	size_t n = 0, i, j, k;
+
+	*out = NULL;
+	elf_version(EV_CURRENT);
+	for (i = 0; i < 2 && !n; i++) {
+		int fd = paths[i] ? fs_open_regular(paths[i], 0, 0) : -1;
+		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+
+		if (elf && has_section(elf, ".debug_info"))
+			n = line_addrs_of(elf, file, line, out);
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+	}
+	/* the first address of the line in each function, as stap places a
+	 * statement probe: a line the compiler split runs once per visit */
+	for (i = 0, k = 0; i < n; i++) {
+		const struct func *f = target_func_containing(t, (*out)[i]);
+		for (j = 0; j < k; j++) {
+			const struct func *g = target_func_containing(t, (*out)[j]);
+			if (f && f == g)
+				break;
+			if (!f && (*out)[j] == (*out)[i])
+				break;
+		}
+		if (j == k)
+			(*out)[k++] = (*out)[i];
+		else if ((*out)[i] < (*out)[j])
+			(*out)[j] = (*out)[i];
+	}
+	return k;
+}
+
+const struct func *target_func_containing(const struct target *t, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfuncs; i++)
+		if (!t->funcs[i].ifunc && addr >= t->funcs[i].addr &&
+		    addr < t->funcs[i].addr + (t->funcs[i].size ? t->funcs[i].size : 1))
+			return &t->funcs[i];
+	return NULL;
+}

@@ -119,6 +119,14 @@ size_t target_find_funcs(const struct target *t, const char *name, const struct 
 			 size_t max);
 /* The function at exactly addr, or NULL.  */
 const struct func *target_func_at(const struct target *t, uint64_t addr);
+/* The function whose bytes hold addr, or NULL.  */
+const struct func *target_func_containing(const struct target *t, uint64_t addr);
+/* The addresses where source line LINE of FILE (a path, or its last
+ * components) begins, as SystemTap's .statement("*@FILE:LINE") places its
+ * probes: the first of the line's statements in each function.  Stores a
+ * malloc'd array in *out (caller frees); returns how many, 0 when the line
+ * has no code or the binary no DWARF line table.  */
+size_t target_line_addrs(const struct target *t, const char *file, int line, uint64_t **out);
 /* The file offset of addr (what uprobe_events shows), or addr when no
  * segment holds it.  */
 uint64_t target_file_offset(const struct target *t, uint64_t addr);

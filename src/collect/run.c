@@ -205,8 +205,6 @@ static const char *loader_refusal(struct session *s)
 		       "perun's loader)";
 	for (i = 0; i < s->plan.n; i++) {
 		const struct probe *pr = &s->plan.probes[i];
-		if (pr->kind == PROBE_LINE)
-			return "source lines are probed through stap";
 		if (pr->kind == PROBE_USDT_PAIR && s->o->aggregate)
 			return "--aggregate pairs a USDT begin mark with its end mark in the stap "
 			       "script";

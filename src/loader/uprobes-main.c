@@ -484,6 +484,30 @@ static int usdt_points(const struct probe *pr, struct uprobes_point **pts, size_
 	return 0;
 }
 
+/* A source line's points: where SystemTap's statement probe goes, the
+ * first address of the line in each function; a point like a USDT mark's
+ * (code id * 2, no return).  */
+static int line_points(const struct probe *pr, struct uprobes_point **pts, size_t *npts,
+		       size_t *alloc)
+{
+	struct target *t = target_of(pr->binary);
+	uint64_t *addrs = NULL;
+	size_t n, i;
+
+	if (!t) {
+		fprintf(stderr, "perun-uprobes: cannot read the line table of %s\n", pr->binary);
+		return -1;
+	}
+	n = target_line_addrs(t, pr->file, pr->line, &addrs);
+	for (i = 0; i < n; i++) {
+		grow(pts, *npts + 1, alloc);
+		(*pts)[(*npts)++] = (struct uprobes_point){
+			t->path, target_file_offset(t, addrs[i]), 0, (uint32_t)pr->id * 2, 0, 0 };
+	}
+	free(addrs);
+	return 0;
+}
+
 /* What finds return instructions: a disassembler and each binary open.  */
 struct exits_ctx {
 	struct cfg_disasm *d;
@@ -774,8 +798,16 @@ int main(int argc, char **argv)
 				pts[j].code |= UPROBES_CODE_POINT;
 			continue;
 		}
+		if (pr->kind == PROBE_LINE && pr->binary && pr->file) {
+			size_t from = npts, j;
+			if (line_points(pr, &pts, &npts, &alloc) < 0)
+				return 1;
+			for (j = from; aggregate && j < npts; j++)
+				pts[j].code |= UPROBES_CODE_POINT;
+			continue;
+		}
 		if (pr->kind != PROBE_FUNC || !pr->binary)
-			continue;	/* source lines: stapbpf's (run.c never sends them here) */
+			continue;
 		grow(&pts, npts + 2, &alloc);
 		if (plan_insn_refused(pr->binary, pr->foff)) {
 			/* the kernel would take it and never fire it: not attached */

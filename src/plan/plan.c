@@ -489,11 +489,11 @@ size_t plan_attach_failures(const struct plan *p, const struct probe_attach *att
 			why = "its return probe was not attached";
 		else if (two && att[i].ret)
 			why = "its entry probe was not attached";
-		else if (own_loader)
-			why = "the kernel refused its uprobe (perun-uprobes said why on stderr)";
 		else if (pr->kind == PROBE_LINE)
 			why = "no code at that line in the DWARF line table (check the file name "
 			      "and line, and build with -g)";
+		else if (own_loader)
+			why = "the kernel refused its uprobe (perun-uprobes said why on stderr)";
 		else if (pr->kind != PROBE_FUNC)
 			why = "SystemTap could not place the USDT mark";
 		else if (pr->flags & PROBE_F_SYMBOL)
