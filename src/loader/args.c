@@ -75,11 +75,12 @@ int loader_args_parse(int argc, char **argv, struct loader_args *a, long *pid)
 			i++;
 			break;
 		}
-		/* a flag alone; an option's value is the rest or the next word */
-		if (!strchr("xoabm", opt) && argv[i][2])
+		if (strchr("xoabm", opt)) {
+			if (!(v = value(argc, argv, &i)))
+				return usage();
+		} else if (argv[i][2]) {
 			return usage();
-		if (strchr("xoabm", opt) && !(v = value(argc, argv, &i)))
-			return usage();
+		}
 		switch (opt) {
 		case 'x':
 			if (parse_count(v, 0x7fffffff, &n) < 0 || !n)
