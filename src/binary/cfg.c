@@ -397,8 +397,9 @@ long cfg_exits(struct cfg_disasm *d, const uint8_t *code, size_t len, uint64_t a
 			kind = CFG_EXIT_RET;
 		else if (v[i].kind == I_JMP && (v[i].target < addr || v[i].target >= addr + len))
 			kind = CFG_EXIT_JMP;
-		else if (v[i].kind == I_JMP_SLOT || (v[i].kind == I_JMP_IND && !v[i].notrack))
-			kind = CFG_EXIT_UNKNOWN;
+		else if (v[i].kind == I_JMP_SLOT || (v[i].kind == I_JMP_IND && !v[i].notrack) ||
+			 (v[i].kind == I_JCC && (v[i].target < addr || v[i].target >= addr + len)))
+			kind = CFG_EXIT_UNKNOWN;	/* a probe on a jcc fires taken or not */
 		else
 			continue;
 		e = xrealloc(e, (ne + 1) * sizeof(*e));

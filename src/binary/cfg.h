@@ -103,7 +103,8 @@ enum cfg_exit_kind {
 	CFG_EXIT_JMP,		/* jmp imm to outside the function: a tail call, or a
 				 * jump into code of its kept elsewhere (.cold) */
 	CFG_EXIT_UNKNOWN,	/* jmp through a register or a slot, other than a
-				 * switch table's notrack jmp: anywhere */
+				 * switch table's notrack jmp, or a jcc out of
+				 * the function (its probe fires taken or not) */
 };
 
 struct cfg_exit {

@@ -19,7 +19,9 @@ struct cfg_disasm;
  * all be known (a jump through a register or a slot that may leave it, a
  * jump out to code that is no function's start, such as its .cold part,
  * bytes that do not decode, no size, a Go program): every return is then
- * seen only by a uretprobe.  -1 when the code cannot be read (reported).
+ * seen only by a uretprobe (so are those of a function with a conditional
+ * jump out: a probe on it fires taken or not).  -1 when the code cannot be
+ * read (reported).
  * fd is t->path opened for reading; d a disassembler (binary/cfg.h).  */
 long target_func_exits(const struct target *t, const struct func *f, int fd,
 		       struct cfg_disasm *d, uint64_t **offs);

@@ -146,8 +146,13 @@ void retpair_event(struct retpair *rp, uint32_t tid, uint32_t code, uint32_t sp,
 		struct rframe *f;
 		/* every return of a frame is seen (its return instructions, or
 		 * its uretprobe unless past the kernel's limit): one still open
-		 * where a new call starts was unwound */
-		while (t->depth && sp_diff(t->st[t->depth - 1].sp, sp) <= 0)
+		 * where a new call starts was unwound.  But a frame whose return
+		 * is a uretprobe may have jumped to the new call (a tail call
+		 * through a register or a stub, which its return instructions
+		 * would not show): at the same sp it stays, and returns when the
+		 * callee does.  */
+		while (t->depth && (sp_diff(t->st[t->depth - 1].sp, sp) < 0 ||
+				    (t->st[t->depth - 1].sp == sp && !t->st[t->depth - 1].uret)))
 			pop(t, 0, RETPAIR_UNWOUND, ts, fn, ctx);
 		if (t->depth == t->alloc) {
 			t->alloc = t->alloc ? 2 * t->alloc : 64;
@@ -168,9 +173,26 @@ void retpair_event(struct retpair *rp, uint32_t tid, uint32_t code, uint32_t sp,
 		sp -= 8;
 	while (t->depth && sp_diff(t->st[t->depth - 1].sp, sp) < 0)
 		pop(t, 0, RETPAIR_UNWOUND, ts, fn, ctx);
-	while (t->depth && t->st[t->depth - 1].sp == sp) {
-		pop(t, 1, 0, ts, fn, ctx);
-		matched = 1;
+	if (code & UPROBES_CODE_RETINSN) {
+		/* the frame that returns, and the frames that tail-called it
+		 * whose own return no uretprobe will show */
+		while (t->depth && t->st[t->depth - 1].sp == sp) {
+			const struct rframe *f = &t->st[t->depth - 1];
+			if (matched && f->uret && !f->beyond)
+				break;	/* its uretprobe follows */
+			pop(t, 1, 0, ts, fn, ctx);
+			matched = 1;
+		}
+	} else {
+		/* a uretprobe: the frames at sp up to its own (chained tail
+		 * calls fire innermost first) */
+		while (t->depth && t->st[t->depth - 1].sp == sp) {
+			int own = t->st[t->depth - 1].uret && t->st[t->depth - 1].probe == probe;
+			pop(t, 1, 0, ts, fn, ctx);
+			matched = 1;
+			if (own)
+				break;
+		}
 	}
 	/* no frame: its entry came before the trace (or was lost), which the
 	 * parser counts */

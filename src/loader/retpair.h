@@ -9,12 +9,20 @@
  *
  *   a return at s  first takes off the frames whose entry s is below it
  *                  (a longjmp or C++ exception unwound them: no return),
- *                  then every frame entered at s returns now, innermost
- *                  first, each with its own exit;
- *   an entry at s  first takes off the frames entered at or below s, then
- *                  opens its own: a longjmp or caught exception unwound
- *                  them before this call (or, for a uretprobe past the
- *                  kernel's 64 pending ones, their return came unseen).
+ *                  then the frame entered at s returns now (see below
+ *                  for the frames that tail-called it);
+ *   an entry at s  first takes off the frames entered below s, and those
+ *                  entered at s whose returns are return instructions,
+ *                  then opens its own: a longjmp or caught exception
+ *                  unwound them before this call (or, for a uretprobe past
+ *                  the kernel's 64 pending ones, their return came unseen).
+ *                  A uretprobe's frame entered at s stays: it jumped to
+ *                  this call (a tail call), and returns when it does;
+ *   a uretprobe    returns the frames at s down to its own.
+ *
+ * Return instructions at s return, with the innermost frame, the frames
+ * under it at s that tail-called it and whose uretprobe the kernel did not
+ * install.
  *
  * Every return of a probe of kind RETPAIR_INSN is seen: binary/exits.h
  * finds them all or none, and a function with none keeps its uretprobe.

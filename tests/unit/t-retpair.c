@@ -110,6 +110,7 @@ int main(void)
 	static const unsigned char insn[4] = { RETPAIR_INSN, RETPAIR_INSN, RETPAIR_INSN,
 					       RETPAIR_INSN };
 	static const unsigned char urets[2] = { RETPAIR_URET, RETPAIR_URET };
+	static const unsigned char mixed[3] = { RETPAIR_INSN, RETPAIR_URET, RETPAIR_INSN };
 	struct parser *p;
 	const struct parse_stats *st;
 	int i, ok;
@@ -193,6 +194,63 @@ int main(void)
 	st = parse(&p, 2, 1);
 	ok(count_of(0) == 64 && st->unmatched_entries == 36 && st->beyond_return_limit == 36 &&
 	   st->missed_returns == 36, "uretprobes: 64 paired, 36 past the limit");
+	parser_free(p);
+
+	/* a function seen by its uretprobe (1) tail-calls one seen by its
+	 * return instructions (2) through a register: the callee's entry at
+	 * the same sp is no unwinding, and both return */
+	begin(3, mixed);
+	in(0, 0x2000);
+	in(1, 0x1f00);
+	in(2, 0x1f00);
+	out(2, 0x1f00);
+	uret(1, 0x1f00);
+	out(0, 0x2000);
+	st = parse(&p, 3, 1);
+	ok(count_of(0) == 1 && count_of(1) == 1 && count_of(2) == 1 && st->unmatched_entries == 0 &&
+	   st->unwound == 0 && st->unmatched_exits == 0,
+	   "a tail call out of a uretprobe's function: all three timed");
+	ok(recs[0].probe == 2 && recs[0].depth == 2 && recs[1].probe == 1 && recs[1].depth == 1,
+	   "the callee nests in the caller that jumped to it");
+	parser_free(p);
+
+	/* chained uretprobes: a (0) jumps to b (1), both fire at b's return */
+	begin(2, urets);
+	in(0, 0x1000);
+	in(1, 0x1000);
+	uret(1, 0x1000);
+	uret(0, 0x1000);
+	st = parse(&p, 2, 1);
+	ok(count_of(0) == 1 && count_of(1) == 1 && st->unmatched_entries == 0 &&
+	   st->unmatched_exits == 0, "chained uretprobes: each returns with its own");
+	parser_free(p);
+
+	/* past the kernel's 64: the 65th uretprobe's function tail-calls one
+	 * with return instructions, whose return is its return too */
+	begin(3, mixed);
+	for (i = 0; i < 64; i++)
+		in(1, 0x100000 - 16 * (uint32_t)i);
+	in(1, 0x1000);
+	in(2, 0x1000);
+	out(2, 0x1000);
+	for (i = 63; i >= 0; i--)
+		uret(1, 0x100000 - 16 * (uint32_t)i);
+	st = parse(&p, 3, 1);
+	ok(count_of(1) == 65 && count_of(2) == 1 && st->unmatched_entries == 0 &&
+	   st->beyond_return_limit == 0, "an uninstalled uretprobe's tail call returns with it");
+	parser_free(p);
+
+	/* a longjmp past a uretprobe's function (1), then a call at its sp:
+	 * kept under it until main returns, then counted unwound */
+	begin(3, mixed);
+	in(0, 0x2000);
+	in(1, 0x1f00);
+	in(2, 0x1f00);
+	out(2, 0x1f00);
+	out(0, 0x2000);
+	st = parse(&p, 3, 1);
+	ok(count_of(0) == 1 && count_of(2) == 1 && count_of(1) == 0 && st->unwound == 1 &&
+	   parser_unfinished(p)[1] == 1, "a uretprobe's frame left by a longjmp: unwound");
 	parser_free(p);
 
 	/* a return whose entry came before the trace: passed on, unstarted */
