@@ -762,8 +762,9 @@ enum collect_outcome collect_profile(struct session *s)
 	int have_origin = 0, in_jobs = 0, rescued = 0, incomplete = 0;
 	enum collect_outcome ret = COLLECT_FAILED;
 	size_t untraced_kids = 0, late_kids = 0, nkids = 0;
-	/* perun's loader counts the children itself (j lines), also --follow's */
-	size_t forked = s->uprobes ? 0 : res.forked;
+	/* perun's loader counts the children itself (j lines), also --follow's;
+	 * so does the kernel runtime's script with --follow */
+	size_t forked = s->uprobes || s->sopt.follow ? 0 : res.forked;
 	size_t i;
 	double t_parse0;
 	struct stat st;
