@@ -70,16 +70,18 @@ int loader_args_parse(int argc, char **argv, struct loader_args *a, long *pid)
 	*pid = 0;
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		const char *v = NULL;
+		char opt = argv[i][1];
 		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
 		}
-		if (strchr("xoabm", argv[i][1]) && !(v = value(argc, argv, &i)))
+		if (strchr("xoabm", opt)) {
+			if (!(v = value(argc, argv, &i)))
+				return usage();
+		} else if (argv[i][2]) {
 			return usage();
-		if (argv[i][1] != 'x' && argv[i][1] != 'o' && argv[i][1] != 'a' &&
-		    argv[i][1] != 'b' && argv[i][1] != 'm' && argv[i][2])
-			return usage();
-		switch (argv[i][1]) {
+		}
+		switch (opt) {
 		case 'x':
 			if (parse_count(v, 0x7fffffff, &n) < 0 || !n)
 				return pr_error("-x %s: not a process id", v);
