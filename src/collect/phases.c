@@ -312,6 +312,8 @@ int collect_script(struct session *s)
 	/* the kernel runtime's relay drops output when full: count per probe
 	 * what was printed, so the parser can say per function what it lost */
 	s->sopt.count_sent = s->runtime == RUNTIME_KERNEL;
+	/* the kernel runtime follows children in the script itself */
+	s->sopt.follow = s->o->follow && s->runtime == RUNTIME_KERNEL;
 	r = script_generate_opt(&s->plan, tp, collect_script_mode(s),
 				collect_recorder_slots(s->o->buffer_size), &s->sopt, &s->script);
 	if (r == 0 && strbuf_read_file(&tb, ts) < 0)

@@ -235,12 +235,14 @@ int collect_loader(struct session *s)
 	const char *want = s->o->loader ? s->o->loader : "auto";
 	const char *why;
 
-	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto") && !s->o->follow)
+	/* the kernel runtime follows in its script (render/script.c) */
+	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto"))
 		return 0;
 	if (!strcmp(want, "stapbpf")) {
 		if (s->o->follow) {
 			s->result.outcome = COLLECT_REFUSED;
-			return pr_error("--follow needs perun's own loader: not with --loader stapbpf");
+			return pr_error("--follow needs perun's own loader or the kernel runtime: "
+					"not with --loader stapbpf");
 		}
 		s->loader_why = "--loader stapbpf";
 		if (plan_probe_points(&s->plan) > runtime_bpf_probe_limit())

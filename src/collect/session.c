@@ -295,5 +295,8 @@ enum script_mode collect_script_mode(const struct session *s)
  * that the fast read below finds the map by its size alone.  */
 size_t collect_recorder_slots(size_t n)
 {
-	return n == 2048 || n == 16384 || n == 65536 ? n + 1 : n;
+	return n == 2048 || n == 16384 || n == 65536 || n == SCRIPT_FOLLOW_TREE_SLOTS ||
+			       n == SCRIPT_FOLLOW_TIDS_SLOTS
+		       ? n + 1
+		       : n;
 }

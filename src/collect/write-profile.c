@@ -1301,8 +1301,9 @@ enum collect_outcome collect_profile(struct session *s)
 
 	memset(&p, 0, sizeof(p));
 	p.s = s;
-	/* perun's loader counts the children itself (j lines), also --follow's */
-	p.forked = s->uprobes ? 0 : s->res.forked;
+	/* perun's loader counts the children itself (j lines), also --follow's;
+	 * so does the kernel runtime's script with --follow */
+	p.forked = s->uprobes || s->sopt.follow ? 0 : s->res.forked;
 	if (pw_destination(&p) == 0) {
 		pw_regions(&p);
 		if (pw_write(&p) == 0) {

@@ -80,6 +80,61 @@ static int load_templates(struct tmpl *t, const char *dir)
 	return 0;
 }
 
+/* Every "pid() == target()" of text becomes "__perun_ours()" (--follow).  */
+static void follow_text(struct tmpl *t)
+{
+	static const char from[] = "pid() == target()", to[] = "__perun_ours()";
+	struct strbuf sb = STRBUF_INIT;
+	const char *s = t->text, *m;
+
+	while ((m = strstr(s, from))) {
+		strbuf_add(&sb, s, (size_t)(m - s));
+		strbuf_addstr(&sb, to);
+		s = m + sizeof(from) - 1;
+	}
+	strbuf_addstr(&sb, s);
+	free(t->text);
+	t->text = strbuf_detach(&sb);
+}
+
+/* --follow's part of the script: the target's process tree, kept from the
+ * fork tracepoint, which runs in the parent before the child is first
+ * scheduled; the child's memory is a copy of its parent's, breakpoints
+ * included (the runtime's uprobe filter accepts the target's descendants),
+ * so its first call is recorded.  A thread's first event names its process
+ * (p TID PID), a new process is said as followed from its first
+ * instruction (j CHILD PARENT 0 1), as perun's loader writes them.  */
+static void follow_code(struct strbuf *out)
+{
+	strbuf_addf(out,
+		    "// --follow: the target and every process it starts, from its first\n"
+		    "// instruction (the fork tracepoint runs before the child does)\n"
+		    "global __perun_tree[%d]\n"
+		    "global __perun_tids[%d]\n"
+		    "probe begin { __perun_tree[target()] = 1 }\n"
+		    "probe kprocess.create {\n"
+		    "\tif (new_pid != pid() && pid() in __perun_tree) {\n"
+		    "\t\t__perun_tree[new_pid] = 1\n"
+		    "\t\tprintf(\"j %%x %%x 0 1\\n\", new_pid, pid())\n"
+		    "\t}\n"
+		    "}\n"
+		    "probe kprocess.release {\n"
+		    "\tdelete __perun_tids[released_tid]\n"
+		    "\tif (released_tid == released_pid)\n"
+		    "\t\tdelete __perun_tree[released_pid]\n"
+		    "}\n"
+		    "function __perun_ours:long () {\n"
+		    "\tif (!(pid() in __perun_tree))\n"
+		    "\t\treturn 0\n"
+		    "\tif (!(tid() in __perun_tids)) {\n"
+		    "\t\t__perun_tids[tid()] = 1\n"
+		    "\t\tprintf(\"p %%x %%x\\n\", (tid() - target()) & 0xffffffff, pid())\n"
+		    "\t}\n"
+		    "\treturn 1\n"
+		    "}\n",
+		    SCRIPT_FOLLOW_TREE_SLOTS, SCRIPT_FOLLOW_TIDS_SLOTS);
+}
+
 struct var {
 	const char *key;
 	const char *val;
@@ -319,6 +374,13 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 			 "per-call records: not with --aggregate");
 		goto out;
 	}
+	if (so && so->follow && aggregate) {
+		pr_error("--follow on the kernel runtime records per call: not with --aggregate");
+		goto out;
+	}
+	if (so && so->follow)
+		for (i = 0; i < T_COUNT; i++)
+			follow_text(&t[i]);
 	snprintf(nprobes, sizeof(nprobes), "%zu", plan_probe_points(p));
 	snprintf(bufsize, sizeof(bufsize), "%zu", buffer);
 	if (so && so->timed_period_ms)
@@ -348,6 +410,8 @@ int script_generate_opt(const struct plan *p, const char *templates_dir, enum sc
 		struct var v[] = { { "SLOTS", slots } };
 		expand(out, t[T_PRINT_SENT].text, v, 1);
 	}
+	if (so && so->follow)
+		follow_code(out);
 	if (so && so->timed_period_ms) {
 		char period[32], freq[32];
 		snprintf(period, sizeof(period), "%u", so->timed_period_ms);

@@ -62,7 +62,16 @@ struct script_opt {
 	unsigned budget_window_ms;
 	double budget_pct;
 	int budget_calibrated;
+	/* --follow on the kernel runtime: the script keeps the target's process
+	 * tree (every process it starts, added at the fork before the child
+	 * runs) and records events of the whole tree, with the loader's p and j
+	 * lines; not with SCRIPT_AGGREGATE */
+	int follow;
 };
+/* The sizes of --follow's maps in the script (the recorder's map stays off
+ * them, so that it is found by its size alone).  */
+#define SCRIPT_FOLLOW_TREE_SLOTS 4093
+#define SCRIPT_FOLLOW_TIDS_SLOTS 8189
 #define PROBING_COND_KERNEL 1
 #define PROBING_COND_INLINE 2
 /* script_generate_mode with the methods of so (NULL: none); a gated probe

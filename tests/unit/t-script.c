@@ -241,6 +241,37 @@ int main(void)
 		plan_release(&p);
 	}
 
+	/* --follow on the kernel runtime: the tree from the fork tracepoint, and
+	 * every target test of the templates asks the tree; not with --aggregate */
+	{
+		struct script_opt so;
+		plan_init(&p);
+		pr = plan_add(&p, PROBE_FUNC, "/bin/x", "f");
+		pr->addr = 0x1000;
+		memset(&so, 0, sizeof(so));
+		so.follow = 1;
+		so.count_sent = 1;
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_PRINT, 0, &so, &out), 0,
+		       "print with --follow generates");
+		ok(strstr(out.buf, "probe kprocess.create {\n") &&
+			   strstr(out.buf, "printf(\"j %x %x 0 1\\n\", new_pid, pid())") &&
+			   strstr(out.buf, "\tif (__perun_ours()) {\n\t\tprintf(") &&
+			   !strstr(out.buf, "pid() == target()"),
+		   "follow: the tree, j lines, every event asks the tree");
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_RECORD, 100, &so, &out), 0,
+		       "the recorder with --follow generates");
+		ok(strstr(out.buf, "global __perun_tree[4093]\n") &&
+			   strstr(out.buf, "printf(\"p %x %x\\n\", (tid() - target()) & 0xffffffff, pid())") &&
+			   !strstr(out.buf, "pid() == target()"),
+		   "follow: the recorder's events ask the tree, p lines name processes");
+		strbuf_reset(&out);
+		is_int(script_generate_opt(&p, tdir, SCRIPT_AGGREGATE, 0, &so, &out), -1,
+		       "--follow with --aggregate is refused on the kernel runtime");
+		plan_release(&p);
+	}
+
 	strbuf_release(&out);
 	strbuf_release(&golden);
 	strbuf_release(&q);
