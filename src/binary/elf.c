@@ -1165,6 +1165,18 @@ static void clear_lists(struct target *t)
 	t->nfuncs = t->nusdts = 0;
 }
 
+/* True when path goes through a process's root (/proc/PID/root/...).  */
+static int proc_root_path(const char *path)
+{
+	const char *p = path + 6;
+
+	if (strncmp(path, "/proc/", 6) || !(*p >= '0' && *p <= '9'))
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return !strncmp(p, "/root/", 6);
+}
+
 int target_load(struct target *t, const char *path, const char *cache_dir)
 {
 	struct stat st;
@@ -1174,7 +1186,9 @@ int target_load(struct target *t, const char *path, const char *cache_dir)
 	int fd = -1, dbg_fd = -1, ret = -1;
 
 	memset(t, 0, sizeof(*t));
-	t->path = fs_realpath(path);
+	/* /proc/PID/root/...: a file of another mount namespace, which realpath
+	 * would take for the same path in perun's own (the root link reads "/") */
+	t->path = proc_root_path(path) ? xstrdup(path) : fs_realpath(path);
 	if (!t->path) {
 		if (errno == ENOENT)
 			return pr_error("%s: no such file: check the path given with -c or -b", path);

@@ -146,6 +146,40 @@ static int choose_runtime(struct session *s)
 	return 0;
 }
 
+/* The path under which perun reads and probes the binary process pid runs
+ * (exe, as its /proc/PID/exe names it): exe itself when that is the same
+ * file here, else the same path through /proc/PID/root (a process in
+ * another mount namespace, a container: its path may name another file in
+ * perun's, a decoy).  Refused when neither is the file the process runs.  */
+static int attach_binary(struct session *s, const char *link, const char *exe)
+{
+	struct stat want, st;
+	char *root;
+
+	if (stat(link, &want) < 0)
+		return pr_error_errno("%s", link);
+	if (stat(exe, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino) {
+		strv_push(&s->cmdv, exe);
+		return 0;
+	}
+	root = xstrfmt("/proc/%ld/root%s", s->o->pid, exe);
+	if (stat(root, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino) {
+		if (!s->o->quiet)
+			fprintf(stderr, "perun: process %ld runs %s of another mount namespace (%s "
+					"is another file here): its binary is read and probed as %s\n",
+				s->o->pid, exe, exe, root);
+		strv_push(&s->cmdv, root);
+		free(root);
+		return 0;
+	}
+	free(root);
+	s->result.outcome = COLLECT_REFUSED;
+	return pr_error("process %ld runs a file that is not %s as perun sees it, nor through "
+			"/proc/%ld/root: it was replaced since the process started, or is out of "
+			"reach",
+			s->o->pid, exe, s->o->pid);
+}
+
 /* --pid: the process's binary (its /proc/PID/exe) becomes the command that
  * is analysed and named in the profile; nothing is done to the process.  */
 static int prepare_attach(struct session *s)
@@ -174,8 +208,7 @@ static int prepare_attach(struct session *s)
 				"started: its probes cannot be placed (restart it, or trace a "
 				"newer process)",
 				s->o->pid, exe);
-	strv_push(&s->cmdv, exe);
-	return 0;
+	return attach_binary(s, link, exe);
 }
 
 /* Says why the command cmd cannot be run: a path names a file that is
