@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the speedscope viewer (a static web app, from npm) that
-# tests/t5048 loads perun's Chrome trace-event export into, in headless
+# tests/t5050 loads perun's Chrome trace-event export into, in headless
 # Chromium.  Not part of perun and not committed: fetched once per machine
 # into DIR (default /var/tmp/perun-speedscope-VERSION), through a temporary
 # directory renamed into place, so concurrent runs never see half of it.
