@@ -235,14 +235,15 @@ int collect_loader(struct session *s)
 	const char *want = s->o->loader ? s->o->loader : "auto";
 	const char *why;
 
-	/* the kernel runtime follows in its script (render/script.c) */
-	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto"))
+	/* the kernel runtime's script can keep the process tree
+	 * (render/script.c), but its release probe needs kernel debuginfo and
+	 * it has not run in the guest yet: --follow stays with the loader */
+	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto") && !s->o->follow)
 		return 0;
 	if (!strcmp(want, "stapbpf")) {
 		if (s->o->follow) {
 			s->result.outcome = COLLECT_REFUSED;
-			return pr_error("--follow needs perun's own loader or the kernel runtime: "
-					"not with --loader stapbpf");
+			return pr_error("--follow needs perun's own loader: not with --loader stapbpf");
 		}
 		s->loader_why = "--loader stapbpf";
 		if (plan_probe_points(&s->plan) > runtime_bpf_probe_limit())
