@@ -106,6 +106,84 @@ test_expect_success 'chromium: a screenshot of the page' '
 	if [ -n "${PERUN_REPORT_SHOT:-}" ]; then cp report.png "$PERUN_REPORT_SHOT"; fi
 '
 
+# shown SITE: what the page shows, measured in it: a page of ours frames
+# SITE/index.html and writes as JSON the regressions table's rows (function,
+# commit, of what) and per graph its step lines, the red ones, and each step
+# label's text and box (getBBox, the font as rendered)
+shown() {
+	cat >"$1/shown.html" <<-\EOF &&
+	<!DOCTYPE html><html><body><pre id="out">pending</pre>
+	<iframe id="f" src="index.html" width="1000" height="1400"></iframe>
+	<script>
+	document.getElementById("f").onload = function () {
+	  var doc = this.contentDocument, res = {rows: [], graphs: []};
+	  doc.querySelectorAll("table#regressions tr").forEach(function (tr) {
+	    var td = tr.querySelectorAll("td");
+	    if (td.length) res.rows.push([td[0].textContent, td[1].textContent.slice(0, 7), td[5].textContent]);
+	  });
+	  doc.querySelectorAll("section.fn").forEach(function (sec) {
+	    var svg = sec.querySelector("svg");
+	    res.graphs.push({name: sec.querySelector("h2").textContent.split(" \u2014 ")[0],
+	      width: svg.width.baseVal.value,
+	      lines: sec.querySelectorAll("line.step").length,
+	      red: sec.querySelectorAll("line.step[stroke='#d22']").length,
+	      labels: [].map.call(sec.querySelectorAll("text.step-label"), function (t) {
+	        var b = t.getBBox(); return [t.textContent, b.x, b.y, b.width, b.height]; })});
+	  });
+	  document.getElementById("out").textContent = JSON.stringify(res);
+	};
+	</script></body></html>
+	EOF
+	chrome --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
+		"file://$1/shown.html" 2>/dev/null |
+		sed -n "s/.*<pre id=\"out\">\(.*\)<\/pre>.*/\1/p" | sed "s/&quot;/\"/g; s/&amp;/\&/g" >"$1/shown.json"
+}
+
+# the rows of the regressions table each have their red line and label in
+# their function's graph; no two labels of a graph overlap, none leaves it
+check_shown() {
+	python3 - "$1/shown.json" <<-\PY
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	g = {x["name"]: x for x in r["graphs"]}
+	assert r["rows"], "the table lists steps"
+	for fn, sha, of in r["rows"]:
+	    lab = [l[0] for l in g[fn]["labels"] if ("at " + sha) in l[0] and
+	           (l[0].startswith("p95 ") == (of == "p95"))]
+	    assert len(lab) == 1, (fn, sha, of, g[fn]["labels"])
+	    assert g[fn]["red"] >= sum(1 for x in r["rows"] if x[0] == fn), g[fn]
+	for x in r["graphs"]:
+	    assert x["lines"] == len(x["labels"]), x
+	    ls = x["labels"]
+	    for i, a in enumerate(ls):
+	        assert a[1] >= 0 and a[1] + a[3] <= x["width"], ("outside", a, x["width"])
+	        for b in ls[i + 1:]:
+	            apart = a[1] + a[3] <= b[1] or b[1] + b[3] <= a[1] or \
+	                a[2] + a[4] <= b[2] or b[2] + b[4] <= a[2]
+	            assert apart, ("overlap", x["name"], a, b)
+	print(len(r["rows"]), "rows,", sum(len(x["labels"]) for x in r["graphs"]), "labels apart")
+	PY
+}
+
+test_expect_success 'chromium: a red line and a label for every row of the table, labels apart' '
+	shown "$TRASH/site" && cat site/shown.json && check_shown "$TRASH/site"
+'
+
+test_expect_success 'two steps on neighbouring commits: both drawn, their labels apart' '
+	mkdir repo2 && cd repo2 && git init -q -b main && "$PERUN" init >/dev/null &&
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo $i >>f && git add f && git commit -q -m "c$i" &&
+		case $i in [1-4]) prof $i 1000 ;; 5) prof $i 1600 ;; *) prof $i 4000 ;; esac || exit 1
+	done &&
+	"$PERUN" report -o ../site2 >/dev/null &&
+	python3 -c "import json; print([(r[\"function\"], r[\"of\"], r[\"commit\"][:7]) for r in json.load(open(\"../site2/index.json\"))[\"regressions\"]])" &&
+	shown "$TRASH/site2" && cat ../site2/shown.json && check_shown "$TRASH/site2" &&
+	test "$(python3 -c "import json; print(len([r for r in json.load(open(\"../site2/shown.json\"))[\"rows\"] if r[0] == \"work\"]))")" -ge 2 &&
+	chrome --virtual-time-budget=5000 --screenshot="$TRASH/report2.png" \
+		"file://$TRASH/site2/index.html" >/dev/null 2>&1 &&
+	if [ -n "${PERUN_REPORT_SHOT:-}" ]; then cp "$TRASH/report2.png" "$PERUN_REPORT_SHOT.2.png"; fi
+'
+
 test_expect_success 'usage: -o is needed; --help' '
 	cd repo && test_expect_code 2 "$PERUN" report 2>err &&
 	cat >expect <<-\EOF &&
