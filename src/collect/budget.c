@@ -96,14 +96,14 @@ int collect_budget(struct session *s)
 int collect_budget_loader(struct session *s)
 {
 	struct collect_opts *o = s->o;
+	int again = 0;
 
 	if (!s->sopt.budget_allowed_ns)
 		return 0;
 	/* a plan the loader refused: the cost is stapbpf's, and in its script */
 	if (s->budget_perun != (s->uprobes != NULL)) {
 		budget_cost(s, s->uprobes != NULL);
-		if (!s->uprobes && collect_script(s) < 0)
-			return -1;
+		again = !s->uprobes;
 	}
 	if (!s->budget_have && !o->quiet)
 		pr_info("perun: --max-overhead: the probe cost of this host is not calibrated, "
@@ -117,7 +117,7 @@ int collect_budget_loader(struct session *s)
 		   s->budget_have ? "calibrated" : "default",
 		   s->runtime != RUNTIME_BPF ? "kernel runtime"
 		   : s->uprobes ? "perun's loader" : "stapbpf");
-	return 0;
+	return again;
 }
 
 /* Marks a function's summary: the budget disarmed it.  */

@@ -368,6 +368,7 @@ enum collect_outcome collect_pipeline(struct session *s, enum collect_until unti
 		collect_budget,	 collect_select,  collect_script,
 	};
 	size_t i;
+	int again;
 
 	s->result.outcome = COLLECT_FAILED;
 	target_set_cancel(driver_signal_received);
@@ -389,7 +390,10 @@ enum collect_outcome collect_pipeline(struct session *s, enum collect_until unti
 	}
 	if (until == COLLECT_UNTIL_SCRIPT)
 		return s->result.outcome = COLLECT_OK;
-	if (collect_loader(s) < 0 || collect_budget_loader(s) < 0)
+	if (collect_loader(s) < 0)
+		return s->result.outcome;
+	again = collect_budget_loader(s);
+	if (again < 0 || (again > 0 && collect_script(s) < 0))
 		return s->result.outcome;
 	if (!s->uprobes && collect_module(s) < 0) {
 		if (driver_signal_received()) {

@@ -299,8 +299,8 @@ struct parser;
  * budget's window into s->sopt.  */
 int collect_budget(struct session *s);
 /* Once the loader is chosen: when it is not the one collect_budget
- * expected, the cost again (and the script); says when the cost is not
- * calibrated.  0, or -1.  */
+ * expected, the cost again; says when the cost is not calibrated.  1 when
+ * the script must be made again with the new cost, 0, or -1.  */
 int collect_budget_loader(struct session *s);
 /* What the budget disarmed, from the run's o lines, into extra's
  * optimization.max_overhead; marks those summaries in sum partial and says
