@@ -107,31 +107,34 @@ test_expect_success 'the outermost calls take what the program measured itself' 
 # A function whose return instructions cannot all be known (a jump through
 # a pointer, a jump to a PLT stub) is seen by its uretprobe; when it jumps
 # to a traced function, that one is entered at the same stack pointer and
-# returns for both.  No call is unwound there: every one is timed.
-test_expect_success 'tail calls out of uretprobe functions: every call timed' '
+# returns for both; so is an empty function, whose ret is its first
+# instruction, where the entry probe sits.  No call is unwound there: every
+# one is timed.
+test_expect_success 'tail calls out of uretprobe functions, an empty function: every call timed' '
 	cc -g -O2 -o tailcall "$SRCDIR/tests/fixtures/tailcall.c" &&
 	objdump -d --no-show-raw-insn tailcall >tc.dis &&
 	grep -A1 "<dispatch>:" tc.dis | grep "jmp  *\*" &&
 	grep -A1 "<drop>:" tc.dis | grep "jmp .*<free@plt>" &&
-	sh -c "echo \$\$ >bt2.pid && exec bpftrace -e \"uprobe:$TRASH/tailcall:dispatch,uprobe:$TRASH/tailcall:work,uprobe:$TRASH/tailcall:drop { @[probe] = count(); }\"" \
+	grep -A1 "<empty>:" tc.dis | grep "ret" &&
+	sh -c "echo \$\$ >bt2.pid && exec bpftrace -e \"uprobe:$TRASH/tailcall:dispatch,uprobe:$TRASH/tailcall:work,uprobe:$TRASH/tailcall:drop,uprobe:$TRASH/tailcall:empty { @[probe] = count(); }\"" \
 		>bt2.out 2>&1 &
 	for i in $(seq 100); do test -s bt2.pid && break; sleep 0.1; done &&
 	bt=$(cat bt2.pid) &&
 	for i in $(seq 100); do grep -q Attaching bt2.out && break; sleep 0.1; done &&
 	sleep 1 &&
-	"$PERUN" collect -c ./tailcall -o tc.perf trace -s custom -f dispatch -f work -f drop \
+	"$PERUN" collect -c ./tailcall -o tc.perf trace -s custom -f dispatch -f work -f drop -f empty \
 		2>err >out || { kill -INT $bt; cat err; exit 1; }
 	kill -INT $bt &&
-	for i in $(seq 300); do grep -q "drop\]:" bt2.out && break; sleep 0.1; done &&
+	for i in $(seq 300); do grep -q "empty\]:" bt2.out && break; sleep 0.1; done &&
 	cat err bt2.out &&
-	grep "dispatch 1000 work 1000 drop 1000" out &&
-	for f in dispatch work drop; do
+	grep "dispatch 1000 work 1000 drop 1000 empty 1000" out &&
+	for f in dispatch work drop empty; do
 		want=$(sed -n "s/^@\[uprobe:.*:$f\]: //p" bt2.out) &&
 		echo "$f bpftrace=$want" &&
 		test "$want" = 1000 || exit 1
 	done &&
 	profile_counts tc.perf >actual &&
-	printf "dispatch 1000\ndrop 1000\nwork 1000\n" >expect &&
+	printf "dispatch 1000\ndrop 1000\nempty 1000\nwork 1000\n" >expect &&
 	test_cmp expect actual &&
 	test "$(profile_field tc.perf trace.anomalies.unwound)" = 0 &&
 	test "$(profile_field tc.perf trace.anomalies.unmatched_entries)" = 0 &&

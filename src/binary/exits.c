@@ -40,8 +40,11 @@ long target_func_exits(const struct target *t, const struct func *f, int fd,
 	}
 	n = (size_t)got == f->size ? cfg_exits(d, code, f->size, f->addr, &e) : -1;
 	free(code);
+	/* an exit at the function's own first instruction (an empty function's
+	 * ret) shares its address with the entry probe, and the two cannot be
+	 * told apart: its returns are seen by a uretprobe */
 	for (i = 0; i < n; i++)
-		if (e[i].kind == CFG_EXIT_UNKNOWN ||
+		if (e[i].kind == CFG_EXIT_UNKNOWN || e[i].addr == f->addr ||
 		    (e[i].kind == CFG_EXIT_JMP && !function_start(t, e[i].target)))
 			n = -1;
 	if (n > 0) {

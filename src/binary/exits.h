@@ -17,7 +17,8 @@ struct cfg_disasm;
  * out of it to another function's start (a tail call).  At each, the stack
  * pointer is the one its entry saw.  Returns how many; 0 when they cannot
  * all be known (a jump through a register or a slot that may leave it, a
- * jump out to code that is no function's start, such as its .cold part,
+ * jump out to code that is no function's start, such as its .cold part, a
+ * return at its own first instruction (an empty function),
  * bytes that do not decode, no size, a Go program): every return is then
  * seen only by a uretprobe (so are those of a function with a conditional
  * jump out: a probe on it fires taken or not).  -1 when the code cannot be
