@@ -315,7 +315,8 @@ test_expect_success 'show: --expand and --compact together is a usage error' '
 	perun show: --expand or --compact, not both
 	usage: perun show PROFILE [FUNC] [--format json|summary|folded|flamegraph|
 	                  tree|graph|chrome|hist] [--expand|--compact] [--include FUNC]
-	                  [--depth N] [--thread TID] [--min-duration TIME] [-o FILE] [-m REV]
+	                  [--depth N] [--thread TID] [--min-duration TIME] [-o FILE]
+	                  [--pid PID|--per-process] [-m REV]
 	EOF
 	test_cmp expect err
 '
