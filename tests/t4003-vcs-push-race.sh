@@ -71,8 +71,11 @@ test_expect_success "$ROUNDS rounds of three simultaneous pushes: none fails, no
 		test_cmp expect.sorted names-$h || { cat status-$h; return 1; }
 	done &&
 	git --git-dir=remote.git ls-tree -r refs/perun/profiles >tree &&
-	test "$(wc -l <tree)" = $((3 * ROUNDS + 1)) &&
-	test "$(cut -f2 tree | sort -u | wc -l)" = $((3 * ROUNDS + 1)) &&
+	cat tree &&
+	# the profiles, the index and the adds'"'"' tags (added/MINOR)
+	test "$(wc -l <tree)" = $((3 * ROUNDS + 2)) &&
+	test "$(cut -f2 tree | sort -u | wc -l)" = $((3 * ROUNDS + 2)) &&
+	test "$(grep -c "	added/" tree)" = 1 &&
 	git --git-dir=remote.git for-each-ref refs/perun/incoming >incoming &&
 	test_cmp /dev/null incoming
 '
