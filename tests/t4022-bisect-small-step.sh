@@ -5,8 +5,11 @@
 # heuristic's reach on a busy host, and the size of a real regression), c6
 # 3x slower.  bisect over all 8 names c3, the first step, and check at its
 # default threshold flags c3 against its parent; from c3 on, bisect names
-# c6.  Every revision bisect collected has exactly 3 runs (its default),
-# the ones it reused got none more.
+# c6.  Every revision bisect collected has 3 runs (its default), the ones it
+# reused got none more, unless check could not tell two revisions apart on
+# a busy host: then bisect collects 3 more of each, and says so (a CI host
+# once had c1 -> c5 undecided, and bisect, taking that for "no step",
+# named c6).
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/lib-bisect.sh"
 require_live
@@ -69,13 +72,19 @@ test_expect_success 'bisect over all 8 names c3; check flags c3 against c2' '
 	test "$(check_change HEAD~6 HEAD~5)" = degradation
 '
 
-test_expect_success 'each revision collected has 3 runs; the others none' '
+test_expect_success 'each revision collected has 3 runs (6 or 9 where check could not tell); the others none' '
 	cd repo &&
 	"$PERUN" log --short | sed -n "s/^[0-9a-f]*  \([0-9]*\) profiles*.*  \(c[0-9]\)$/\2 \1/p" |
 		sort >../actual && cat ../actual &&
-	! grep -v " [03]$" ../actual &&
-	n=$(grep -c " 3$" ../actual) && test "$n" -ge 4 && test "$n" -le 6 &&
-	grep "^collected $n of 8 revisions ($((n * 3)) runs)$" ../out
+	! grep -v " [0369]$" ../actual &&
+	n=$(grep -vc " 0$" ../actual) && test "$n" -ge 4 && test "$n" -le 6 &&
+	runs=$(awk "{ s += \$2 } END { print s }" ../actual) &&
+	grep "^collected $n of 8 revisions ($runs runs)$" ../out &&
+	if grep -q "check cannot tell" ../err; then
+		grep "^perun bisect: [0-9a-f]\{7\} -> [0-9a-f]\{7\}: check cannot tell whether work steps up (+[0-9.]* %, .*): [69] runs of each$" ../err
+	else
+		test "$runs" = $((n * 3))
+	fi
 '
 
 test_expect_success 'from c3 on, bisect names c6; c3 and c8 are not collected again' '
@@ -83,9 +92,11 @@ test_expect_success 'from c3 on, bisect names c6; c3 and c8 are not collected ag
 	"$PERUN" bisect HEAD~5 HEAD work >../out 2>../err && cat ../out ../err &&
 	grep "^$(git rev-parse HEAD~2) is the first commit where work steps up: c6$" ../out &&
 	test "$(check_change HEAD~3 HEAD~2)" = degradation &&
-	grep "; the registered runs of [2-9] more reused$" ../out &&
-	! grep "$(git rev-parse --short=7 HEAD~5) ./app: registered" ../out &&
-	! grep "$(git rev-parse --short=7 HEAD) ./app: registered" ../out
+	grep "; the registered runs of [1-9] more reused$" ../out &&
+	if ! grep -q "check cannot tell" ../err; then
+		! grep "$(git rev-parse --short=7 HEAD~5) ./app: registered" ../out &&
+		! grep "$(git rev-parse --short=7 HEAD) ./app: registered" ../out
+	fi
 '
 
 test_expect_success 'nothing is left behind' '

@@ -74,8 +74,10 @@ static const char usage_bisect[] =
 	"temporary work tree, execute.pre_run, the job, its profiles registered):\n"
 	"GOOD and BAD first, in rounds, then the commit nearest the middle of the\n"
 	"interval whose ends check tells apart, until they are neighbours: about\n"
-	"log2(commits) + 2 revisions.  Without FUNCTION, the function check flags\n"
-	"most from GOOD to BAD.  A revision collects only the runs it lacks of\n"
+	"log2(commits) + 2 revisions.  When check cannot decide between two\n"
+	"revisions, each gets --repeat more runs, up to three times --repeat.\n"
+	"Without FUNCTION, the function check flags most from GOOD to BAD.  A\n"
+	"revision collects only the runs it lacks of\n"
 	"--repeat (default: local.yml's repeat, else 3): the registered runs of the\n"
 	"job on this machine (the same command, arguments, workload and\n"
 	"postprocessors) count.\n"
@@ -441,6 +443,10 @@ int cmd_bisect(int argc, char **argv, struct ctx *ctx)
 	if (res.reused)
 		printf("; the registered runs of %zu more reused", res.reused);
 	printf("\n");
+	if (res.undecided)
+		printf("note: %zu comparison%s on the way stayed undecided (warned above): an "
+		       "earlier step may be missed\n",
+		       res.undecided, res.undecided == 1 ? "" : "s");
 	minor_version_release(&mv);
 	ret = EXIT_OK;
 	if (rn.failed)

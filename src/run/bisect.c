@@ -30,8 +30,16 @@
 /* One commit of the range.  */
 struct point {
 	int tried;		/* collected, or tried to */
+	int collected;		/* bisect collected runs of it */
+	int reused;		/* its registered runs were enough (so far) */
 	unsigned have;		/* registered runs of the job on this machine */
 };
+
+/* When perun check cannot decide between two revisions (the runs vary too
+ * much), bisect collects --repeat more runs of each and asks again, up to
+ * this many times --repeat: an undecided comparison taken for "no step"
+ * would send the search past the step it looks for.  */
+#define BISECT_MAX_REPEATS 3
 
 /* The runner's (only) job: its command, arguments, workload, the trace
  * collector and the runner's postprocessors in order (the trace options are
@@ -82,11 +90,11 @@ out:
 	return n;
 }
 
-/* Collects what the points idx[0..n) lack of r->repeat runs (in rounds when
+/* Collects what the points idx[0..n) lack of want runs (in rounds when
  * there are several), after reading how many each has.  0, or -1 (a
  * signal).  */
 static int collect_points(struct runner *r, struct point *pt, char (*commits)[41],
-			  const size_t *idx, size_t n, struct bisect_result *out,
+			  const size_t *idx, size_t n, unsigned want, struct bisect_result *out,
 			  const struct profile *here)
 {
 	struct run_rev *v = xcalloc(n, sizeof(*v));
@@ -97,21 +105,30 @@ static int collect_points(struct runner *r, struct point *pt, char (*commits)[41
 		struct point *p = &pt[idx[i]];
 		p->tried = 1;
 		p->have = registered_runs(r, commits[idx[i]], here);
-		if (p->have >= r->repeat) {
+		if (p->have >= want) {
+			if (p->reused || p->collected)
+				continue;
 			if (r->progress)
 				fprintf(stderr, "perun bisect: %.7s: %u registered run%s of the job "
 						"reused\n",
 					commits[idx[i]], p->have, p->have == 1 ? "" : "s");
+			p->reused = 1;
 			out->reused++;
 			continue;
 		}
 		if (p->have && !r->quiet)
 			fprintf(stderr, "perun bisect: %.7s: %u registered run%s of the job reused, "
 					"%u more to collect\n",
-				commits[idx[i]], p->have, p->have == 1 ? "" : "s", r->repeat - p->have);
+				commits[idx[i]], p->have, p->have == 1 ? "" : "s", want - p->have);
 		snprintf(v[nv].sha, sizeof(v[nv].sha), "%s", commits[idx[i]]);
-		v[nv++].runs = r->repeat - p->have;
-		out->collected++;
+		v[nv++].runs = want - p->have;
+		if (p->reused) { /* its runs were enough until check could not decide */
+			p->reused = 0;
+			out->reused--;
+		}
+		if (!p->collected)
+			out->collected++;
+		p->collected = 1;
 	}
 	if (nv && run_rounds(r, v, nv) < 0 && r->interrupted)
 		ret = -1;
@@ -156,6 +173,10 @@ static int is_runner_job(const struct runner *r, const struct check_job *cj)
 	       !strcmp(cj->workload ? cj->workload : "", want.workload);
 }
 
+/* The function of the last finding check_step() returned (bisect runs one
+ * comparison at a time).  */
+static char step_function[512];
+
 /* perun check's comparison of commit a with commit b for the job: whether
  * it flags func (any function when NULL) as slower, and the finding about
  * func that says most (a degradation, else the largest rise) into *f (its
@@ -191,6 +212,9 @@ static int check_step(const struct runner *r, const char *a, const char *b, cons
 		f->context = NULL;
 		f->cause = NULL;
 		f->why = best->why;
+		/* the name lives in the context the result frees */
+		snprintf(step_function, sizeof(step_function), "%s", best->function);
+		f->function = step_function;
 		if (func_out)
 			*func_out = xstrdup(best->function);
 		ret = best->verdict == CHECK_DEGRADATION;
@@ -199,6 +223,50 @@ out:
 	check_result_release(&res);
 	check_input_release(&in);
 	return ret;
+}
+
+/* perun check's comparison of points a and b (check_step), with r->repeat
+ * more runs of each collected while check cannot decide (the runs vary
+ * too much, too few runs), up to BISECT_MAX_REPEATS times r->repeat.
+ * *undecided says whether it still could not.  1 flagged, 0 not, -1 no
+ * comparison or a signal.  */
+static int step_between(struct runner *r, struct point *pt, char (*commits)[41], size_t a,
+			size_t b, const char *func, const struct check_opts *co,
+			struct check_finding *f, char **func_out, struct bisect_result *out,
+			const struct profile *here, int *undecided)
+{
+	unsigned want = r->repeat, most = BISECT_MAX_REPEATS * r->repeat;
+
+	for (;;) {
+		size_t idx[2];
+		int s;
+		if (func_out) {
+			free(*func_out);
+			*func_out = NULL;
+		}
+		s = check_step(r, commits[a], commits[b], func, co, f, func_out);
+		*undecided = s == 0 && f->function && f->verdict == CHECK_UNDECIDED;
+		if (!*undecided)
+			return s;
+		if (pt[a].have > want)
+			want = pt[a].have;
+		if (pt[b].have > want)
+			want = pt[b].have;
+		if (want >= most)
+			return 0;
+		want = want + r->repeat < most ? want + r->repeat : most;
+		/* said under -q too: it costs runs the user did not ask for */
+		fprintf(stderr, "perun bisect: %.7s -> %.7s: check cannot tell whether %s steps "
+				"up (%+.1f %%, %s): %u runs of each\n",
+			commits[a], commits[b], f->function, (f->ratio - 1) * 100,
+			f->why ? f->why : "undecided", want);
+		idx[0] = a;
+		idx[1] = b;
+		if (collect_points(r, pt, commits, idx, 2, want, out, here) < 0)
+			return -1;
+		if (pt[a].have < want || pt[b].have < want)
+			return 0; /* a collect failed (said): decide with what there is */
+	}
 }
 
 static void fill_result(struct bisect_result *out, const struct check_finding *f)
@@ -220,7 +288,9 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 	struct profile here = { NULL };
 	struct minor_version mv;
 	struct check_finding f;
+	struct check_finding left;
 	size_t nr = 0, n, lo, hi, ends[2];
+	int undecided = 0, left_open;
 	const struct run_job *jobs = r->jobs;
 	size_t njobs = r->njobs;
 	char *chosen = NULL;
@@ -265,7 +335,7 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 	 * between the ends of the interval that holds the step */
 	ends[0] = 0;
 	ends[1] = n - 1;
-	if (collect_points(r, pt, commits, ends, 2, out, &here) < 0)
+	if (collect_points(r, pt, commits, ends, 2, r->repeat, out, &here) < 0)
 		goto out;
 	if (!pt[0].have || !pt[n - 1].have) {
 		pr_error("%.7s has no run of the job to compare (its collect failed, said above)",
@@ -273,7 +343,8 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 		ret = 1;
 		goto out;
 	}
-	s = check_step(r, commits[0], commits[n - 1], func, co, &f, func ? NULL : &chosen);
+	s = step_between(r, pt, commits, 0, n - 1, func, co, &f, func ? NULL : &chosen, out, &here,
+			 &undecided);
 	if (s < 0)
 		goto out;
 	if (!func && chosen)
@@ -285,10 +356,11 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 				 good, bad);
 		else if (f.function)
 			pr_error("perun check does not flag %s as slower from %.7s to %.7s: %s, %s "
-				 "%.0f ns, then %.0f ns (%+.1f %%; threshold %.0f %%)%s%s",
+				 "%.0f ns, then %.0f ns (%+.1f %%; threshold %.0f %%)%s%s%s",
 				 func, good, bad, check_verdict_name(f.verdict),
 				 check_metric_name(f.metric), f.base, f.target, (f.ratio - 1) * 100,
-				 f.threshold * 100, f.why ? ": " : "", f.why ? f.why : "");
+				 f.threshold * 100, f.why ? ": " : "", f.why ? f.why : "",
+				 undecided ? ", even with as many runs as bisect collects" : "");
 		else
 			pr_error("%s has no calls at both %.7s and %.7s to compare", func, good, bad);
 		ret = 1;
@@ -312,11 +384,12 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 			ret = 1;
 			goto out;
 		}
-		if (collect_points(r, pt, commits, &best, 1, out, &here) < 0)
+		if (collect_points(r, pt, commits, &best, 1, r->repeat, out, &here) < 0)
 			goto out;
 		if (!pt[best].have)
 			continue;
-		s = check_step(r, commits[lo], commits[best], func, co, &f, NULL);
+		s = step_between(r, pt, commits, lo, best, func, co, &f, NULL, out, &here,
+				 &undecided);
 		if (s < 0)
 			goto out;
 		if (s) {
@@ -324,16 +397,33 @@ int run_bisect(struct runner *r, const char *good, const char *bad, const char *
 			fill_result(out, &f);
 			continue;
 		}
-		s = check_step(r, commits[best], commits[hi], func, co, &f, NULL);
+		left_open = undecided;
+		left = f;
+		s = step_between(r, pt, commits, best, hi, func, co, &f, NULL, out, &here,
+				 &undecided);
 		if (s < 0)
 			goto out;
 		if (!s) {
 			pr_error("perun check flags %s neither from %.7s to %.7s nor from there to "
-				 "%.7s: the slowdown is spread over several commits, each below the "
-				 "threshold",
-				 func, commits[lo], commits[best], commits[hi]);
+				 "%.7s: %s",
+				 func, commits[lo], commits[best], commits[hi],
+				 left_open || undecided
+					 ? "it cannot tell on one side or both, even with as many runs "
+					   "as bisect collects (the runs vary too much: collect on a "
+					   "quieter host, or with a larger --repeat)"
+					 : "the slowdown is spread over several commits, each below "
+					   "the threshold");
 			ret = 1;
 			goto out;
+		}
+		if (left_open) {
+			/* a step may hide there as well: bisect goes on with the one
+			 * check flags, and says so */
+			pr_warn("from %.7s to %.7s perun check cannot tell whether %s steps up "
+				"(%+.1f %%) with %u and %u runs: an earlier step there may be missed",
+				commits[lo], commits[best], func, (left.ratio - 1) * 100,
+				pt[lo].have, pt[best].have);
+			out->undecided++;
 		}
 		lo = best;
 		fill_result(out, &f);

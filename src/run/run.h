@@ -160,6 +160,8 @@ struct bisect_result {
 	size_t reused;		/* revisions whose registered runs of the job (same job,
 				   this machine, as many as repeat asks) were enough */
 	size_t runs_collected;	/* runs collected in all */
+	size_t undecided;	/* halves check could not decide even with more runs
+				   (warned): a step there may be missed */
 };
 struct check_opts;
 /* Collects good and bad in rounds (only the runs each lacks of repeat:
