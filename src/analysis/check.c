@@ -387,6 +387,9 @@ struct run_stat {
 	double self, incl; /* NAN: no exclusive times */
 	double calls;
 	double cost_self, cost_incl; /* the probes' mean cost taken out of a call */
+	double children;	     /* traced calls a call makes, mean */
+	double per_child;	     /* median of a call's self time per traced call it makes
+					(NAN: it makes none) */
 };
 
 struct run {
@@ -442,21 +445,19 @@ static int cmp_call_ptr_id(const void *a, const void *b)
 
 /* Counts each call's traced children and descendants from the call and
  * caller ids (a callee's id is larger than its caller's: ids are given at
- * entry), then takes the probes' cost out of every call's times as the
+ * entry).  */
+
+/* Takes the probes' cost out of every call's times (count_callees() first)
+ * as the
  * profile's summary does (profile/writer.c): its own probe (the stepped
  * cost where its entry probe was stepped), a pair for every traced call
  * inside it, and for self time the part of each child's pair that falls
  * outside the child's own time.  */
-static void take_out_cost(const struct interner *in, const struct profile *p,
-			  const struct run_cost *cost, struct call *c, size_t n)
+static void count_callees(struct call *c, size_t n)
 {
 	struct call **by_id = xmalloc((n ? n : 1) * sizeof(*by_id));
-	unsigned char *stepped = xcalloc(in->nnames ? in->nnames : 1, 1);
 	size_t i, nid = 0;
-	double outside = cost->pair - cost->probe;
 
-	for (i = 0; i < in->nnames; i++)
-		stepped[i] = (unsigned char)run_stepped(p, in->names[i]);
 	for (i = 0; i < n; i++)
 		if (c[i].id >= 0)
 			by_id[nid++] = &c[i];
@@ -472,6 +473,18 @@ static void take_out_cost(const struct interner *in, const struct profile *p,
 		(*f)->children++;
 		(*f)->callees += 1 + by_id[i]->callees;
 	}
+	free(by_id);
+}
+
+static void take_out_cost(const struct interner *in, const struct profile *p,
+			  const struct run_cost *cost, struct call *c, size_t n)
+{
+	unsigned char *stepped = xcalloc(in->nnames ? in->nnames : 1, 1);
+	size_t i;
+	double outside = cost->pair - cost->probe;
+
+	for (i = 0; i < in->nnames; i++)
+		stepped[i] = (unsigned char)run_stepped(p, in->names[i]);
 	for (i = 0; i < n; i++) {
 		double own = stepped[c[i].name] ? cost->stepped : cost->probe, v;
 		c[i].cost_in = own + (double)c[i].callees * cost->pair;
@@ -484,7 +497,6 @@ static void take_out_cost(const struct interner *in, const struct profile *p,
 		}
 	}
 	free(stepped);
-	free(by_id);
 }
 
 /* Reads a run's calls and gives each its calling context.  */
@@ -519,6 +531,19 @@ static void run_stats(struct run_reader *r, double q, struct run *run)
 		for (k = 0; k < m; k++) {
 			st.cost_self += r->c[i + k].cost_ex / (double)m;
 			st.cost_incl += r->c[i + k].cost_in / (double)m;
+		}
+		st.children = 0;
+		for (k = 0; k < m; k++)
+			st.children += (double)r->c[i + k].children / (double)m;
+		st.per_child = NAN;
+		if (have_self && st.children > 0) {
+			size_t kk = 0;
+			for (k = 0; k < m; k++)
+				if (r->c[i + k].children)
+					tmp[kk++] = r->c[i + k].exclusive /
+						    (double)r->c[i + k].children;
+			gsl_sort(tmp, 1, kk);
+			st.per_child = quantile_sorted(tmp, kk, 0.5);
 		}
 		for (k = 0; k < m; k++)
 			tmp[k] = r->c[i + k].amount;
@@ -556,6 +581,7 @@ static void read_runs(struct interner *in, const struct profile *const *p, size_
 		*calibrated &= !r[i].binned && run_cost_read(p[i], &cost[i]);
 	}
 	for (i = 0; i < n; i++) {
+		count_callees(r[i].c, r[i].n);
 		if (*calibrated)
 			take_out_cost(in, p[i], &cost[i], r[i].c, r[i].n);
 		run_stats(&r[i], q, &run[i]);
@@ -847,6 +873,14 @@ static void decide(struct check_finding *f, const struct check_opts *o)
  * do (two functions of one run stay within about 2 % of each other).  */
 #define CONTROL_MIN_SD 0.02
 
+/* With one run a side, how much of the host's move between the sides
+ * (log units) a function may not follow, as a spread added to the
+ * control's: where the two runs ran at one speed the control decides
+ * alone; where a CPU hog ran beside one run only (+36 %), one of four
+ * functions of the same loop moved +78 % and the other three with the run
+ * (a false alarm in 20 pairs of an unchanged binary).  */
+#define CONTROL_HOST_SHARE 0.5
+
 /* The fewest calls a run must have of a context for one run a side to
  * decide it by the in-run control.  The control takes out how fast the host
  * ran; the p10 of many calls also leaves out the stalls (the process
@@ -857,11 +891,11 @@ static void decide(struct check_finding *f, const struct check_opts *o)
 
 /* Each run's speed: scale[r] (log units, 0 for the typical run) from the
  * self times of the contexts every run has, above the probes' cost taken
- * out of them (below it the drift of that cost, not the run, moves them).
- * Returns the number of contexts in the control (0: none); ctl[c] says
+ * out of them (below it the drift of that cost, not the run, moves them),
+ * and not bound[c] (bound may be NULL: see probe_bound()).  Returns the number of contexts in the control (0: none); ctl[c] says
  * whether context c is one.  */
 static size_t control_scale(const struct interner *in, const struct run *runs, size_t nr,
-			    double *scale, unsigned char *ctl)
+			    const unsigned char *bound, double *scale, unsigned char *ctl)
 {
 	size_t nc = in->nctx, r, c, n;
 	double *x = xmalloc((nr * nc > 0 ? nr * nc : 1) * sizeof(*x));
@@ -870,7 +904,7 @@ static size_t control_scale(const struct interner *in, const struct run *runs, s
 		for (c = 0; c < nc; c++) {
 			const struct run_stat *st = run_find(&runs[r], c);
 			x[r * nc + c] = st && isfinite(st->self) && st->self > 0 &&
-						st->self > st->cost_self
+						st->self > st->cost_self && !(bound && bound[c])
 					    ? log(st->self)
 					    : NAN;
 		}
@@ -906,6 +940,49 @@ static double control_sd(const struct interner *in, const struct run *runs, size
 	sd = runscale_mad_sd(d, n);
 	free(d);
 	return sd > CONTROL_MIN_SD ? sd : CONTROL_MIN_SD;
+}
+
+/* How many times the least self time per traced call of any context (a
+ * bound on what the probes of one call cost its caller, where a run has no
+ * calibration) a context's self time must exceed per traced call it makes
+ * to be its own: below, its self time is mostly the probes' cost, which
+ * moves with the host's load apart from the code's (a CI host: the self
+ * times of two callers of one spin each +21 % between two runs of one
+ * binary, their spins and the run as a whole -32 %).  */
+#define PROBE_BOUND_FACTOR 2
+
+/* Which contexts' self times are mostly the probes' cost of the calls they
+ * make, in some run (runs without a calibration: see PROBE_BOUND_FACTOR),
+ * where two contexts or more make traced calls; bound[c] set for those.  */
+static void probe_bound(const struct interner *in, const struct run *runs, size_t nr,
+			unsigned char *bound)
+{
+	double least = INFINITY;
+	size_t r, i, parents = 0;
+
+	memset(bound, 0, in->nctx ? in->nctx : 1);
+	for (r = 0; r < nr; r++)
+		for (i = 0; i < runs[r].n; i++)
+			if (isfinite(runs[r].s[i].per_child) && runs[r].s[i].per_child > 0) {
+				if (runs[r].s[i].per_child < least)
+					least = runs[r].s[i].per_child;
+				if (!bound[runs[r].s[i].ctx]) {
+					bound[runs[r].s[i].ctx] = 1;
+					parents++;
+				}
+			}
+	memset(bound, 0, in->nctx ? in->nctx : 1);
+	/* one context that makes calls bounds nothing but itself: its own
+	 * time between the calls may be all its own (a loop around them) */
+	if (!isfinite(least) || parents < 2)
+		return;
+	for (r = 0; r < nr; r++)
+		for (i = 0; i < runs[r].n; i++) {
+			const struct run_stat *st = &runs[r].s[i];
+			if (st->children > 0 && isfinite(st->self) &&
+			    st->self <= PROBE_BOUND_FACTOR * least * st->children)
+				bound[st->ctx] = 1;
+		}
 }
 
 /* One run on a side, in-run control: the ratio of the geometric means of
@@ -1009,7 +1086,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	double *cb = xmalloc(nb * sizeof(*cb)), *ct = xmalloc(nt * sizeof(*ct));
 	double *nvb = xmalloc(nb * sizeof(*nvb)), *nvt = xmalloc(nt * sizeof(*nvt));
 	double *scale = xcalloc(nb + nt ? nb + nt : 1, sizeof(*scale));
-	unsigned char *ctl = NULL;
+	unsigned char *ctl = NULL, *bound = NULL;
 	size_t i, c;
 	int metric, ret = -1;
 
@@ -1022,8 +1099,15 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	ctl = xcalloc(in.nctx ? in.nctx : 1, 1);
 	job->host_ratio = 1;
 	job->control_sd = NAN;
+	if (!job->calibrated && !job->binned && (nb < 2 || nt < 2)) {
+		/* one run a side has no other run to show how the probes' cost
+		 * moved: self times that are mostly that cost neither decide nor
+		 * tell the run's speed (the host moves them apart from the code) */
+		bound = xmalloc(in.nctx ? in.nctx : 1);
+		probe_bound(&in, runs, nb + nt, bound);
+	}
 	if (!o->no_control && !job->binned)
-		job->control = control_scale(&in, runs, nb + nt, scale, ctl);
+		job->control = control_scale(&in, runs, nb + nt, bound, scale, ctl);
 	if (job->control) {
 		double sb = 0, st = 0;
 		for (i = 0; i < nb; i++)
@@ -1032,7 +1116,12 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			st += scale[nb + i] / (double)nt;
 		job->host_ratio = exp(st - sb);
 		if (nb < 2 || nt < 2) {
+			double host = log(job->host_ratio);
 			job->control_sd = control_sd(&in, runs, nb, nt, scale, ctl);
+			/* functions do not all follow the host alike: a sibling
+			 * hyperthread's load slows some loops more than others */
+			job->control_sd = sqrt(job->control_sd * job->control_sd +
+					       CONTROL_HOST_SHARE * CONTROL_HOST_SHARE * host * host);
 		} else {
 			/* the runs' speeds themselves: ns-sized values keep lg()'s +1 out */
 			struct check_finding h;
@@ -1111,6 +1200,13 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 				free(f.context);
 				free(path);
 				goto out;
+			} else if (bound && bound[c] && metric == CHECK_SELF &&
+				   is_change(f.verdict)) {
+				f.verdict = CHECK_UNDECIDED;
+				f.why = "its self time is mostly the probes' cost of the calls it "
+					"makes, which the host's load moves apart from the code (no "
+					"calibration to take it out): collect with repeats, or run "
+					"perun calibrate";
 			}
 			job->f = xrealloc(job->f, (job->nf + 1) * sizeof(*job->f));
 			job->f[job->nf++] = f;
@@ -1132,6 +1228,7 @@ out:
 	free(nvt);
 	free(scale);
 	free(ctl);
+	free(bound);
 	interner_release(&in);
 	return ret;
 }
