@@ -111,9 +111,14 @@ test_expect_success 'collect: calibration recorded, calibrated amounts near the 
 	# -7..+6 %); with a load average of 2-4 on this shared 2-core VM the probe
 	# cost moves between calibration and run (busy -26..+22 %; outer, whose
 	# calibrated amount is 17 us minus 16 us of probe costs, -85..+110 %), so
-	# the test asks for less: closer than raw (+70..400 %), busy within 50 %
+	# the test asks for less: closer than raw (+70..400 %), busy within 50 %,
+	# or within a quarter of the probe cost where the probe costs several
+	# times busy itself (a CI host: 5.2 us probe, 1.1 us busy, the cost 20 %
+	# higher in the run than in calibrate, busy calibrated +98 %)
 	assert err < rawerr, "calibration made it worse"
-	assert err < 0.5, "calibrated %.0f is more than 50%% off %.0f" % (calm, truth)
+	assert abs(calm - truth) < max(0.5 * truth, 0.25 * cal["probe_ns"]), \
+	    "calibrated %.0f is more than 50%% off %.0f and more than a quarter of the probe cost" \
+	    % (calm, truth)
 	assert abs(ocal - 4 * truth) < abs(oraw - 4 * truth)
 	PY
 '

@@ -4,7 +4,10 @@
 # of a program whose hot() and four steady functions each spin a loop (long
 # enough for the probes' cost to be small beside it); c4 makes hot's loop
 # 30 % longer, c7 twice as long again (15 % was not named reliably under
-# the hog: see the commit message).  perun run matrix collects all 10, 3
+# the hog: see the commit message).  The loops keep their sum in a
+# register: a volatile on the stack ran each function at one of three
+# speeds (6 % apart) drawn anew in every run, by where ASLR put the stack,
+# which 3 runs a side cannot average out.  perun run matrix collects all 10, 3
 # runs each in rounds, with real SystemTap, while a CPU hog runs through the
 # first part of the matrix (so some rounds ran loaded and some not).  Then
 # perun bisect over all 10 names c4, and from c4 on names c7, collecting
@@ -20,7 +23,7 @@ HOG=${PERUN_TEST_HOG:-40}
 test_expect_success '10 commits: hot +30 % at c4, x2 at c7; run matrix, a CPU hog through part of it' '
 	bisect_repo 10 "4 7" "1.3 2.6" hot a b c d <<-\EOF &&
 	static const char *version = "v1";
-	#define LOOP(n) { volatile unsigned long x = 0; for (unsigned long i = 0; i < (n); i++) x += i; return x; }
+	#define LOOP(n) { unsigned long x = 0; for (unsigned long i = 0; i < (n); i++) { x += i; __asm__ volatile("" : "+r"(x)); } return x; }
 	__attribute__((noinline)) unsigned long hot(void) LOOP((unsigned long)(1000000 * FACTOR))
 	__attribute__((noinline)) unsigned long a(void) LOOP(1000000)
 	__attribute__((noinline)) unsigned long b(void) LOOP(1000000)
