@@ -1106,8 +1106,13 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		bound = xmalloc(in.nctx ? in.nctx : 1);
 		probe_bound(&in, runs, nb + nt, bound);
 	}
-	if (!o->no_control && !job->binned)
+	if (!o->no_control && !job->binned) {
 		job->control = control_scale(&in, runs, nb + nt, bound, scale, ctl);
+		/* too few others: the probe-bound ones still tell the host's
+		 * speed roughly, as one run a side with none would not at all */
+		if (!job->control && bound)
+			job->control = control_scale(&in, runs, nb + nt, NULL, scale, ctl);
+	}
 	if (job->control) {
 		double sb = 0, st = 0;
 		for (i = 0; i < nb; i++)
