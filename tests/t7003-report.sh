@@ -69,6 +69,31 @@ test_expect_success 'report writes index.json, a series per function, a flame gr
 	PY
 '
 
+test_expect_success 'the latency table: the newest commit'"'"'s quantiles, as show --format hist gives them' '
+	cd repo &&
+	"$PERUN" show 0@i --format hist >../hist &&
+	python3 - ../site/index.json ../hist ../site/index.html "$(git rev-parse HEAD)" <<-\PY
+	import json, sys
+	lat = json.load(open(sys.argv[1]))["latency"]
+	assert lat["commit"] == sys.argv[4], lat["commit"]
+	rows = {}
+	for line in open(sys.argv[2]):
+	    w = line.split()
+	    if len(w) == 8 and w[1].isdigit():
+	        rows[w[0]] = w
+	got = {f["name"]: f for f in lat["functions"]}
+	assert set(got) == set(rows) == {"main", "work", "steady", "ns::f<int>"}, (got, rows)
+	for name, w in rows.items():
+	    f = got[name]
+	    assert f["calls"] == int(w[1]) and f["from"] == w[7], (f, w)
+	    for k, v in zip(("p50", "p90", "p99", "p99.9", "max"), w[2:7]):
+	        assert abs(f[k] - float(v)) < 0.06, (name, k, f[k], v)
+	html = open(sys.argv[3]).read()
+	assert "<table id=\"latency\">" in html and "<td>ns::f&lt;int&gt;</td>" in html
+	print("ok")
+	PY
+'
+
 test_expect_success 'the page needs no network and escapes what it shows' '
 	! grep -E "(src|href)=\"(https?:)?//" site/index.html &&
 	grep "c6 &lt;b&gt;&amp;" site/index.html &&

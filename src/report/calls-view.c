@@ -682,6 +682,43 @@ static int view_hist(const struct profile *p, const char *what, const struct cal
 	return 0;
 }
 
+int calls_latency(const struct profile *p, const char *what, struct calls_latency **rows,
+		  size_t *n)
+{
+	struct calls_filter f;
+	struct lat_ctx c;
+	size_t i, j;
+	int kinds;
+
+	memset(&f, 0, sizeof(f));
+	*rows = NULL;
+	*n = 0;
+	if (lat_collect(p, what, &f, &c, &kinds) < 0)
+		return -1;
+	*rows = xcalloc(c.nl ? c.nl : 1, sizeof(**rows));
+	for (i = 0; i < c.nl; i++) {
+		struct calls_latency *r = &(*rows)[i];
+		r->name = xstrdup(c.l[i].name);
+		r->count = c.l[i].count;
+		for (j = 0; j < sizeof(lat_q) / sizeof(lat_q[0]); j++)
+			r->q[j] = lat_quantile(&c.l[i], lat_q[j]);
+		r->max = c.l[i].max;
+		r->from_hist = c.l[i].from_hist;
+	}
+	*n = c.nl;
+	lat_release(&c);
+	return 0;
+}
+
+void calls_latency_free(struct calls_latency *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(rows[i].name);
+	free(rows);
+}
+
 /* The row of function name in c, or NULL.  */
 static const struct lat *lat_find(const struct lat_ctx *c, const char *name)
 {

@@ -51,4 +51,20 @@ int calls_view(const struct profile *p, const char *what, enum calls_format fmt,
 int calls_hist_diff(const struct profile *pa, const char *a, const struct profile *pb,
 		    const char *b, struct strbuf *out);
 
+/* One function's latency, as the hist view shows it.  */
+struct calls_latency {
+	char *name;
+	uint64_t count;
+	double q[4];	/* p50, p90, p99, p99.9 (ns) */
+	double max;
+	int from_hist;	/* from its log2 histogram, not its exact calls */
+};
+
+/* The latency of every function of p (named what in messages), by total
+ * time, into *rows (*n of them; calls_latency_free() them).  -1 with a
+ * message when p has neither calls nor histograms.  */
+int calls_latency(const struct profile *p, const char *what, struct calls_latency **rows,
+		  size_t *n);
+void calls_latency_free(struct calls_latency *rows, size_t n);
+
 #endif

@@ -4,6 +4,7 @@
 #define PR_FMT "report"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "report/calls-view.h"
 #include "report/history.h"
 #include "report/site.h"
 #include "store/aggregate.h"
@@ -146,6 +148,99 @@ static int write_flames(const struct history *h, const struct repo *r, const cha
 		(*written)++;
 	}
 	return 0;
+}
+
+/* The latency of each function at the newest commit with profiles (its
+ * first profile, as its flame graph): hist's quantiles.  */
+struct site_latency {
+	const char *sha;	/* NULL: none */
+	struct calls_latency *rows;
+	size_t n;
+};
+
+static int site_latency_read(const struct history *h, const struct repo *r,
+			     struct site_latency *out)
+{
+	struct strbuf json = STRBUF_INIT;
+	struct profile p = {0};
+	size_t i = h->nc;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (i > 0 && !h->c[i - 1].first[0])
+		i--;
+	if (!i)
+		return 0;
+	i--;
+	if (store_read_object(r->dir, h->c[i].first, &json, NULL) < 0 ||
+	    profile_read(&p, json.buf, json.len, h->c[i].first) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (calls_latency(&p, h->c[i].first, &out->rows, &out->n) == 0 && out->n)
+		out->sha = h->c[i].sha;
+out:
+	profile_release(&p);
+	strbuf_release(&json);
+	return ret;
+}
+
+static const char *const site_lat_q[] = { "p50", "p90", "p99", "p99.9" };
+
+static void write_latency_json(const struct site_latency *l, struct strbuf *sb)
+{
+	size_t i, j;
+
+	strbuf_addstr(sb, ",\"latency\":");
+	if (!l->sha) {
+		strbuf_addstr(sb, "null");
+		return;
+	}
+	strbuf_addf(sb, "{\"commit\":\"%s\",\"functions\":[", l->sha);
+	for (i = 0; i < l->n; i++) {
+		strbuf_addstr(sb, i ? ",{\"name\":" : "{\"name\":");
+		strbuf_add_json_str(sb, l->rows[i].name);
+		strbuf_addf(sb, ",\"calls\":%" PRIu64, l->rows[i].count);
+		for (j = 0; j < 4; j++)
+			strbuf_addf(sb, ",\"%s\":%.17g", site_lat_q[j], l->rows[i].q[j]);
+		strbuf_addf(sb, ",\"max\":%.17g,\"from\":\"%s\"}", l->rows[i].max,
+			    l->rows[i].from_hist ? "log2" : "calls");
+	}
+	strbuf_addstr(sb, "]}");
+}
+
+static void write_latency_html(const struct history *h, const struct site_latency *l,
+			       struct strbuf *out)
+{
+	size_t i, j;
+
+	(void)h;
+	if (!l->sha)
+		return;
+	strbuf_addf(out,
+		    "<h2>Latency at <a href=\"graphs/flame/%s.svg\">%.7s</a></h2>\n<p>Per "
+		    "function, the newest commit's first profile: quantiles of its exact calls "
+		    "(or of its log2 histograms, from log2), as <code>perun show --format "
+		    "hist</code> prints them.</p>\n<table id=\"latency\"><tr><th>function</th>"
+		    "<th>calls</th>",
+		    l->sha, l->sha);
+	for (j = 0; j < 4; j++)
+		strbuf_addf(out, "<th>%s</th>", site_lat_q[j]);
+	strbuf_addstr(out, "<th>max</th><th>from</th></tr>\n");
+	for (i = 0; i < l->n; i++) {
+		strbuf_addstr(out, "<tr><td>");
+		html_escape(out, l->rows[i].name);
+		strbuf_addf(out, "</td><td class=\"num\">%" PRIu64 "</td>", l->rows[i].count);
+		for (j = 0; j < 4; j++) {
+			strbuf_addstr(out, "<td class=\"num\">");
+			strbuf_add_ns(out, l->rows[i].q[j]);
+			strbuf_addstr(out, "</td>");
+		}
+		strbuf_addstr(out, "<td class=\"num\">");
+		strbuf_add_ns(out, l->rows[i].max);
+		strbuf_addf(out, "</td><td>%s</td></tr>\n", l->rows[i].from_hist ? "log2" : "calls");
+	}
+	strbuf_addstr(out, "</table>\n");
 }
 
 /* Steps that made a function slower, largest first.  */
@@ -354,7 +449,7 @@ static void write_aggregates(const struct agg *aggs, size_t naggs, struct strbuf
 }
 
 static void write_page(const struct history *h, const struct agg *aggs, size_t naggs,
-		       struct strbuf *out)
+		       const struct site_latency *lat, struct strbuf *out)
 {
 	struct strbuf data = STRBUF_INIT;
 	struct regression *rg;
@@ -413,6 +508,7 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 					 "Commits.</p>\n",
 				    ninc, ninc == 1 ? "" : "s");
 	}
+	write_latency_html(h, lat, out);
 	strbuf_addstr(out, "<p class=\"legend\"><span style=\"color:#1f5fbf\">&#9473; median"
 			   "</span><span style=\"color:#8fa8c8\">&#9476; p95</span>");
 	if (h->control)
@@ -499,6 +595,7 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 	struct strbuf sb = STRBUF_INIT;
 	char *path = NULL, *dir = fs_absolute(dir_arg);
 	struct regression *rg;
+	struct site_latency lat = { NULL, NULL, 0 };
 	size_t i, nr, nflames;
 	struct stat st;
 	int ret = -1, existed, replaced = 0;
@@ -535,7 +632,7 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 		if (write_text(path, &sb) < 0)
 			goto out;
 	}
-	if (write_flames(h, r, dir, &nflames) < 0)
+	if (write_flames(h, r, dir, &nflames) < 0 || site_latency_read(h, r, &lat) < 0)
 		goto out;
 	/* index.json: what there is, and where */
 	strbuf_reset(&sb);
@@ -570,7 +667,9 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 			    rg[i].st->after, isfinite(rg[i].st->rel) ? rg[i].st->rel : 1e308);
 	}
 	free(rg);
-	strbuf_addf(&sb, "],\"flamegraphs\":%zu,\"aggregates\":[", nflames);
+	strbuf_addstr(&sb, "]");
+	write_latency_json(&lat, &sb);
+	strbuf_addf(&sb, ",\"flamegraphs\":%zu,\"aggregates\":[", nflames);
 	for (i = 0; i < naggs; i++) {
 		char *name = site_series_name(aggs[i].release);
 		struct strbuf aj = STRBUF_INIT;
@@ -594,13 +693,14 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 	if (write_text(path, &sb) < 0)
 		goto out;
 	strbuf_reset(&sb);
-	write_page(h, aggs, naggs, &sb);
+	write_page(h, aggs, naggs, &lat, &sb);
 	free(path);
 	path = xstrfmt("%s/index.html", dir);
 	if (write_text(path, &sb) < 0)
 		goto out;
 	ret = replaced;
 out:
+	calls_latency_free(lat.rows, lat.n);
 	free(path);
 	free(dir);
 	strbuf_release(&sb);
