@@ -7,7 +7,9 @@
 # writes no .debug_aranges) and after the stack check (-P: Go's line table
 # marks the prologue end), so a call that grows its stack, which starts the
 # function over, is counted once.  Counts are checked against the program's
-# own and against bpftrace's uprobes on the same run.
+# own and against bpftrace's uprobes on the same run.  perun's loader
+# places the entry probe where the line table ends the prologue, as stap -P
+# does (stapbpf checked once too).
 . "$SRCDIR/tests/lib.sh"
 require_live
 command -v go >/dev/null 2>&1 || skip_all "needs go (apt-get install golang-go)"
@@ -64,6 +66,15 @@ test_expect_success 'named Go functions: exact counts, equal to bpftrace on the 
 	test "$(count_of go1.perf main.deep)" = $DEEP
 	test "$(sed -n "s/^@w: //p" bt.out)" = $N
 	test "$(profile_field go1.perf collector_info.params.entry_only)" = false
+	test "$(profile_field go1.perf trace.loader)" = perun-uprobes
+'
+
+test_expect_success 'stapbpf places main.deep after the stack check too: the same count' '
+	"$PERUN" collect -c ./gowork -a $N -o go3.perf trace -s custom -f main.deep \
+		--loader stapbpf >out 2>err &&
+	cat err &&
+	test "$(profile_field go3.perf trace.loader)" != perun-uprobes &&
+	test "$(count_of go3.perf main.deep)" = $DEEP
 '
 
 test_expect_success 'userspace goes entry-only for Go by itself; exit 0, exact' '

@@ -1730,6 +1730,69 @@ size_t target_line_addrs(const struct target *t, const char *file, int line, uin
 	return k;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static size_t prologue_ends_of(Elf *elf, uint64_t **out)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf_Off off = 0, next;
+	size_t hsize, n = 0, cap = 0;
+
+	if (!dw)
+		return 0;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nl, i;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &nl) == 0)
+			for (i = 0; i < nl; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				Dwarf_Addr a;
+				bool pe = false;
+
+				if (!l || dwarf_lineprologueend(l, &pe) || !pe || dwarf_lineaddr(l, &a))
+					continue;
+				if (n == cap) {
+					cap = cap ? cap * 2 : 64;
+					*out = xrealloc(*out, cap * sizeof(**out));
+				}
+				(*out)[n++] = a;
+			}
+		off = next;
+	}
+	dwarf_end(dw);
+	return n;
+}
+
+size_t target_prologue_ends(const struct target *t, uint64_t **out)
+{
+	const char *paths[2] = { t->path, t->debug_path };
+	size_t n = 0, i;
+
+	*out = NULL;
+	elf_version(EV_CURRENT);
+	for (i = 0; i < 2 && !n; i++) {
+		int fd = paths[i] ? fs_open_regular(paths[i], 0, 0) : -1;
+		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+
+		if (elf && has_section(elf, ".debug_line"))
+			n = prologue_ends_of(elf, out);
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n > 1)
+		qsort(*out, n, sizeof(**out), cmp_u64);
+	return n;
+}
+
 const struct func *target_func_containing(const struct target *t, uint64_t addr)
 {
 	size_t i;

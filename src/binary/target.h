@@ -127,6 +127,10 @@ const struct func *target_func_containing(const struct target *t, uint64_t addr)
  * malloc'd array in *out (caller frees); returns how many, 0 when the line
  * has no code or the binary no DWARF line table.  */
 size_t target_line_addrs(const struct target *t, const char *file, int line, uint64_t **out);
+/* The addresses the DWARF line table marks as a prologue's end
+ * (DW_LNS_set_prologue_end: where Go's stack check ends), sorted, in a
+ * malloc'd *out (caller frees); how many, 0 without a line table.  */
+size_t target_prologue_ends(const struct target *t, uint64_t **out);
 /* The file offset of addr (what uprobe_events shows), or addr when no
  * segment holds it.  */
 uint64_t target_file_offset(const struct target *t, uint64_t addr);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "binary/target.h"
 #include "bpf/bpfmap.h"
 #include "collect/session.h"
 #include "loader/args.h"
@@ -183,9 +184,6 @@ static const char *loader_refusal_early(struct session *s)
 		return "--compile-only builds a stap module";
 	if (s->o->one_module)
 		return "--one-module needs stap's module";
-	if (s->target.go)
-		return "a Go function restarts from its first instruction when its stack grows, "
-		       "so its entry probe goes after the prologue, where stap places it";
 	if (collect_script_mode(s) == SCRIPT_PRINT)
 		return "--transport print is stapbpf's";
 	return NULL;
@@ -230,15 +228,51 @@ int collect_loader_expected(struct session *s)
 	return !loader_refusal_early(s) && uprobes_supported(&err);
 }
 
+/* A Go function starts over from its first instruction when its
+ * goroutine's stack grows (its stack check calls morestack, which jumps
+ * back), so on perun's loader its entry probe goes where the line table
+ * ends the prologue, after the check, as stap -P places it; a function
+ * with no such mark (a leaf with no check) keeps its first instruction.
+ * Without a line table every entry stays first, which the strategy warned
+ * of (a call that grows its stack counts twice).  */
+static void go_entries(struct session *s)
+{
+	uint64_t *pe = NULL;
+	size_t n = target_prologue_ends(&s->target, &pe), i, moved = 0;
+
+	for (i = 0; i < s->plan.n && n; i++) {
+		struct probe *pr = &s->plan.probes[i];
+		const struct func *f;
+		size_t lo = 0, hi = n;
+		if (pr->kind != PROBE_FUNC || strcmp(pr->binary, s->target.path) ||
+		    !(f = target_func_containing(&s->target, pr->addr)) || f->addr != pr->addr)
+			continue;
+		while (lo < hi) { /* the first mark past the function's first byte */
+			size_t mid = lo + (hi - lo) / 2;
+			if (pe[mid] <= f->addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || pe[lo] >= f->addr + f->size)
+			continue;
+		pr->addr = pe[lo];
+		pr->foff = target_file_offset(&s->target, pe[lo]);
+		moved++;
+	}
+	free(pe);
+	collect_wd(&s->wd, "go: %zu of %zu entry probes placed after the stack check", moved,
+		   s->plan.n);
+}
+
 int collect_loader(struct session *s)
 {
 	const char *want = s->o->loader ? s->o->loader : "auto";
 	const char *why;
 
-	/* the kernel runtime's script can keep the process tree
-	 * (render/script.c), but its release probe needs kernel debuginfo and
-	 * it has not run in the guest yet: --follow stays with the loader */
-	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto") && !s->o->follow)
+	/* the kernel runtime's script keeps the process tree itself from the
+	 * fork and free tracepoints (render/script.c) */
+	if (s->runtime != RUNTIME_BPF && !strcmp(want, "auto"))
 		return 0;
 	if (!strcmp(want, "stapbpf")) {
 		if (s->o->follow) {
@@ -281,6 +315,8 @@ int collect_loader(struct session *s)
 	else
 		collect_wd(&s->wd, "loader: perun-uprobes (uprobe_multi links, %s)",
 			   s->o->aggregate ? "summaries kept in the kernel" : "ring buffer");
+	if (!why && s->target.go)
+		go_entries(s);
 	s->cache_state = why ? s->cache_state : "not needed";
 	return 0;
 }
