@@ -137,14 +137,14 @@ test_expect_success 'dynamic probing with reattach on both loaders: bursts of th
 	done
 '
 
-test_expect_success '--aggregate with f#N stays on stapbpf, which says why' '
+test_expect_success '--aggregate with f#N: every call counted, on the loader, and said' '
 	"$PERUN" collect -c ./deeptree -a 3000 -o agg.perf trace --aggregate -s custom \
 		-f work -f stage1#3 >agg.out 2>agg.err || { cat agg.err; false; } &&
-	grep "^perun: stapbpf runs this trace, not perun${SQ}s loader: --aggregate with per-function sampling runs in the stap script (not yet on perun${SQ}s loader)$" agg.err &&
-	test "$(profile_field agg.perf trace.loader)" = stapbpf &&
-	test "$(profile_field agg.perf trace.loader_reason)" = \
-		"--aggregate with per-function sampling runs in the stap script (not yet on perun${SQ}s loader)" &&
-	test "$(profile_field agg.perf trace.summary.stage1.sampled)" = 3
+	cat agg.err &&
+	grep "^perun: --aggregate counts and times every call: per-function sampling (NAME#N, -g) does not apply to the 1 probe that asked for it$" agg.err &&
+	test "$(profile_field agg.perf trace.loader)" = perun-uprobes &&
+	test "$(profile_field agg.perf trace.summary.stage1.count)" = 3000 &&
+	python3 -c "import json, sys; s = json.load(open(\"agg.perf\"))[\"trace\"][\"summary\"][\"stage1\"]; sys.exit(\"sampled\" in s)"
 '
 
 test_done

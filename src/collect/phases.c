@@ -324,7 +324,24 @@ int collect_strategy(struct session *s)
 	so.exclude = o->exclude;
 	so.cache_dir = o->cache_off ? NULL : s->cache_dir;
 	so.entry_only = o->entry_only;
-	return strategy_build(&s->plan, &s->target, &so);
+	if (strategy_build(&s->plan, &s->target, &so) < 0)
+		return -1;
+	if (o->aggregate) {
+		/* the summaries count every call (as the stap script always
+		 * did): a profile that said "sampled" would claim what it is not */
+		size_t i, n = 0;
+		for (i = 0; i < s->plan.n; i++)
+			if (s->plan.probes[i].sampling > 1) {
+				s->plan.probes[i].sampling = 1;
+				n++;
+			}
+		if (n)
+			pr_info("perun: --aggregate counts and times every call: per-function "
+				"sampling (NAME#N, -g) does not apply to the %zu probe%s that "
+				"asked for it",
+				n, n == 1 ? "" : "s");
+	}
+	return 0;
 }
 
 int collect_script(struct session *s)

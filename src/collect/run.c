@@ -206,9 +206,6 @@ static const char *loader_refusal(struct session *s)
 		if (pr->kind == PROBE_USDT_PAIR && s->o->aggregate)
 			return "--aggregate pairs a USDT begin mark with its end mark in the stap "
 			       "script";
-		if (pr->sampling > 1 && s->o->aggregate)
-			return "--aggregate with per-function sampling runs in the stap script (not "
-			       "yet on perun's loader)";
 	}
 	if (!uprobes_supported(&err)) {
 		snprintf(why, sizeof(why), "this kernel lacks uprobe_multi links with BPF "
