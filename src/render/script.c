@@ -101,7 +101,10 @@ static void follow_text(struct tmpl *t)
  * fork tracepoint, which runs in the parent before the child is first
  * scheduled; the child's memory is a copy of its parent's, breakpoints
  * included (the runtime's uprobe filter accepts the target's descendants),
- * so its first call is recorded.  A thread's first event names its process
+ * so its first call is recorded.  A process leaves the tree when its task
+ * is freed (sched_process_free), so that a reused pid is not taken for it;
+ * tracepoints only: kprocess.release is a kernel function probe, which
+ * needs the kernel's debuginfo.  A thread's first event names its process
  * (p TID PID), a new process is said as followed from its first
  * instruction (j CHILD PARENT 0 1), as perun's loader writes them.  */
 static void follow_code(struct strbuf *out)
@@ -112,16 +115,16 @@ static void follow_code(struct strbuf *out)
 		    "global __perun_tree[%d]\n"
 		    "global __perun_tids[%d]\n"
 		    "probe begin { __perun_tree[target()] = 1 }\n"
-		    "probe kprocess.create {\n"
-		    "\tif (new_pid != pid() && pid() in __perun_tree) {\n"
-		    "\t\t__perun_tree[new_pid] = 1\n"
-		    "\t\tprintf(\"j %%x %%x 0 1\\n\", new_pid, pid())\n"
+		    "probe kernel.trace(\"sched:sched_process_fork\") {\n"
+		    "\tif (task_pid($child) != pid() && pid() in __perun_tree) {\n"
+		    "\t\t__perun_tree[task_pid($child)] = 1\n"
+		    "\t\tprintf(\"j %%x %%x 0 1\\n\", task_pid($child), pid())\n"
 		    "\t}\n"
 		    "}\n"
-		    "probe kprocess.release {\n"
-		    "\tdelete __perun_tids[released_tid]\n"
-		    "\tif (released_tid == released_pid)\n"
-		    "\t\tdelete __perun_tree[released_pid]\n"
+		    "probe kernel.trace(\"sched:sched_process_free\") {\n"
+		    "\tdelete __perun_tids[task_tid($p)]\n"
+		    "\tif (task_tid($p) == task_pid($p))\n"
+		    "\t\tdelete __perun_tree[task_pid($p)]\n"
 		    "}\n"
 		    "function __perun_ours:long () {\n"
 		    "\tif (!(pid() in __perun_tree))\n"

@@ -254,8 +254,10 @@ int main(void)
 		strbuf_reset(&out);
 		is_int(script_generate_opt(&p, tdir, SCRIPT_PRINT, 0, &so, &out), 0,
 		       "print with --follow generates");
-		ok(strstr(out.buf, "probe kprocess.create {\n") &&
-			   strstr(out.buf, "printf(\"j %x %x 0 1\\n\", new_pid, pid())") &&
+		ok(strstr(out.buf, "probe kernel.trace(\"sched:sched_process_fork\") {\n") &&
+			   strstr(out.buf, "probe kernel.trace(\"sched:sched_process_free\") {\n") &&
+			   !strstr(out.buf, "kprocess") &&
+			   strstr(out.buf, "printf(\"j %x %x 0 1\\n\", task_pid($child), pid())") &&
 			   strstr(out.buf, "\tif (__perun_ours()) {\n\t\tprintf(") &&
 			   !strstr(out.buf, "pid() == target()"),
 		   "follow: the tree, j lines, every event asks the tree");
