@@ -873,14 +873,6 @@ static void decide(struct check_finding *f, const struct check_opts *o)
  * do (two functions of one run stay within about 2 % of each other).  */
 #define CONTROL_MIN_SD 0.02
 
-/* With one run a side, how much of the host's move between the sides
- * (log units) a function may not follow, as a spread added to the
- * control's: where the two runs ran at one speed the control decides
- * alone; where a CPU hog ran beside one run only (+36 %), one of four
- * functions of the same loop moved +78 % and the other three with the run
- * (a false alarm in 20 pairs of an unchanged binary).  */
-#define CONTROL_HOST_SHARE 0.5
-
 /* The fewest calls a run must have of a context for one run a side to
  * decide it by the in-run control.  The control takes out how fast the host
  * ran; the p10 of many calls also leaves out the stalls (the process
@@ -1121,12 +1113,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			st += scale[nb + i] / (double)nt;
 		job->host_ratio = exp(st - sb);
 		if (nb < 2 || nt < 2) {
-			double host = log(job->host_ratio);
 			job->control_sd = control_sd(&in, runs, nb, nt, scale, ctl);
-			/* functions do not all follow the host alike: a sibling
-			 * hyperthread's load slows some loops more than others */
-			job->control_sd = sqrt(job->control_sd * job->control_sd +
-					       CONTROL_HOST_SHARE * CONTROL_HOST_SHARE * host * host);
 		} else {
 			/* the runs' speeds themselves: ns-sized values keep lg()'s +1 out */
 			struct check_finding h;

@@ -360,10 +360,12 @@ static void test_one_run_a_side(void)
 	   f ? f->ratio : 0, f ? f->ci_low : 0, f ? f->ci_high : 0);
 	is_int(verdict(&r, "main;steady;spin", CHECK_SELF), CHECK_NO_CHANGE,
 	       "spin under steady: no change, though its time grew 1.8x");
-	ok(r.jobs[0].control == 5 && fabs(r.jobs[0].host_ratio - 1.8) < 0.1 &&
+	/* main's self time is the least per call it makes (5 ns each): with no
+	 * calibration, taken for its probes' cost, it stays out of the control */
+	ok(r.jobs[0].control == 4 && fabs(r.jobs[0].host_ratio - 1.8) < 0.1 &&
 		   isfinite(r.jobs[0].control_sd),
-	   "the control: %zu contexts, the target's run x%.2f as a whole", r.jobs[0].control,
-	   r.jobs[0].host_ratio);
+	   "the control: %zu contexts (not main), the target's run x%.2f as a whole",
+	   r.jobs[0].control, r.jobs[0].host_ratio);
 	is_int(r.degradations, 3, "3 degradations: spin self and inclusive, slowpart");
 	f = find(&r, "main", CHECK_INCLUSIVE);
 	ok(f && f->verdict == CHECK_UNDECIDED && f->why && strstr(f->why, "too few calls"),
