@@ -46,7 +46,7 @@ children_ok() {
 	PY
 }
 
-cat >expect <<EOF_EXPECT
+cat >"$TRASH/expect" <<EOF_EXPECT
 child handle 40
 child handle 40
 child handle 40
