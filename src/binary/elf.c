@@ -1655,14 +1655,17 @@ static int same_source(const char *src, const char *file)
 	return ls > lf && src[ls - lf - 1] == '/' && !strcmp(src + ls - lf, file);
 }
 
-static size_t line_addrs_of(Elf *elf, const char *file, int line, uint64_t **out)
+/* Appends to *out (*n of *cap) the address of every row of the DWARF line
+ * tables of elf that want() takes.  */
+static void each_line_addr(Elf *elf, int (*want)(Dwarf_Line *l, const void *ctx),
+			   const void *ctx, uint64_t **out, size_t *n, size_t *cap)
 {
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	Dwarf_Off off = 0, next;
-	size_t hsize, n = 0, cap = 0;
+	size_t hsize;
 
 	if (!dw)
-		return 0;
+		return;
 	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 		Dwarf_Lines *lines;
@@ -1672,31 +1675,27 @@ static size_t line_addrs_of(Elf *elf, const char *file, int line, uint64_t **out
 			for (i = 0; i < nl; i++) {
 				Dwarf_Line *l = dwarf_onesrcline(lines, i);
 				Dwarf_Addr a;
-				const char *src;
-				bool stmt = false, end = true;
-				int no;
 
-				if (!l || dwarf_lineno(l, &no) || no != line ||
-				    dwarf_linebeginstatement(l, &stmt) || !stmt ||
-				    dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) ||
-				    !(src = dwarf_linesrc(l, NULL, NULL)) || !same_source(src, file))
+				if (!l || !want(l, ctx) || dwarf_lineaddr(l, &a))
 					continue;
-				if (n == cap) {
-					cap = cap ? cap * 2 : 8;
-					*out = xrealloc(*out, cap * sizeof(**out));
+				if (*n == *cap) {
+					*cap = *cap ? *cap * 2 : 64;
+					*out = xrealloc(*out, *cap * sizeof(**out));
 				}
-				(*out)[n++] = a;
+				(*out)[(*n)++] = a;
 			}
 		off = next;
 	}
 	dwarf_end(dw);
-	return n;
 }
 
-size_t target_line_addrs(const struct target *t, const char *file, int line, uint64_t **out)
+/* The addresses of the rows want() takes, from the target's own line
+ * tables, else its separate debug file's; a malloc'd *out; how many.  */
+static size_t target_line_rows(const struct target *t, int (*want)(Dwarf_Line *l, const void *ctx),
+			       const void *ctx, uint64_t **out)
 {
 	const char *paths[2] = { t->path, t->debug_path };
-	size_t n = 0, i, j, k;
+	size_t n = 0, cap = 0, i;
 
 	*out = NULL;
 	elf_version(EV_CURRENT);
@@ -1704,13 +1703,38 @@ size_t target_line_addrs(const struct target *t, const char *file, int line, uin
 		int fd = paths[i] ? fs_open_regular(paths[i], 0, 0) : -1;
 		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 
-		if (elf && has_section(elf, ".debug_info"))
-			n = line_addrs_of(elf, file, line, out);
+		if (elf && has_section(elf, ".debug_line"))
+			each_line_addr(elf, want, ctx, out, &n, &cap);
 		if (elf)
 			elf_end(elf);
 		if (fd >= 0)
 			close(fd);
 	}
+	return n;
+}
+
+struct line_want {
+	const char *file;
+	int line;
+};
+
+/* A statement's first row of line w->line of a file named w->file.  */
+static int want_line(Dwarf_Line *l, const void *ctx)
+{
+	const struct line_want *w = ctx;
+	const char *src;
+	bool stmt = false, end = true;
+	int no;
+
+	return !dwarf_lineno(l, &no) && no == w->line && !dwarf_linebeginstatement(l, &stmt) &&
+	       stmt && !dwarf_lineendsequence(l, &end) && !end &&
+	       (src = dwarf_linesrc(l, NULL, NULL)) && same_source(src, w->file);
+}
+
+size_t target_line_addrs(const struct target *t, const char *file, int line, uint64_t **out)
+{
+	struct line_want w = { file, line };
+	size_t n = target_line_rows(t, want_line, &w, out), i, j, k;
 	/* the first address of the line in each function, as stap places a
 	 * statement probe: a line the compiler split runs once per visit */
 	for (i = 0, k = 0; i < n; i++) {
@@ -1737,57 +1761,19 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static size_t prologue_ends_of(Elf *elf, uint64_t **out)
+/* A row that ends a prologue.  */
+static int want_prologue_end(Dwarf_Line *l, const void *ctx)
 {
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	Dwarf_Off off = 0, next;
-	size_t hsize, n = 0, cap = 0;
+	bool pe = false;
 
-	if (!dw)
-		return 0;
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		Dwarf_Lines *lines;
-		size_t nl, i;
-
-		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &nl) == 0)
-			for (i = 0; i < nl; i++) {
-				Dwarf_Line *l = dwarf_onesrcline(lines, i);
-				Dwarf_Addr a;
-				bool pe = false;
-
-				if (!l || dwarf_lineprologueend(l, &pe) || !pe || dwarf_lineaddr(l, &a))
-					continue;
-				if (n == cap) {
-					cap = cap ? cap * 2 : 64;
-					*out = xrealloc(*out, cap * sizeof(**out));
-				}
-				(*out)[n++] = a;
-			}
-		off = next;
-	}
-	dwarf_end(dw);
-	return n;
+	(void)ctx;
+	return !dwarf_lineprologueend(l, &pe) && pe;
 }
 
 size_t target_prologue_ends(const struct target *t, uint64_t **out)
 {
-	const char *paths[2] = { t->path, t->debug_path };
-	size_t n = 0, i;
+	size_t n = target_line_rows(t, want_prologue_end, NULL, out);
 
-	*out = NULL;
-	elf_version(EV_CURRENT);
-	for (i = 0; i < 2 && !n; i++) {
-		int fd = paths[i] ? fs_open_regular(paths[i], 0, 0) : -1;
-		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-
-		if (elf && has_section(elf, ".debug_line"))
-			n = prologue_ends_of(elf, out);
-		if (elf)
-			elf_end(elf);
-		if (fd >= 0)
-			close(fd);
-	}
 	if (n > 1)
 		qsort(*out, n, sizeof(**out), cmp_u64);
 	return n;
