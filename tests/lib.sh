@@ -48,6 +48,16 @@ trap cleanup_trash EXIT
 
 say() { echo "# $*"; }
 
+# wait_line FILE REGEX: waits up to 60 s for a line of FILE matching REGEX
+# (a service's output, perun's stderr); says what FILE held if none came
+wait_line() {
+	for i in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "no '$2' in $1:"; cat "$1"; return 1
+}
+
 # hog_start [SECONDS]: a process that keeps one CPU busy (a loaded machine)
 # for SECONDS (default: until hog_stop), or until hog_stop, the end of the test body that started it, or the end of the
 # test file (its pid is kept in $TRASH/hog.pid, as bodies run in subshells)

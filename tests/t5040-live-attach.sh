@@ -8,15 +8,6 @@
 . "$SRCDIR/tests/lib.sh"
 require_live
 
-# Waits up to 30 s for a line matching $2 in file $1.
-wait_line() {
-	for i in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no '$2' in $1:"; cat "$1"; return 1
-}
-
 test_expect_success 'build the service' '
 	cc -g -O1 -pthread -o service "$FIXTURES/service.c"
 '

@@ -37,15 +37,6 @@ served_counts() {
 	done | sort
 }
 
-# Waits up to 60 s for a line matching $2 in file $1.
-wait_line() {
-	for i in $(seq 600); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no '$2' in $1:"; cat "$1"; return 1
-}
-
 test_expect_success 'build the forking server' '
 	cc -g -O1 -pthread -o forksrv "$FIXTURES/forksrv.c"
 '

@@ -22,15 +22,6 @@ SESSIONS=4
 # can meet it, whatever the port
 PORT=$((20000 + $$ % 10000))
 
-# Waits up to 60 s for a line matching $2 in file $1.
-wait_line() {
-	for i in $(seq 600); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no '$2' in $1:"; cat "$1"; return 1
-}
-
 as_postgres() { su postgres -s /bin/sh -c "$*"; }
 
 stop_cluster() {

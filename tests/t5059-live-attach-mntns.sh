@@ -9,14 +9,6 @@
 require_live
 command -v unshare >/dev/null || skip_all "unshare (util-linux) not found"
 
-wait_line() {
-	for i in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no '$2' in $1:"; cat "$1"; return 1
-}
-
 test_expect_success 'build the service and a decoy of the same path' '
 	cc -g -O1 -pthread -o real "$FIXTURES/service.c" &&
 	cc -g -O0 -pthread -o app "$FIXTURES/service.c" &&

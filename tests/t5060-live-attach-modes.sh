@@ -15,14 +15,6 @@
 . "$SRCDIR/tests/lib.sh"
 require_live
 
-wait_line() {
-	for i in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no '$2' in $1:"; cat "$1"; return 1
-}
-
 # the twin's own time for 200,000 calls of handle (its median of 3)
 twin() {
 	for i in 1 2 3; do ./service --bench 200000; done |
