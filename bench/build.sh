@@ -10,7 +10,7 @@ bench_build() {
 	printf '%s\n' '#define _GNU_SOURCE 1' '#define PACKAGE_VERSION "bench"' \
 		'#define STAP_PATH "/usr/bin/stap"' '#define STAPBPF_PATH "/usr/bin/stapbpf"' \
 		'#define STAPRUN_PATH "/usr/bin/staprun"' >"$_b/config.h"
-	_pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone gsl libbpf"
+	_pkgs="libdw libelf zlib json-c libgit2 libpcre2-8 yaml-0.1 capstone gsl libbpf liblzma"
 	# the loader's BPF programs, embedded as configure's build does
 	mkdir -p "$_b/src/bpf" || return 1
 	clang -target bpf -O2 -g -D__TARGET_ARCH_x86 -I"/usr/include/$(cc -print-multiarch)" \
@@ -28,12 +28,12 @@ bench_build() {
 	cc -O2 -g -std=c11 -I"$_b" -I"$_src/src" $(pkg-config --cflags $_pkgs) \
 		-DPKGDATADIR=\"$_src\" -DPKGLIBDIR=\"$_b\" \
 		$(ls "$_src"/src/*.c "$_src"/src/*/*.c |
-			grep -v -e memlock-shim -e calibrate-helper -e uprobes-main -e '/src/bpf/') \
+			grep -v -e memlock-shim -e calibrate-helper -e uprobes-main -e '\.bpf\.c$' -e 'loader-bpf\.c$') \
 		"$_b/src/bpf/loader-bpf.c" -o "$_b/perun" $(pkg-config --libs $_pkgs) -lstdc++ -lm || return 1
 	# shellcheck disable=SC2046
 	cc -O2 -g -std=c11 -I"$_b" -I"$_src/src" $(pkg-config --cflags $_pkgs) \
 		-DPKGDATADIR=\"$_src\" -DPKGLIBDIR=\"$_b\" \
-		$(ls "$_src"/src/*/*.c | grep -v -e memlock-shim -e calibrate-helper -e '/src/bpf/') \
+		$(ls "$_src"/src/*/*.c | grep -v -e memlock-shim -e calibrate-helper -e '\.bpf\.c$' -e 'loader-bpf\.c$') \
 		"$_b/src/bpf/loader-bpf.c" -o "$_b/perun-uprobes" $(pkg-config --libs $_pkgs) -lstdc++ -lm || return 1
 	cc -shared -fPIC -O2 -o "$_b/perun-memlock-shim.so" "$_src/src/util/memlock-shim.c" -ldl ||
 		return 1

@@ -53,7 +53,7 @@ run_row() {
 	disarmed)
 		"$PERUN" collect -c ./loop -a "$N $SPIN" -o d.perf trace -q -s custom -f f \
 			-on dynamic-probing -oa probing-threshold 1000 ;;
-	esac 2>/dev/null | sed -n "s/^loop_ns //p"
+	esac 2>/dev/null | sed -n "s/^loop_ns \([0-9]*\).*/\1/p"
 }
 
 for row in $ROWS; do : >"$row.ns"; done
