@@ -6,7 +6,7 @@
 # pid with each mode in turn (plain recording, per-function sampling
 # handle#3, --aggregate, dynamic probing, timed sampling, the overhead
 # budget, a source-line probe), 600 requests are served while attached (in
-# 6 bursts 30 ms apart, so that timed sampling's 1 ms windows see some),
+# 6 bursts 30 ms apart, so that timed sampling's 50 ms windows see some),
 # and Ctrl-C detaches.  Each trace ran on the loader (trace.loader), exits
 # 0, counts what the mode says it counts, marks what it left out, and leaves
 # the service serving.  An untraced twin of the binary is timed before and
@@ -101,7 +101,7 @@ test_expect_success 'dynamic probing: handle disarmed after 100, removed from th
 '
 
 test_expect_success 'timed sampling: some calls, in its windows, said sampled' '
-	attach ts -s custom -f handle -on timed-sampling -oa timed-sample-freq 1000 &&
+	attach ts -s custom -f handle -on timed-sampling -oa timed-sample-freq 20 &&
 	test "$(cat ts.status)" = 0 &&
 	test "$(profile_field ts.perf trace.sampled)" = true &&
 	test "$(profile_field ts.perf trace.summary.handle.sampled_by)" = timed-sampling
