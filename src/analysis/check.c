@@ -446,13 +446,6 @@ static int cmp_call_ptr_id(const void *a, const void *b)
 /* Counts each call's traced children and descendants from the call and
  * caller ids (a callee's id is larger than its caller's: ids are given at
  * entry).  */
-
-/* Takes the probes' cost out of every call's times (count_callees() first)
- * as the
- * profile's summary does (profile/writer.c): its own probe (the stepped
- * cost where its entry probe was stepped), a pair for every traced call
- * inside it, and for self time the part of each child's pair that falls
- * outside the child's own time.  */
 static void count_callees(struct call *c, size_t n)
 {
 	struct call **by_id = xmalloc((n ? n : 1) * sizeof(*by_id));
@@ -476,6 +469,11 @@ static void count_callees(struct call *c, size_t n)
 	free(by_id);
 }
 
+/* Takes the probes' cost out of every call's times (count_callees() first)
+ * as the profile's summary does (profile/writer.c): its own probe (the
+ * stepped cost where its entry probe was stepped), a pair for every traced
+ * call inside it, and for self time the part of each child's pair that
+ * falls outside the child's own time.  */
 static void take_out_cost(const struct interner *in, const struct profile *p,
 			  const struct run_cost *cost, struct call *c, size_t n)
 {
@@ -884,8 +882,9 @@ static void decide(struct check_finding *f, const struct check_opts *o)
 /* Each run's speed: scale[r] (log units, 0 for the typical run) from the
  * self times of the contexts every run has, above the probes' cost taken
  * out of them (below it the drift of that cost, not the run, moves them),
- * and not bound[c] (bound may be NULL: see probe_bound()).  Returns the number of contexts in the control (0: none); ctl[c] says
- * whether context c is one.  */
+ * and not bound[c] (bound may be NULL: see probe_bound()).  Returns the
+ * number of contexts in the control (0: none); ctl[c] says whether context
+ * c is one.  */
 static size_t control_scale(const struct interner *in, const struct run *runs, size_t nr,
 			    const unsigned char *bound, double *scale, unsigned char *ctl)
 {

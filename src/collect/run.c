@@ -242,7 +242,7 @@ static void go_entries(struct session *s)
 		const struct func *f;
 		size_t lo = 0, hi = n;
 		if (pr->kind != PROBE_FUNC || strcmp(pr->binary, s->target.path) ||
-		    !(f = target_func_containing(&s->target, pr->addr)) || f->addr != pr->addr)
+		    !(f = target_func_at(&s->target, pr->addr)))
 			continue;
 		while (lo < hi) { /* the first mark past the function's first byte */
 			size_t mid = lo + (hi - lo) / 2;

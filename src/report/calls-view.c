@@ -554,7 +554,7 @@ static int cmp_lat(const void *a, const void *b)
 
 /* The quantiles every latency view shows.  */
 static const double lat_q[] = { 0.5, 0.9, 0.99, 0.999 };
-static const char *const lat_qname[] = { "p50", "p90", "p99", "p99.9" };
+const char *const calls_latency_qname[4] = { "p50", "p90", "p99", "p99.9" };
 
 static double lat_quantile(const struct lat *l, double q)
 {
@@ -666,7 +666,7 @@ static int view_hist(const struct profile *p, const char *what, const struct cal
 	strbuf_addf(out, "# latency per function in ns: %s\n", lat_source(kinds));
 	strbuf_addf(out, "%-*s %10s", (int)width, "function", "calls");
 	for (j = 0; j < sizeof(lat_q) / sizeof(lat_q[0]); j++)
-		strbuf_addf(out, " %12s", lat_qname[j]);
+		strbuf_addf(out, " %12s", calls_latency_qname[j]);
 	strbuf_addf(out, " %12s  %s\n", "max", "from");
 	for (i = 0; i < c.nl; i++) {
 		strbuf_addf(out, "%-*s %10" PRIu64, (int)width, c.l[i].name, c.l[i].count);
@@ -764,7 +764,7 @@ int calls_hist_diff(const struct profile *pa, const char *a, const struct profil
 		    lat_short_source(kinds[0]), lat_short_source(kinds[1]));
 	strbuf_addf(out, "%-*s %8s %8s", (int)width, "function", "calls A", "calls B");
 	for (j = 0; j < sizeof(lat_q) / sizeof(lat_q[0]); j++)
-		strbuf_addf(out, " %8s A %8s B", lat_qname[j], lat_qname[j]);
+		strbuf_addf(out, " %8s A %8s B", calls_latency_qname[j], calls_latency_qname[j]);
 	strbuf_addf(out, " %9s\n", "p99 B/A");
 	/* A's functions by total time, then those only in B */
 	for (k = 0; k < 2; k++)

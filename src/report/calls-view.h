@@ -51,11 +51,14 @@ int calls_view(const struct profile *p, const char *what, enum calls_format fmt,
 int calls_hist_diff(const struct profile *pa, const char *a, const struct profile *pb,
 		    const char *b, struct strbuf *out);
 
+/* The quantiles every latency view shows: "p50", "p90", "p99", "p99.9".  */
+extern const char *const calls_latency_qname[4];
+
 /* One function's latency, as the hist view shows it.  */
 struct calls_latency {
 	char *name;
 	uint64_t count;
-	double q[4];	/* p50, p90, p99, p99.9 (ns) */
+	double q[4];	/* calls_latency_qname's quantiles (ns) */
 	double max;
 	int from_hist;	/* from its log2 histogram, not its exact calls */
 };

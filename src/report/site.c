@@ -111,12 +111,23 @@ static int site_subdir(const char *dir, const char *sub)
 	return ret;
 }
 
-/* graphs/flame/<sha>.svg of each commit's first matching profile.  */
-static int write_flames(const struct history *h, const struct repo *r, const char *dir,
-			size_t *written)
-{
-	size_t i;
+/* The latency of each function at the newest commit with profiles (its
+ * first profile, as its flame graph): hist's quantiles.  */
+struct site_latency {
+	const char *sha;	/* NULL: none */
+	struct calls_latency *rows;
+	size_t n;
+};
 
+/* graphs/flame/<sha>.svg of each commit's first matching profile, and the
+ * newest one's latency into *lat.  */
+static int write_flames(const struct history *h, const struct repo *r, const char *dir,
+			size_t *written, struct site_latency *lat)
+{
+	size_t i, last = h->nc;
+
+	while (last > 0 && !h->c[last - 1].first[0])
+		last--;
 	*written = 0;
 	for (i = 0; i < h->nc; i++) {
 		struct strbuf json = STRBUF_INIT, folded = STRBUF_INIT, svg = STRBUF_INIT,
@@ -131,6 +142,9 @@ static int write_flames(const struct history *h, const struct repo *r, const cha
 			strbuf_release(&json);
 			return -1;
 		}
+		if (i + 1 == last &&
+		    calls_latency(&p, h->c[i].first, &lat->rows, &lat->n) == 0 && lat->n)
+			lat->sha = h->c[i].sha;
 		profile_folded(&p, &folded);
 		strbuf_addf(&title, "%s at %.7s: %s", h->cmd ? h->cmd : "", h->c[i].sha,
 			    h->c[i].subject);
@@ -150,43 +164,6 @@ static int write_flames(const struct history *h, const struct repo *r, const cha
 	return 0;
 }
 
-/* The latency of each function at the newest commit with profiles (its
- * first profile, as its flame graph): hist's quantiles.  */
-struct site_latency {
-	const char *sha;	/* NULL: none */
-	struct calls_latency *rows;
-	size_t n;
-};
-
-static int site_latency_read(const struct history *h, const struct repo *r,
-			     struct site_latency *out)
-{
-	struct strbuf json = STRBUF_INIT;
-	struct profile p = {0};
-	size_t i = h->nc;
-	int ret = 0;
-
-	memset(out, 0, sizeof(*out));
-	while (i > 0 && !h->c[i - 1].first[0])
-		i--;
-	if (!i)
-		return 0;
-	i--;
-	if (store_read_object(r->dir, h->c[i].first, &json, NULL) < 0 ||
-	    profile_read(&p, json.buf, json.len, h->c[i].first) < 0) {
-		ret = -1;
-		goto out;
-	}
-	if (calls_latency(&p, h->c[i].first, &out->rows, &out->n) == 0 && out->n)
-		out->sha = h->c[i].sha;
-out:
-	profile_release(&p);
-	strbuf_release(&json);
-	return ret;
-}
-
-static const char *const site_lat_q[] = { "p50", "p90", "p99", "p99.9" };
-
 static void write_latency_json(const struct site_latency *l, struct strbuf *sb)
 {
 	size_t i, j;
@@ -202,19 +179,17 @@ static void write_latency_json(const struct site_latency *l, struct strbuf *sb)
 		strbuf_add_json_str(sb, l->rows[i].name);
 		strbuf_addf(sb, ",\"calls\":%" PRIu64, l->rows[i].count);
 		for (j = 0; j < 4; j++)
-			strbuf_addf(sb, ",\"%s\":%.17g", site_lat_q[j], l->rows[i].q[j]);
+			strbuf_addf(sb, ",\"%s\":%.17g", calls_latency_qname[j], l->rows[i].q[j]);
 		strbuf_addf(sb, ",\"max\":%.17g,\"from\":\"%s\"}", l->rows[i].max,
 			    l->rows[i].from_hist ? "log2" : "calls");
 	}
 	strbuf_addstr(sb, "]}");
 }
 
-static void write_latency_html(const struct history *h, const struct site_latency *l,
-			       struct strbuf *out)
+static void write_latency_html(const struct site_latency *l, struct strbuf *out)
 {
 	size_t i, j;
 
-	(void)h;
 	if (!l->sha)
 		return;
 	strbuf_addf(out,
@@ -225,7 +200,7 @@ static void write_latency_html(const struct history *h, const struct site_latenc
 		    "<th>calls</th>",
 		    l->sha, l->sha);
 	for (j = 0; j < 4; j++)
-		strbuf_addf(out, "<th>%s</th>", site_lat_q[j]);
+		strbuf_addf(out, "<th>%s</th>", calls_latency_qname[j]);
 	strbuf_addstr(out, "<th>max</th><th>from</th></tr>\n");
 	for (i = 0; i < l->n; i++) {
 		strbuf_addstr(out, "<tr><td>");
@@ -508,7 +483,7 @@ static void write_page(const struct history *h, const struct agg *aggs, size_t n
 					 "Commits.</p>\n",
 				    ninc, ninc == 1 ? "" : "s");
 	}
-	write_latency_html(h, lat, out);
+	write_latency_html(lat, out);
 	strbuf_addstr(out, "<p class=\"legend\"><span style=\"color:#1f5fbf\">&#9473; median"
 			   "</span><span style=\"color:#8fa8c8\">&#9476; p95</span>");
 	if (h->control)
@@ -632,7 +607,7 @@ int site_write(const struct history *h, const struct repo *r, const char *dir_ar
 		if (write_text(path, &sb) < 0)
 			goto out;
 	}
-	if (write_flames(h, r, dir, &nflames) < 0 || site_latency_read(h, r, &lat) < 0)
+	if (write_flames(h, r, dir, &nflames, &lat) < 0)
 		goto out;
 	/* index.json: what there is, and where */
 	strbuf_reset(&sb);
