@@ -452,25 +452,27 @@ static int detect_into(const double *y, const double *noise, size_t n,
 	struct step *st = NULL;
 	size_t ns = 0, i, nw = 0;
 	double *w = xcalloc(n ? n : 1, sizeof(*w)), *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
-	double wmed;
+	double *e = xcalloc(n ? n : 1, sizeof(*e)), wmed;
 
 	if (opts)
 		o = *opts;
 	else
 		memset(&o, 0, sizeof(o));
-	o.noise = noise;
+	o.noise = noise ? e : NULL;
 	free(*out);
 	*out = NULL;
 	*nout = 0;
 	/* each point weighs as the inverse of its own noise (asv's weights), at
 	 * most as a point known to 1 %: a noisy commit moves the fit, and the
-	 * floor of the criterion, by its own share only */
+	 * floor of the criterion, by its own share only; the detector is told
+	 * that noise too */
 	for (i = 0; i < n; i++) {
-		double e = noise && isfinite(noise[i]) ? noise[i] : 0, lo = 0.01 * fabs(y[i]);
+		double lo = 0.01 * fabs(y[i]);
+		e[i] = noise && isfinite(noise[i]) ? noise[i] : 0;
 		if (!isfinite(y[i]))
 			continue;
-		e = e > lo ? e : lo;
-		w[i] = e > 0 ? 1 / e : 0;
+		e[i] = e[i] > lo ? e[i] : lo;
+		w[i] = e[i] > 0 ? 1 / e[i] : 0;
 		if (w[i] > 0)
 			tmp[nw++] = w[i];
 	}
@@ -486,9 +488,11 @@ static int detect_into(const double *y, const double *noise, size_t n,
 	free(tmp);
 	if (history_detect(y, w, n, &o, &st, &ns, NULL) < 0) {
 		free(w);
+		free(e);
 		return -1;
 	}
 	free(w);
+	free(e);
 	*out = xcalloc(ns ? ns : 1, sizeof(**out));
 	for (i = 0; i < ns; i++) {
 		(*out)[i].index = st[i].start;
