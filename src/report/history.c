@@ -467,12 +467,14 @@ static int detect_into(const double *y, const double *noise, size_t n,
 	 * floor of the criterion, by its own share only; the detector is told
 	 * that noise too */
 	for (i = 0; i < n; i++) {
-		double lo = 0.01 * fabs(y[i]);
-		e[i] = noise && isfinite(noise[i]) ? noise[i] : 0;
+		double lo = 0.01 * fabs(y[i]), ei = noise && isfinite(noise[i]) ? noise[i] : 0;
+		e[i] = NAN; /* not measured */
 		if (!isfinite(y[i]))
 			continue;
-		e[i] = e[i] > lo ? e[i] : lo;
-		w[i] = e[i] > 0 ? 1 / e[i] : 0;
+		if (ei > 0)
+			e[i] = ei > lo ? ei : lo;
+		ei = ei > lo ? ei : lo;
+		w[i] = ei > 0 ? 1 / ei : 0;
 		if (w[i] > 0)
 			tmp[nw++] = w[i];
 	}
