@@ -31,11 +31,12 @@
  * is that of noise of known size (see known_scale).  Below, the series
  * cannot check the measured size: 3 runs' spread often understates it.  */
 #define KNOWN_MIN_POINTS 5
-/* The penalty of a segment in that criterion, in units of beta ln(m): 1.5
- * beta (6 ln m) kept runs of +-5 % noise, 3 a commit, free of false steps
- * in 993-1000 of 1000 series of 5 to 20 commits and found +20 % in 89-100 %
- * of those of 10 or more; 1 beta flagged up to 8 %, 2 beta missed the
- * +27 % step of 3 commits known to 3-5 % before a noisier x2.  */
+/* The penalty of a segment in that criterion, in units of beta ln(m).  On
+ * runs of +-5 % noise, 3 a commit, 1000 series each of 5 to 20 commits:
+ * 1.5 beta (6 ln m) found a false step in at most 7, and +20 % in 89-100 %
+ * of series of 10 or more; 1 beta flagged up to 21; 2 beta missed the
+ * +27 % step of 3 commits known to 3-5 % before a noisier x2 level (the
+ * medians of tests/unit/t-history.c).  */
 #define KNOWN_PENALTY 1.5
 
 struct wv {

@@ -35,7 +35,7 @@
  *     On runs of +-5 % noise, 3 a commit, over 5 to 20 commits it found a
  *     +20 % step in 49-100 % of series (eq. 14: 30-99 %; 89-100 % against
  *     33-68 % at 10 commits) and a false one in at most 7 of 1000 (eq. 14:
- *     3); tests/unit/t-steps.c.
+ *     3); tests/unit/t-history.c.
  *   - rho is bounded by |rho| <= 0.5, because an unbounded rho near 1
  *     passes a step off as correlated noise (asv's search found the step in
  *     111 of 200 series of 20 points, 82 of 200 of 60 points under AR(1)
