@@ -33,10 +33,10 @@
 #define KNOWN_MIN_POINTS 5
 /* The penalty of a segment in that criterion, in units of beta ln(m).  On
  * runs of +-5 % noise, 3 a commit, 1000 series each of 5 to 20 commits:
- * 1.5 beta (6 ln m) found a false step in at most 7, and +20 % in 89-100 %
- * of series of 10 or more; 1 beta flagged up to 21; 2 beta missed the
- * +27 % step of 3 commits known to 3-5 % before a noisier x2 level (the
- * medians of tests/unit/t-history.c).  */
+ * 1.5 beta (6 ln m) found a false step in at most 9, and +20 % in 96-100 %
+ * of series of 10 or more; 1.75 beta missed in 6 of 15 variants the +27 %
+ * step of 3 commits known to 1-9 % before a noisier x2 level (the medians
+ * of tests/unit/t-history.c), 1.5 beta in 3, those known to 9 %.  */
 #define KNOWN_PENALTY 1.5
 
 struct wv {
@@ -364,12 +364,13 @@ static double noise_floor(const double *y, const double *w, size_t m, double mea
 }
 
 /* The noise scale of the criterion of known noise: the median of the
- * points' measured noise e[] (each point's own is too rough: 3 runs'
- * spread is as often a third of the truth as right), or what the series
- * shows if that is more, the sd of gaussian noise whose successive
- * differences have the median |y_i - y_i-1| of the series (0.6745 sqrt(2)
- * sd; a step moves one difference).  0 when no point's noise was
- * measured.  tmp holds m.  */
+ * points' measured noise e[] (a point's own is too rough to go by when it
+ * is less: 3 runs' spread is as often a third of the truth as right), or,
+ * if more, what the series shows: that median times the median of
+ * |y_i - y_i-1| / sqrt(s_i^2 + s_i-1^2) over 0.6745 (its value for gaussian
+ * noise of sd s_i; a step moves one difference), s_i the point's own noise
+ * or the median if that is more.  0 when no point's noise was measured.
+ * tmp holds m.  */
 static double known_scale(const double *y, const double *e, size_t m, struct wv *tmp)
 {
 	size_t i, k = 0;
@@ -382,12 +383,14 @@ static double known_scale(const double *y, const double *e, size_t m, struct wv 
 		return 0;
 	qsort(tmp, k, sizeof(*tmp), cmp_wv);
 	med = k % 2 ? tmp[k / 2].y : (tmp[k / 2 - 1].y + tmp[k / 2].y) / 2;
-	for (i = 1; i < m; i++)
-		tmp[i - 1] = (struct wv){fabs(y[i] - y[i - 1]), 1};
+	for (i = 1; i < m; i++) {
+		double a = e[i] > med ? e[i] : med, b = e[i - 1] > med ? e[i - 1] : med;
+		tmp[i - 1] = (struct wv){fabs(y[i] - y[i - 1]) / sqrt(a * a + b * b), 1};
+	}
 	qsort(tmp, m - 1, sizeof(*tmp), cmp_wv);
 	k = m - 1;
-	d = (k % 2 ? tmp[k / 2].y : (tmp[k / 2 - 1].y + tmp[k / 2].y) / 2) / (0.6745 * sqrt(2.0));
-	return d > med ? d : med;
+	d = (k % 2 ? tmp[k / 2].y : (tmp[k / 2 - 1].y + tmp[k / 2].y) / 2) / 0.6745;
+	return d > 1 ? med * d : med;
 }
 
 int steps_detect(const double *y, const double *w, size_t n, struct step **out, size_t *nout)
@@ -506,11 +509,12 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 		floor_s = floor_s > known ? floor_s : known;
 		floor_s = floor_s > 1e-300 ? floor_s : 1e-300;
 		ic = beta * log((double)m) / (double)m * (double)k + log(s + floor_s);
-		if (scale > 0) { /* -ln L of Laplace noise of sd scale, plus the penalty */
+		if (scale > 0) { /* -ln L of Laplace noise of sd scale (or the point's
+				  * own noise where that is more), plus the penalty */
 			double z = 0;
 			for (j = 0; j < m; j++)
-				z += fabs(eps[j]);
-			ic = sqrt(2.0) * z / scale + KNOWN_PENALTY * beta * (double)k * log((double)m);
+				z += fabs(eps[j]) / (ee[j] > scale ? ee[j] : scale);
+			ic = sqrt(2.0) * z + KNOWN_PENALTY * beta * (double)k * log((double)m);
 		}
 		if (ic < best_ic - 1e-12) {
 			best_ic = ic;

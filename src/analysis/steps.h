@@ -25,17 +25,18 @@
  *     series each of 3 to 10 points it found no step (tests/unit/t-steps.c).
  *   - when the caller measured the points' noise and there are 5 points
  *     or more, the number of steps is chosen by the criterion of noise of
- *     known size instead: sqrt(2) sum |eps_i| / s + 1.5 beta k ln(m), the
- *     Laplace likelihood of noise of sd s with a penalty per segment, s the
- *     median of the points' noise or, if more, the sd that the series'
- *     successive differences show.  Eq. 14 takes the noise's size from the
- *     residuals alone, so in a short series each step must cut them
- *     2.5-fold (10 points): a +27 % step between medians known to a few
- *     per cent failed that when a later, larger step's level was noisier.
- *     On runs of +-5 % noise, 3 a commit, over 5 to 20 commits it found a
- *     +20 % step in 49-100 % of series (eq. 14: 30-99 %; 89-100 % against
- *     33-68 % at 10 commits) and a false one in at most 7 of 1000 (eq. 14:
- *     3); tests/unit/t-history.c.
+ *     known size instead: sqrt(2) sum |eps_i| / s_i + 1.5 beta k ln(m),
+ *     the Laplace likelihood of noise of sd s_i with a penalty per segment.
+ *     s_i is the point's own noise where that is more than the median of
+ *     the points' (a commit whose runs disagree is not trusted more than
+ *     they do), else that median, or more where the series' successive
+ *     differences scatter more than it says.  Eq. 14 takes the noise's
+ *     size from the residuals alone, so in a short series each step must
+ *     cut them 2.5-fold (10 points): a +27 % step between medians known
+ *     to a few per cent failed that beside a noisier x2 level.  On runs of
+ *     +-5 % noise, 3 a commit, it found a +20 % step in 96-100 % of series
+ *     of 10 to 20 commits (eq. 14: 33-100 %) and a false step in at most
+ *     9 of 1000 series of 5 to 20 (eq. 14: 3); tests/unit/t-history.c.
  *   - rho is bounded by |rho| <= 0.5, because an unbounded rho near 1
  *     passes a step off as correlated noise (asv's search found the step in
  *     111 of 200 series of 20 points, 82 of 200 of 60 points under AR(1)
