@@ -471,7 +471,7 @@ int steps_detect_opts(const double *y, const double *w, size_t n, const struct s
 	eps = malloc(m * sizeof(*eps));
 	if (!cost || !F || !prev || !cand || !seg || !best_seg || !mu || !eps)
 		goto oom;
-	if (noise && block == 1 && m >= KNOWN_MIN_POINTS)
+	if (noise && !opts->noise_floor_only && block == 1 && m >= KNOWN_MIN_POINTS)
 		scale = known_scale(yy, ee, m, tmp);
 	known = FLOOR_C * noise_floor(yy, ww, m, noise ? known : -1, tmp);
 	/* the floor flattens the criterion; a long series needs it less: from

@@ -67,6 +67,9 @@ struct steps_opts {
 	double rho_max;	   /* bound on |rho| of the AR(1) noise; default 0.5 (0.99 ~ asv) */
 	const double *noise; /* per point of y: its expected absolute error (say the standard
 				error of a median), or NULL: estimated from the series */
+	int noise_floor_only; /* the noise only floors eq. 14's (no criterion of known
+				 noise): for a statistic, like a tail's, whose noise the
+				 runs tell too roughly */
 };
 
 /* What the fit found besides the steps (optional).  */
