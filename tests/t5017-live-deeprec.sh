@@ -5,7 +5,8 @@
 # entered past the limit get no return probe: perun must not pair an outer
 # call's exit with a deeper call's entry, must count them all the same, and
 # must say why those calls have no duration, exiting 3.  perun's loader
-# probes the return instructions instead: every call has its duration.
+# probes a recursive function's return instructions instead (main, on no
+# cycle, keeps its cheaper uretprobe): every call has its duration.
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -66,6 +67,8 @@ test_expect_success 'perun'"'"'s loader: all 101 timed, at any depth, nested' '
 	test "$(profile_field l.perf trace.anomalies.unmatched_entries)" = 0 &&
 	test "$(profile_field l.perf trace.complete)" = true &&
 	! grep "no_duration" l.perf &&
+	test "$(profile_field l.perf trace.summary.rec.probe_return)" = instructions &&
+	test "$(profile_field l.perf trace.summary.main.probe_return)" = uretprobe &&
 	"$PERUN" show l.perf --format json --expand >l.json &&
 	check_nesting l.json 101
 '

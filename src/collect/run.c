@@ -53,6 +53,12 @@ static struct json_object *report_attached(struct session *s, const char *path,
 	strbuf_read_file(&sb, path);
 	*attached = plan_match_uprobe_events(&s->plan, strbuf_str(&sb), -1, att);
 	nfail = plan_attach_failures(&s->plan, att, s->uprobes != NULL, &lines);
+	if (s->uprobes) {
+		free(s->ret_insn);
+		s->ret_insn = xcalloc(s->plan.n ? s->plan.n : 1, 1);
+		for (i = 0; i < s->plan.n; i++)
+			s->ret_insn[i] = att[i].ret_insn;
+	}
 	/* an attach said it when the probes were armed */
 	if ((!s->o->quiet && s->o->pid <= 0) || *attached < planned)
 		log_msg(0, "perun", "attached %zu of %zu probe points%s", *attached, planned,
@@ -380,6 +386,8 @@ int collect_run(struct session *s)
 	s->rec = xstrfmt("%s/trace.rec", s->tmpdir);
 	fr.path = s->rec;
 	s->result.outcome = COLLECT_FAILED;
+	if (s->uprobes)
+		collect_plan_returns(s);
 	{
 		char *pp = xstrfmt("%s/plan", s->tmpdir);
 		plan_save(&s->plan, pp);
