@@ -251,8 +251,11 @@ static void warn_unfinished(struct session *s, const struct parse_stats *ps,
 			 "probes pending per thread and these were entered deeper (a deep "
 			 "recursion)%s",
 			 ps->beyond_return_limit, PARSE_URETPROBE_DEPTH,
-			 s->uprobes ? "" : "; perun's loader (the bpf runtime on Linux 6.6 and "
-					   "later) times calls at any depth");
+			 s->uprobes ? "; perun's loader gave them uretprobes, as the binary's call "
+				      "graph shows no cycle through them (a callback from a library, "
+				      "or a chain of more than 64 functions)"
+				    : "; perun's loader (the bpf runtime on Linux 6.6 and later) "
+				      "times calls at any depth");
 	if (missed)
 		log_keep(&s->result.notes, "perun",
 			 "%" PRIu64 " of them returned unseen: the function left by a way its "
