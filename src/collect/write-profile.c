@@ -252,8 +252,8 @@ static void warn_unfinished(struct session *s, const struct parse_stats *ps,
 			 "recursion)%s",
 			 ps->beyond_return_limit, PARSE_URETPROBE_DEPTH,
 			 s->uprobes ? "; perun's loader gave them uretprobes, as the binary's call "
-				      "graph shows no cycle through them (a callback from a library, "
-				      "or a chain of more than 64 functions)"
+				      "graph shows no cycle through them (a callback from a library "
+				      "function perun does not know to call back)"
 				    : "; perun's loader (the bpf runtime on Linux 6.6 and later) "
 				      "times calls at any depth");
 	if (missed)
