@@ -88,6 +88,7 @@ void session_release(struct session *s)
 	free(s->below_min);
 	free(s->points);
 	free(s->stepped);
+	free(s->ret_insn);
 	json_object_put(s->probes_j);
 	json_object_put(s->pre_opt);
 	free(s->stap);
