@@ -23,10 +23,14 @@
  * duration and the collect says so (beyond_return_limit).  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "binary/callgraph.h"
+#include "binary/cfg.h"
+#include "binary/exits.h"
 #include "collect/session.h"
 #include "util/log.h"
 
@@ -143,6 +147,43 @@ static uint32_t node_of(const struct target *t, const struct callgraph *cg,
 	return node < cg->nfuncs ? node : UINT32_MAX;
 }
 
+/* In a binary that throws C++ exceptions, a function whose return
+ * instructions cannot all be found (a jump through a register, a jump to
+ * its .cold part) would get a uretprobe from the loader, which an exception
+ * unwinding through it turns into an abort: it is counted at entry only.  */
+static void unwound_entry_only(struct session *s)
+{
+	const struct target *t = &s->target;
+	struct cfg_disasm *d = NULL;
+	size_t i, n = 0;
+	int fd;
+
+	if (cfg_disasm_new(&d) < 0)
+		return;
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < s->plan.n && fd >= 0; i++) {
+		struct probe *pr = &s->plan.probes[i];
+		const struct func *f;
+		uint64_t *offs = NULL;
+		if (pr->kind != PROBE_FUNC || (pr->flags & PROBE_F_ENTRY_ONLY) || !pr->binary ||
+		    strcmp(pr->binary, t->path) || !(f = target_func_at(t, pr->addr)))
+			continue;
+		if (target_func_exits(t, f, fd, d, &offs) <= 0) {
+			pr->flags |= PROBE_F_ENTRY_ONLY;
+			n++;
+		}
+		free(offs);
+	}
+	if (fd >= 0)
+		close(fd);
+	cfg_disasm_free(d);
+	if (n)
+		log_msg(1, "perun", "%s uses C++ exceptions: %zu function%s counted at entry only "
+				    "(not every return instruction of theirs was found, and a "
+				    "uretprobe would break unwinding through them)",
+			t->path, n, n == 1 ? "" : "s");
+}
+
 void collect_plan_returns(struct session *s)
 {
 	const struct target *t = &s->target;
@@ -154,7 +195,11 @@ void collect_plan_returns(struct session *s)
 	memset(&cg, 0, sizeof(cg));
 	for (i = 0; i < s->plan.n; i++)
 		s->plan.probes[i].flags &= ~PROBE_F_RET_UPROBE;
-	if (t->exceptions || t->go || !t->path || !t->nfuncs)
+	if (!t->path || !t->nfuncs)
+		return;
+	if (t->exceptions && !t->go)
+		unwound_entry_only(s);
+	if (t->exceptions || t->go)
 		return;
 	for (i = 0; i < s->plan.n; i++)
 		funcs += s->plan.probes[i].kind == PROBE_FUNC;

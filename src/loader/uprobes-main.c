@@ -539,6 +539,13 @@ static void return_points(const struct probe *pr, struct uprobes_point **pts, si
 	}
 	if (f && x->fd >= 0 && target_file_offset(t, f->addr) == pr->foff)
 		n = target_func_exits(t, f, x->fd, x->d, &offs);
+	if (n <= 0 && t && (t->exceptions || t->go)) {
+		/* a uretprobe would break unwinding through it: no return probe
+		 * (collect plans such a function entry-only; this is a plan that
+		 * did not) */
+		kinds[pr->id] = RETPAIR_OFF;
+		return;
+	}
 	if (n <= 0) {
 		kinds[pr->id] = RETPAIR_URET;
 		grow(pts, *npts + 1, alloc);

@@ -261,7 +261,12 @@ int calibrate_cached(int runtime, const char *loader, int quiet, struct calibrat
 		loader = NULL;
 	path = calibrate_path(dir, runtime_name(rt), loader, u.release);
 	r = calibrate_load(path, runtime_name(rt), loader, u.release, c);
-	if (r == 1 && !quiet)
+	if (r == 1 && !quiet && c->insn_pair_ns > c->pair_ns)
+		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
+				"(%.0f ns per recorded callee; %.0f and %.0f where returns are probed "
+				"on their instructions), measured by perun calibrate\n",
+			c->probe_ns, c->pair_ns, c->insn_probe_ns, c->insn_pair_ns);
+	else if (r == 1 && !quiet)
 		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
 				"(%.0f ns per recorded callee), measured by perun calibrate\n",
 			c->probe_ns, c->pair_ns);
