@@ -445,32 +445,37 @@ out:
 	return ret;
 }
 
-static int detect_into(const double *y, const double *noise, size_t n,
+static int detect_into(const double *y, const double *noise, int floor_only, size_t n,
 		       const struct steps_opts *opts, struct history_step **out, size_t *nout)
 {
 	struct steps_opts o;
 	struct step *st = NULL;
 	size_t ns = 0, i, nw = 0;
 	double *w = xcalloc(n ? n : 1, sizeof(*w)), *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
-	double wmed;
+	double *e = xcalloc(n ? n : 1, sizeof(*e)), wmed;
 
 	if (opts)
 		o = *opts;
 	else
 		memset(&o, 0, sizeof(o));
-	o.noise = noise;
+	o.noise = noise ? e : NULL;
+	o.noise_floor_only = floor_only;
 	free(*out);
 	*out = NULL;
 	*nout = 0;
 	/* each point weighs as the inverse of its own noise (asv's weights), at
 	 * most as a point known to 1 %: a noisy commit moves the fit, and the
-	 * floor of the criterion, by its own share only */
+	 * floor of the criterion, by its own share only; the detector is told
+	 * that noise too */
 	for (i = 0; i < n; i++) {
-		double e = noise && isfinite(noise[i]) ? noise[i] : 0, lo = 0.01 * fabs(y[i]);
+		double lo = 0.01 * fabs(y[i]), ei = noise && isfinite(noise[i]) ? noise[i] : 0;
+		e[i] = NAN; /* not measured */
 		if (!isfinite(y[i]))
 			continue;
-		e = e > lo ? e : lo;
-		w[i] = e > 0 ? 1 / e : 0;
+		if (ei > 0)
+			e[i] = ei > lo ? ei : lo;
+		ei = ei > lo ? ei : lo;
+		w[i] = ei > 0 ? 1 / ei : 0;
 		if (w[i] > 0)
 			tmp[nw++] = w[i];
 	}
@@ -486,9 +491,11 @@ static int detect_into(const double *y, const double *noise, size_t n,
 	free(tmp);
 	if (history_detect(y, w, n, &o, &st, &ns, NULL) < 0) {
 		free(w);
+		free(e);
 		return -1;
 	}
 	free(w);
+	free(e);
 	*out = xcalloc(ns ? ns : 1, sizeof(**out));
 	for (i = 0; i < ns; i++) {
 		(*out)[i].index = st[i].start;
@@ -509,9 +516,11 @@ int history_steps(struct history *h, const struct steps_opts *opts)
 		struct history_series *s = &h->s[k];
 		const double *y = h->control ? s->norm : s->median;
 		const double *noise = h->control ? s->norm_noise : s->median_noise;
-		if (detect_into(y, noise, h->nc, opts, &s->steps, &s->nsteps) < 0 ||
-		    detect_into(s->p95, s->p95_noise, h->nc, opts, &s->p95_steps, &s->np95_steps) <
-			0)
+		/* the p95's noise from 3 runs' tails is too rough to take as
+		 * known: it floors the criterion only */
+		if (detect_into(y, noise, 0, h->nc, opts, &s->steps, &s->nsteps) < 0 ||
+		    detect_into(s->p95, s->p95_noise, 1, h->nc, opts, &s->p95_steps,
+				&s->np95_steps) < 0)
 			return -1;
 	}
 	return 0;
