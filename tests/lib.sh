@@ -33,7 +33,8 @@ printf "[user]\n\tname = A U Thor\n\temail = author@example.com\n" >"$TRASH/.git
 # on a loaded machine) is shared by the test files of one build tree instead
 # of starting cold in each HOME: stap keys it by the content it compiles, so a
 # hit gives the same module, and perun's own module cache stays per test file
-# (what the tests' "(miss)" and "(hit)" lines are about).  make clean removes it.
+# (what the tests' "(miss)" and "(hit)" lines are about).  make clean removes it;
+# PERUN_TEST_STAP_DIR=DIR puts it elsewhere (one kept across build trees).
 SYSTEMTAP_DIR="${PERUN_TEST_STAP_DIR:-${BUILDDIR:-$SRCDIR}/tests/stap-cache}"
 mkdir -p "$SYSTEMTAP_DIR"
 export SYSTEMTAP_DIR
