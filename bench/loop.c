@@ -1,6 +1,8 @@
 /* Benchmark target: calls f() N times, each spinning SPIN ns (default 0),
  * and prints how long the loop took, so tracing overhead is measured inside
- * the traced process itself.  */
+ * the traced process itself.  With a third argument "rec" it calls g()
+ * instead: the same, but g can recurse (it never does here), so perun's
+ * loader probes its return instructions rather than giving it a uretprobe.  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -26,17 +28,29 @@ __attribute__((noinline)) int f(int x)
 	return x + 1;
 }
 
+__attribute__((noinline)) int g(int x, int depth)
+{
+	if (depth > 0)
+		return g(x, depth - 1) + 1;
+	__asm__ volatile("" ::: "memory");
+	return x + 1;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 100000, i;
 	struct timespec t0, t1;
-	int s = 0;
+	int s = 0, rec = argc > 3 && argv[3][0] == 'r';
 
 	spin_ns = argc > 2 ? atol(argv[2]) : 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < n; i++)
-		s += f((int)i);
+	if (rec)
+		for (i = 0; i < n; i++)
+			s += g((int)i, 0);
+	else
+		for (i = 0; i < n; i++)
+			s += f((int)i);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("loop_ns %lld calls %ld sum %d\n",
 	       (long long)(t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec), n, s);

@@ -10,7 +10,11 @@
 #   untraced     the loop alone
 #   bpftrace     bpftrace counting f's calls and returns (uprobe + uretprobe)
 #   record       perun -f f: every call recorded (entry and return events in
-#                the ring buffer, timestamped)
+#                the ring buffer, timestamped); f is on no cycle of the call
+#                graph, so its return is a uretprobe
+#   record-insn  the same of g, which can recurse (it does not here): its
+#                returns are probed on their instructions, each stepped out
+#                of line, which times returns at any depth
 #   aggregate    perun -f f --aggregate: count, total, min, max and log2
 #                histogram kept in the kernel
 #   sampled      perun -f f#10: one call in 10 recorded; the others still
@@ -37,7 +41,7 @@ export PERUN_DATADIR="$src" PERUN_LIBDIR="$out/build"
 export PERUN_CACHE_DIR="$out/cache"
 cc -O1 -g -o loop "$src/bench/loop.c" || exit 2
 
-ROWS="untraced bpftrace record aggregate sampled disarmed"
+ROWS="untraced bpftrace record record-insn aggregate sampled disarmed"
 
 # one run of row $1: its loop_ns on stdout
 run_row() {
@@ -47,6 +51,8 @@ run_row() {
 		bpftrace -e "uprobe:$out/loop:f { @c = count(); } uretprobe:$out/loop:f { @r = count(); }" \
 			-c "./loop $N $SPIN" 2>/dev/null ;;
 	record) "$PERUN" collect -c ./loop -a "$N $SPIN" -o r.perf trace -q -s custom -f f ;;
+	record-insn)
+		"$PERUN" collect -c ./loop -a "$N $SPIN rec" -o i.perf trace -q -s custom -f g ;;
 	aggregate)
 		"$PERUN" collect -c ./loop -a "$N $SPIN" -o a.perf trace -q -s custom -f f --aggregate ;;
 	sampled) "$PERUN" collect -c ./loop -a "$N $SPIN" -o s.perf trace -q -s custom -f "f#10" ;;
@@ -73,22 +79,23 @@ for r in rows:
     v = [int(x) for x in open(r + ".ns").read().split()]
     ns[r] = statistics.median(v) if v else float("nan")
 u = ns["untraced"]
-def rec(f):
+def rec(f, fn="f"):
     try:
-        s = json.load(open(f))["trace"]["summary"]["f"]
+        s = json.load(open(f))["trace"]["summary"][fn]
         return "%d recorded" % s["count"] + (", sampled 1/%d" % s["sampled"] if s.get("sampled") else "") \
-            + (", partial" if s.get("partial") else "")
+            + (", partial" if s.get("partial") else "") \
+            + (", return: %s" % s["probe_return"] if s.get("probe_return") else "")
     except Exception as e:
         return "?"
-notes = {"record": rec("r.perf"), "aggregate": rec("a.perf"), "sampled": rec("s.perf"),
+notes = {"record": rec("r.perf"), "record-insn": rec("i.perf", "g"), "aggregate": rec("a.perf"), "sampled": rec("s.perf"),
          "disarmed": rec("d.perf"), "bpftrace": "count only", "untraced": "%.0f ns a loop" % u}
 load = open("/proc/loadavg").read().split()[:3]
 print("# bench/percall.sh: %d calls of f (spin %s ns), median of %d runs per row, rows in turns;"
       " load average %s" % (n, os.environ.get("PC_SPIN", "0"), runs, " ".join(load)))
-print("%-10s %12s %14s %10s  %s" % ("row", "loop_ns", "ns per call", "x bpftrace", "what it did"))
+print("%-11s %12s %14s %10s  %s" % ("row", "loop_ns", "ns per call", "x bpftrace", "what it did"))
 bt = (ns["bpftrace"] - u) / n
 for r in rows:
     pc = (ns[r] - u) / n
-    print("%-10s %12.0f %14.1f %10s  %s" % (r, ns[r], pc,
+    print("%-11s %12.0f %14.1f %10s  %s" % (r, ns[r], pc,
           "" if r == "untraced" else "%.2f" % (pc / bt), notes.get(r, "")))
 PY

@@ -36,8 +36,9 @@ test_expect_success 'build the fixture' '
 	grep "jumped $J of $N" out
 '
 
-test_expect_success 'userspace counts entries only for a longjmp target: exact counts' '
-	"$PERUN" collect -c ./jumps -a $N -o j1.perf trace -s userspace >out 2>err &&
+test_expect_success 'userspace on stapbpf counts entries only for a longjmp target: exact counts' '
+	"$PERUN" collect -c ./jumps -a $N -o j1.perf trace -s userspace --loader stapbpf \
+		>out 2>err &&
 	cat err &&
 	grep "jumped $J of $N" out &&
 	grep "uses setjmp/longjmp: counting entries only" err &&
@@ -47,11 +48,26 @@ test_expect_success 'userspace counts entries only for a longjmp target: exact c
 	test "$(profile_field j1.perf trace.anomalies.unmatched_entries)" = 0
 '
 
+test_expect_success 'userspace on perun'"'"'s loader: every call counted, the jumped-over ones without a duration' '
+	"$PERUN" collect -c ./jumps -a $N -o j0.perf trace -s userspace >out 2>err &&
+	cat err &&
+	grep "jumped $J of $N" out &&
+	! grep "counting entries only" err &&
+	test "$(count_of j0.perf outer)" = $N &&
+	test "$(count_of j0.perf inner)" = $N &&
+	test "$(count_of j0.perf jumper)" = $N &&
+	test "$(unfinished_of j0.perf outer)" = 0 &&
+	test "$(profile_field j0.perf trace.summary.inner.no_duration)" = $J &&
+	test "$(profile_field j0.perf trace.summary.jumper.no_duration)" = $J &&
+	test "$(profile_field j0.perf trace.anomalies.unwound)" = $(( 2 * J )) &&
+	test "$(profile_field j0.perf trace.complete)" = true
+'
+
 test_expect_success 'return probes: every call counted, the jumped-over ones without a duration' '
 	"$PERUN" collect -c ./jumps -a $N -o j2.perf trace -s custom -f outer -f inner \
 		-f jumper >out 2>err &&
 	cat err &&
-	grep "uses setjmp/longjmp: a call it jumps out of has no return" err &&
+	! grep "a call it jumps out of has no return" err &&
 	grep "$(( 2 * J )) calls are counted without a duration" err | grep "inner $J" |
 		grep "jumper $J" &&
 	grep "$(( 2 * J )) of them never returned: a longjmp or C++ exception went past them" err &&

@@ -200,12 +200,23 @@ test_expect_success 'exceptions: --entry-only counts every call and the target c
 	test "$(profile_field ex2.perf collector_info.params.entry_only)" = true
 '
 
-test_expect_success 'exceptions: userspace goes entry-only by itself and says so' '
-	"$PERUN" collect -c ./overloads -o ex3.perf trace -s userspace --aggregate >out 2>err &&
+test_expect_success 'exceptions: userspace on stapbpf goes entry-only by itself and says so' '
+	"$PERUN" collect -c ./overloads -o ex3.perf trace -s userspace --aggregate \
+		--loader stapbpf >out 2>err &&
 	cat err &&
 	grep "caught 10" out &&
 	grep "uses C++ exceptions: counting entries only" err &&
 	test "$(count_of ex3.perf "middle(int)")" = 50
+'
+
+test_expect_success 'exceptions: userspace on perun'"'"'s loader times the calls that return' '
+	"$PERUN" collect -c ./overloads -o ex4.perf trace -s userspace --aggregate >out 2>err &&
+	cat err &&
+	grep "caught 10" out &&
+	! grep "counting entries only" err &&
+	test "$(count_of ex4.perf "middle(int)")" = 50 &&
+	test "$(profile_field ex4.perf collector_info.params.entry_only)" = false &&
+	grep "^perun: 20 calls are counted without a duration: 20 unwound past" err
 '
 
 test_expect_success 'a path with spaces is traced' '

@@ -5,7 +5,8 @@
 # entered past the limit get no return probe: perun must not pair an outer
 # call's exit with a deeper call's entry, must count them all the same, and
 # must say why those calls have no duration, exiting 3.  perun's loader
-# probes the return instructions instead: every call has its duration.
+# probes a recursive function's return instructions instead (main, on no
+# cycle, keeps its cheaper uretprobe): every call has its duration.
 . "$SRCDIR/tests/lib.sh"
 require_live
 
@@ -66,8 +67,58 @@ test_expect_success 'perun'"'"'s loader: all 101 timed, at any depth, nested' '
 	test "$(profile_field l.perf trace.anomalies.unmatched_entries)" = 0 &&
 	test "$(profile_field l.perf trace.complete)" = true &&
 	! grep "no_duration" l.perf &&
+	test "$(profile_field l.perf trace.summary.rec.probe_return)" = instructions &&
+	test "$(profile_field l.perf trace.summary.main.probe_return)" = uretprobe &&
 	"$PERUN" show l.perf --format json --expand >l.json &&
 	check_nesting l.json 101
+'
+
+test_expect_success 'a recursion through qsort'"'"'s callback, which the call graph cannot see: every call timed' '
+	cc -g -O1 -o cbrec "$FIXTURES/cbrec.c" &&
+	"$PERUN" collect -c ./cbrec -o cb.perf trace -s custom -f visit -f cmp --loader perun \
+		2>err >out &&
+	cat err &&
+	grep "visit 1000 cmp 1000" out &&
+	profile_counts cb.perf >actual &&
+	cat >expect <<-\EOF &&
+	cmp 1000
+	visit 1000
+	EOF
+	test_cmp expect actual &&
+	test "$(profile_field cb.perf trace.complete)" = true &&
+	! grep "no_duration" cb.perf &&
+	test "$(profile_field cb.perf trace.summary.visit.probe_return)" = instructions &&
+	test "$(profile_field cb.perf trace.summary.cmp.probe_return)" = instructions
+'
+
+test_expect_success 'a chain of 70 functions, no cycle: 64 uretprobes, the 7 below on their instructions, all timed' '
+	{
+		echo "#include <stdio.h>" &&
+		echo "__attribute__((noinline)) int c69(int x) { __asm__ volatile(\"\"); return x; }" &&
+		for i in $(seq 68 -1 0); do
+			echo "__attribute__((noinline)) int c$i(int x) { __asm__ volatile(\"\"); return c$((i + 1))(x) + 1; }" ||
+			return 1
+		done &&
+		echo "int main(void) { int i, s = 0; for (i = 0; i < 10; i++) s += c0(i); printf(\"%d%c\", s, 10); return 0; }"
+	} >chain.c &&
+	cc -g -O1 -o chain chain.c &&
+	"$PERUN" collect -c ./chain -o ch.perf trace -s userspace --loader perun 2>err >out &&
+	cat err &&
+	grep "^735\$" out &&
+	test "$(profile_field ch.perf trace.complete)" = true &&
+	! grep "no_duration" ch.perf &&
+	python3 - ch.perf >kinds <<-\PY &&
+	import json, sys
+	s = json.load(open(sys.argv[1]))["trace"]["summary"]
+	for k in sorted(s, key=lambda k: (k != "main", int(k[1:]) if k != "main" else 0)):
+	    print(k, s[k]["count"], s[k].get("probe_return"))
+	PY
+	{
+		echo "main 1 uretprobe" &&
+		for i in $(seq 0 62); do echo "c$i 10 uretprobe" || return 1; done &&
+		for i in $(seq 63 69); do echo "c$i 10 instructions" || return 1; done
+	} >expect &&
+	test_cmp expect kinds
 '
 
 test_done

@@ -18,7 +18,7 @@ p = json.load(open(sys.argv[1]))
 keys = ("in_flight_at_attach", "in_flight_at_detach", "count", "sampled", "partial",
         "total", "mean", "median", "min", "max", "p95", "exclusive", "calibrated_total",
         "calibrated_mean", "calibrated_median", "calibrated_p95", "calibrated_exclusive",
-        "stddev", "variance", "self", "log2_hist", "probe_entry", "quantiles",
+        "stddev", "variance", "self", "log2_hist", "probe_entry", "probe_return", "quantiles",
         "total_outermost_only", "estimated_calls")
 for name, s in sorted(p["trace"]["summary"].items()):
     extra = sorted(k for k in s if k not in keys and not k.startswith("calibrated"))

@@ -266,6 +266,7 @@ struct call {
 	int64_t id, caller;
 	size_t ctx;
 	size_t children, callees; /* traced calls directly under it, and in all */
+	size_t children_insn, callees_insn; /* of those: returns on their instructions */
 	double cost_in, cost_ex;  /* the probes' cost taken out of amount, exclusive */
 };
 
@@ -283,7 +284,7 @@ static void push_call(struct run_reader *r, size_t name, double a, double e, int
 		r->alloc = r->alloc ? 2 * r->alloc : 1024;
 		r->c = xrealloc(r->c, r->alloc * sizeof(*r->c));
 	}
-	r->c[r->n++] = (struct call){name, a, e, id, caller, NONE, 0, 0, 0, 0};
+	r->c[r->n++] = (struct call){name, a, e, id, caller, NONE, 0, 0, 0, 0, 0, 0};
 }
 
 static void read_one(void *ctx, struct json_object *res)
@@ -409,6 +410,8 @@ static int cmp_call_ctx(const void *a, const void *b)
  * caller, and the cost of an entry probe the kernel single-steps.  */
 struct run_cost {
 	double probe, pair, stepped;
+	double insn_probe, insn_pair;	/* a function whose returns were probed on
+					 * their instructions (perun's loader) */
 };
 
 /* 1 and *c when p carries a calibration, else 0.  */
@@ -422,18 +425,37 @@ static int run_cost_read(const struct profile *p, struct run_cost *c)
 		c->pair = c->probe;
 	if (!jr_number(jr_get(cal, "stepped_probe_ns"), &c->stepped) || c->stepped <= 0)
 		c->stepped = c->probe;
+	if (!jr_number(jr_get(cal, "insn_probe_ns"), &c->insn_probe) || c->insn_probe <= 0 ||
+	    !jr_number(jr_get(cal, "insn_pair_ns"), &c->insn_pair) || c->insn_pair < c->insn_probe) {
+		c->insn_probe = c->probe;
+		c->insn_pair = c->pair;
+	}
 	return 1;
 }
 
-/* Whether function name's entry probe was single-stepped (trace.summary's
- * probe_entry).  */
-static int run_stepped(const struct profile *p, const char *name)
+/* Whether function name's summary (trace.summary) says key is value:
+ * probe_entry stepped (its entry probe single-stepped), probe_return
+ * instructions (its returns probed on their instructions).  */
+static int run_probe_kind(const struct profile *p, const char *name, const char *key,
+			  const char *value)
 {
 	struct json_object *e =
-		jr_get(jr_get(jr_get(jr_get(p->root, "trace"), "summary"), name), "probe_entry");
+		jr_get(jr_get(jr_get(jr_get(p->root, "trace"), "summary"), name), key);
 
 	return e && json_object_is_type(e, json_type_string) &&
-	       !strcmp(json_object_get_string(e), "stepped");
+	       !strcmp(json_object_get_string(e), value);
+}
+
+/* Per name of in: run_probe_kind of key and value (a new array).  */
+static unsigned char *run_probe_kinds(const struct interner *in, const struct profile *p,
+				      const char *key, const char *value)
+{
+	unsigned char *k = xcalloc(in->nnames ? in->nnames : 1, 1);
+	size_t i;
+
+	for (i = 0; i < in->nnames; i++)
+		k[i] = (unsigned char)run_probe_kind(p, in->names[i], key, value);
+	return k;
 }
 
 static int cmp_call_ptr_id(const void *a, const void *b)
@@ -446,7 +468,7 @@ static int cmp_call_ptr_id(const void *a, const void *b)
 /* Counts each call's traced children and descendants from the call and
  * caller ids (a callee's id is larger than its caller's: ids are given at
  * entry).  */
-static void count_callees(struct call *c, size_t n)
+static void count_callees(struct call *c, size_t n, const unsigned char *insn)
 {
 	struct call **by_id = xmalloc((n ? n : 1) * sizeof(*by_id));
 	size_t i, nid = 0;
@@ -465,31 +487,39 @@ static void count_callees(struct call *c, size_t n)
 			continue;
 		(*f)->children++;
 		(*f)->callees += 1 + by_id[i]->callees;
+		(*f)->children_insn += insn[by_id[i]->name];
+		(*f)->callees_insn += insn[by_id[i]->name] + by_id[i]->callees_insn;
 	}
 	free(by_id);
 }
 
 /* Takes the probes' cost out of every call's times (count_callees() first)
  * as the profile's summary does (profile/writer.c): its own probe (the
- * stepped cost where its entry probe was stepped), a pair for every traced
- * call inside it, and for self time the part of each child's pair that
- * falls outside the child's own time.  */
+ * stepped cost where its entry probe was stepped, and the difference of an
+ * instructions return where insn says so), a pair for every traced call
+ * inside it (the instructions pair for those with such returns), and for
+ * self time the part of each child's pair that falls outside the child's
+ * own time.  */
 static void take_out_cost(const struct interner *in, const struct profile *p,
-			  const struct run_cost *cost, struct call *c, size_t n)
+			  const struct run_cost *cost, const unsigned char *insn, struct call *c,
+			  size_t n)
 {
-	unsigned char *stepped = xcalloc(in->nnames ? in->nnames : 1, 1);
+	unsigned char *stepped = run_probe_kinds(in, p, "probe_entry", "stepped");
 	size_t i;
 	double outside = cost->pair - cost->probe;
+	double ioutside = cost->insn_pair - cost->insn_probe;
 
-	for (i = 0; i < in->nnames; i++)
-		stepped[i] = (unsigned char)run_stepped(p, in->names[i]);
 	for (i = 0; i < n; i++) {
 		double own = stepped[c[i].name] ? cost->stepped : cost->probe, v;
-		c[i].cost_in = own + (double)c[i].callees * cost->pair;
+		if (insn[c[i].name])
+			own += cost->insn_probe - cost->probe;
+		c[i].cost_in = own + (double)(c[i].callees - c[i].callees_insn) * cost->pair +
+			       (double)c[i].callees_insn * cost->insn_pair;
 		v = c[i].amount - c[i].cost_in;
 		c[i].amount = v > 0 ? v : 0;
 		if (!isnan(c[i].exclusive)) {
-			c[i].cost_ex = own + (double)c[i].children * outside;
+			c[i].cost_ex = own + (double)(c[i].children - c[i].children_insn) * outside +
+				       (double)c[i].children_insn * ioutside;
 			v = c[i].exclusive - c[i].cost_ex;
 			c[i].exclusive = v > 0 ? v : 0;
 		}
@@ -579,9 +609,11 @@ static void read_runs(struct interner *in, const struct profile *const *p, size_
 		*calibrated &= !r[i].binned && run_cost_read(p[i], &cost[i]);
 	}
 	for (i = 0; i < n; i++) {
-		count_callees(r[i].c, r[i].n);
+		unsigned char *insn = run_probe_kinds(in, p[i], "probe_return", "instructions");
+		count_callees(r[i].c, r[i].n, insn);
 		if (*calibrated)
-			take_out_cost(in, p[i], &cost[i], r[i].c, r[i].n);
+			take_out_cost(in, p[i], &cost[i], insn, r[i].c, r[i].n);
+		free(insn);
 		run_stats(&r[i], q, &run[i]);
 	}
 	free(cost);

@@ -42,6 +42,7 @@ static void budget_cost(struct session *s, int perun)
 
 	memset(&cal, 0, sizeof(cal));
 	s->sopt.budget_stepped_ns = 0;
+	s->sopt.budget_insn_ns = 0;
 	/* the calibration is this host's: a module built for another kernel
 	 * (-r) gets the default, like the host that runs it without one */
 	if (o->calibrate && !o->kernel_release)
@@ -53,6 +54,10 @@ static void budget_cost(struct session *s, int perun)
 		 * a trap more per call (collect_script marks which) */
 		if (cal.stepped_ns > cal.probe_ns)
 			s->sopt.budget_stepped_ns = (uint64_t)(cal.stepped_ns - cal.probe_ns + 0.5);
+		/* perun's loader: a return on its instructions costs a trap more
+		 * than a uretprobe (the loader knows which functions have them) */
+		if (perun && cal.insn_pair_ns > cal.pair_ns)
+			s->sopt.budget_insn_ns = (uint64_t)(cal.insn_pair_ns - cal.pair_ns + 0.5);
 	} else {
 		have = 0;
 	}
@@ -60,6 +65,7 @@ static void budget_cost(struct session *s, int perun)
 	 * a calibration run again should not make every module anew */
 	s->sopt.budget_call_ns = ns < 100 ? 100 : (uint64_t)(ns / 100 + 0.5) * 100;
 	s->sopt.budget_stepped_ns = (s->sopt.budget_stepped_ns + 50) / 100 * 100;
+	s->sopt.budget_insn_ns = (s->sopt.budget_insn_ns + 50) / 100 * 100;
 	s->sopt.budget_calibrated = have;
 	s->budget_perun = perun;
 	s->budget_have = have;

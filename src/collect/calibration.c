@@ -73,6 +73,7 @@ static double *amounts(const struct profile *p, const char *uid, size_t *out)
 int calibration_compute(const struct profile *p, const char *report, struct calibration *c)
 {
 	double traced = -1, untraced = -1, calls = -1, gap = 0, *a;
+	double traced_deep = -1, untraced_deep = -1;
 	size_t n, ns;
 	const char *s = report;
 
@@ -88,6 +89,10 @@ int calibration_compute(const struct profile *p, const char *report, struct cali
 				traced = v;
 			else if (!strcmp(key, "gap_ns"))
 				gap = v;
+			else if (!strcmp(key, "traced_deep_ns"))
+				traced_deep = v;
+			else if (!strcmp(key, "untraced_deep_ns"))
+				untraced_deep = v;
 		}
 		s = strchr(s, '\n');
 		if (s)
@@ -112,6 +117,18 @@ int calibration_compute(const struct profile *p, const char *report, struct cali
 	/* what the caller pays can't be less than what the callee's amount shows */
 	if (c->pair_ns < c->probe_ns)
 		c->pair_ns = c->probe_ns;
+	/* the recursive twin's: its returns' probes as perun's loader places
+	 * them (an older helper, or too few calls: the uretprobe's) */
+	c->insn_probe_ns = c->probe_ns;
+	c->insn_pair_ns = c->pair_ns;
+	a = amounts(p, CALIB_DEEP, &ns);
+	if ((double)ns >= calls / 2 && traced_deep >= 0 && untraced_deep >= 0) {
+		c->insn_probe_ns = a[ns / 2];
+		c->insn_pair_ns = traced_deep - untraced_deep;
+		if (c->insn_pair_ns < c->insn_probe_ns)
+			c->insn_pair_ns = c->insn_probe_ns;
+	}
+	free(a);
 	c->calls = (uint64_t)n;
 	c->when = (int64_t)time(NULL);
 	return 0;
@@ -164,7 +181,8 @@ static int run_traced(const char *dir, const char *runtime, const char *loader,
 				 (char *)"trace", (char *)"-q", (char *)"--no-calibrate", (char *)"--runtime",
 				 (char *)runtime, (char *)"-o", (char *)"suppress", (char *)"-s",
 				 (char *)"custom", (char *)"-f", (char *)CALIB_FUNC, (char *)"-f",
-				 (char *)CALIB_STEPPED, NULL, NULL, NULL };
+				 (char *)CALIB_STEPPED, (char *)"-f", (char *)CALIB_DEEP, NULL, NULL,
+				 NULL };
 		if (loader) {	/* the bpf runtime: the loader whose cost this is */
 			argv[sizeof(argv) / sizeof(*argv) - 3] = (char *)"--loader";
 			argv[sizeof(argv) / sizeof(*argv) - 2] = (char *)loader;
@@ -285,8 +303,9 @@ void calibration_say(const struct calibration *c, const char *path)
 	log_msg(0, PR_FMT,
 		"probe cost (%s runtime%s%s, kernel %s): %.0f ns recorded per empty call, %.0f ns "
 		"per recorded call in all (an untraced call: %.1f ns); a probe stepped out of line "
-		"(a function not beginning with a push): %.0f ns; %s",
+		"(a function not beginning with a push): %.0f ns; returns probed on their "
+		"instructions (recursive functions): %.0f ns recorded, %.0f ns in all; %s",
 		c->runtime, !strcmp(c->loader, "stapbpf") ? " through " : "",
 		!strcmp(c->loader, "stapbpf") ? "stapbpf" : "", c->kernel, c->probe_ns, c->pair_ns,
-		c->untraced_ns, c->stepped_ns, path);
+		c->untraced_ns, c->stepped_ns, c->insn_probe_ns, c->insn_pair_ns, path);
 }

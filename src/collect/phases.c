@@ -88,6 +88,7 @@ void session_release(struct session *s)
 	free(s->below_min);
 	free(s->points);
 	free(s->stepped);
+	free(s->ret_insn);
 	json_object_put(s->probes_j);
 	json_object_put(s->pre_opt);
 	free(s->stap);
@@ -305,7 +306,7 @@ int collect_analyse(struct session *s)
 	return 0;
 }
 
-int collect_strategy(struct session *s)
+static void strategy_opts_of(struct session *s, struct strategy_opts *so_)
 {
 	struct collect_opts *o = s->o;
 	struct strategy_opts so;
@@ -324,6 +325,29 @@ int collect_strategy(struct session *s)
 	so.exclude = o->exclude;
 	so.cache_dir = o->cache_off ? NULL : s->cache_dir;
 	so.entry_only = o->entry_only;
+	*so_ = so;
+}
+
+void collect_returns_fallback(struct session *s)
+{
+	struct strategy_opts so;
+
+	if (!s->returns_exact)
+		return;
+	s->returns_exact = 0;
+	strategy_opts_of(s, &so);
+	strategy_entry_only(&s->plan, &s->target, &so);
+}
+
+int collect_strategy(struct session *s)
+{
+	struct collect_opts *o = s->o;
+	struct strategy_opts so;
+
+	strategy_opts_of(s, &so);
+	/* perun's loader probes return instructions where unwinding could
+	 * meet them: C++ exceptions and longjmp need no entry-only there */
+	so.returns_exact = s->returns_exact = !o->script_only && collect_loader_expected(s);
 	if (strategy_build(&s->plan, &s->target, &so) < 0)
 		return -1;
 	if (o->aggregate) {
@@ -410,6 +434,12 @@ enum collect_outcome collect_pipeline(struct session *s, enum collect_until unti
 	if (collect_loader(s) < 0)
 		return s->result.outcome;
 	again = collect_budget_loader(s);
+	/* the strategy counted on perun's loader for its return probes, and
+	 * stap runs: the plan and the script as for stap */
+	if (!s->uprobes && s->returns_exact) {
+		collect_returns_fallback(s);
+		again = again < 0 ? again : 1;
+	}
 	if (again < 0 || (again > 0 && collect_script(s) < 0))
 		return s->result.outcome;
 	if (!s->uprobes && collect_module(s) < 0) {

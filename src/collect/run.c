@@ -47,16 +47,29 @@ static struct json_object *report_attached(struct session *s, const char *path,
 	struct strbuf sb = STRBUF_INIT;
 	struct probe_attach *att = xcalloc(s->plan.n ? s->plan.n : 1, sizeof(*att));
 	struct json_object *j = json_object_new_object(), *fl = json_object_new_array();
-	size_t planned = plan_probe_points(&s->plan), nfail, i;
-	char **lines;
+	size_t planned = plan_probe_points(&s->plan), nfail, i, ninsn = 0, nuret = 0;
+	char **lines, kinds[160] = "";
 
 	strbuf_read_file(&sb, path);
 	*attached = plan_match_uprobe_events(&s->plan, strbuf_str(&sb), -1, att);
 	nfail = plan_attach_failures(&s->plan, att, s->uprobes != NULL, &lines);
+	if (s->uprobes) {
+		free(s->ret_insn);
+		s->ret_insn = xcalloc(s->plan.n ? s->plan.n : 1, 1);
+		for (i = 0; i < s->plan.n; i++) {
+			s->ret_insn[i] = att[i].ret_insn;
+			ninsn += att[i].ret_insn;
+			nuret += att[i].ret && !att[i].ret_insn;
+		}
+	}
+	/* perun's loader: which returns cost a step out of line */
+	if (ninsn)
+		snprintf(kinds, sizeof(kinds), " (returns: %zu by uretprobe, %zu on their return "
+			 "instructions, exact at any depth and a trap more per call)", nuret, ninsn);
 	/* an attach said it when the probes were armed */
 	if ((!s->o->quiet && s->o->pid <= 0) || *attached < planned)
-		log_msg(0, "perun", "attached %zu of %zu probe points%s", *attached, planned,
-			nfail ? "; not attached:" : "");
+		log_msg(0, "perun", "attached %zu of %zu probe points%s%s", *attached, planned,
+			kinds, nfail ? "; not attached:" : "");
 	for (i = 0; i < nfail; i++) {
 		if (i < MAX_FAILED_SHOWN)
 			log_msg(0, "perun", "  %s", lines[i]);
@@ -380,6 +393,8 @@ int collect_run(struct session *s)
 	s->rec = xstrfmt("%s/trace.rec", s->tmpdir);
 	fr.path = s->rec;
 	s->result.outcome = COLLECT_FAILED;
+	if (s->uprobes)
+		collect_plan_returns(s);
 	{
 		char *pp = xstrfmt("%s/plan", s->tmpdir);
 		plan_save(&s->plan, pp);

@@ -209,6 +209,9 @@ struct session {
 	char *attached_path;	/* the run's uprobe_events lines, or NULL */
 	struct json_object *probes_j;	/* {planned, attached, failed}, or NULL */
 	size_t attached;	/* probe points attached (with attached_path) */
+	int returns_exact;	/* the plan assumed perun's loader's return probes */
+	unsigned char *ret_insn;	/* perun's loader: per probe, its returns probed on
+					 * their instructions (else a uretprobe); or NULL */
 
 	/* parse */
 	int have_cal;		/* 1 when cal holds the probe cost */
@@ -328,6 +331,14 @@ int collect_loader(struct session *s);
 /* Whether collect_loader is expected to choose perun's loader, before the
  * plan is made (what the plan alone refuses is not known yet).  */
 int collect_loader_expected(struct session *s);
+
+/* When the strategy assumed perun's loader (s->returns_exact) and it does
+ * not run: what the strategy does for a target whose return probes break
+ * (entry-only for the userspace strategy, a warning otherwise).  */
+void collect_returns_fallback(struct session *s);
+/* On perun's loader: PROBE_F_RET_UPROBE on the plan's functions whose
+ * returns a uretprobe can time (collect/returns.c says which).  */
+void collect_plan_returns(struct session *s);
 
 /* run: s->module around s->cmdv -> s->res, s->raw (and s->rec), the attach
  * report; -1 when the runtime failed before the command ran (s->result:

@@ -251,8 +251,11 @@ static void warn_unfinished(struct session *s, const struct parse_stats *ps,
 			 "probes pending per thread and these were entered deeper (a deep "
 			 "recursion)%s",
 			 ps->beyond_return_limit, PARSE_URETPROBE_DEPTH,
-			 s->uprobes ? "" : "; perun's loader (the bpf runtime on Linux 6.6 and "
-					   "later) times calls at any depth");
+			 s->uprobes ? "; perun's loader gave them uretprobes, as the binary's call "
+				      "graph shows no cycle through them (a callback from a library "
+				      "function perun does not know to call back)"
+				    : "; perun's loader (the bpf runtime on Linux 6.6 and later) "
+				      "times calls at any depth");
 	if (missed)
 		log_keep(&s->result.notes, "perun",
 			 "%" PRIu64 " of them returned unseen: the function left by a way its "
@@ -493,6 +496,8 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 		cost.probe_ns = s->cal.probe_ns;
 		cost.pair_ns = s->cal.pair_ns;
 		cost.stepped_ns = s->cal.stepped_ns;
+		cost.insn_probe_ns = s->cal.insn_probe_ns;
+		cost.insn_pair_ns = s->cal.insn_pair_ns;
 		if (!s->stepped)
 			s->stepped = plan_stepped(&s->plan);
 		profile_writer_calibrate(w, &cost, s->stepped);
@@ -508,6 +513,12 @@ int collect_parse(struct session *s, struct profile_writer *w, const char *path,
 	}
 	/* both runtimes trace through the kernel's uprobes and uretprobes */
 	parser_set_return_limit(parser, PARSE_URETPROBE_DEPTH);
+	/* perun's loader: which returns were probed on their instructions */
+	if (s->ret_insn) {
+		parser_set_insn(parser, s->ret_insn);
+		if (!o->aggregate)
+			profile_writer_set_returns(w, s->ret_insn);
+	}
 	/* trace.rec, from the fast read, after trace.raw: the recorder's events
 	 * are held until parser_finish, and one read twice counts once */
 	if (parser_feed_file(parser, s->raw) < 0 ||

@@ -515,10 +515,12 @@ struct exits_ctx {
 	int fd;
 };
 
-/* The return points of function probe pr: a probe on each of its return
- * instructions (code id * 2 + 1 with UPROBES_CODE_RETINSN), which sees its
- * returns at any depth, when binary/exits finds them all; else its
- * uretprobe.  kinds[pr->id] says which.  */
+/* The return points of function probe pr: its uretprobe when the plan
+ * allows one (PROBE_F_RET_UPROBE: a fraction of the cost); else a probe on
+ * each of its return instructions (code id * 2 + 1 with
+ * UPROBES_CODE_RETINSN), which sees its returns at any depth, when
+ * binary/exits finds them all; else its uretprobe.  kinds[pr->id] says
+ * which.  */
 static void return_points(const struct probe *pr, struct uprobes_point **pts, size_t *npts,
 			  size_t *alloc, unsigned char *kinds, struct exits_ctx *x)
 {
@@ -527,6 +529,8 @@ static void return_points(const struct probe *pr, struct uprobes_point **pts, si
 	uint64_t *offs = NULL;
 	long n = 0, k;
 
+	if (pr->flags & PROBE_F_RET_UPROBE)
+		f = NULL;
 	if (f && x->path != t->path) {
 		if (x->fd >= 0)
 			close(x->fd);
@@ -535,6 +539,13 @@ static void return_points(const struct probe *pr, struct uprobes_point **pts, si
 	}
 	if (f && x->fd >= 0 && target_file_offset(t, f->addr) == pr->foff)
 		n = target_func_exits(t, f, x->fd, x->d, &offs);
+	if (n <= 0 && t && (t->exceptions || t->go)) {
+		/* a uretprobe would break unwinding through it: no return probe
+		 * (collect plans such a function entry-only; this is a plan that
+		 * did not) */
+		kinds[pr->id] = RETPAIR_OFF;
+		return;
+	}
 	if (n <= 0) {
 		kinds[pr->id] = RETPAIR_URET;
 		grow(pts, *npts + 1, alloc);
@@ -598,7 +609,8 @@ static size_t ring_mib(unsigned long long bytes)
 
 /* The gate's settings of every probe id: its sampling, whether it is a
  * point, what a recorded call costs the budget.  0, or -1 (said).  */
-static int set_probes(struct uprobes *u, const struct plan *plan, const struct uprobes_modes *m)
+static int set_probes(struct uprobes *u, const struct plan *plan, const struct uprobes_modes *m,
+		      const unsigned char *kinds)
 {
 	struct uprobes_probe *st = uprobes_probe_state(u);
 	unsigned char *stepped = m->budget_ns ? plan_stepped(plan) : NULL;
@@ -620,6 +632,8 @@ static int set_probes(struct uprobes *u, const struct plan *plan, const struct u
 		st[id].cost_ns = st[id].point ? (m->call_ns + 1) / 2 : m->call_ns;
 		if (stepped && stepped[i])
 			st[id].cost_ns += m->stepped_ns;
+		if (kinds[id] == RETPAIR_INSN)
+			st[id].cost_ns += m->insn_ns;
 	}
 	free(stepped);
 	return 0;
@@ -869,7 +883,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perun-uprobes: %s\n", err.msg);
 		return 1;
 	}
-	if (gated && set_probes(u, &plan, &modes) < 0)
+	if (gated && set_probes(u, &plan, &modes, kinds) < 0)
 		goto out;
 	o->u = u;
 	o->follow = follow;

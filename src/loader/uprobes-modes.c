@@ -31,7 +31,7 @@ static const struct key keys[] = {
 	K("threshold", threshold, 1),	K("reattach-ms", reattach_ms, 0),
 	K("timed-ms", timed_ms, 0),	K("budget-ns", budget_ns, 1),
 	K("call-ns", call_ns, 1),	K("stepped-ns", stepped_ns, 1),
-	K("window-ms", window_ms, 0),
+	K("window-ms", window_ms, 0),	K("insn-ns", insn_ns, 1),
 };
 #undef K
 

@@ -31,6 +31,7 @@ struct uprobes_modes {
 	uint64_t budget_ns;	/* --max-overhead: recorded ns a window allows, or 0 */
 	uint64_t call_ns;	/* the budget: what a recorded call costs */
 	uint64_t stepped_ns;	/* and what a stepped entry costs more */
+	uint64_t insn_ns;	/* and a return on its instructions, not a uretprobe */
 	unsigned window_ms;	/* the budget's window */
 };
 

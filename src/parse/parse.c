@@ -36,6 +36,7 @@ struct frame {
 	uint64_t child;		/* inclusive time of recorded callees */
 	uint64_t callees;	/* recorded calls inside, at any depth */
 	uint64_t children;	/* recorded calls directly inside */
+	uint64_t callees_insn, children_insn;	/* of those: returns on instructions */
 };
 
 struct thread {
@@ -51,6 +52,7 @@ struct thread {
 struct parser {
 	size_t nprobes;
 	unsigned char *points;
+	unsigned char *insn;	/* per probe: its returns probed on their instructions */
 	uint64_t *orders;	/* per probe: recorded entries so far */
 	parse_sink sink;
 	void *ctx;
@@ -110,6 +112,7 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
 	p->points = xcalloc(nprobes ? nprobes : 1, 1);
 	if (points)
 		memcpy(p->points, points, nprobes);
+	p->insn = xcalloc(nprobes ? nprobes : 1, 1);
 	p->orders = xcalloc(nprobes ? nprobes : 1, sizeof(*p->orders));
 	p->lost = xcalloc(nprobes ? nprobes : 1, sizeof(*p->lost));
 	p->recv = xcalloc(nprobes ? nprobes : 1, sizeof(*p->recv));
@@ -123,6 +126,12 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
 	p->threads = xcalloc(p->nthreads_alloc, sizeof(*p->threads));
 	p->st.target_pid = 0;
 	return p;
+}
+
+void parser_set_insn(struct parser *p, const unsigned char *insn)
+{
+	if (insn)
+		memcpy(p->insn, insn, p->nprobes);
 }
 
 void parser_set_return_limit(struct parser *p, unsigned depth)
@@ -154,6 +163,7 @@ void parser_free(struct parser *p)
 	free(p->recs);
 	free(p->opts);
 	free(p->points);
+	free(p->insn);
 	free(p);
 }
 
@@ -409,6 +419,8 @@ static void push(struct thread *t, int probe, uint64_t ts, uint64_t call_id, uin
 	f->child = 0;
 	f->callees = 0;
 	f->children = 0;
+	f->callees_insn = 0;
+	f->children_insn = 0;
 }
 
 /* u CODE TID TS WHY: the innermost open call of probe has no return (the
@@ -527,6 +539,8 @@ static void process(struct parser *p, const struct event *e)
 		r.depth = t->depth;
 		r.callees = f->callees;
 		r.children = f->children;
+		r.callees_insn = f->callees_insn;
+		r.children_insn = f->children_insn;
 		for (i = 0; i < t->depth && !r.nested; i++)
 			r.nested = t->stack[i].probe == probe;
 		if (t->depth) {
@@ -534,6 +548,8 @@ static void process(struct parser *p, const struct event *e)
 			caller->child += r.amount;
 			caller->callees += f->callees + 1;
 			caller->children++;
+			caller->callees_insn += f->callees_insn + p->insn[probe];
+			caller->children_insn += p->insn[probe];
 			r.caller_probe = caller->probe;
 			r.caller_id = (int64_t)caller->call_id;
 		} else {

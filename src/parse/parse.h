@@ -46,6 +46,10 @@ struct parser *parser_new(size_t nprobes, const unsigned char *points, parse_sin
  * beyond_return_limit, and not stacked, so the exit of an outer call of the
  * same function (a recursion) pairs with its own entry, not theirs.  */
 void parser_set_return_limit(struct parser *p, unsigned depth);
+/* insn[i] (nprobes, copied): probe i's returns were probed on its return
+ * instructions, whose cost differs from a uretprobe's (call_record's
+ * callees_insn and children_insn count them).  */
+void parser_set_insn(struct parser *p, const unsigned char *insn);
 /* Feeds raw bytes; lines may be split across calls.  -1 when the sink failed.  */
 int parser_feed(struct parser *p, const char *buf, size_t len);
 /* Flushes the window and ends the stream; unfinished frames are counted.  */

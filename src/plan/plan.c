@@ -261,6 +261,7 @@ struct rpoint {
 	enum probe_kind other;	/* PROBE_FUNC, or the mark/statement it came from */
 	int done;
 	int refused;		/* plan_insn_refused */
+	int insn;		/* a return: perun's loader's return instructions */
 };
 
 int plan_insn_refused(const char *path, uint64_t off)
@@ -351,6 +352,8 @@ static size_t credit_all(const struct plan *p, struct rpoint *rp, size_t nrp,
 					r->ret = att[i].entry;	/* the second mark of a pair */
 				if (take(&att[i], r->ret, pair)) {
 					r->done = 1;
+					if (r->ret && r->insn)
+						att[i].ret_insn = 1;
 					if (!r->refused) {
 						n++;
 						continue;
@@ -385,6 +388,17 @@ static void push_point(struct rpoint **rp, size_t *n, const char *path, uint64_t
 	r->other = other;
 	r->done = 0;
 	r->refused = 0;
+	r->insn = 0;
+}
+
+/* After "stapprobe_": the return instructions' name (0_iID, or iID after
+ * a pid's prefix).  */
+static int insn_name(const char *rest)
+{
+	rest += strspn(rest, "0123456789");
+	if (*rest == '_')
+		rest++;
+	return *rest == 'i';
 }
 
 size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid,
@@ -418,6 +432,9 @@ size_t plan_match_uprobe_events(const struct plan *p, const char *text, long pid
 		/* uprobe_events does not say whether a line came from a function,
 		 * a mark or a statement: functions first, the rest after */
 		push_point(&rp, &nrp, sp + 1, strtoull(colon + 3, NULL, 16), 0, ret, PROBE_FUNC);
+		/* perun's loader names a function's return instructions, all
+		 * attached, stapprobe_0_iID */
+		rp[nrp - 1].insn = ret && insn_name(strstr(line, prefix) + strlen(prefix));
 		/* a return probe sits on the function's first instruction too */
 		rp[nrp - 1].refused = plan_insn_refused(sp + 1, rp[nrp - 1].value);
 	}

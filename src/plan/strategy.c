@@ -450,10 +450,10 @@ static const char *returns_break(const struct target *t)
 /* --entry-only avoids return probes everywhere; the userspace strategy
  * does it by itself for targets whose return probes break, and every
  * strategy for Go programs (their return probes abort them).  */
-static void entry_only(struct plan *plan, const struct target *t, const struct strategy_opts *o)
+void strategy_entry_only(struct plan *plan, const struct target *t, const struct strategy_opts *o)
 {
 	size_t i, n = 0;
-	const char *why = returns_break(t);
+	const char *why = o->returns_exact && !t->go ? NULL : returns_break(t);
 	int automatic = !o->entry_only && why && (t->go || !strcmp(o->strategy, "userspace"));
 
 	if (why && !o->entry_only && !automatic)
@@ -628,7 +628,7 @@ int strategy_build(struct plan *plan, const struct target *t, const struct strat
 		goto out;
 	if (!custom && o->with_usdt)
 		add_usdts(plan, t, NULL, sampling);
-	entry_only(plan, t, o);
+	strategy_entry_only(plan, t, o);
 	if (spaceless_binaries(plan, o->cache_dir) < 0)
 		goto out;
 	if (!plan->n) {

@@ -23,10 +23,19 @@ struct strategy_opts {
 	const char *exclude;
 	const char *cache_dir;	/* for per-build-id target analysis, or NULL */
 	int entry_only;		/* 1: entry probes only, everywhere (--entry-only) */
+	/* 1: the runtime's return probes survive unwinding (perun's loader
+	 * probes return instructions where unwinding could meet them): a
+	 * target that throws C++ exceptions or longjmps needs no entry-only */
+	int returns_exact;
 };
 
 int strategy_valid(const char *name);
 int strategy_build(struct plan *plan, const struct target *t, const struct strategy_opts *o);
+/* What strategy_build does for a target whose return probes break (C++
+ * exceptions, longjmp, Go): --entry-only everywhere, the userspace strategy
+ * and Go by themselves, a warning otherwise.  For a plan built with
+ * returns_exact that will not run on perun's loader after all.  */
+void strategy_entry_only(struct plan *plan, const struct target *t, const struct strategy_opts *o);
 /* Splits "[lib#]name[#sampling]"; returns -1 on a malformed rule.  */
 int strategy_split_rule(const char *rule, char **lib, char **name, unsigned *sampling);
 

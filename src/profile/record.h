@@ -25,6 +25,10 @@ struct call_record {
 	unsigned depth;		/* recorded frames below this one */
 	uint64_t callees;	/* recorded calls inside this one, at any depth */
 	uint64_t children;	/* recorded calls directly inside this one */
+	/* of callees and children: those whose returns were probed on their
+	 * return instructions (parser_set_insn), which cost more than a
+	 * uretprobe */
+	uint64_t callees_insn, children_insn;
 	unsigned point : 1;	/* USDT point or source line: no duration */
 	unsigned nested : 1;	/* a call of the same probe is open below it (recursion) */
 };

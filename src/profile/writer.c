@@ -191,24 +191,37 @@ static unsigned log2_bucket(uint64_t v)
 	return v > 1 ? 63u - (unsigned)__builtin_clzll(v) : 0;
 }
 
-static double own_cost(const struct probe_cost *c, int stepped)
+static double own_cost(const struct probe_cost *c, int stepped, int insn)
 {
-	return stepped && c->stepped_ns > 0 ? c->stepped_ns : c->probe_ns;
+	double v = stepped && c->stepped_ns > 0 ? c->stepped_ns : c->probe_ns;
+
+	if (insn && c->insn_probe_ns > 0)
+		v += c->insn_probe_ns - c->probe_ns;
+	return v;
 }
 
-double probe_cost_inclusive(const struct probe_cost *c, int stepped, uint64_t amount,
-			    uint64_t callees)
+static double insn_pair(const struct probe_cost *c)
 {
-	double v = (double)amount - own_cost(c, stepped) - (double)callees * c->pair_ns;
+	return c->insn_pair_ns > 0 ? c->insn_pair_ns : c->pair_ns;
+}
+
+double probe_cost_inclusive(const struct probe_cost *c, int stepped, int insn, uint64_t amount,
+			    uint64_t callees, uint64_t callees_insn)
+{
+	double v = (double)amount - own_cost(c, stepped, insn) -
+		   (double)(callees - callees_insn) * c->pair_ns - (double)callees_insn * insn_pair(c);
 
 	return v > 0 ? v : 0;
 }
 
-double probe_cost_exclusive(const struct probe_cost *c, int stepped, uint64_t exclusive,
-			    uint64_t children)
+double probe_cost_exclusive(const struct probe_cost *c, int stepped, int insn, uint64_t exclusive,
+			    uint64_t children, uint64_t children_insn)
 {
 	double outside = c->pair_ns > c->probe_ns ? c->pair_ns - c->probe_ns : 0;
-	double v = (double)exclusive - own_cost(c, stepped) - (double)children * outside;
+	double iprobe = c->insn_probe_ns > 0 ? c->insn_probe_ns : c->probe_ns;
+	double ioutside = insn_pair(c) > iprobe ? insn_pair(c) - iprobe : 0;
+	double v = (double)exclusive - own_cost(c, stepped, insn) -
+		   (double)(children - children_insn) * outside - (double)children_insn * ioutside;
 
 	return v > 0 ? v : 0;
 }
@@ -222,6 +235,15 @@ void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost 
 	w->stepped = stepped;
 	for (i = 0; stepped && i < w->nuids; i++)
 		w->sum[i].stepped = stepped[i] && cost->stepped_ns > 0;
+}
+
+void profile_writer_set_returns(struct profile_writer *w, const unsigned char *insn)
+{
+	size_t i;
+
+	w->insn = insn;
+	for (i = 0; insn && i < w->nuids; i++)
+		w->sum[i].ret = insn[i] ? 2 : 1;
 }
 
 static void drop_values(struct profile_writer *w)
@@ -273,13 +295,15 @@ int profile_writer_call(void *ctx, const struct call_record *r)
 	ci = (double)r->amount;
 	if (w->cost && !r->point) {
 		int st = w->stepped && w->stepped[r->probe];
-		ci = probe_cost_inclusive(w->cost, st, r->amount, r->callees);
+		int in = w->insn && w->insn[r->probe];
+		ci = probe_cost_inclusive(w->cost, st, in, r->amount, r->callees, r->callees_insn);
 		s->cal_hist[log2_bucket((uint64_t)(ci + 0.5))]++;
 		s->calibrated = 1;
 		s->cal_sum += ci;
 		if (!r->nested)
 			s->cal_total += ci;
-		s->cal_exclusive += probe_cost_exclusive(w->cost, st, r->exclusive, r->children);
+		s->cal_exclusive += probe_cost_exclusive(w->cost, st, in, r->exclusive, r->children,
+							 r->children_insn);
 	}
 	if (w->vals)
 		keep_value(w, r->probe, (double)r->amount, ci);
@@ -360,6 +384,8 @@ void probe_summary_merge(struct probe_summary *to, const struct probe_summary *f
 	}
 	if (from->entry != to->entry)
 		to->entry = 0;	/* copies of one name probed on different instructions */
+	if (from->ret != to->ret)
+		to->ret = 0;
 	if (from->sampled > to->sampled)
 		to->sampled = from->sampled;
 	to->aggregate |= from->aggregate;
@@ -512,6 +538,11 @@ static struct json_object *summary_json(const struct probe_summary *s,
 	if (s->entry)
 		json_object_object_add(o, "probe_entry",
 				       json_object_new_string(s->entry == 2 ? "stepped" : "emulated"));
+	/* perun's loader: its returns' probe, a uretprobe or its return
+	 * instructions (the calibration subtracts that kind's cost) */
+	if (s->ret && !s->aggregate)
+		json_object_object_add(o, "probe_return",
+				       json_object_new_string(s->ret == 2 ? "instructions" : "uretprobe"));
 	for (i = 0; i < 64; i++)
 		if (s->hist[i])
 			last = i;

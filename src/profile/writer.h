@@ -28,6 +28,7 @@ struct probe_summary {
 	unsigned calibrated : 1;	/* cal_* hold calibrated amounts */
 	unsigned stepped : 1;	/* its probe is stepped out of line: stepped_ns applied */
 	unsigned entry : 2;	/* 0 no entry kind known, 1 emulated, 2 stepped (plan flags) */
+	unsigned ret : 2;	/* 0 not known, 1 a uretprobe, 2 its return instructions */
 	double cal_total, cal_sum, cal_exclusive;
 	uint64_t cal_hist[64];	/* log2 buckets of calibrated inclusive ns */
 	uint64_t est_calls;	/* merged: the copies' estimated calls; 0: not merged */
@@ -39,17 +40,21 @@ struct probe_summary {
  * pair_ns what a recorded call costs its caller in all.  */
 struct probe_cost {
 	double probe_ns, pair_ns, stepped_ns;
+	/* probe_ns and pair_ns of a function whose returns are probed on
+	 * their instructions (perun's loader), 0: the same */
+	double insn_probe_ns, insn_pair_ns;
 };
 
 /* Calibrated inclusive and exclusive amounts of one call, never below 0:
- * the call's own probe cost (stepped_ns when stepped, else probe_ns) and, for
- * each recorded callee inside it, pair_ns (inclusive) or, for each direct
- * callee, the part of pair_ns its recorded amount does not hold
- * (exclusive).  */
-double probe_cost_inclusive(const struct probe_cost *c, int stepped, uint64_t amount,
-			    uint64_t callees);
-double probe_cost_exclusive(const struct probe_cost *c, int stepped, uint64_t exclusive,
-			    uint64_t children);
+ * the call's own probe cost (stepped_ns when stepped, else probe_ns; the
+ * insn_ costs' difference more when insn) and, for each recorded callee
+ * inside it, pair_ns (insn_pair_ns for the callees_insn of them)
+ * (inclusive) or, for each direct callee, the part of its pair cost its
+ * recorded amount does not hold (exclusive).  */
+double probe_cost_inclusive(const struct probe_cost *c, int stepped, int insn, uint64_t amount,
+			    uint64_t callees, uint64_t callees_insn);
+double probe_cost_exclusive(const struct probe_cost *c, int stepped, int insn, uint64_t exclusive,
+			    uint64_t children, uint64_t children_insn);
 /* What profile_writer_open writes per call.  */
 enum profile_form {
 	PROFILE_SUMMARIES = 0,	/* --aggregate: summary resources only */
@@ -76,6 +81,7 @@ struct profile_writer {
 	int per_call;		/* 0 with --aggregate: summaries only */
 	const struct probe_cost *cost;	/* NULL: no calibrated amounts */
 	const unsigned char *stepped;	/* per probe, or NULL: none stepped */
+	const unsigned char *insn;	/* per probe, or NULL: returns' probe kinds unknown */
 	/* every recorded call's inclusive and calibrated amounts, per probe,
 	 * for exact quantiles; NULL once more than SUMMARY_EXACT_MAX calls came
 	 * (the summaries then interpolate their histograms, and say so) */
@@ -101,6 +107,10 @@ int profile_writer_open(struct profile_writer *w, const char *path,
  * may be NULL, are borrowed; call before the first record).  */
 void profile_writer_calibrate(struct profile_writer *w, const struct probe_cost *cost,
 			      const unsigned char *stepped);
+/* Says per probe how its returns were probed (insn[i]: on its return
+ * instructions, else a uretprobe; borrowed): the summaries say so, and a
+ * calibration subtracts that kind's cost.  Call before the first record.  */
+void profile_writer_set_returns(struct profile_writer *w, const unsigned char *insn);
 /* For conversions: writes to f (not closed), uids are names[0..n), prefix is
  * the JSON text of the regions before "snapshots" without braces
  * ("header":{..},...).  form is PROFILE_PER_CALL or PROFILE_COMPACT.  */

@@ -16,5 +16,6 @@ void render_loader_modes(const struct script_opt *so, struct uprobes_modes *m)
 	m->budget_ns = so->budget_allowed_ns;
 	m->call_ns = so->budget_call_ns;
 	m->stepped_ns = so->budget_stepped_ns;
+	m->insn_ns = so->budget_insn_ns;
 	m->window_ms = so->budget_window_ms;
 }

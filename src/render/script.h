@@ -59,6 +59,9 @@ struct script_opt {
 	const unsigned char *budget_stepped;
 	size_t budget_nstepped;
 	uint64_t budget_stepped_ns;
+	/* perun's loader: what a return probed on its instructions costs more
+	 * than a uretprobe (collect/returns.c says which are) */
+	uint64_t budget_insn_ns;
 	unsigned budget_window_ms;
 	double budget_pct;
 	int budget_calibrated;

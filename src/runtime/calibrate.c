@@ -106,6 +106,19 @@ int calibrate_load(const char *path, const char *runtime, const char *loader,
 		ret = 0;
 		goto out;
 	}
+	/* perun's loader times the returns of some functions with uretprobes
+	 * since 2026-11-28: a calibration from before has one cost for all */
+	if ((number(o, "insn_probe_ns", &c->insn_probe_ns) < 0 ||
+	     number(o, "insn_pair_ns", &c->insn_pair_ns) < 0) &&
+	    loader && !strcmp(loader, "perun")) {
+		memset(c, 0, sizeof(*c));
+		ret = 0;
+		goto out;
+	}
+	if (c->insn_pair_ns <= 0) {
+		c->insn_probe_ns = c->probe_ns;
+		c->insn_pair_ns = c->pair_ns;
+	}
 	snprintf(c->loader, sizeof(c->loader), "%s", lo ? lo : "");
 	c->calls = (uint64_t)calls;
 	number(o, "stepped_probe_ns", &c->stepped_ns);
@@ -136,6 +149,8 @@ struct json_object *calibration_json(const struct calibration *c)
 	json_object_object_add(o, "pair_ns", tenths(c->pair_ns));
 	json_object_object_add(o, "untraced_ns", tenths(c->untraced_ns));
 	json_object_object_add(o, "stepped_probe_ns", tenths(c->stepped_ns));
+	json_object_object_add(o, "insn_probe_ns", tenths(c->insn_probe_ns));
+	json_object_object_add(o, "insn_pair_ns", tenths(c->insn_pair_ns));
 	json_object_object_add(o, "calls", json_object_new_int64((int64_t)c->calls));
 	json_object_object_add(o, "runtime", json_object_new_string(c->runtime));
 	if (c->loader[0])
@@ -246,7 +261,12 @@ int calibrate_cached(int runtime, const char *loader, int quiet, struct calibrat
 		loader = NULL;
 	path = calibrate_path(dir, runtime_name(rt), loader, u.release);
 	r = calibrate_load(path, runtime_name(rt), loader, u.release, c);
-	if (r == 1 && !quiet)
+	if (r == 1 && !quiet && c->insn_pair_ns > c->pair_ns)
+		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
+				"(%.0f ns per recorded callee; %.0f and %.0f where returns are probed "
+				"on their instructions), measured by perun calibrate\n",
+			c->probe_ns, c->pair_ns, c->insn_probe_ns, c->insn_pair_ns);
+	else if (r == 1 && !quiet)
 		fprintf(stderr, "perun: calibrated amounts subtract a probe cost of %.0f ns per call "
 				"(%.0f ns per recorded callee), measured by perun calibrate\n",
 			c->probe_ns, c->pair_ns);

@@ -17,6 +17,10 @@ struct calibration {
 	double untraced_ns;	/* an untraced call of the empty twin */
 	double stepped_ns;	/* recorded amount of a function whose first instruction
 				 * is stepped out of line (median), 0 when not measured */
+	/* the same for a function whose returns perun's loader probes on its
+	 * return instructions (stepped out of line), not with a uretprobe;
+	 * equal to probe_ns and pair_ns where every return is a uretprobe */
+	double insn_probe_ns, insn_pair_ns;
 	uint64_t calls;		/* traced calls measured */
 	int64_t when;		/* seconds since the epoch */
 	char runtime[16];
@@ -28,6 +32,7 @@ struct calibration {
 /* The traced functions of perun-calib.  */
 #define CALIB_FUNC "perun_calib_empty"
 #define CALIB_STEPPED "perun_calib_stepped"
+#define CALIB_DEEP "perun_calib_deep"
 
 /* dir/calibration-RUNTIME-RELEASE.json, or calibration-bpf-stapbpf-RELEASE.json
  * for stapbpf's cost (unsafe characters of the release replaced); caller

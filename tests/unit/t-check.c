@@ -515,9 +515,16 @@ static void make_cal_run(struct profile *p, double leaf, int cal)
 			   "\"machine\":{\"host\":\"here\",\"cpu\":{\"total\":2}");
 	if (cal)
 		strbuf_addstr(&sb, ",\"calibration\":{\"probe_ns\":1000,\"pair_ns\":3000,"
-				   "\"stepped_probe_ns\":10000}");
+				   "\"stepped_probe_ns\":10000");
+	if (cal == 2)	/* perun's loader: f's returns on their instructions */
+		strbuf_addstr(&sb, ",\"insn_probe_ns\":2000,\"insn_pair_ns\":7000");
+	if (cal)
+		strbuf_addstr(&sb, "}");
 	strbuf_addstr(&sb, "},\"trace\":{\"summary\":{\"leaf\":{\"probe_entry\":\"stepped\"},"
-			   "\"f\":{\"probe_entry\":\"emulated\"}}},\"snapshots\":[{\"resources\":[");
+			   "\"f\":{\"probe_entry\":\"emulated\"");
+	if (cal == 2)
+		strbuf_addstr(&sb, ",\"probe_return\":\"instructions\"");
+	strbuf_addstr(&sb, "}}},\"snapshots\":[{\"resources\":[");
 	res(&sb, &first, "leaf", leaf, leaf, 3, 2);
 	res(&sb, &first, "f", 20000 - 10500 + leaf, 9500, 2, 1);
 	res(&sb, &first, "main", 30000 - 10500 + leaf, 10000, 1, -1);
@@ -575,6 +582,28 @@ static void test_calibrated(void)
 	ok(r.njobs == 1 && !r.jobs[0].calibrated &&
 		   fabs(base_of(&r, "main;f;leaf", CHECK_INCLUSIVE) - 10500) < 1,
 	   "a run without calibration: every run's raw times");
+	check_result_release(&r);
+	free_runs(b, 2);
+	free_runs(t, 2);
+
+	/* f's returns probed on their instructions: its own cost and its pair
+	 * in main are that kind's */
+	make_cal_run(&b[0], 10500, 2);
+	make_cal_run(&b[1], 10500, 2);
+	make_cal_run(&t[0], 10500, 2);
+	make_cal_run(&t[1], 10500, 2);
+	check_compare(b, NULL, 2, t, NULL, 2, &o, &r);
+	ok(fabs(base_of(&r, "main;f", CHECK_INCLUSIVE) - 15000) < 1,
+	   "f inclusive: 20000 - own (1000 + 2000 - 1000) - leaf's pair 3000 = 15000 (%g)",
+	   base_of(&r, "main;f", CHECK_INCLUSIVE));
+	ok(fabs(base_of(&r, "main;f", CHECK_SELF) - 5500) < 1,
+	   "f self: 9500 - 2000 - 1 x (3000 - 1000) = 5500 (%g)", base_of(&r, "main;f", CHECK_SELF));
+	ok(fabs(base_of(&r, "main", CHECK_INCLUSIVE) - 19000) < 1,
+	   "main inclusive: 30000 - 1000 - f's pair 7000 - leaf's 3000 = 19000 (%g)",
+	   base_of(&r, "main", CHECK_INCLUSIVE));
+	ok(fabs(base_of(&r, "main", CHECK_SELF) - 4000) < 1,
+	   "main self: 10000 - 1000 - 1 x (7000 - 2000) = 4000 (%g)",
+	   base_of(&r, "main", CHECK_SELF));
 	check_result_release(&r);
 	free_runs(b, 2);
 	free_runs(t, 2);

@@ -117,6 +117,14 @@ int main(void)
 		free(fail);
 		memset(att, 0, sizeof(att));
 		is_int(plan_match_uprobe_events(&p, ev, -1, att), 4, "pid -1: any stapbpf");
+		ok(!att[0].ret_insn, "a uretprobe is no return on instructions");
+		memset(att, 0, sizeof(att));
+		is_int(plan_match_uprobe_events(&p,
+			"p:uprobes/stapprobe_0_0 /tmp/my dir/app:0x0000000000001615\n"
+			"r:uprobes/stapprobe_0_i0 /tmp/my dir/app:0x0000000000001615\n", -1, att), 2,
+		       "perun's loader: an entry and its return instructions");
+		ok(att[0].entry && att[0].ret && att[0].ret_insn,
+		   "the return is on its instructions (stapprobe_0_iID)");
 
 		/* stap -p2 for the kernel runtime */
 		memset(att, 0, sizeof(att));

@@ -209,6 +209,71 @@ static void test_writer(void)
 	json_object_put(ci);
 }
 
+/* perun's loader times some returns with uretprobes and the others on
+ * their return instructions: each call and callee is calibrated with its
+ * own kind's cost.  */
+static void test_writer_returns(void)
+{
+	/* walk's returns on its instructions (recursive), leaf's a uretprobe */
+	struct profile_column cols[2] = { { "walk", 1, 1 }, { "leaf", 1, 1 } };
+	struct profile_writer w;
+	struct parse_stats st;
+	struct probe_cost cost = { 100, 300, 700, 400, 1500 };
+	unsigned char insn[2] = { 1, 0 };
+	struct call_record r;
+	struct json_object *js, *ci, *h;
+	char path[] = "/tmp/t-profile.XXXXXX";
+	int fd = mkstemp(path);
+
+	close(fd);
+	h = json_object_new_object();
+	ci = json_object_new_object();
+	json_object_object_add(h, "type", json_object_new_string("mixed"));
+	json_object_object_add(h, "units", json_object_new_object());
+	json_object_object_add(h, "cmd", json_object_new_string("x"));
+	json_object_object_add(ci, "name", json_object_new_string("trace"));
+	ok(profile_writer_open(&w, path, cols, 2, NULL, h, ci, NULL, 1) == 0, "writer opens");
+	profile_writer_calibrate(&w, &cost, NULL);
+	profile_writer_set_returns(&w, insn);
+	memset(&r, 0, sizeof(r));
+	/* leaf: 1000 ns, inside the inner walk */
+	r.probe = 1; r.amount = 1000; r.exclusive = 1000; r.call_id = 2; r.caller_id = 1;
+	r.caller_probe = 0; r.depth = 2;
+	profile_writer_call(&w, &r);
+	/* inner walk: 5000 ns holding leaf (a uretprobe) */
+	r.probe = 0; r.amount = 5000; r.exclusive = 4000; r.nested = 1; r.call_id = 1;
+	r.caller_id = 0; r.caller_probe = 0; r.depth = 1; r.callees = 1; r.children = 1;
+	profile_writer_call(&w, &r);
+	/* outer walk: 10000 ns holding the inner walk (instructions) and leaf */
+	r.amount = 10000; r.exclusive = 5000; r.nested = 0; r.callees = 2; r.callees_insn = 1;
+	r.children = 1; r.children_insn = 1; r.call_id = 0; r.caller_id = -1;
+	r.caller_probe = -1; r.depth = 0;
+	profile_writer_call(&w, &r);
+
+	js = probe_summary_json(&w.sum[1]);
+	is_int((long)json_object_get_double(jget(js, "calibrated_total")), 900,
+	       "leaf: 1000 - its uretprobe's probe cost 100");
+	is_str(json_object_get_string(jget(js, "probe_return")), "uretprobe",
+	       "leaf says its return was a uretprobe");
+	json_object_put(js);
+	js = probe_summary_json(&w.sum[0]);
+	is_int((long)json_object_get_double(jget(js, "calibrated_total")), 7800,
+	       "outer walk: 10000 - own 400 - walk's pair 1500 - leaf's pair 300");
+	is_int((long)json_object_get_double(jget(js, "calibrated_mean")), (7800 + 4300) / 2,
+	       "mean with the inner walk: 5000 - own 400 - leaf's pair 300");
+	is_int((long)json_object_get_double(jget(js, "calibrated_exclusive")), 3400 + 3500,
+	       "exclusive: inner 4000 - 400 - leaf (300 - 100); outer 5000 - 400 - walk "
+	       "(1500 - 400)");
+	is_str(json_object_get_string(jget(js, "probe_return")), "instructions",
+	       "walk says its returns were probed on their instructions");
+	json_object_put(js);
+	memset(&st, 0, sizeof(st));
+	ok(profile_writer_close(&w, &st, NULL) == 0, "writer closes");
+	unlink(path);
+	json_object_put(h);
+	json_object_put(ci);
+}
+
 /* Per-call records as perun collect --per-call writes them.  */
 #define CALL(a, e, uid, th, ord, ts, d, id, cid, caller)                                         \
 	"{\"amount\":" #a ",\"exclusive\":" #e ",\"uid\":\"" uid "\",\"type\":\"mixed\","           \
@@ -543,6 +608,7 @@ int main(void)
 	test_quantiles();
 	test_incomplete();
 	test_writer();
+	test_writer_returns();
 	test_summary_merge();
 	strbuf_release(&out);
 	both_forms();

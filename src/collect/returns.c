@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Which of the plan's functions perun's loader times with a uretprobe.
+ *
+ * A uretprobe costs about what the entry probe costs; a probe on a return
+ * instruction is stepped out of line, a trap more, which on a virtual
+ * machine is several times that (bench/percall.sh).  But the kernel keeps
+ * at most 64 uretprobes pending per thread, and a uretprobe replaces the
+ * return address on the stack, which an unwinder (C++ exceptions, Go's
+ * stack growth) reads.  So a function gets a uretprobe only when no call of
+ * it can be 64 traced frames deep and nothing unwinds through it:
+ *
+ *   - the binary throws no C++ exception and is not Go's;
+ *   - the function is on no cycle of the call graph, and reaches no call
+ *     through a pointer, no call into the middle of a function and no
+ *     library function that calls back (qsort, bsearch, ...): each could
+ *     close a cycle the graph does not show.
+ *
+ *   - no chain of such functions the call graph shows is longer than 64
+ *     above it.
+ *
+ * A cycle through a callback of a library function not listed here, or a
+ * chain through a callback, can still pass the kernel's 64: retpair counts those calls without a
+ * duration and the collect says so (beyond_return_limit).  */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binary/callgraph.h"
+#include "binary/cfg.h"
+#include "binary/exits.h"
+#include "collect/session.h"
+#include "util/log.h"
+
+/* deep[i]: node i is on a cycle of the call graph, or reaches an indirect
+ * or unresolved call (itself or through its callees, to a fixed point),
+ * which could close a cycle through it.  A caller of a recursive function
+ * is not deep for that: its own frames do not repeat.  */
+/* Library functions that call back into the program: a call to one is a
+ * call through a pointer.  */
+static const char *const callback_imports[] = {
+	"qsort", "qsort_r", "bsearch", "lsearch", "lfind", "tsearch", "tfind", "tdelete",
+	"twalk", "twalk_r", "ftw", "nftw", "scandir", "scandirat", "glob", "pthread_once",
+	"dl_iterate_phdr", "_Unwind_Backtrace", "g_list_foreach", "g_hash_table_foreach",
+	NULL,
+};
+
+static int calls_back(const struct cg_node *n)
+{
+	size_t i;
+
+	if (!n->import || !n->name)
+		return 0;
+	for (i = 0; callback_imports[i]; i++)
+		if (!strcmp(n->name, callback_imports[i]))
+			return 1;
+	return 0;
+}
+
+static unsigned char *deep_nodes(const struct callgraph *cg)
+{
+	unsigned char *r = xcalloc(cg->nnodes ? cg->nnodes : 1, 1);
+	uint32_t i;
+	int changed = 1;
+
+	for (i = 0; i < cg->nnodes; i++)
+		r[i] = cg->nodes[i].indirect_calls || cg->nodes[i].unresolved_calls ||
+		       calls_back(&cg->nodes[i]);
+	while (changed) {
+		changed = 0;
+		for (i = 0; i < cg->nedges; i++)
+			if (r[cg->edges[i].to] && !r[cg->edges[i].from]) {
+				r[cg->edges[i].from] = 1;
+				changed = 1;
+			}
+	}
+	for (i = 0; i < cg->nnodes; i++)
+		r[i] |= cg->nodes[i].recursive;
+	return r;
+}
+
+/* The kernel's pending uretprobes per thread (MAX_URETPROBE_DEPTH).  */
+#define URET_LIMIT 64
+
+/* Of the candidates (uret[node] set: traced, not deep), those a chain of
+ * more than URET_LIMIT candidates would reach past the kernel's limit lose
+ * their uretprobe.  The components of the call graph are numbered callees
+ * first (Tarjan), so callers come first from the top; a candidate is on no
+ * cycle, so a component of its own, and appears once on any stack.  pend[c]:
+ * the most candidates' frames open when component c is entered.  */
+static size_t cap_chains(const struct callgraph *cg, unsigned char *uret)
+{
+	uint32_t ncomp = 0, i, c, *pend, *first, *next, dropped = 0;
+
+	if (!cg->scc)
+		return 0;
+	for (i = 0; i < cg->nnodes; i++)
+		if (cg->scc[i] + 1 > ncomp)
+			ncomp = cg->scc[i] + 1;
+	pend = xcalloc(ncomp ? ncomp : 1, sizeof(*pend));
+	first = xmalloc((ncomp ? ncomp : 1) * sizeof(*first));
+	next = xmalloc((cg->nnodes ? cg->nnodes : 1) * sizeof(*next));
+	for (c = 0; c < ncomp; c++)
+		first[c] = UINT32_MAX;
+	for (i = 0; i < cg->nnodes; i++) {
+		next[i] = first[cg->scc[i]];
+		first[cg->scc[i]] = i;
+	}
+	for (c = ncomp; c-- > 0;) {
+		uint32_t out = pend[c], v, k;
+		for (v = first[c]; v != UINT32_MAX; v = next[v])
+			if (uret[v]) {
+				if (pend[c] + 1 > URET_LIMIT) {
+					uret[v] = 0;
+					dropped++;
+				} else {
+					out = pend[c] + 1;
+				}
+			}
+		for (v = first[c]; v != UINT32_MAX; v = next[v])
+			for (k = cg->out_start[v]; k < cg->out_start[v + 1]; k++) {
+				uint32_t d = cg->scc[cg->edges[k].to];
+				if (d != c && pend[d] < out)
+					pend[d] = out;
+			}
+	}
+	free(pend);
+	free(first);
+	free(next);
+	return dropped;
+}
+
+/* The node of function probe pr of t, or UINT32_MAX (not a function of t
+ * with both probes).  */
+static uint32_t node_of(const struct target *t, const struct callgraph *cg,
+			const struct probe *pr)
+{
+	const struct func *f;
+	uint32_t node;
+
+	if (pr->kind != PROBE_FUNC || (pr->flags & PROBE_F_ENTRY_ONLY) || !pr->binary ||
+	    strcmp(pr->binary, t->path) || !(f = target_func_at(t, pr->addr)))
+		return UINT32_MAX;
+	node = callgraph_node_of(cg, f);
+	return node < cg->nfuncs ? node : UINT32_MAX;
+}
+
+/* In a binary that throws C++ exceptions, a function whose return
+ * instructions cannot all be found (a jump through a register, a jump to
+ * its .cold part) would get a uretprobe from the loader, which an exception
+ * unwinding through it turns into an abort: it is counted at entry only.  */
+static void unwound_entry_only(struct session *s)
+{
+	const struct target *t = &s->target;
+	struct cfg_disasm *d = NULL;
+	size_t i, n = 0;
+	int fd;
+
+	if (cfg_disasm_new(&d) < 0)
+		return;
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < s->plan.n && fd >= 0; i++) {
+		struct probe *pr = &s->plan.probes[i];
+		const struct func *f;
+		uint64_t *offs = NULL;
+		if (pr->kind != PROBE_FUNC || (pr->flags & PROBE_F_ENTRY_ONLY) || !pr->binary ||
+		    strcmp(pr->binary, t->path) || !(f = target_func_at(t, pr->addr)))
+			continue;
+		if (target_func_exits(t, f, fd, d, &offs) <= 0) {
+			pr->flags |= PROBE_F_ENTRY_ONLY;
+			n++;
+		}
+		free(offs);
+	}
+	if (fd >= 0)
+		close(fd);
+	cfg_disasm_free(d);
+	if (n)
+		log_msg(1, "perun", "%s uses C++ exceptions: %zu function%s counted at entry only "
+				    "(not every return instruction of theirs was found, and a "
+				    "uretprobe would break unwinding through them)",
+			t->path, n, n == 1 ? "" : "s");
+}
+
+void collect_plan_returns(struct session *s)
+{
+	const struct target *t = &s->target;
+	struct callgraph cg;
+	unsigned char *deep, *uretn;
+	size_t i, uret = 0, funcs = 0, capped;
+	uint32_t node;
+
+	memset(&cg, 0, sizeof(cg));
+	for (i = 0; i < s->plan.n; i++)
+		s->plan.probes[i].flags &= ~PROBE_F_RET_UPROBE;
+	if (!t->path || !t->nfuncs)
+		return;
+	if (t->exceptions && !t->go)
+		unwound_entry_only(s);
+	if (t->exceptions || t->go)
+		return;
+	for (i = 0; i < s->plan.n; i++)
+		funcs += s->plan.probes[i].kind == PROBE_FUNC;
+	if (!funcs)
+		return;
+	if (callgraph_load(&cg, t, s->o->cache_off ? NULL : s->cache_dir, 0) < 0) {
+		log_msg(2, "perun", "no call graph of %s: every return is timed on its return "
+				    "instructions", t->path);
+		return;
+	}
+	deep = deep_nodes(&cg);
+	/* the candidates: traced, and no call of theirs can repeat on a stack */
+	uretn = xcalloc(cg.nnodes ? cg.nnodes : 1, 1);
+	for (i = 0; i < s->plan.n; i++)
+		if ((node = node_of(t, &cg, &s->plan.probes[i])) != UINT32_MAX && !deep[node])
+			uretn[node] = 1;
+	capped = cap_chains(&cg, uretn);
+	for (i = 0; i < s->plan.n; i++)
+		if ((node = node_of(t, &cg, &s->plan.probes[i])) != UINT32_MAX && uretn[node]) {
+			s->plan.probes[i].flags |= PROBE_F_RET_UPROBE;
+			uret++;
+		}
+	log_msg(2, "perun", "%zu of %zu functions' returns by uretprobe, the others' on their "
+			    "return instructions (%zu of them past a chain of %d)", uret, funcs, capped,
+		URET_LIMIT);
+	free(deep);
+	free(uretn);
+	callgraph_release(&cg);
+}
