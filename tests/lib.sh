@@ -28,6 +28,17 @@ export HOME GIT_CONFIG_NOSYSTEM
 unset XDG_CONFIG_HOME XDG_CACHE_HOME GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME \
 	GIT_COMMITTER_EMAIL
 printf "[user]\n\tname = A U Thor\n\temail = author@example.com\n" >"$TRASH/.gitconfig"
+# stap's own cache (its kernel configuration probes, stapconf, about a minute
+# of CPU per cold kernel-module build for the guest's 6.1 headers, and the
+# typequery/tracequery modules it builds against a kernel's headers) is shared
+# by the test files of one build tree instead of starting cold in each HOME.
+# stap keys it by content, and never caches a module named with -m, as
+# perun's are: every module is still compiled, and perun's own module cache
+# stays per test file (what the tests' "(miss)" and "(hit)" lines are about).
+# make clean removes it; PERUN_TEST_STAP_DIR=DIR puts it elsewhere.
+SYSTEMTAP_DIR="${PERUN_TEST_STAP_DIR:-${BUILDDIR:-$SRCDIR}/tests/stap-cache}"
+mkdir -p "$SYSTEMTAP_DIR"
+export SYSTEMTAP_DIR
 # libgit2 1.5 leaks pcre2 match data in remote config lookups (push, fetch):
 # not ours; see the file
 LSAN_OPTIONS="suppressions=$SRCDIR/tests/lsan-libgit2.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
