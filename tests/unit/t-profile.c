@@ -120,6 +120,17 @@ static struct json_object *jget(struct json_object *o, const char *k)
 	return json_object_object_get(o, k);
 }
 
+/* The header and collector_info a test writer opens with.  */
+static void writer_regions(struct json_object **h, struct json_object **ci)
+{
+	*h = json_object_new_object();
+	*ci = json_object_new_object();
+	json_object_object_add(*h, "type", json_object_new_string("mixed"));
+	json_object_object_add(*h, "units", json_object_new_object());
+	json_object_object_add(*h, "cmd", json_object_new_string("x"));
+	json_object_object_add(*ci, "name", json_object_new_string("trace"));
+}
+
 /* The writer's summaries: the recursion rule, calibration, sampling.  */
 static void test_writer(void)
 {
@@ -136,12 +147,7 @@ static void test_writer(void)
 	int fd = mkstemp(path);
 
 	close(fd);
-	h = json_object_new_object();
-	ci = json_object_new_object();
-	json_object_object_add(h, "type", json_object_new_string("mixed"));
-	json_object_object_add(h, "units", json_object_new_object());
-	json_object_object_add(h, "cmd", json_object_new_string("x"));
-	json_object_object_add(ci, "name", json_object_new_string("trace"));
+	writer_regions(&h, &ci);
 	ok(profile_writer_open(&w, path, cols, 2, NULL, h, ci, NULL, 1) == 0, "writer opens");
 	profile_writer_calibrate(&w, &cost, stepped);
 	memset(&r, 0, sizeof(r));
@@ -226,12 +232,7 @@ static void test_writer_returns(void)
 	int fd = mkstemp(path);
 
 	close(fd);
-	h = json_object_new_object();
-	ci = json_object_new_object();
-	json_object_object_add(h, "type", json_object_new_string("mixed"));
-	json_object_object_add(h, "units", json_object_new_object());
-	json_object_object_add(h, "cmd", json_object_new_string("x"));
-	json_object_object_add(ci, "name", json_object_new_string("trace"));
+	writer_regions(&h, &ci);
 	ok(profile_writer_open(&w, path, cols, 2, NULL, h, ci, NULL, 1) == 0, "writer opens");
 	profile_writer_calibrate(&w, &cost, NULL);
 	profile_writer_set_returns(&w, insn);
