@@ -121,4 +121,25 @@ test_expect_success 'a chain of 70 functions, no cycle: 64 uretprobes, the 7 bel
 	test_cmp expect kinds
 '
 
+test_expect_success 'a thread that calls pthread_exit: no uretprobe its forced unwind could meet' '
+	cat >pexit.c <<-\EOF &&
+	#include <pthread.h>
+	#include <stdio.h>
+	__attribute__((noinline)) void inner(int x) { if (x > 5) pthread_exit(0); }
+	__attribute__((noinline)) void outer(int x) { inner(x); }
+	static void *run(void *a) { for (int i = 0; i < 10; i++) outer(i); return a; }
+	int main(void) { pthread_t t; pthread_create(&t, 0, run, 0); pthread_join(t, 0); puts("joined"); return 0; }
+	EOF
+	cc -g -O1 -pthread -o pexit pexit.c &&
+	"$PERUN" collect -c ./pexit -o pe.perf trace -s custom -f inner -f outer --loader perun \
+		2>err >out &&
+	cat err &&
+	grep joined out &&
+	profile_counts pe.perf >actual &&
+	printf "inner 7\nouter 7\n" >expect &&
+	test_cmp expect actual &&
+	test "$(profile_field pe.perf trace.summary.inner.probe_return)" = instructions &&
+	test "$(profile_field pe.perf trace.summary.outer.probe_return)" = instructions
+'
+
 test_done

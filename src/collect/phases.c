@@ -388,10 +388,13 @@ int collect_script(struct session *s)
 	s->sopt.count_sent = s->runtime == RUNTIME_KERNEL;
 	/* the kernel runtime follows children in the script itself */
 	s->sopt.follow = s->o->follow && s->runtime == RUNTIME_KERNEL;
+	/* made again when the runtime's choice changed the plan or the cost */
+	strbuf_reset(&s->script);
 	r = script_generate_opt(&s->plan, tp, collect_script_mode(s),
 				collect_recorder_slots(s->o->buffer_size), &s->sopt, &s->script);
 	if (r == 0 && strbuf_read_file(&tb, ts) < 0)
 		r = pr_error_errno("tapset %s (set PERUN_DATADIR or reinstall perun)", ts);
+	free(s->tapset_text);
 	s->tapset_text = strbuf_detach(&tb);
 	free(tp);
 	free(ts);

@@ -9,7 +9,9 @@
  * stack growth) reads.  So a function gets a uretprobe only when no call of
  * it can be 64 traced frames deep and nothing unwinds through it:
  *
- *   - the binary throws no C++ exception and is not Go's;
+ *   - the binary throws no C++ exception, is not Go's, and neither calls
+ *     nor holds a function that unwinds the stack (pthread_exit and
+ *     pthread_cancel run a forced unwind);
  *   - the function is on no cycle of the call graph, and reaches no call
  *     through a pointer, no call into the middle of a function and no
  *     library function that calls back (qsort, bsearch, ...): each could
@@ -46,6 +48,27 @@ static const char *const callback_imports[] = {
 	"dl_iterate_phdr", "_Unwind_Backtrace", "g_list_foreach", "g_hash_table_foreach",
 	NULL,
 };
+
+/* Functions that unwind the stack by its return addresses (a thread's
+ * cancellation or exit runs a forced unwind; an exception's throw), which
+ * a uretprobe's replaced address makes abort: a binary that calls or holds
+ * one gets no uretprobe.  */
+static const char *const unwinders[] = {
+	"pthread_exit", "pthread_cancel", "_Unwind_ForcedUnwind", "_Unwind_RaiseException",
+	"_Unwind_Resume", "__cxa_throw", NULL,
+};
+
+static const char *unwinder_of(const struct callgraph *cg)
+{
+	uint32_t i;
+	size_t k;
+
+	for (i = 0; i < cg->nnodes; i++)
+		for (k = 0; cg->nodes[i].name && unwinders[k]; k++)
+			if (!strcmp(cg->nodes[i].name, unwinders[k]))
+				return unwinders[k];
+	return NULL;
+}
 
 static int calls_back(const struct cg_node *n)
 {
@@ -191,6 +214,7 @@ void collect_plan_returns(struct session *s)
 	unsigned char *deep, *uretn;
 	size_t i, uret = 0, funcs = 0, capped;
 	uint32_t node;
+	const char *unwinder;
 
 	memset(&cg, 0, sizeof(cg));
 	for (i = 0; i < s->plan.n; i++)
@@ -208,6 +232,12 @@ void collect_plan_returns(struct session *s)
 	if (callgraph_load(&cg, t, s->o->cache_off ? NULL : s->cache_dir, 0) < 0) {
 		log_msg(2, "perun", "no call graph of %s: every return is timed on its return "
 				    "instructions", t->path);
+		return;
+	}
+	if ((unwinder = unwinder_of(&cg))) {
+		log_msg(2, "perun", "%s holds %s, which unwinds through return addresses: every "
+				    "return is timed on its return instructions", t->path, unwinder);
+		callgraph_release(&cg);
 		return;
 	}
 	deep = deep_nodes(&cg);
