@@ -182,6 +182,23 @@ PY
 }
 
 # A field of the profile's trace region, by dotted path.
+# bpftrace_stop PID: ends a bpftrace started in the background, so that it
+# prints its maps.  bpftrace 0.17 can take a SIGINT outside its poll and then
+# wait in epoll_wait for ever (CI lost 18 minutes to one): INT again every
+# half second, KILL after 30 s.  A zombie counts as ended.  Never fails (the
+# bodies run under set -e).
+bpftrace_stop() {
+	_bs=0
+	while [ $_bs -lt 300 ] && kill -0 "$1" 2>/dev/null &&
+		[ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" != Z ]; do
+		[ $((_bs % 5)) != 0 ] || kill -INT "$1" 2>/dev/null || :
+		_bs=$((_bs + 1))
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null || :
+	wait "$1" 2>/dev/null || :
+}
+
 profile_field() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys

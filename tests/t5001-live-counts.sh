@@ -72,7 +72,7 @@ test_expect_success 'counts equal bpftrace counts on the same run' '
 	sleep 1 &&
 	"$PERUN" collect -c ./counts -o bt.perf trace -q -s custom -f fib -f work -f leaf -f libcountlib#lib_add ||
 		{ kill -INT $bt; exit 1; }
-	{ kill -INT $bt && wait $bt || :; } &&
+	bpftrace_stop $bt &&
 	cat bt.out &&
 	for f in fib work leaf lib_add; do
 		want=$(sed -n "s/^@\[uprobe:.*:$f\]: //p" bt.out) &&

@@ -21,7 +21,7 @@ test_expect_success 'fib(20) and 8 threads x 4500 calls: every call, per event' 
 	"$PERUN" collect -c ./exact -a "20 8 4500" -o exact.perf trace -s custom \
 		-f fib -f work -f tiny 2>err >out ||
 		{ kill -INT $bt; cat err; exit 1; }
-	{ kill -INT $bt && wait $bt || :; } &&
+	bpftrace_stop $bt &&
 	cat err bt.out &&
 	grep "calls fib=21891 work=36000 tiny=36000" out &&
 	profile_counts exact.perf >actual &&

@@ -56,8 +56,7 @@ test_expect_success 'named Go functions: exact counts, equal to bpftrace on the 
 	rc=0
 	"$PERUN" collect -c ./gowork -a $N -o go1.perf trace -s custom -f main.work \
 		-f main.deep >out 2>err || rc=$?
-	kill -INT $bt
-	wait $bt || true
+	bpftrace_stop $bt
 	cat err bt.out
 	test $rc = 0
 	grep "work $N" out

@@ -33,17 +33,7 @@ with_bpftrace() {
 	sleep 1
 	"$@"
 	rc=$?
-	# bpftrace under load has missed a first SIGINT (and hung the test 20
-	# minutes): INT again every 5 s, KILL after 30 s
-	kill -INT $bt
-	i=0
-	while kill -0 $bt 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-		[ $((i % 50)) != 0 ] || kill -INT $bt 2>/dev/null
-	done
-	kill -KILL $bt 2>/dev/null
-	wait $bt || true
+	bpftrace_stop $bt
 	cat bt.out
 	return $rc
 }

@@ -45,18 +45,8 @@ bt_start() {
 # Stops bpftrace and waits until it has printed its counts.  Called in the
 # shell that started it (not inside $(...): a subshell's wait does not wait
 # for a process that is not its child, and would read bt.out too early).
-# bpftrace under load has missed a first SIGINT: INT again every 5 s, KILL
-# after 30 s.
 bt_stop() {
-	kill -INT $bt 2>/dev/null || true
-	i=0
-	while kill -0 $bt 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-		[ $((i % 50)) != 0 ] || kill -INT $bt 2>/dev/null || true
-	done
-	kill -KILL $bt 2>/dev/null || true
-	wait $bt || true
+	bpftrace_stop $bt
 	cat bt.out
 }
 

@@ -79,7 +79,7 @@ test_expect_success '--follow on the postmaster: every backend'"'"'s counts equa
 	test_cmp before.pids now.pids &&
 	kill -INT "$(cat perun.pid)" &&
 	status=0 && wait "$(cat perun.pid)" || status=$? &&
-	kill -INT "$(cat bt.pid)" && wait "$(cat bt.pid)" || : &&
+	bpftrace_stop "$(cat bt.pid)" &&
 	cat err &&
 	test "$status" = 0 &&
 	grep "^perun: attached 6 of 6 probe points to process $pm" err &&

@@ -40,7 +40,7 @@ test_expect_success 'bpftrace counts the same on the same run' '
 	sleep 1 &&
 	"$PERUN" collect -c ./aggcalls -o bt.perf trace -q -s custom -f work -f leaf -f rec -f nap \
 		--aggregate || { kill -INT $bt; exit 1; }
-	{ kill -INT $bt && wait $bt || :; } &&
+	bpftrace_stop $bt &&
 	cat bt.out &&
 	sed -n "s/^@\[uprobe:.*:\([a-z]*\)\]: \([0-9]*\)$/\1 \2/p" bt.out | sort >bt.counts &&
 	test_cmp expect bt.counts &&

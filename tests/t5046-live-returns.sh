@@ -57,8 +57,7 @@ test_expect_success 'every call counted, as bpftrace counts them, and every one 
 	sleep 1 &&
 	"$PERUN" collect -c ./walk -o w.perf trace -s custom -f walk -f leaf 2>err >out ||
 		{ kill -INT $bt; cat err; exit 1; }
-	kill -INT $bt &&
-	for i in $(seq 300); do grep -q "walk\]:" bt.out && break; sleep 0.1; done &&
+	bpftrace_stop $bt &&
 	cat err bt.out &&
 	grep "walk 12000 leaf 12000" out &&
 	profile_counts w.perf >actual &&
@@ -124,8 +123,7 @@ test_expect_success 'tail calls out of uretprobe functions, an empty function: e
 	sleep 1 &&
 	"$PERUN" collect -c ./tailcall -o tc.perf trace -s custom -f dispatch -f work -f drop -f empty \
 		2>err >out || { kill -INT $bt; cat err; exit 1; }
-	kill -INT $bt &&
-	for i in $(seq 300); do grep -q "empty\]:" bt2.out && break; sleep 0.1; done &&
+	bpftrace_stop $bt &&
 	cat err bt2.out &&
 	grep "dispatch 1000 work 1000 drop 1000 empty 1000" out &&
 	for f in dispatch work drop empty; do
