@@ -12,8 +12,9 @@
 . "$SRCDIR/tests/lib-vm.sh"
 
 F="-s custom -f tiny -f spin5 -f spin50 --runtime kernel"
+# the functions perun calibrate traces (src/collect/calibration.c), in its order
 CAL="trace -q --no-calibrate --runtime kernel -o suppress -s custom -f perun_calib_empty \
--f perun_calib_stepped"
+-f perun_calib_stepped -f perun_calib_deep"
 
 test_expect_success 'build the fixture; the host fills the cache for the guest release' '
 	for o in 0 2; do
