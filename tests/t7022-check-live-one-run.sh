@@ -10,6 +10,9 @@
 # other not): check with one run a side may flag none.  The count of false
 # alarms and the machine's load are printed.
 . "$SRCDIR/tests/lib.sh"
+# the fixtures' premises (a caller's self time mostly its callees' probe
+# cost) were measured with every return probed on its instructions
+export PERUN_RETURNS=instructions
 require_live
 
 PAIRS=20
