@@ -306,26 +306,26 @@ int collect_analyse(struct session *s)
 	return 0;
 }
 
-static void strategy_opts_of(struct session *s, struct strategy_opts *so_)
+/* The strategy's options, from the collect's.  */
+static void strategy_opts_of(struct session *s, struct strategy_opts *so)
 {
 	struct collect_opts *o = s->o;
-	struct strategy_opts so;
 
-	memset(&so, 0, sizeof(so));
-	so.strategy = o->strategy;
-	so.funcs = o->funcs.v;
-	so.nfuncs = o->funcs.n;
-	so.usdts = o->usdts.v;
-	so.nusdts = o->usdts.n;
-	so.dyns = o->dyns.v;
-	so.ndyns = o->dyns.n;
-	so.global_sampling = o->global_sampling;
-	so.with_usdt = o->with_usdt;
-	so.include = o->include;
-	so.exclude = o->exclude;
-	so.cache_dir = o->cache_off ? NULL : s->cache_dir;
-	so.entry_only = o->entry_only;
-	*so_ = so;
+	*so = (struct strategy_opts){
+		.strategy = o->strategy,
+		.funcs = o->funcs.v,
+		.nfuncs = o->funcs.n,
+		.usdts = o->usdts.v,
+		.nusdts = o->usdts.n,
+		.dyns = o->dyns.v,
+		.ndyns = o->dyns.n,
+		.global_sampling = o->global_sampling,
+		.with_usdt = o->with_usdt,
+		.include = o->include,
+		.exclude = o->exclude,
+		.cache_dir = o->cache_off ? NULL : s->cache_dir,
+		.entry_only = o->entry_only,
+	};
 }
 
 void collect_returns_fallback(struct session *s)

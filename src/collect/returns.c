@@ -15,17 +15,16 @@
  *   - the function is on no cycle of the call graph, and reaches no call
  *     through a pointer, no call into the middle of a function and no
  *     library function that calls back (qsort, bsearch, ...): each could
- *     close a cycle the graph does not show.
- *
+ *     close a cycle the graph does not show;
  *   - no chain of such functions the call graph shows is longer than 64
  *     above it.
  *
  * A cycle through a callback of a library function not listed here, or a
- * chain through a callback, can still pass the kernel's 64: retpair counts those calls without a
- * duration and the collect says so (beyond_return_limit).  */
+ * chain through a callback, can still pass the kernel's 64: retpair counts
+ * those calls without a duration and the collect says so
+ * (beyond_return_limit).  */
 #include "config.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,12 +33,9 @@
 #include "binary/cfg.h"
 #include "binary/exits.h"
 #include "collect/session.h"
+#include "util/fs.h"
 #include "util/log.h"
 
-/* deep[i]: node i is on a cycle of the call graph, or reaches an indirect
- * or unresolved call (itself or through its callees, to a fixed point),
- * which could close a cycle through it.  A caller of a recursive function
- * is not deep for that: its own frames do not repeat.  */
 /* Library functions that call back into the program: a call to one is a
  * call through a pointer.  */
 static const char *const callback_imports[] = {
@@ -82,6 +78,10 @@ static int calls_back(const struct cg_node *n)
 	return 0;
 }
 
+/* deep[i]: node i is on a cycle of the call graph, or reaches an indirect
+ * or unresolved call (itself or through its callees, to a fixed point),
+ * which could close a cycle through it.  A caller of a recursive function
+ * is not deep for that: its own frames do not repeat.  */
 static unsigned char *deep_nodes(const struct callgraph *cg)
 {
 	unsigned char *r = xcalloc(cg->nnodes ? cg->nnodes : 1, 1);
@@ -155,16 +155,24 @@ static size_t cap_chains(const struct callgraph *cg, unsigned char *uret)
 	return dropped;
 }
 
-/* The node of function probe pr of t, or UINT32_MAX (not a function of t
- * with both probes).  */
+/* The function of t that probe pr probes with both an entry and a return
+ * probe, or NULL.  */
+static const struct func *func_of(const struct target *t, const struct probe *pr)
+{
+	if (pr->kind != PROBE_FUNC || (pr->flags & PROBE_F_ENTRY_ONLY) || !pr->binary ||
+	    strcmp(pr->binary, t->path))
+		return NULL;
+	return target_func_at(t, pr->addr);
+}
+
+/* The call graph's node of func_of(t, pr), or UINT32_MAX.  */
 static uint32_t node_of(const struct target *t, const struct callgraph *cg,
 			const struct probe *pr)
 {
-	const struct func *f;
+	const struct func *f = func_of(t, pr);
 	uint32_t node;
 
-	if (pr->kind != PROBE_FUNC || (pr->flags & PROBE_F_ENTRY_ONLY) || !pr->binary ||
-	    strcmp(pr->binary, t->path) || !(f = target_func_at(t, pr->addr)))
+	if (!f)
 		return UINT32_MAX;
 	node = callgraph_node_of(cg, f);
 	return node < cg->nfuncs ? node : UINT32_MAX;
@@ -183,13 +191,14 @@ static void unwound_entry_only(struct session *s)
 
 	if (cfg_disasm_new(&d) < 0)
 		return;
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	/* the binary may have been swapped since it was read: never block on
+	 * a FIFO in its place */
+	fd = fs_open_regular(t->path, 0, 0);
 	for (i = 0; i < s->plan.n && fd >= 0; i++) {
 		struct probe *pr = &s->plan.probes[i];
-		const struct func *f;
+		const struct func *f = func_of(t, pr);
 		uint64_t *offs = NULL;
-		if (pr->kind != PROBE_FUNC || (pr->flags & PROBE_F_ENTRY_ONLY) || !pr->binary ||
-		    strcmp(pr->binary, t->path) || !(f = target_func_at(t, pr->addr)))
+		if (!f)
 			continue;
 		if (target_func_exits(t, f, fd, d, &offs) <= 0) {
 			pr->flags |= PROBE_F_ENTRY_ONLY;

@@ -51,9 +51,8 @@ struct probe {
 #define PROBE_F_ENTRY_MASK (PROBE_F_ENTRY_EMULATED | PROBE_F_ENTRY_STEPPED)
 /* perun's loader may time the function's returns with a uretprobe, which
  * costs a fraction of probes on its return instructions (each of those is
- * stepped out of line): no call of it can be 64 traced frames deep (it is
- * on no cycle of the call graph, and reaches no call through a pointer), and
- * nothing unwinds through it (no C++ exceptions, no Go).  Without it the
+ * stepped out of line): no call of it can be 64 traced frames deep and
+ * nothing unwinds through it (collect/returns.c decides).  Without it the
  * loader probes the return instructions, which time returns at any depth.  */
 #define PROBE_F_RET_UPROBE 64u
 
