@@ -714,6 +714,117 @@ static void compare_control_runs(const double *b, size_t nb, const double *t, si
 	compare_runs_t(b, nb, t, nt, conf, 1, f);
 }
 
+/* The sum of squares of the runs' logs about the means of their cells (a
+ * cell: one side of one group of runs of like speed, gb[i] and gt[i] below
+ * ng; gb and gt NULL: one group), the number of cells that hold runs in
+ * *cells.  */
+static double cell_ss(const double *b, const int *gb, size_t nb, const double *t,
+		      const int *gt, size_t nt, size_t ng, size_t *cells)
+{
+	double *sum = xcalloc(2 * ng, sizeof(*sum)), ss = 0;
+	size_t *n = xcalloc(2 * ng, sizeof(*n)), i, g;
+
+	for (i = 0; i < nb; i++) {
+		sum[2 * (gb ? gb[i] : 0)] += lg(b[i]);
+		n[2 * (gb ? gb[i] : 0)]++;
+	}
+	for (i = 0; i < nt; i++) {
+		sum[2 * (gt ? gt[i] : 0) + 1] += lg(t[i]);
+		n[2 * (gt ? gt[i] : 0) + 1]++;
+	}
+	for (i = 0; i < nb; i++) {
+		g = 2 * (size_t)(gb ? gb[i] : 0);
+		ss += (lg(b[i]) - sum[g] / (double)n[g]) * (lg(b[i]) - sum[g] / (double)n[g]);
+	}
+	for (i = 0; i < nt; i++) {
+		g = 2 * (size_t)(gt ? gt[i] : 0) + 1;
+		ss += (lg(t[i]) - sum[g] / (double)n[g]) * (lg(t[i]) - sum[g] / (double)n[g]);
+	}
+	for (*cells = 0, g = 0; g < 2 * ng; g++)
+		*cells += n[g] > 0;
+	free(sum);
+	free(n);
+	return ss;
+}
+
+/* Student's t over the runs' values with each run's speed taken out, the
+ * sides compared within groups of runs of like speed (gb, gt as cell_ss();
+ * NULL: all runs alike).
+ *
+ * Groups: a loaded host does not slow a run's functions alike.  A sibling
+ * hyperthread's load slows each loop by where its code lies: in t7023's
+ * runs at half speed two of five identical loops ran 0.7x the others'
+ * median and two 1.3x, in every such run, while at full speed all five
+ * agreed within 0.1 %.  So a run at half speed against one at full speed
+ * moves a function that did not change.  The difference of the sides is
+ * taken within each group that holds runs of both, weighted by
+ * 1 / (1/nb_g + 1/nt_g) (a two-way layout, groups as blocks).
+ *
+ * Spread: pooled within the cells, and with the control's own (pool_ss
+ * over pool_df degrees of freedom: the same program's calls against the
+ * rest of their runs, one noise) where this context is not plainly
+ * noisier than the control (an F test at 5 %): three runs a side leave 4
+ * degrees of freedom, t(4) = 4.6 at 99 %, the control's functions 10 or
+ * more.  Returns -1 when no group holds both sides or no spread is left.  */
+static int compare_control_cells(const double *b, const int *gb, size_t nb, const double *t,
+				 const int *gt, size_t nt, size_t ng, double pool_ss,
+				 double pool_df, double conf, struct check_finding *f)
+{
+	double *sum = xcalloc(2 * ng, sizeof(*sum));
+	size_t *n = xcalloc(2 * ng, sizeof(*n)), i, g, cells, used = 0;
+	double d = 0, w = 0, ss, s2, df, se, q, mb = 0;
+	int ret = -1;
+
+	for (i = 0; i < nb; i++) {
+		sum[2 * (gb ? gb[i] : 0)] += lg(b[i]);
+		n[2 * (gb ? gb[i] : 0)]++;
+		mb += lg(b[i]) / (double)nb;
+	}
+	for (i = 0; i < nt; i++) {
+		sum[2 * (gt ? gt[i] : 0) + 1] += lg(t[i]);
+		n[2 * (gt ? gt[i] : 0) + 1]++;
+	}
+	for (g = 0; g < ng; g++)
+		if (n[2 * g] && n[2 * g + 1]) {
+			double wg = 1 / (1 / (double)n[2 * g] + 1 / (double)n[2 * g + 1]);
+			d += wg * (sum[2 * g + 1] / (double)n[2 * g + 1] - sum[2 * g] / (double)n[2 * g]);
+			w += wg;
+			used++;
+		}
+	ss = cell_ss(b, gb, nb, t, gt, nt, ng, &cells);
+	df = (double)(nb + nt) - (double)cells;
+	if (!used || df < 1)
+		goto out;
+	d /= w;
+	s2 = ss / df;
+	if (pool_df >= 1 && pool_ss > 0 &&
+	    s2 <= pool_ss / pool_df * gsl_cdf_fdist_Qinv(0.05, df, pool_df)) {
+		ss += pool_ss;
+		df += pool_df;
+		s2 = ss / df;
+	}
+	f->base = exp(mb) - 1;
+	f->target = exp(mb + d) - 1;
+	f->ratio = exp(d);
+	se = sqrt(s2 / w);
+	ret = 0;
+	if (!(se > 0)) { /* every run alike on both sides */
+		f->ci_low = f->ci_high = f->ratio;
+		f->p = d == 0 ? 1 : 0;
+		f->effect = d == 0 ? 0 : d > 0 ? INFINITY : -INFINITY;
+		goto out;
+	}
+	q = gsl_cdf_tdist_Qinv((1 - conf) / 2, df);
+	f->ci_low = exp(d - q * se);
+	f->ci_high = exp(d + q * se);
+	f->p = 2 * gsl_cdf_tdist_Q(fabs(d) / se, df);
+	f->effect = d / sqrt(s2);
+out:
+	free(sum);
+	free(n);
+	return ret;
+}
+
 /* The exact two-sided p of U (no ties) for samples of n and m: the count
  * of arrangements with U <= u over all C(n+m, n), doubled.  */
 static double mw_exact_p(size_t n, size_t m, double u)
@@ -898,6 +1009,11 @@ static void decide(struct check_finding *f, const struct check_opts *o)
 
 /* --- the in-run control (analysis/runscale.h) ----------------------------- */
 
+/* Runs whose speeds as a whole (the control's scale) lie more than this
+ * far apart (log units, x1.25) run their functions at different relative
+ * speeds (see compare_control_grouped()).  */
+#define SPEED_GROUP_GAP 0.223
+
 /* The least spread (log units) the control is taken to have with one run a
  * side.  A few functions can agree by chance more closely than their calls
  * do, and one run cannot show how far one function of it strays by itself
@@ -1044,9 +1160,10 @@ static int is_change(enum check_verdict v)
 /* The method's statistic over the runs' values v (raw) and nv (each run's
  * speed taken out), then the verdict: the in-run control's when the job has
  * one, else the run level's (analysis/check.h).  */
-static int compare_one(const double *vb, const double *nvb, size_t n_b, const double *vt,
-		       const double *nvt, size_t n_t, const struct check_job *job,
-		       const struct check_opts *o, struct check_finding *f)
+static int compare_one(const double *vb, const double *nvb, const int *gb, size_t n_b,
+		       const double *vt, const double *nvt, const int *gt, size_t n_t,
+		       const struct check_job *job, const struct check_opts *o,
+		       struct check_finding *f)
 {
 	struct check_finding run = *f;
 
@@ -1069,7 +1186,16 @@ static int compare_one(const double *vb, const double *nvb, size_t n_b, const do
 		if (compare_mw(nvb, n_b, nvt, n_t, f) < 0)
 			return -1;
 	} else if (n_b >= 2 && n_t >= 2) {
-		compare_control_runs(nvb, n_b, nvt, n_t, o->confidence, f);
+		/* a context of a few calls a run holds every stall of its runs
+		 * (CONTROL_MIN_CALLS), a noise the control's functions do not
+		 * share: its own spread alone */
+		int grouped = job->speed_groups > 1,
+		    many = f->calls_base >= CONTROL_MIN_CALLS && f->calls_target >= CONTROL_MIN_CALLS;
+		if (compare_control_cells(nvb, grouped ? gb : NULL, n_b, nvt, grouped ? gt : NULL,
+					  n_t, grouped ? job->speed_groups : 1,
+					  many ? job->pool_ss : 0, many ? job->pool_df : 0,
+					  o->confidence, f) < 0)
+			compare_control_runs(nvb, n_b, nvt, n_t, o->confidence, f);
 	} else {
 		struct check_opts one = *o;
 		one.method = CHECK_RUNS; /* decided by its interval */
@@ -1105,6 +1231,59 @@ combine:
 	return 0;
 }
 
+static int cmp_by_scale(const void *a, const void *b, void *scale)
+{
+	double x = ((const double *)scale)[*(const size_t *)a],
+	       y = ((const double *)scale)[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/* Groups of runs of like speed: runs sorted by scale, a new group where
+ * the next run is more than SPEED_GROUP_GAP faster or slower than the one
+ * before; group[r] set, the number of groups returned.  */
+static size_t speed_groups(const double *scale, size_t nr, int *group)
+{
+	size_t *ix = xmalloc((nr ? nr : 1) * sizeof(*ix)), i, ng = nr ? 1 : 0;
+
+	for (i = 0; i < nr; i++)
+		ix[i] = i;
+	qsort_r(ix, nr, sizeof(*ix), cmp_by_scale, (void *)scale);
+	for (i = 0; i < nr; i++) {
+		if (i && scale[ix[i]] - scale[ix[i - 1]] > SPEED_GROUP_GAP)
+			ng++;
+		group[ix[i]] = (int)ng - 1;
+	}
+	free(ix);
+	return ng;
+}
+
+/* The control contexts' self times, each run's speed taken out, in cells
+ * (group NULL: one group): their sum of squares about the cells' means and
+ * its degrees of freedom, less those the runs' speeds took (nr - 1).  */
+static void control_pool(const struct interner *in, const struct run *runs, size_t nb,
+			 size_t nt, const double *scale, const unsigned char *ctl,
+			 const int *group, size_t ng, double *ss, double *df)
+{
+	double *v = xmalloc((nb + nt ? nb + nt : 1) * sizeof(*v));
+	size_t c, r, cells;
+
+	*ss = 0;
+	*df = 0;
+	for (c = 0; c < in->nctx; c++) {
+		if (!ctl[c])
+			continue;
+		for (r = 0; r < nb + nt; r++)
+			v[r] = run_find(&runs[r], c)->self / exp(scale[r]);
+		*ss += cell_ss(v, group, nb, v + nb, group ? group + nb : NULL, nt, ng, &cells);
+		*df += (double)(nb + nt) - (double)cells;
+	}
+	*df -= (double)(nb + nt - 1);
+	if (*df < 1)
+		*ss = *df = 0;
+	free(v);
+}
+
 static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		       const struct profile *target, const size_t *ti, size_t nt,
 		       const struct check_opts *o, const struct thresholds *thr,
@@ -1118,6 +1297,8 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	double *cb = xmalloc(nb * sizeof(*cb)), *ct = xmalloc(nt * sizeof(*ct));
 	double *nvb = xmalloc(nb * sizeof(*nvb)), *nvt = xmalloc(nt * sizeof(*nvt));
 	double *scale = xcalloc(nb + nt ? nb + nt : 1, sizeof(*scale));
+	int *group = xcalloc(nb + nt ? nb + nt : 1, sizeof(*group));
+	int *gb = xcalloc(nb ? nb : 1, sizeof(*gb)), *gt = xcalloc(nt ? nt : 1, sizeof(*gt));
 	unsigned char *ctl = NULL, *bound = NULL;
 	size_t i, c;
 	int metric, ret = -1;
@@ -1165,6 +1346,29 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			compare_runs(sp, nb, sp + nb, nt, o->confidence, &h);
 			job->host_moved = h.ci_low > 1 || h.ci_high < 1;
 			free(sp);
+			job->speed_groups = speed_groups(scale, nb + nt, group);
+			control_pool(&in, runs, nb, nt, scale, ctl, NULL, 1, &job->pool_ss,
+				     &job->pool_df);
+			if (job->speed_groups > 1) {
+				/* the groups must explain the control's spread (an F
+				 * test at 5 %): where the host slows every function
+				 * alike they cost degrees of freedom and buy nothing */
+				double gss, gdf, fs;
+				control_pool(&in, runs, nb, nt, scale, ctl, group,
+					     job->speed_groups, &gss, &gdf);
+				fs = gdf >= 1 && gss > 0 && job->pool_df > gdf
+					     ? ((job->pool_ss - gss) / (job->pool_df - gdf)) /
+						       (gss / gdf)
+					     : 0;
+				if (gdf >= 1 && job->pool_df > gdf &&
+				    (gss == 0 ? job->pool_ss > 0
+					      : gsl_cdf_fdist_Q(fs, job->pool_df - gdf, gdf) < 0.05)) {
+					job->pool_ss = gss;
+					job->pool_df = gdf;
+				} else {
+					job->speed_groups = 1;
+				}
+			}
 		}
 	}
 	for (c = 0; c < in.nctx; c++) {
@@ -1186,6 +1390,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 					cb[calls_b++] = s->calls;
 				if (s && !isnan(v)) {
 					nvb[n_b] = v / exp(scale[i]);
+					gb[n_b] = group[i];
 					vb[n_b++] = v;
 				}
 			}
@@ -1196,6 +1401,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 					ct[calls_t++] = s->calls;
 				if (s && !isnan(v)) {
 					nvt[n_t] = v / exp(scale[nb + i]);
+					gt[n_t] = group[nb + i];
 					vt[n_t++] = v;
 				}
 			}
@@ -1228,7 +1434,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 				if (n_t)
 					f.target = median_of(vt, n_t);
 				f.ratio = NAN;
-			} else if (compare_one(vb, nvb, n_b, vt, nvt, n_t, job, o, &f) < 0) {
+			} else if (compare_one(vb, nvb, gb, n_b, vt, nvt, gt, n_t, job, o, &f) < 0) {
 				free(f.context);
 				free(path);
 				goto out;
@@ -1258,6 +1464,9 @@ out:
 	free(ct);
 	free(nvb);
 	free(nvt);
+	free(group);
+	free(gb);
+	free(gt);
 	free(scale);
 	free(ctl);
 	free(bound);

@@ -152,6 +152,10 @@ static void control_line(struct strbuf *out, const struct check_job *j,
 		if (isfinite(j->control_sd))
 			strbuf_addf(out, "; one run a side, spread of the control %.1f%%",
 				    100 * (exp(j->control_sd) - 1));
+		if (j->speed_groups > 1)
+			strbuf_addf(out, "; the sides compared within %zu groups of runs of "
+					 "like speed, whose functions the host slowed apart",
+				    j->speed_groups);
 		strbuf_addstr(out, ")\n");
 	} else if (o->no_control) {
 		strbuf_addstr(out, "  decided by the runs alone (--no-control)\n");
@@ -358,6 +362,7 @@ static void json(const struct check_result *r, const struct check_opts *o, const
 		jnum(sb, j->host_ratio);
 		strbuf_addstr(sb, ",\"spread\":");
 		jnum(sb, isfinite(j->control_sd) ? exp(j->control_sd) - 1 : NAN);
+		strbuf_addf(sb, ",\"speed_groups\":%zu", j->speed_groups ? j->speed_groups : 1);
 		strbuf_addch(sb, '}');
 		strbuf_addstr(sb, ",\"changes\":[");
 		for (k = 0; k < j->nf; k++) {
