@@ -644,12 +644,34 @@ static double lg(double v)
 	return log((v > 0 ? v : 0) + 1);
 }
 
+/* f's ratio exp(d) of the sides' mean logs, and its interval and p by
+ * Student's t of df degrees of freedom with standard error se.  Returns 1
+ * when se is 0 (every run alike on both sides: the interval is the ratio
+ * and the effect set), else 0 (the effect is the caller's).  */
+static int t_interval(struct check_finding *f, double d, double se, double df, double conf)
+{
+	double q;
+
+	f->ratio = exp(d);
+	if (!(se > 0)) {
+		f->ci_low = f->ci_high = f->ratio;
+		f->p = d == 0 ? 1 : 0;
+		f->effect = d == 0 ? 0 : d > 0 ? INFINITY : -INFINITY;
+		return 1;
+	}
+	q = gsl_cdf_tdist_Qinv((1 - conf) / 2, df);
+	f->ci_low = exp(d - q * se);
+	f->ci_high = exp(d + q * se);
+	f->p = 2 * gsl_cdf_tdist_Q(fabs(d) / se, df);
+	return 0;
+}
+
 /* Welch's t over the logs: ratio of geometric means and its interval.  */
 static void compare_runs_t(const double *b, size_t nb, const double *t, size_t nt, double conf,
 			   int pooled, struct check_finding *f)
 {
 	double *lb = xmalloc(nb * sizeof(*lb)), *lt = xmalloc(nt * sizeof(*lt));
-	double mb, mt, vb, vt, se, df, d, q, sp;
+	double mb, mt, vb, vt, se, df, d, sp;
 	size_t i;
 
 	for (i = 0; i < nb; i++)
@@ -667,12 +689,6 @@ static void compare_runs_t(const double *b, size_t nb, const double *t, size_t n
 	vb = gsl_stats_variance_m(lb, 1, nb, mb);
 	vt = gsl_stats_variance_m(lt, 1, nt, mt);
 	se = sqrt(vb / (double)nb + vt / (double)nt);
-	if (!(se > 0)) { /* every run alike on both sides */
-		f->ci_low = f->ci_high = f->ratio;
-		f->p = d == 0 ? 1 : 0;
-		f->effect = d == 0 ? 0 : d > 0 ? INFINITY : -INFINITY;
-		goto out;
-	}
 	sp = sqrt(((double)(nb - 1) * vb + (double)(nt - 1) * vt) / (double)(nb + nt - 2));
 	if (pooled) {
 		se = sp * sqrt(1 / (double)nb + 1 / (double)nt);
@@ -682,10 +698,8 @@ static void compare_runs_t(const double *b, size_t nb, const double *t, size_t n
 		     ((vb / (double)nb) * (vb / (double)nb) / (double)(nb - 1) +
 		      (vt / (double)nt) * (vt / (double)nt) / (double)(nt - 1));
 	}
-	q = gsl_cdf_tdist_Qinv((1 - conf) / 2, df);
-	f->ci_low = exp(d - q * se);
-	f->ci_high = exp(d + q * se);
-	f->p = 2 * gsl_cdf_tdist_Q(fabs(d) / se, df);
+	if (t_interval(f, d, se, df, conf))
+		goto out;
 	/* Hedges' g: the difference in pooled standard deviations, corrected
 	 * for small samples */
 	f->effect = sp > 0 ? d / sp * (1 - 3 / (4 * (double)(nb + nt) - 9)) : 0;
@@ -714,15 +728,18 @@ static void compare_control_runs(const double *b, size_t nb, const double *t, si
 	compare_runs_t(b, nb, t, nt, conf, 1, f);
 }
 
-/* The sum of squares of the runs' logs about the means of their cells (a
- * cell: one side of one group of runs of like speed, gb[i] and gt[i] below
- * ng; gb and gt NULL: one group), the number of cells that hold runs in
- * *cells.  */
-static double cell_ss(const double *b, const int *gb, size_t nb, const double *t,
-		      const int *gt, size_t nt, size_t ng, size_t *cells)
+/* The runs' logs by cell (a cell: one side of one group of runs of like
+ * speed, gb[i] and gt[i] below ng; gb and gt NULL: one group): sum[2g] and
+ * n[2g] of group g's baseline runs, sum[2g + 1] and n[2g + 1] of its
+ * target's (2 * ng each, zeroed by the caller).  Returns the sum of squares
+ * of the logs about their cells' means, the number of cells that hold runs
+ * in *cells.  */
+static double cell_sums(const double *b, const int *gb, size_t nb, const double *t,
+			const int *gt, size_t nt, size_t ng, double *sum, size_t *n,
+			size_t *cells)
 {
-	double *sum = xcalloc(2 * ng, sizeof(*sum)), ss = 0;
-	size_t *n = xcalloc(2 * ng, sizeof(*n)), i, g;
+	double ss = 0, e;
+	size_t i, g;
 
 	for (i = 0; i < nb; i++) {
 		sum[2 * (gb ? gb[i] : 0)] += lg(b[i]);
@@ -734,14 +751,27 @@ static double cell_ss(const double *b, const int *gb, size_t nb, const double *t
 	}
 	for (i = 0; i < nb; i++) {
 		g = 2 * (size_t)(gb ? gb[i] : 0);
-		ss += (lg(b[i]) - sum[g] / (double)n[g]) * (lg(b[i]) - sum[g] / (double)n[g]);
+		e = lg(b[i]) - sum[g] / (double)n[g];
+		ss += e * e;
 	}
 	for (i = 0; i < nt; i++) {
 		g = 2 * (size_t)(gt ? gt[i] : 0) + 1;
-		ss += (lg(t[i]) - sum[g] / (double)n[g]) * (lg(t[i]) - sum[g] / (double)n[g]);
+		e = lg(t[i]) - sum[g] / (double)n[g];
+		ss += e * e;
 	}
 	for (*cells = 0, g = 0; g < 2 * ng; g++)
 		*cells += n[g] > 0;
+	return ss;
+}
+
+/* cell_sums()'s sum of squares and cells alone.  */
+static double cell_ss(const double *b, const int *gb, size_t nb, const double *t,
+		      const int *gt, size_t nt, size_t ng, size_t *cells)
+{
+	double *sum = xcalloc(2 * ng, sizeof(*sum)), ss;
+	size_t *n = xcalloc(2 * ng, sizeof(*n));
+
+	ss = cell_sums(b, gb, nb, t, gt, nt, ng, sum, n, cells);
 	free(sum);
 	free(n);
 	return ss;
@@ -772,18 +802,12 @@ static int compare_control_cells(const double *b, const int *gb, size_t nb, cons
 {
 	double *sum = xcalloc(2 * ng, sizeof(*sum));
 	size_t *n = xcalloc(2 * ng, sizeof(*n)), i, g, cells, used = 0;
-	double d = 0, w = 0, ss, s2, df, se, q, mb = 0;
+	double d = 0, w = 0, ss, s2, df, mb = 0;
 	int ret = -1;
 
-	for (i = 0; i < nb; i++) {
-		sum[2 * (gb ? gb[i] : 0)] += lg(b[i]);
-		n[2 * (gb ? gb[i] : 0)]++;
+	ss = cell_sums(b, gb, nb, t, gt, nt, ng, sum, n, &cells);
+	for (i = 0; i < nb; i++)
 		mb += lg(b[i]) / (double)nb;
-	}
-	for (i = 0; i < nt; i++) {
-		sum[2 * (gt ? gt[i] : 0) + 1] += lg(t[i]);
-		n[2 * (gt ? gt[i] : 0) + 1]++;
-	}
 	for (g = 0; g < ng; g++)
 		if (n[2 * g] && n[2 * g + 1]) {
 			double wg = 1 / (1 / (double)n[2 * g] + 1 / (double)n[2 * g + 1]);
@@ -791,7 +815,6 @@ static int compare_control_cells(const double *b, const int *gb, size_t nb, cons
 			w += wg;
 			used++;
 		}
-	ss = cell_ss(b, gb, nb, t, gt, nt, ng, &cells);
 	df = (double)(nb + nt) - (double)cells;
 	if (!used || df < 1)
 		goto out;
@@ -805,20 +828,9 @@ static int compare_control_cells(const double *b, const int *gb, size_t nb, cons
 	}
 	f->base = exp(mb) - 1;
 	f->target = exp(mb + d) - 1;
-	f->ratio = exp(d);
-	se = sqrt(s2 / w);
+	if (!t_interval(f, d, sqrt(s2 / w), df, conf))
+		f->effect = d / sqrt(s2);
 	ret = 0;
-	if (!(se > 0)) { /* every run alike on both sides */
-		f->ci_low = f->ci_high = f->ratio;
-		f->p = d == 0 ? 1 : 0;
-		f->effect = d == 0 ? 0 : d > 0 ? INFINITY : -INFINITY;
-		goto out;
-	}
-	q = gsl_cdf_tdist_Qinv((1 - conf) / 2, df);
-	f->ci_low = exp(d - q * se);
-	f->ci_high = exp(d + q * se);
-	f->p = 2 * gsl_cdf_tdist_Q(fabs(d) / se, df);
-	f->effect = d / sqrt(s2);
 out:
 	free(sum);
 	free(n);
@@ -1011,7 +1023,7 @@ static void decide(struct check_finding *f, const struct check_opts *o)
 
 /* Runs whose speeds as a whole (the control's scale) lie more than this
  * far apart (log units, x1.25) run their functions at different relative
- * speeds (see compare_control_grouped()).  */
+ * speeds (see compare_control_cells()).  */
 #define SPEED_GROUP_GAP 0.223
 
 /* The least spread (log units) the control is taken to have with one run a
@@ -1284,6 +1296,33 @@ static void control_pool(const struct interner *in, const struct run *runs, size
 	free(v);
 }
 
+/* With 2 runs a side or more: the runs' groups of like speed (group[r])
+ * and the control's pooled spread, in job.  The groups stand only where
+ * they explain the control's spread (an F test at 5 %): where the host
+ * slows every function alike they cost degrees of freedom and buy nothing
+ * (job->speed_groups 1, the spread pooled over all runs of a side).  */
+static void group_by_speed(const struct interner *in, const struct run *runs, size_t nb,
+			   size_t nt, const double *scale, const unsigned char *ctl, int *group,
+			   struct check_job *job)
+{
+	double gss, gdf;
+
+	job->speed_groups = speed_groups(scale, nb + nt, group);
+	control_pool(in, runs, nb, nt, scale, ctl, NULL, 1, &job->pool_ss, &job->pool_df);
+	if (job->speed_groups < 2)
+		return;
+	control_pool(in, runs, nb, nt, scale, ctl, group, job->speed_groups, &gss, &gdf);
+	if (gdf >= 1 && job->pool_df > gdf &&
+	    (gss == 0 ? job->pool_ss > 0
+		      : gsl_cdf_fdist_Q(((job->pool_ss - gss) / (job->pool_df - gdf)) / (gss / gdf),
+					job->pool_df - gdf, gdf) < 0.05)) {
+		job->pool_ss = gss;
+		job->pool_df = gdf;
+	} else {
+		job->speed_groups = 1;
+	}
+}
+
 static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		       const struct profile *target, const size_t *ti, size_t nt,
 		       const struct check_opts *o, const struct thresholds *thr,
@@ -1311,6 +1350,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	read_runs(&in, all, nb + nt, o->statistic, runs, &job->binned, &job->calibrated);
 	ctl = xcalloc(in.nctx ? in.nctx : 1, 1);
 	job->host_ratio = 1;
+	job->speed_groups = 1;
 	job->control_sd = NAN;
 	if (!job->calibrated && !job->binned && (nb < 2 || nt < 2)) {
 		/* one run a side has no other run to show how the probes' cost
@@ -1346,29 +1386,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			compare_runs(sp, nb, sp + nb, nt, o->confidence, &h);
 			job->host_moved = h.ci_low > 1 || h.ci_high < 1;
 			free(sp);
-			job->speed_groups = speed_groups(scale, nb + nt, group);
-			control_pool(&in, runs, nb, nt, scale, ctl, NULL, 1, &job->pool_ss,
-				     &job->pool_df);
-			if (job->speed_groups > 1) {
-				/* the groups must explain the control's spread (an F
-				 * test at 5 %): where the host slows every function
-				 * alike they cost degrees of freedom and buy nothing */
-				double gss, gdf, fs;
-				control_pool(&in, runs, nb, nt, scale, ctl, group,
-					     job->speed_groups, &gss, &gdf);
-				fs = gdf >= 1 && gss > 0 && job->pool_df > gdf
-					     ? ((job->pool_ss - gss) / (job->pool_df - gdf)) /
-						       (gss / gdf)
-					     : 0;
-				if (gdf >= 1 && job->pool_df > gdf &&
-				    (gss == 0 ? job->pool_ss > 0
-					      : gsl_cdf_fdist_Q(fs, job->pool_df - gdf, gdf) < 0.05)) {
-					job->pool_ss = gss;
-					job->pool_df = gdf;
-				} else {
-					job->speed_groups = 1;
-				}
-			}
+			group_by_speed(&in, runs, nb, nt, scale, ctl, group, job);
 		}
 	}
 	for (c = 0; c < in.nctx; c++) {
@@ -1557,6 +1575,7 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 			    0)
 				goto out;
 			mj->host_ratio = 1;
+			mj->speed_groups = 1;
 			mj->control_sd = NAN;
 			for (j = 0; j < mj->nf; j++)
 				mj->f[j].basis = CHECK_BY_MODELS;

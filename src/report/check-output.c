@@ -362,7 +362,7 @@ static void json(const struct check_result *r, const struct check_opts *o, const
 		jnum(sb, j->host_ratio);
 		strbuf_addstr(sb, ",\"spread\":");
 		jnum(sb, isfinite(j->control_sd) ? exp(j->control_sd) - 1 : NAN);
-		strbuf_addf(sb, ",\"speed_groups\":%zu", j->speed_groups ? j->speed_groups : 1);
+		strbuf_addf(sb, ",\"speed_groups\":%zu", j->speed_groups);
 		strbuf_addch(sb, '}');
 		strbuf_addstr(sb, ",\"changes\":[");
 		for (k = 0; k < j->nf; k++) {
