@@ -181,7 +181,6 @@ for name, s in sorted(p["trace"]["summary"].items()):
 PY
 }
 
-# A field of the profile's trace region, by dotted path.
 # bpftrace_stop PID: ends a bpftrace started in the background, so that it
 # prints its maps.  bpftrace 0.17 can take a SIGINT outside its poll and then
 # wait in epoll_wait for ever (CI lost 18 minutes to one): INT again every
@@ -199,6 +198,7 @@ bpftrace_stop() {
 	wait "$1" 2>/dev/null || :
 }
 
+# A field of the profile's trace region, by dotted path.
 profile_field() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys

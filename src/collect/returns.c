@@ -223,7 +223,7 @@ void collect_plan_returns(struct session *s)
 	unsigned char *deep, *uretn;
 	size_t i, uret = 0, funcs = 0, capped;
 	uint32_t node;
-	const char *unwinder;
+	const char *unwinder, *env = getenv("PERUN_RETURNS");
 
 	memset(&cg, 0, sizeof(cg));
 	for (i = 0; i < s->plan.n; i++)
@@ -232,7 +232,7 @@ void collect_plan_returns(struct session *s)
 		return;
 	/* every return on its instructions, as before perun chose per function
 	 * (tests whose fixtures assume that cost) */
-	if (getenv("PERUN_RETURNS") && !strcmp(getenv("PERUN_RETURNS"), "instructions"))
+	if (env && !strcmp(env, "instructions"))
 		return;
 	if (t->exceptions && !t->go)
 		unwound_entry_only(s);
