@@ -1296,13 +1296,62 @@ static void control_pool(const struct interner *in, const struct run *runs, size
 	free(v);
 }
 
+/* Each run's speed told again within its group of like speed (scale[r]
+ * replaced; its group's median kept).  Where the host slows a run's
+ * functions apart, the median over them is unsteady: in t7023's runs at
+ * half speed two of five identical loops ran 0.7x and three about 1.25x
+ * (the changed one among them), so the median fell on the changed function
+ * in the baseline's runs and on an unchanged one in the target's, and every
+ * other function looked 10 % faster (a false optimization over 9 runs a
+ * side).  Within a group each function's own typical time is its
+ * reference, and the median over functions falls on unchanged ones again.  */
+static void group_scale(const struct interner *in, const struct run *runs, size_t nr,
+			const unsigned char *ctl, const int *group, size_t ng, double *scale)
+{
+	size_t nc = 0, c, r, g, k, m;
+	size_t *cc = xmalloc((in->nctx ? in->nctx : 1) * sizeof(*cc));
+	size_t *rr = xmalloc((nr ? nr : 1) * sizeof(*rr));
+	double *x = xmalloc((nr && in->nctx ? nr * in->nctx : 1) * sizeof(*x));
+	double *sg = xmalloc((nr ? nr : 1) * sizeof(*sg)), *old = xmalloc((nr ? nr : 1) * sizeof(*old));
+
+	for (c = 0; c < in->nctx; c++)
+		if (ctl[c])
+			cc[nc++] = c;
+	for (g = 0; g < ng; g++) {
+		for (m = 0, r = 0; r < nr; r++)
+			if (group[r] == (int)g)
+				rr[m++] = r;
+		if (m < 2)
+			continue;
+		for (r = 0; r < m; r++) {
+			old[r] = scale[rr[r]];
+			for (k = 0; k < nc; k++)
+				x[r * nc + k] = log(run_find(&runs[rr[r]], cc[k])->self);
+		}
+		if (!runscale_estimate(x, m, nc, sg))
+			continue;
+		{
+			double centre = median_of(old, m);
+			for (r = 0; r < m; r++)
+				scale[rr[r]] = centre + sg[r];
+		}
+	}
+	free(cc);
+	free(rr);
+	free(x);
+	free(sg);
+	free(old);
+}
+
 /* With 2 runs a side or more: the runs' groups of like speed (group[r])
  * and the control's pooled spread, in job.  The groups stand only where
  * they explain the control's spread (an F test at 5 %): where the host
  * slows every function alike they cost degrees of freedom and buy nothing
- * (job->speed_groups 1, the spread pooled over all runs of a side).  */
+ * (job->speed_groups 1, the spread pooled over all runs of a side).  Where
+ * they stand, each run's speed is told again within its group
+ * (group_scale()).  */
 static void group_by_speed(const struct interner *in, const struct run *runs, size_t nb,
-			   size_t nt, const double *scale, const unsigned char *ctl, int *group,
+			   size_t nt, double *scale, const unsigned char *ctl, int *group,
 			   struct check_job *job)
 {
 	double gss, gdf;
@@ -1316,8 +1365,9 @@ static void group_by_speed(const struct interner *in, const struct run *runs, si
 	    (gss == 0 ? job->pool_ss > 0
 		      : gsl_cdf_fdist_Q(((job->pool_ss - gss) / (job->pool_df - gdf)) / (gss / gdf),
 					job->pool_df - gdf, gdf) < 0.05)) {
-		job->pool_ss = gss;
-		job->pool_df = gdf;
+		group_scale(in, runs, nb + nt, ctl, group, job->speed_groups, scale);
+		control_pool(in, runs, nb, nt, scale, ctl, group, job->speed_groups,
+			     &job->pool_ss, &job->pool_df);
 	} else {
 		job->speed_groups = 1;
 	}

@@ -345,6 +345,87 @@ static void test_two_speeds(void)
 	   "(caught %zu of 50), %zu alarms elsewhere", caught, alarms);
 }
 
+/* t7023's kept runs of c3 (9) and c4 (9, hot's loop 30 % longer): the p10
+ * of each loop's 30 calls, in us, hot a b c d.  Runs 1-4 of c3 and 1, 2,
+ * 5, 6 of c4 ran at half speed (a hog on the sibling hyperthread), which
+ * slows each loop by where its code lies: a and c about 0.72 of the run's
+ * typical, b, d and hot about 1.27.  */
+static const double loaded_runs[18][5] = {
+	{288.7, 288.6, 288.6, 288.7, 288.6}, {868.9, 463.3, 861.1, 489.3, 840.2},
+	{844.6, 469.6, 854.1, 414.3, 882.4}, {743.3, 463.1, 738.4, 486.8, 755.3},
+	{736.7, 461.0, 716.0, 409.2, 729.8}, {291.0, 291.0, 291.0, 290.9, 290.9},
+	{291.3, 291.2, 291.3, 291.2, 291.2}, {292.0, 292.1, 292.0, 292.0, 292.0},
+	{289.0, 288.9, 289.0, 288.8, 288.9}, {369.7, 288.4, 288.3, 288.3, 288.3},
+	{944.9, 397.2, 759.5, 484.0, 731.2}, {986.5, 411.2, 660.6, 416.6, 662.5},
+	{373.8, 291.7, 291.7, 291.7, 291.6}, {373.5, 291.4, 291.4, 291.3, 291.4},
+	{1021.6, 406.8, 768.0, 454.3, 788.8}, {915.1, 473.5, 698.2, 405.6, 710.5},
+	{373.7, 291.6, 291.6, 291.7, 291.6}, {373.9, 291.6, 291.6, 291.7, 291.7},
+};
+
+/* One of them as a run: 30 x (hot, a, b, c, d) (main untraced, as in
+ * t7023), each call its loop's p10 and up to 0.01 % more.  */
+static void make_loaded_run(struct profile *p, const double *us)
+{
+	static const char *const fn[] = {"hot", "a", "b", "c", "d"};
+	struct strbuf sb = STRBUF_INIT;
+	long id = 1, i, k;
+	int first = 1;
+
+	strbuf_addstr(&sb, "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./app\"},"
+			   "\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],"
+			   "\"snapshots\":[{\"resources\":[");
+	for (i = 0; i < 30; i++)
+		for (k = 0; k < 5; k++) {
+			double v = 1000 * us[k] * (1 + 0.0001 * rng_uniform());
+			res(&sb, &first, fn[k], v, v, ++id, -1);
+		}
+	strbuf_addstr(&sb, "]}]}");
+	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
+		abort();
+	strbuf_release(&sb);
+}
+
+/* Those runs compared, all 9 a side and the first 3 (1 at full speed, 2 at
+ * half): the sides are compared within groups of like speed, and each
+ * run's speed is told within its group.  Told over all runs, the median
+ * over the five loops of a half-speed run fell on hot in c3's runs (hot's
+ * reference lies between its two levels) and on b or d in c4's, and a, b
+ * and d came out 10 % faster over 9 runs a side.  */
+static void test_loaded_apart(void)
+{
+	struct profile b[9], t[9];
+	struct check_opts o;
+	size_t n, i, k, wrong;
+
+	rng_state = 11;
+	check_opts_init(&o);
+	for (n = 3; n <= 9; n += 6) {
+		struct check_result r;
+		const struct check_finding *hot;
+		for (i = 0; i < n; i++) {
+			make_loaded_run(&b[i], loaded_runs[i]);
+			make_loaded_run(&t[i], loaded_runs[9 + i]);
+		}
+		if (check_compare(b, NULL, n, t, NULL, n, &o, &r) < 0)
+			abort();
+		for (wrong = 0, k = 0; k < r.jobs[0].nf; k++) {
+			const struct check_finding *f = &r.jobs[0].f[k];
+			if (strcmp(f->context, "hot") && f->verdict != CHECK_NO_CHANGE)
+				wrong++;
+		}
+		hot = find(&r, "hot", CHECK_SELF);
+		ok(hot && hot->verdict == CHECK_DEGRADATION && hot->ratio > 1.25 &&
+			   hot->ratio < 1.31 && wrong == 0 && r.jobs[0].speed_groups == 2,
+		   "t7023's loaded runs, %zu a side: hot +28%% a degradation (%s, ratio %.3f), "
+		   "%zu findings elsewhere, %zu groups of speed",
+		   n, hot ? check_verdict_name(hot->verdict) : "none", hot ? hot->ratio : NAN,
+		   wrong, r.jobs[0].speed_groups);
+		check_result_release(&r);
+		free_runs(b, n);
+		free_runs(t, n);
+	}
+}
+
 static void test_one_run_a_side(void)
 {
 	struct profile b[1], t[1], tb[1], tt[1];
@@ -686,6 +767,7 @@ int main(void)
 	test_detects_whole_run_slowdown();
 	test_undecided();
 	test_two_speeds();
+	test_loaded_apart();
 	test_one_run_a_side();
 	test_global_change();
 	test_mann_whitney_exact();
