@@ -729,51 +729,57 @@ static void compare_control_runs(const double *b, size_t nb, const double *t, si
 }
 
 /* The runs' logs by cell (a cell: one side of one group of runs of like
- * speed, gb[i] and gt[i] below ng; gb and gt NULL: one group): sum[2g] and
- * n[2g] of group g's baseline runs, sum[2g + 1] and n[2g + 1] of its
- * target's (2 * ng each, zeroed by the caller).  Returns the sum of squares
- * of the logs about their cells' means, the number of cells that hold runs
- * in *cells.  */
-static double cell_sums(const double *b, const int *gb, size_t nb, const double *t,
-			const int *gt, size_t nt, size_t ng, double *sum, size_t *n,
-			size_t *cells)
+ * speed, gb[i] and gt[i] below ng; gb and gt NULL: one group), each run
+ * weighed by wb[i] or wt[i] (NULL: all 1; see run_weights()): sum[2g] the
+ * weighted sum of group g's baseline runs, w[2g] their weight, sum[2g + 1]
+ * and w[2g + 1] its target's (2 * ng each, zeroed by the caller).  Returns
+ * the weighted sum of squares of the logs about their cells' means; *df
+ * its degrees of freedom: the cells' effective numbers of runs ((sum w)^2 /
+ * sum w^2, the count when every weight is 1) less the cells that hold
+ * runs.  */
+static double cell_sums(const double *b, const double *wb, const int *gb, size_t nb,
+			const double *t, const double *wt, const int *gt, size_t nt, size_t ng,
+			double *sum, double *w, double *df)
 {
-	double ss = 0, e;
+	double ss = 0, e, *w2 = xcalloc(2 * ng, sizeof(*w2));
 	size_t i, g;
 
-	for (i = 0; i < nb; i++) {
-		sum[2 * (gb ? gb[i] : 0)] += lg(b[i]);
-		n[2 * (gb ? gb[i] : 0)]++;
+	for (i = 0; i < nb + nt; i++) {
+		int side = i >= nb;
+		size_t k = side ? i - nb : i;
+		const int *gg = side ? gt : gb;
+		double wi = side ? (wt ? wt[k] : 1) : (wb ? wb[k] : 1);
+		g = 2 * (size_t)(gg ? gg[k] : 0) + (size_t)side;
+		sum[g] += wi * lg(side ? t[k] : b[k]);
+		w[g] += wi;
+		w2[g] += wi * wi;
 	}
-	for (i = 0; i < nt; i++) {
-		sum[2 * (gt ? gt[i] : 0) + 1] += lg(t[i]);
-		n[2 * (gt ? gt[i] : 0) + 1]++;
+	for (i = 0; i < nb + nt; i++) {
+		int side = i >= nb;
+		size_t k = side ? i - nb : i;
+		const int *gg = side ? gt : gb;
+		double wi = side ? (wt ? wt[k] : 1) : (wb ? wb[k] : 1);
+		g = 2 * (size_t)(gg ? gg[k] : 0) + (size_t)side;
+		e = lg(side ? t[k] : b[k]) - sum[g] / w[g];
+		ss += wi * e * e;
 	}
-	for (i = 0; i < nb; i++) {
-		g = 2 * (size_t)(gb ? gb[i] : 0);
-		e = lg(b[i]) - sum[g] / (double)n[g];
-		ss += e * e;
-	}
-	for (i = 0; i < nt; i++) {
-		g = 2 * (size_t)(gt ? gt[i] : 0) + 1;
-		e = lg(t[i]) - sum[g] / (double)n[g];
-		ss += e * e;
-	}
-	for (*cells = 0, g = 0; g < 2 * ng; g++)
-		*cells += n[g] > 0;
+	for (*df = 0, g = 0; g < 2 * ng; g++)
+		if (w[g] > 0)
+			*df += w[g] * w[g] / w2[g] - 1;
+	free(w2);
 	return ss;
 }
 
-/* cell_sums()'s sum of squares and cells alone.  */
-static double cell_ss(const double *b, const int *gb, size_t nb, const double *t,
-		      const int *gt, size_t nt, size_t ng, size_t *cells)
+/* cell_sums()'s sum of squares and degrees of freedom alone.  */
+static double cell_ss(const double *b, const double *wb, const int *gb, size_t nb,
+		      const double *t, const double *wt, const int *gt, size_t nt, size_t ng,
+		      double *df)
 {
-	double *sum = xcalloc(2 * ng, sizeof(*sum)), ss;
-	size_t *n = xcalloc(2 * ng, sizeof(*n));
+	double *sum = xcalloc(2 * ng, sizeof(*sum)), *w = xcalloc(2 * ng, sizeof(*w)), ss;
 
-	ss = cell_sums(b, gb, nb, t, gt, nt, ng, sum, n, cells);
+	ss = cell_sums(b, wb, gb, nb, t, wt, gt, nt, ng, sum, w, df);
 	free(sum);
-	free(n);
+	free(w);
 	return ss;
 }
 
@@ -790,32 +796,35 @@ static double cell_ss(const double *b, const int *gb, size_t nb, const double *t
  * taken within each group that holds runs of both, weighted by
  * 1 / (1/nb_g + 1/nt_g) (a two-way layout, groups as blocks).
  *
+ * Weights: each run weighs wb[i] or wt[i] (NULL: 1), less where its
+ * own functions disagreed (run_weights()).
+ *
  * Spread: pooled within the cells, and with the control's own (pool_ss
  * over pool_df degrees of freedom: the same program's calls against the
  * rest of their runs, one noise) where this context is not plainly
  * noisier than the control (an F test at 5 %): three runs a side leave 4
  * degrees of freedom, t(4) = 4.6 at 99 %, the control's functions 10 or
  * more.  Returns -1 when no group holds both sides or no spread is left.  */
-static int compare_control_cells(const double *b, const int *gb, size_t nb, const double *t,
-				 const int *gt, size_t nt, size_t ng, double pool_ss,
-				 double pool_df, double conf, struct check_finding *f)
+static int compare_control_cells(const double *b, const double *wb, const int *gb, size_t nb,
+				 const double *t, const double *wt, const int *gt, size_t nt,
+				 size_t ng, double pool_ss, double pool_df, double conf,
+				 struct check_finding *f)
 {
-	double *sum = xcalloc(2 * ng, sizeof(*sum));
-	size_t *n = xcalloc(2 * ng, sizeof(*n)), i, g, cells, used = 0;
+	double *sum = xcalloc(2 * ng, sizeof(*sum)), *n = xcalloc(2 * ng, sizeof(*n));
 	double d = 0, w = 0, ss, s2, df, mb = 0;
+	size_t i, g, used = 0;
 	int ret = -1;
 
-	ss = cell_sums(b, gb, nb, t, gt, nt, ng, sum, n, &cells);
+	ss = cell_sums(b, wb, gb, nb, t, wt, gt, nt, ng, sum, n, &df);
 	for (i = 0; i < nb; i++)
 		mb += lg(b[i]) / (double)nb;
 	for (g = 0; g < ng; g++)
-		if (n[2 * g] && n[2 * g + 1]) {
-			double wg = 1 / (1 / (double)n[2 * g] + 1 / (double)n[2 * g + 1]);
-			d += wg * (sum[2 * g + 1] / (double)n[2 * g + 1] - sum[2 * g] / (double)n[2 * g]);
+		if (n[2 * g] > 0 && n[2 * g + 1] > 0) {
+			double wg = 1 / (1 / n[2 * g] + 1 / n[2 * g + 1]);
+			d += wg * (sum[2 * g + 1] / n[2 * g + 1] - sum[2 * g] / n[2 * g]);
 			w += wg;
 			used++;
 		}
-	df = (double)(nb + nt) - (double)cells;
 	if (!used || df < 1)
 		goto out;
 	d /= w;
@@ -1021,10 +1030,6 @@ static void decide(struct check_finding *f, const struct check_opts *o)
 
 /* --- the in-run control (analysis/runscale.h) ----------------------------- */
 
-/* Runs whose speeds as a whole (the control's scale) lie more than this
- * far apart (log units, x1.25) run their functions at different relative
- * speeds (see compare_control_cells()).  */
-#define SPEED_GROUP_GAP 0.223
 
 /* The least spread (log units) the control is taken to have with one run a
  * side.  A few functions can agree by chance more closely than their calls
@@ -1172,8 +1177,9 @@ static int is_change(enum check_verdict v)
 /* The method's statistic over the runs' values v (raw) and nv (each run's
  * speed taken out), then the verdict: the in-run control's when the job has
  * one, else the run level's (analysis/check.h).  */
-static int compare_one(const double *vb, const double *nvb, const int *gb, size_t n_b,
-		       const double *vt, const double *nvt, const int *gt, size_t n_t,
+static int compare_one(const double *vb, const double *nvb, const double *wb, const int *gb,
+		       size_t n_b, const double *vt, const double *nvt, const double *wt,
+		       const int *gt, size_t n_t,
 		       const struct check_job *job, const struct check_opts *o,
 		       struct check_finding *f)
 {
@@ -1203,8 +1209,8 @@ static int compare_one(const double *vb, const double *nvb, const int *gb, size_
 		 * share: its own spread alone */
 		int grouped = job->speed_groups > 1,
 		    many = f->calls_base >= CONTROL_MIN_CALLS && f->calls_target >= CONTROL_MIN_CALLS;
-		if (compare_control_cells(nvb, grouped ? gb : NULL, n_b, nvt, grouped ? gt : NULL,
-					  n_t, grouped ? job->speed_groups : 1,
+		if (compare_control_cells(nvb, wb, grouped ? gb : NULL, n_b, nvt, wt,
+					  grouped ? gt : NULL, n_t, grouped ? job->speed_groups : 1,
 					  many ? job->pool_ss : 0, many ? job->pool_df : 0,
 					  o->confidence, f) < 0)
 			compare_control_runs(nvb, n_b, nvt, n_t, o->confidence, f);
@@ -1243,42 +1249,16 @@ combine:
 	return 0;
 }
 
-static int cmp_by_scale(const void *a, const void *b, void *scale)
-{
-	double x = ((const double *)scale)[*(const size_t *)a],
-	       y = ((const double *)scale)[*(const size_t *)b];
-
-	return x < y ? -1 : x > y;
-}
-
-/* Groups of runs of like speed: runs sorted by scale, a new group where
- * the next run is more than SPEED_GROUP_GAP faster or slower than the one
- * before; group[r] set, the number of groups returned.  */
-static size_t speed_groups(const double *scale, size_t nr, int *group)
-{
-	size_t *ix = xmalloc((nr ? nr : 1) * sizeof(*ix)), i, ng = nr ? 1 : 0;
-
-	for (i = 0; i < nr; i++)
-		ix[i] = i;
-	qsort_r(ix, nr, sizeof(*ix), cmp_by_scale, (void *)scale);
-	for (i = 0; i < nr; i++) {
-		if (i && scale[ix[i]] - scale[ix[i - 1]] > SPEED_GROUP_GAP)
-			ng++;
-		group[ix[i]] = (int)ng - 1;
-	}
-	free(ix);
-	return ng;
-}
-
 /* The control contexts' self times, each run's speed taken out, in cells
- * (group NULL: one group): their sum of squares about the cells' means and
- * its degrees of freedom, less those the runs' speeds took (nr - 1).  */
+ * (group NULL: one group), each run weighed by w[r] (NULL: 1): their sum of
+ * squares about the cells' means and its degrees of freedom, less those
+ * the runs' speeds took (the runs' effective number less 1).  */
 static void control_pool(const struct interner *in, const struct run *runs, size_t nb,
 			 size_t nt, const double *scale, const unsigned char *ctl,
-			 const int *group, size_t ng, double *ss, double *df)
+			 const int *group, size_t ng, const double *w, double *ss, double *df)
 {
-	double *v = xmalloc((nb + nt ? nb + nt : 1) * sizeof(*v));
-	size_t c, r, cells;
+	double *v = xmalloc((nb + nt ? nb + nt : 1) * sizeof(*v)), cdf, sw = 0, sw2 = 0;
+	size_t c, r;
 
 	*ss = 0;
 	*df = 0;
@@ -1287,60 +1267,33 @@ static void control_pool(const struct interner *in, const struct run *runs, size
 			continue;
 		for (r = 0; r < nb + nt; r++)
 			v[r] = run_find(&runs[r], c)->self / exp(scale[r]);
-		*ss += cell_ss(v, group, nb, v + nb, group ? group + nb : NULL, nt, ng, &cells);
-		*df += (double)(nb + nt) - (double)cells;
+		*ss += cell_ss(v, w, group, nb, v + nb, w ? w + nb : NULL,
+			       group ? group + nb : NULL, nt, ng, &cdf);
+		*df += cdf;
 	}
-	*df -= (double)(nb + nt - 1);
+	for (r = 0; r < nb + nt; r++) {
+		sw += w ? w[r] : 1;
+		sw2 += w ? w[r] * w[r] : 1;
+	}
+	*df -= sw * sw / sw2 - 1;
 	if (*df < 1)
 		*ss = *df = 0;
 	free(v);
 }
 
-/* Each run's speed told again within its group of like speed (scale[r]
- * replaced; its group's median kept).  Where the host slows a run's
- * functions apart, the median over them is unsteady: in t7023's runs at
- * half speed two of five identical loops ran 0.7x and three about 1.25x
- * (the changed one among them), so the median fell on the changed function
- * in the baseline's runs and on an unchanged one in the target's, and every
- * other function looked 10 % faster (a false optimization over 9 runs a
- * side).  Within a group each function's own typical time is its
- * reference, and the median over functions falls on unchanged ones again.  */
+/* Each run's speed told again within its group of like speed
+ * (runscale_group_scale(), over the control contexts).  */
 static void group_scale(const struct interner *in, const struct run *runs, size_t nr,
 			const unsigned char *ctl, const int *group, size_t ng, double *scale)
 {
-	size_t nc = 0, c, r, g, k, m;
-	size_t *cc = xmalloc((in->nctx ? in->nctx : 1) * sizeof(*cc));
-	size_t *rr = xmalloc((nr ? nr : 1) * sizeof(*rr));
 	double *x = xmalloc((nr && in->nctx ? nr * in->nctx : 1) * sizeof(*x));
-	double *sg = xmalloc((nr ? nr : 1) * sizeof(*sg)), *old = xmalloc((nr ? nr : 1) * sizeof(*old));
+	size_t r, c;
 
-	for (c = 0; c < in->nctx; c++)
-		if (ctl[c])
-			cc[nc++] = c;
-	for (g = 0; g < ng; g++) {
-		for (m = 0, r = 0; r < nr; r++)
-			if (group[r] == (int)g)
-				rr[m++] = r;
-		if (m < 2)
-			continue;
-		for (r = 0; r < m; r++) {
-			old[r] = scale[rr[r]];
-			for (k = 0; k < nc; k++)
-				x[r * nc + k] = log(run_find(&runs[rr[r]], cc[k])->self);
-		}
-		if (!runscale_estimate(x, m, nc, sg))
-			continue;
-		{
-			double centre = median_of(old, m);
-			for (r = 0; r < m; r++)
-				scale[rr[r]] = centre + sg[r];
-		}
-	}
-	free(cc);
-	free(rr);
+	for (r = 0; r < nr; r++)
+		for (c = 0; c < in->nctx; c++)
+			x[r * in->nctx + c] = ctl[c] ? log(run_find(&runs[r], c)->self) : NAN;
+	runscale_group_scale(x, nr, in->nctx, group, ng, scale);
 	free(x);
-	free(sg);
-	free(old);
 }
 
 /* With 2 runs a side or more: the runs' groups of like speed (group[r])
@@ -1356,21 +1309,38 @@ static void group_by_speed(const struct interner *in, const struct run *runs, si
 {
 	double gss, gdf;
 
-	job->speed_groups = speed_groups(scale, nb + nt, group);
-	control_pool(in, runs, nb, nt, scale, ctl, NULL, 1, &job->pool_ss, &job->pool_df);
+	job->speed_groups = runscale_groups(scale, nb + nt, group);
+	control_pool(in, runs, nb, nt, scale, ctl, NULL, 1, NULL, &job->pool_ss, &job->pool_df);
 	if (job->speed_groups < 2)
 		return;
-	control_pool(in, runs, nb, nt, scale, ctl, group, job->speed_groups, &gss, &gdf);
+	control_pool(in, runs, nb, nt, scale, ctl, group, job->speed_groups, NULL, &gss, &gdf);
 	if (gdf >= 1 && job->pool_df > gdf &&
 	    (gss == 0 ? job->pool_ss > 0
 		      : gsl_cdf_fdist_Q(((job->pool_ss - gss) / (job->pool_df - gdf)) / (gss / gdf),
 					job->pool_df - gdf, gdf) < 0.05)) {
 		group_scale(in, runs, nb + nt, ctl, group, job->speed_groups, scale);
-		control_pool(in, runs, nb, nt, scale, ctl, group, job->speed_groups,
-			     &job->pool_ss, &job->pool_df);
 	} else {
 		job->speed_groups = 1;
+		memset(group, 0, (nb + nt) * sizeof(*group));
 	}
+}
+
+/* Each run's weight w[r] by how well its own functions agree
+ * (runscale_weights(), over the control contexts, by group of like speed):
+ * how many runs weigh less than 1.  */
+static size_t run_weights(const struct interner *in, const struct run *runs, size_t nr,
+			  const unsigned char *ctl, const double *scale, const int *group,
+			  size_t ng, double *w)
+{
+	double *x = xmalloc((nr && in->nctx ? nr * in->nctx : 1) * sizeof(*x));
+	size_t r, c, less;
+
+	for (r = 0; r < nr; r++)
+		for (c = 0; c < in->nctx; c++)
+			x[r * in->nctx + c] = ctl[c] ? log(run_find(&runs[r], c)->self) : NAN;
+	less = runscale_weights(x, nr, in->nctx, scale, group, ng, 0, w, NULL);
+	free(x);
+	return less;
 }
 
 static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
@@ -1388,6 +1358,8 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	double *scale = xcalloc(nb + nt ? nb + nt : 1, sizeof(*scale));
 	int *group = xcalloc(nb + nt ? nb + nt : 1, sizeof(*group));
 	int *gb = xcalloc(nb ? nb : 1, sizeof(*gb)), *gt = xcalloc(nt ? nt : 1, sizeof(*gt));
+	double *wr = xmalloc((nb + nt ? nb + nt : 1) * sizeof(*wr));
+	double *wb = xmalloc((nb ? nb : 1) * sizeof(*wb)), *wt = xmalloc((nt ? nt : 1) * sizeof(*wt));
 	unsigned char *ctl = NULL, *bound = NULL;
 	size_t i, c;
 	int metric, ret = -1;
@@ -1398,6 +1370,8 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	for (i = 0; i < nt; i++)
 		all[nb + i] = &target[ti[i]];
 	read_runs(&in, all, nb + nt, o->statistic, runs, &job->binned, &job->calibrated);
+	for (i = 0; i < nb + nt; i++)
+		wr[i] = 1;
 	ctl = xcalloc(in.nctx ? in.nctx : 1, 1);
 	job->host_ratio = 1;
 	job->speed_groups = 1;
@@ -1437,6 +1411,11 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			job->host_moved = h.ci_low > 1 || h.ci_high < 1;
 			free(sp);
 			group_by_speed(&in, runs, nb, nt, scale, ctl, group, job);
+			job->runs_weighed = run_weights(&in, runs, nb + nt, ctl, scale, group,
+							job->speed_groups, wr);
+			control_pool(&in, runs, nb, nt, scale, ctl,
+				     job->speed_groups > 1 ? group : NULL, job->speed_groups, wr,
+				     &job->pool_ss, &job->pool_df);
 		}
 	}
 	for (c = 0; c < in.nctx; c++) {
@@ -1458,6 +1437,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 					cb[calls_b++] = s->calls;
 				if (s && !isnan(v)) {
 					nvb[n_b] = v / exp(scale[i]);
+					wb[n_b] = wr[i];
 					gb[n_b] = group[i];
 					vb[n_b++] = v;
 				}
@@ -1469,6 +1449,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 					ct[calls_t++] = s->calls;
 				if (s && !isnan(v)) {
 					nvt[n_t] = v / exp(scale[nb + i]);
+					wt[n_t] = wr[nb + i];
 					gt[n_t] = group[nb + i];
 					vt[n_t++] = v;
 				}
@@ -1502,7 +1483,8 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 				if (n_t)
 					f.target = median_of(vt, n_t);
 				f.ratio = NAN;
-			} else if (compare_one(vb, nvb, gb, n_b, vt, nvt, gt, n_t, job, o, &f) < 0) {
+			} else if (compare_one(vb, nvb, wb, gb, n_b, vt, nvt, wt, gt, n_t, job, o, &f) <
+				   0) {
 				free(f.context);
 				free(path);
 				goto out;
@@ -1535,6 +1517,9 @@ out:
 	free(group);
 	free(gb);
 	free(gt);
+	free(wr);
+	free(wb);
+	free(wt);
 	free(scale);
 	free(ctl);
 	free(bound);

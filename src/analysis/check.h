@@ -193,10 +193,13 @@ struct check_job {
 			      (geometric means of the run scales; 1 without a control) */
 	double control_sd; /* one run a side: the control's spread (log units), else NAN */
 	size_t speed_groups; /* 2 runs a side or more: groups of runs of like speed
-				(analysis/check.c, SPEED_GROUP_GAP) the sides were
+				(analysis/runscale.h, RUNSCALE_GROUP_GAP) the sides were
 				compared within; 1 when the runs' speeds are alike */
 	double pool_ss, pool_df; /* 2 runs a side or more: the control's own spread
 				    (analysis/check.c, compare_control_cells()) */
+	size_t runs_weighed; /* 2 runs a side or more: runs that weighed less because
+				their own functions disagreed (analysis/check.c,
+				run_weights()) */
 	int host_moved;	   /* 2 runs a side or more: the runs' speeds as a whole differ
 			      between the sides past the confidence asked (a change
 			      everywhere when the runs of the sides took turns) */

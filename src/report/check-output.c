@@ -156,6 +156,11 @@ static void control_line(struct strbuf *out, const struct check_job *j,
 			strbuf_addf(out, "; the sides compared within %zu groups of runs of "
 					 "like speed, whose functions the host slowed apart",
 				    j->speed_groups);
+		if (j->runs_weighed)
+			strbuf_addf(out, "; %zu run%s weighed less, %s own functions "
+					 "disagreed",
+				    j->runs_weighed, j->runs_weighed > 1 ? "s" : "",
+				    j->runs_weighed > 1 ? "their" : "its");
 		strbuf_addstr(out, ")\n");
 	} else if (o->no_control) {
 		strbuf_addstr(out, "  decided by the runs alone (--no-control)\n");
@@ -362,7 +367,8 @@ static void json(const struct check_result *r, const struct check_opts *o, const
 		jnum(sb, j->host_ratio);
 		strbuf_addstr(sb, ",\"spread\":");
 		jnum(sb, isfinite(j->control_sd) ? exp(j->control_sd) - 1 : NAN);
-		strbuf_addf(sb, ",\"speed_groups\":%zu", j->speed_groups);
+		strbuf_addf(sb, ",\"speed_groups\":%zu,\"runs_weighed\":%zu", j->speed_groups,
+			    j->runs_weighed);
 		strbuf_addch(sb, '}');
 		strbuf_addstr(sb, ",\"changes\":[");
 		for (k = 0; k < j->nf; k++) {
