@@ -12,9 +12,9 @@
 # first part of the matrix (so some rounds ran loaded and some not).  Then
 # perun bisect over all 10 names c4, and from c4 on names c7, collecting
 # nothing again; perun check between each commit and its parent flags c4
-# and c7 and nothing else (9 comparisons).  history's steps are not asked:
-# on this loaded host it names c4 in some runs only (t-history holds the
-# numbers of one that it now finds).
+# and c7 and nothing else (9 comparisons); perun history and perun report
+# find median steps at c4 and c7 only (each run weighed by how well its own
+# functions agree, t7005 holds one such matrix's numbers).
 . "$SRCDIR/tests/lib.sh"
 # the run-speed control was tuned with every return probed on its
 # instructions, as before perun chose per function
@@ -49,6 +49,23 @@ test_expect_success '10 commits: hot +30 % at c4, x2 at c7; run matrix, a CPU ho
 	test "$(grep -c "^perun run: round [123] of 3$" ../run.err)" = 3 &&
 	test "$(grep -c " ./app: registered 0@i 1@i 2@i$" ../run.out)" = 10 &&
 	echo "load average after the matrix: $(cut -d" " -f1-3 /proc/loadavg)"
+'
+
+test_expect_success 'history and the report name c4 and c7, and nothing else' '
+	cd repo &&
+	"$PERUN" history hot >../h.txt && cat ../h.txt &&
+	"$PERUN" history --all --format json >../h.json &&
+	"$PERUN" report -o ../site >/dev/null &&
+	python3 - ../h.json ../site/index.json "$(cat ../planted.4)" "$(cat ../planted.7)" <<-\PY
+	import json, sys
+	h = json.load(open(sys.argv[1]))
+	site = json.load(open(sys.argv[2]))
+	want = {("hot", sys.argv[3]), ("hot", sys.argv[4])}
+	got = {(s["function"], x["commit"]) for s in h["series"] for x in s["steps"]}
+	assert got == want, ("history", got)
+	got = {(x["function"], x["commit"]) for x in site["regressions"] if x["of"] == "median"}
+	assert got == want, ("report", got)
+	PY
 '
 
 test_expect_success 'bisect names c4 over all 10, c7 from c4 on; nothing collected again' '

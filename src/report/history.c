@@ -37,6 +37,7 @@ struct pool {
 struct run_row {
 	char **names;
 	double *median, *self;
+	double *median_se;	/* the median's standard error from its calls */
 	size_t n;
 };
 
@@ -81,6 +82,7 @@ static void pool_release(struct commit_pool *cp)
 		free(cp->runs[i].names);
 		free(cp->runs[i].median);
 		free(cp->runs[i].self);
+		free(cp->runs[i].median_se);
 	}
 	free(cp->runs);
 	strbuf_release(&cp->incomplete);
@@ -126,8 +128,10 @@ static int matches(struct history *h, const struct profile *p)
 }
 
 static int cmp_double(const void *a, const void *b);
+static double quantile_se(const double *v, size_t n, double q, const double *runs, size_t nruns);
 
-/* A run's row: each function's median and median self time.  */
+/* A run's row: each function's median (with its standard error from the
+ * calls) and median self time.  */
 static void run_row_fill(struct run_row *row, const struct func_table *t)
 {
 	double *tmp = xmalloc((t->n ? 1 : 1) * sizeof(*tmp));
@@ -137,11 +141,20 @@ static void run_row_fill(struct run_row *row, const struct func_table *t)
 	row->names = xcalloc(t->n ? t->n : 1, sizeof(*row->names));
 	row->median = xcalloc(t->n ? t->n : 1, sizeof(double));
 	row->self = xcalloc(t->n ? t->n : 1, sizeof(double));
+	row->median_se = xcalloc(t->n ? t->n : 1, sizeof(double));
 	for (j = 0; j < t->n; j++) {
 		const struct func_samples *f = &t->f[j];
 		row->names[j] = xstrdup(f->uid);
 		row->median[j] = f->median;
 		tmp = xrealloc(tmp, (f->n ? f->n : 1) * sizeof(*tmp));
+		for (k = 0, m = 0; k < f->n; k++)
+			if (isfinite(f->amount[k]))
+				tmp[m++] = f->amount[k];
+		row->median_se[j] = NAN;
+		if (m && !f->binned) {
+			qsort(tmp, m, sizeof(*tmp), cmp_double);
+			row->median_se[j] = quantile_se(tmp, m, 0.5, NULL, 0);
+		}
 		for (k = 0, m = 0; k < f->n; k++)
 			if (f->exclusive && isfinite(f->exclusive[k]))
 				tmp[m++] = f->exclusive[k];
@@ -266,14 +279,18 @@ struct gathered {
 };
 
 /* The in-run control (analysis/runscale.h): each run's speed from its
- * functions' median self times, and per series and commit the median of
- * its runs' medians with their run's speed taken out (norm) and that
- * median's standard error (norm_noise: the runs' robust spread, at least
- * the pooled median's own from its calls).  Without a control norm is the median.  */
+ * functions' median self times (told again within groups of runs of like
+ * speed), and per series and commit the median of its runs' medians with
+ * their run's speed taken out (norm) and that median's standard error
+ * (norm_noise: the runs' robust spread, at least the pooled median's own
+ * from its calls).  Runs whose functions disagreed weigh less
+ * (runscale_weights(), across groups): the point is then the weighted mean
+ * of the logs.  Without a control norm is the median.  */
 static void normalise(struct history *h, struct gathered *g, size_t ng)
 {
 	size_t nr = 0, r, i, j, k, q;
-	double *x, *scale, *v, *tmp;
+	double *x, *scale, *v, *tmp, *wr, *wv, *se, unit = 0;
+	int *group;
 
 	for (i = 0; i < ng; i++)
 		nr += g[i].pool.nruns;
@@ -293,6 +310,17 @@ static void normalise(struct history *h, struct gathered *g, size_t ng)
 			}
 		}
 	h->control = runscale_estimate(x, nr, h->ns, scale);
+	wr = xmalloc((nr ? nr : 1) * sizeof(*wr));
+	wv = xmalloc((nr ? nr : 1) * sizeof(*wv));
+	se = xmalloc((nr ? nr : 1) * sizeof(*se));
+	group = xmalloc((nr ? nr : 1) * sizeof(*group));
+	if (h->control) {
+		size_t ngr = runscale_groups(scale, nr, group);
+		runscale_group_scale(x, nr, h->ns, group, ngr, scale);
+		h->runs_weighed = runscale_weights(x, nr, h->ns, scale, group, ngr, 1, wr, &unit);
+	} else
+		for (r = 0; r < nr; r++)
+			wr[r] = 1;
 	for (k = 0; k < h->ns; k++) {
 		struct history_series *s = &h->s[k];
 		s->norm = xcalloc(h->nc ? h->nc : 1, sizeof(double));
@@ -307,11 +335,37 @@ static void normalise(struct history *h, struct gathered *g, size_t ng)
 			for (q = 0; q < cp->nruns; q++)
 				for (j = 0; j < cp->runs[q].n; j++)
 					if (!strcmp(cp->runs[q].names[j], s->name) &&
-					    isfinite(cp->runs[q].median[j]))
+					    isfinite(cp->runs[q].median[j]) && cp->runs[q].median[j] > 0) {
+						wv[n] = wr[r + q];
+						se[n] = cp->runs[q].median_se[j] / cp->runs[q].median[j];
 						v[n++] = cp->runs[q].median[j] / exp(scale[r + q]);
+					}
 			if (!h->control || !n) {
 				s->norm[i] = s->median[i];
 				s->norm_noise[i] = s->median_noise[i];
+				continue;
+			}
+			for (q = 0; q < n && wv[q] == 1; q++)
+				;
+			if (q < n) {
+				/* a run whose functions disagreed (runscale_weights())
+				 * weighs less: the weighted mean of the logs, its error
+				 * the runs' bound over their weight, at least that of
+				 * their medians' own from their calls, so weighed (not
+				 * the pooled median's: the calls of the runs that
+				 * weigh little would set it) */
+				double sw = 0, sl = 0, sc = 0, e;
+				for (q = 0; q < n; q++) {
+					sw += wv[q];
+					sl += wv[q] * log(v[q]);
+					if (isfinite(se[q]))
+						sc += wv[q] * wv[q] * se[q] * se[q];
+				}
+				e = sqrt(unit / sw);
+				if (sqrt(sc) / sw > e)
+					e = sqrt(sc) / sw;
+				s->norm[i] = exp(sl / sw);
+				s->norm_noise[i] = s->norm[i] * e;
 				continue;
 			}
 			qsort(v, n, sizeof(*v), cmp_double);
@@ -340,6 +394,10 @@ static void normalise(struct history *h, struct gathered *g, size_t ng)
 	free(scale);
 	free(v);
 	free(tmp);
+	free(wr);
+	free(wv);
+	free(se);
+	free(group);
 }
 
 int history_build(struct repo *r, const char *rev, size_t max, const struct history_filter *f,
@@ -622,6 +680,8 @@ void history_series_json(const struct history *h, const struct history_series *s
 	if (h->control) {
 		strbuf_addch(out, ',');
 		array(out, "normalised", s->norm, h->nc);
+		strbuf_addch(out, ',');
+		array(out, "normalised_noise", s->norm_noise, h->nc);
 	}
 	strbuf_addf(out, ",\"steps_of\":\"%s\"", h->control ? "normalised" : "median");
 	strbuf_addstr(out, ",\"steps\":");
@@ -646,7 +706,7 @@ void history_to_json(const struct history *h, const char *only, struct strbuf *o
 	strbuf_addstr(out, ",\"machine\":");
 	strbuf_add_json_str(out, h->machine ? h->machine : "");
 	strbuf_addf(out, ",\"skipped_other_machine\":%zu", h->skipped_machine);
-	strbuf_addf(out, ",\"control\":%zu", h->control);
+	strbuf_addf(out, ",\"control\":%zu,\"runs_weighed\":%zu", h->control, h->runs_weighed);
 	strbuf_addstr(out, ",\"commits\":[");
 	for (i = 0; i < h->nc; i++) {
 		strbuf_addf(out, "%s{\"sha\":\"%s\",\"date\":%lld,\"profiles\":%zu,\"subject\":",

@@ -62,6 +62,8 @@ struct history {
 	size_t skipped_machine; /* matching profiles left out: another machine */
 	size_t control;		/* functions that formed the in-run control (0: none, the
 				   steps are the raw median's) */
+	size_t runs_weighed;	/* runs that weighed less: their functions disagreed
+				   (analysis/runscale.h, runscale_weights()) */
 	struct history_commit *c;
 	size_t nc;
 	struct history_series *s;
