@@ -737,30 +737,37 @@ static void compare_control_runs(const double *b, size_t nb, const double *t, si
  * its degrees of freedom: the cells' effective numbers of runs ((sum w)^2 /
  * sum w^2, the count when every weight is 1) less the cells that hold
  * runs.  */
+/* Run i of the sides' nb + nt (the target's after the baseline's): its
+ * cell (see cell_sums()), weight *wi and log *y.  */
+static size_t cell_of(size_t i, const double *b, const double *wb, const int *gb, size_t nb,
+		      const double *t, const double *wt, const int *gt, double *wi, double *y)
+{
+	int side = i >= nb;
+	size_t k = side ? i - nb : i;
+	const int *gg = side ? gt : gb;
+	const double *ww = side ? wt : wb;
+
+	*wi = ww ? ww[k] : 1;
+	*y = lg(side ? t[k] : b[k]);
+	return 2 * (size_t)(gg ? gg[k] : 0) + (size_t)side;
+}
+
 static double cell_sums(const double *b, const double *wb, const int *gb, size_t nb,
 			const double *t, const double *wt, const int *gt, size_t nt, size_t ng,
 			double *sum, double *w, double *df)
 {
-	double ss = 0, e, *w2 = xcalloc(2 * ng, sizeof(*w2));
+	double ss = 0, e, wi, y, *w2 = xcalloc(2 * ng, sizeof(*w2));
 	size_t i, g;
 
 	for (i = 0; i < nb + nt; i++) {
-		int side = i >= nb;
-		size_t k = side ? i - nb : i;
-		const int *gg = side ? gt : gb;
-		double wi = side ? (wt ? wt[k] : 1) : (wb ? wb[k] : 1);
-		g = 2 * (size_t)(gg ? gg[k] : 0) + (size_t)side;
-		sum[g] += wi * lg(side ? t[k] : b[k]);
+		g = cell_of(i, b, wb, gb, nb, t, wt, gt, &wi, &y);
+		sum[g] += wi * y;
 		w[g] += wi;
 		w2[g] += wi * wi;
 	}
 	for (i = 0; i < nb + nt; i++) {
-		int side = i >= nb;
-		size_t k = side ? i - nb : i;
-		const int *gg = side ? gt : gb;
-		double wi = side ? (wt ? wt[k] : 1) : (wb ? wb[k] : 1);
-		g = 2 * (size_t)(gg ? gg[k] : 0) + (size_t)side;
-		e = lg(side ? t[k] : b[k]) - sum[g] / w[g];
+		g = cell_of(i, b, wb, gb, nb, t, wt, gt, &wi, &y);
+		e = y - sum[g] / w[g];
 		ss += wi * e * e;
 	}
 	for (*df = 0, g = 0; g < 2 * ng; g++)

@@ -42,6 +42,20 @@ double runscale_mad_sd(const double *v, size_t n)
 	return 1.4826 * m;
 }
 
+/* The contexts with a value in every run (ctl[0..n)): n.  */
+static size_t control_columns(const double *x, size_t nr, size_t nc, size_t *ctl)
+{
+	size_t r, c, n = 0;
+
+	for (c = 0; c < nc; c++) {
+		for (r = 0; r < nr && isfinite(x[r * nc + c]); r++)
+			;
+		if (nr && r == nr)
+			ctl[n++] = c;
+	}
+	return n;
+}
+
 static int cmp_by_scale(const void *a, const void *b, void *scale)
 {
 	double x = ((const double *)scale)[*(const size_t *)a],
@@ -74,15 +88,10 @@ void runscale_group_scale(const double *x, size_t nr, size_t nc, const int *grou
 	double *ref = xmalloc((ng && nc ? ng * nc : 1) * sizeof(*ref));
 	double *tmp = xmalloc((nr > nc ? nr : nc ? nc : 1) * sizeof(*tmp));
 	double *sg = xmalloc((nr ? nr : 1) * sizeof(*sg));
-	size_t g, r, c, k, m, n = 0, anchor = 0;
+	size_t g, r, k, m, n, anchor = 0;
 	double best = INFINITY;
 
-	for (c = 0; c < nc; c++) {
-		for (r = 0; r < nr && isfinite(x[r * nc + c]); r++)
-			;
-		if (nr && r == nr)
-			ctl[n++] = c;
-	}
+	n = control_columns(x, nr, nc, ctl);
 	if (n < RUNSCALE_MIN_CONTROL || ng < 2)
 		goto out;
 	for (g = 0; g < ng; g++) {
@@ -152,18 +161,13 @@ size_t runscale_weights(const double *x, size_t nr, size_t nc, const double *sca
 	double *tmp = xmalloc((nr > nc ? nr : nc ? nc : 1) * sizeof(*tmp));
 	double *var = xmalloc((nr ? nr : 1) * sizeof(*var)), typ = INFINITY;
 	double *gvar = xcalloc(ng ? ng : 1, sizeof(*gvar));
-	size_t r, c, g, k, m, n = 0, less = 0, best = 0;
+	size_t r, g, k, m, n, less = 0, best = 0;
 
 	for (r = 0; r < nr; r++)
 		w[r] = 1;
 	if (unit)
 		*unit = 0;
-	for (c = 0; c < nc; c++) {
-		for (r = 0; r < nr && isfinite(x[r * nc + c]); r++)
-			;
-		if (nr && r == nr)
-			ctl[n++] = c;
-	}
+	n = control_columns(x, nr, nc, ctl);
 	if (n < RUNSCALE_MIN_CONTROL || !ng)
 		goto out;
 	for (g = 0; g < ng; g++)
@@ -203,7 +207,7 @@ size_t runscale_weights(const double *x, size_t nr, size_t nc, const double *sca
 	}
 	if (typ > RUNSCALE_WEIGHT_TYPICAL * RUNSCALE_WEIGHT_TYPICAL)
 		typ = RUNSCALE_WEIGHT_TYPICAL * RUNSCALE_WEIGHT_TYPICAL;
-	typ *= RUNSCALE_WEIGHT_SLACK;
+	typ *= across ? RUNSCALE_WEIGHT_SLACK_ACROSS : RUNSCALE_WEIGHT_SLACK;
 	if (across && group)
 		for (g = 0; g < ng; g++) {
 			double d;
@@ -236,17 +240,12 @@ size_t runscale_estimate(const double *x, size_t nr, size_t nc, double *scale)
 	size_t *ctl = xmalloc((nc ? nc : 1) * sizeof(*ctl));
 	double *ref = xmalloc((nc ? nc : 1) * sizeof(*ref));
 	double *tmp = xmalloc((nr > nc ? nr : nc ? nc : 1) * sizeof(*tmp));
-	size_t r, c, k, n = 0;
+	size_t r, k, n;
 	int it;
 
 	for (r = 0; r < nr; r++)
 		scale[r] = 0;
-	for (c = 0; c < nc; c++) {
-		for (r = 0; r < nr && isfinite(x[r * nc + c]); r++)
-			;
-		if (nr && r == nr)
-			ctl[n++] = c;
-	}
+	n = control_columns(x, nr, nc, ctl);
 	if (n < RUNSCALE_MIN_CONTROL) {
 		n = 0;
 		goto out;

@@ -62,8 +62,15 @@ void runscale_group_scale(const double *x, size_t nr, size_t nc, const int *grou
 
 /* How much more than the typical run's a run's own contexts may disagree
  * (the variance of their shifts from their references, its speed out)
- * before the run weighs less: 4, twice the spread.  */
-#define RUNSCALE_WEIGHT_SLACK 4.0
+ * before the run weighs less.  Within groups (check): 64, eight times the
+ * spread; at 4 and at 16 the loaded pool of bench/control.sh lost
+ * sensitivity (its runs' spreads range from 0.1 % to 5 %, told from 5
+ * contexts, and a weight under 1 costs degrees of freedom), where the runs
+ * a partial hog slows stray 10 to 100 times the typical spread.  Across
+ * groups (history's points): 16, four times the spread; at 64 history
+ * missed c4's +28 % on both of t7023's kept loaded matrices again.  */
+#define RUNSCALE_WEIGHT_SLACK 64.0
+#define RUNSCALE_WEIGHT_SLACK_ACROSS 16.0
 
 /* The least spread (log units) a run's contexts are taken to have: at full
  * speed t7023's five identical loops agreed within 0.1 %.  */
@@ -72,7 +79,7 @@ void runscale_group_scale(const double *x, size_t nr, size_t nc, const int *grou
 /* The most spread (log units) the typical run is taken to have: where
  * most runs are slowed apart (t7023's matrix ran 17 of 30 runs at half
  * speed, their loops 25-40 % apart), the median run is no standard, and
- * runs whose contexts agree within twice this weigh 1 whatever the rest
+ * runs whose contexts agree within four times this weigh 1 whatever the rest
  * did.  */
 #define RUNSCALE_WEIGHT_TYPICAL 0.02
 
@@ -92,10 +99,11 @@ void runscale_group_scale(const double *x, size_t nr, size_t nc, const int *grou
  * runs of its group (group[r] below ng; group NULL: one group), over the
  * contexts with a value in every run.  The variance of a run's shifts
  * (1.4826 MAD squared, at least RUNSCALE_WEIGHT_FLOOR's) against
- * RUNSCALE_WEIGHT_SLACK times the runs' median: up to it a run weighs 1,
- * past it the inverse ratio (the median taken as RUNSCALE_WEIGHT_TYPICAL's
- * where larger), so that a run of weight w has a variance of
- * about *unit / w (unit may be NULL: that bound, log units squared).
+ * RUNSCALE_WEIGHT_SLACK (across: _ACROSS) times the runs' median: up to it
+ * a run weighs 1, past it the inverse ratio (the median taken as
+ * RUNSCALE_WEIGHT_TYPICAL's where larger), so that a run of weight w has a
+ * variance of about *unit / w (unit may be NULL: that bound, log units
+ * squared).
  * across: the runs are to be compared across groups (history's points), not
  * within each (check): the group whose runs agree best is the standard, and
  * a run of another group has the variance of how far its group's pattern
