@@ -208,18 +208,25 @@ size_t runscale_weights(const double *x, size_t nr, size_t nc, const double *sca
 	if (typ > RUNSCALE_WEIGHT_TYPICAL * RUNSCALE_WEIGHT_TYPICAL)
 		typ = RUNSCALE_WEIGHT_TYPICAL * RUNSCALE_WEIGHT_TYPICAL;
 	typ *= across ? RUNSCALE_WEIGHT_SLACK_ACROSS : RUNSCALE_WEIGHT_SLACK;
-	if (across && group)
+	if (across && group) {
+		double sbest;
+		for (m = 0, r = 0; r < nr; r++)
+			if (group[r] == (int)best)
+				tmp[m++] = scale[r];
+		sbest = median_sort(tmp, m);
 		for (g = 0; g < ng; g++) {
 			double d;
 			if (g == best)
 				continue;
-			for (k = 0; k < n; k++)
-				tmp[k] = ref[g * n + k] - ref[best * n + k];
-			d = runscale_mad_sd(tmp, n);
+			for (m = 0, r = 0; r < nr; r++)
+				if (group[r] == (int)g)
+					tmp[m++] = scale[r];
+			d = RUNSCALE_WEIGHT_APART * fabs(median_sort(tmp, m) - sbest);
 			for (r = 0; r < nr; r++)
 				if (group[r] == (int)g)
 					var[r] += d * d;
 		}
+	}
 	if (unit)
 		*unit = typ;
 	for (r = 0; r < nr; r++) {

@@ -83,6 +83,13 @@ void runscale_group_scale(const double *x, size_t nr, size_t nc, const int *grou
  * did.  */
 #define RUNSCALE_WEIGHT_TYPICAL 0.02
 
+/* How far apart (log units) the host slows a run's contexts, per unit of
+ * how much slower the run's group ran than the standard's: in t7023's runs
+ * at half speed (log 0.7) the loops ran 0.7x to 1.3x the run's median.
+ * (The spread of the groups' references cannot tell it: with two loops of
+ * five slowed one way and three the other, their median deviation is 0.)  */
+#define RUNSCALE_WEIGHT_APART 0.5
+
 /* The fewest runs of the group that sets the standard in
  * runscale_weights()'s across mode (unless none has as many: the
  * largest).  */
@@ -105,10 +112,10 @@ void runscale_group_scale(const double *x, size_t nr, size_t nc, const int *grou
  * variance of about *unit / w (unit may be NULL: that bound, log units
  * squared).
  * across: the runs are to be compared across groups (history's points), not
- * within each (check): the group whose runs agree best is the standard, and
- * a run of another group has the variance of how far its group's pattern
- * lies from the standard's added (1.4826 MAD over the contexts of the
- * differences of their references), and the typical run is the standard's.
+ * within each (check): the group whose runs agree best is the standard, the
+ * typical run is the standard's, and a run of another group has added the
+ * variance of how far the host may have slowed its contexts apart:
+ * RUNSCALE_WEIGHT_APART times how much slower or faster its group ran.
  * Returns how many runs weigh less than 1 (0, every weight 1 and *unit 0,
  * when fewer than RUNSCALE_MIN_CONTROL contexts have a value in every
  * run).  */
