@@ -728,15 +728,6 @@ static void compare_control_runs(const double *b, size_t nb, const double *t, si
 	compare_runs_t(b, nb, t, nt, conf, 1, f);
 }
 
-/* The runs' logs by cell (a cell: one side of one group of runs of like
- * speed, gb[i] and gt[i] below ng; gb and gt NULL: one group), each run
- * weighed by wb[i] or wt[i] (NULL: all 1; see run_weights()): sum[2g] the
- * weighted sum of group g's baseline runs, w[2g] their weight, sum[2g + 1]
- * and w[2g + 1] its target's (2 * ng each, zeroed by the caller).  Returns
- * the weighted sum of squares of the logs about their cells' means; *df
- * its degrees of freedom: the cells' effective numbers of runs ((sum w)^2 /
- * sum w^2, the count when every weight is 1) less the cells that hold
- * runs.  */
 /* Run i of the sides' nb + nt (the target's after the baseline's): its
  * cell (see cell_sums()), weight *wi and log *y.  */
 static size_t cell_of(size_t i, const double *b, const double *wb, const int *gb, size_t nb,
@@ -752,6 +743,15 @@ static size_t cell_of(size_t i, const double *b, const double *wb, const int *gb
 	return 2 * (size_t)(gg ? gg[k] : 0) + (size_t)side;
 }
 
+/* The runs' logs by cell (a cell: one side of one group of runs of like
+ * speed, gb[i] and gt[i] below ng; gb and gt NULL: one group), each run
+ * weighed by wb[i] or wt[i] (NULL: all 1; see runscale_weights()): sum[2g] the
+ * weighted sum of group g's baseline runs, w[2g] their weight, sum[2g + 1]
+ * and w[2g + 1] its target's (2 * ng each, zeroed by the caller).  Returns
+ * the weighted sum of squares of the logs about their cells' means; *df
+ * its degrees of freedom: the cells' effective numbers of runs ((sum w)^2 /
+ * sum w^2, the count when every weight is 1) less the cells that hold
+ * runs.  */
 static double cell_sums(const double *b, const double *wb, const int *gb, size_t nb,
 			const double *t, const double *wt, const int *gt, size_t nt, size_t ng,
 			double *sum, double *w, double *df)
@@ -804,7 +804,7 @@ static double cell_ss(const double *b, const double *wb, const int *gb, size_t n
  * 1 / (1/nb_g + 1/nt_g) (a two-way layout, groups as blocks).
  *
  * Weights: each run weighs wb[i] or wt[i] (NULL: 1), less where its
- * own functions disagreed (run_weights()).
+ * own functions disagreed (runscale_weights()).
  *
  * Spread: pooled within the cells, and with the control's own (pool_ss
  * over pool_df degrees of freedom: the same program's calls against the
@@ -1288,10 +1288,10 @@ static void control_pool(const struct interner *in, const struct run *runs, size
 	free(v);
 }
 
-/* Each run's speed told again within its group of like speed
- * (runscale_group_scale(), over the control contexts).  */
-static void group_scale(const struct interner *in, const struct run *runs, size_t nr,
-			const unsigned char *ctl, const int *group, size_t ng, double *scale)
+/* The control contexts' log self times, x[r * nctx + c] (NAN for the
+ * others), for runscale.h's functions: the caller frees.  */
+static double *control_logs(const struct interner *in, const struct run *runs, size_t nr,
+			    const unsigned char *ctl)
 {
 	double *x = xmalloc((nr && in->nctx ? nr * in->nctx : 1) * sizeof(*x));
 	size_t r, c;
@@ -1299,55 +1299,35 @@ static void group_scale(const struct interner *in, const struct run *runs, size_
 	for (r = 0; r < nr; r++)
 		for (c = 0; c < in->nctx; c++)
 			x[r * in->nctx + c] = ctl[c] ? log(run_find(&runs[r], c)->self) : NAN;
-	runscale_group_scale(x, nr, in->nctx, group, ng, scale);
-	free(x);
+	return x;
 }
 
-/* With 2 runs a side or more: the runs' groups of like speed (group[r])
- * and the control's pooled spread, in job.  The groups stand only where
- * they explain the control's spread (an F test at 5 %): where the host
- * slows every function alike they cost degrees of freedom and buy nothing
- * (job->speed_groups 1, the spread pooled over all runs of a side).  Where
- * they stand, each run's speed is told again within its group
- * (group_scale()).  */
+/* With 2 runs a side or more: the runs' groups of like speed (group[r]),
+ * in job->speed_groups.  The groups stand only where they explain the
+ * control's spread (an F test at 5 %): where the host slows every function
+ * alike they cost degrees of freedom and buy nothing (job->speed_groups 1).
+ * Where they stand, each run's speed is told again within its group
+ * (runscale_group_scale(), over x: control_logs()).  */
 static void group_by_speed(const struct interner *in, const struct run *runs, size_t nb,
-			   size_t nt, double *scale, const unsigned char *ctl, int *group,
-			   struct check_job *job)
+			   size_t nt, const double *x, double *scale, const unsigned char *ctl,
+			   int *group, struct check_job *job)
 {
-	double gss, gdf;
+	double ss, df, gss, gdf;
 
 	job->speed_groups = runscale_groups(scale, nb + nt, group);
-	control_pool(in, runs, nb, nt, scale, ctl, NULL, 1, NULL, &job->pool_ss, &job->pool_df);
 	if (job->speed_groups < 2)
 		return;
+	control_pool(in, runs, nb, nt, scale, ctl, NULL, 1, NULL, &ss, &df);
 	control_pool(in, runs, nb, nt, scale, ctl, group, job->speed_groups, NULL, &gss, &gdf);
-	if (gdf >= 1 && job->pool_df > gdf &&
-	    (gss == 0 ? job->pool_ss > 0
-		      : gsl_cdf_fdist_Q(((job->pool_ss - gss) / (job->pool_df - gdf)) / (gss / gdf),
-					job->pool_df - gdf, gdf) < 0.05)) {
-		group_scale(in, runs, nb + nt, ctl, group, job->speed_groups, scale);
+	if (gdf >= 1 && df > gdf &&
+	    (gss == 0 ? ss > 0
+		      : gsl_cdf_fdist_Q(((ss - gss) / (df - gdf)) / (gss / gdf), df - gdf, gdf) <
+				0.05)) {
+		runscale_group_scale(x, nb + nt, in->nctx, group, job->speed_groups, scale);
 	} else {
 		job->speed_groups = 1;
 		memset(group, 0, (nb + nt) * sizeof(*group));
 	}
-}
-
-/* Each run's weight w[r] by how well its own functions agree
- * (runscale_weights(), over the control contexts, by group of like speed):
- * how many runs weigh less than 1.  */
-static size_t run_weights(const struct interner *in, const struct run *runs, size_t nr,
-			  const unsigned char *ctl, const double *scale, const int *group,
-			  size_t ng, double *w)
-{
-	double *x = xmalloc((nr && in->nctx ? nr * in->nctx : 1) * sizeof(*x));
-	size_t r, c, less;
-
-	for (r = 0; r < nr; r++)
-		for (c = 0; c < in->nctx; c++)
-			x[r * in->nctx + c] = ctl[c] ? log(run_find(&runs[r], c)->self) : NAN;
-	less = runscale_weights(x, nr, in->nctx, scale, group, ng, 0, w, NULL);
-	free(x);
-	return less;
 }
 
 static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
@@ -1410,6 +1390,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			/* the runs' speeds themselves: ns-sized values keep lg()'s +1 out */
 			struct check_finding h;
 			double *sp = xmalloc((nb + nt) * sizeof(*sp));
+			double *x = control_logs(&in, runs, nb + nt, ctl);
 			memset(&h, 0, sizeof(h));
 			h.ci_low = h.ci_high = NAN;
 			for (i = 0; i < nb + nt; i++)
@@ -1417,9 +1398,10 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			compare_runs(sp, nb, sp + nb, nt, o->confidence, &h);
 			job->host_moved = h.ci_low > 1 || h.ci_high < 1;
 			free(sp);
-			group_by_speed(&in, runs, nb, nt, scale, ctl, group, job);
-			job->runs_weighed = run_weights(&in, runs, nb + nt, ctl, scale, group,
-							job->speed_groups, wr);
+			group_by_speed(&in, runs, nb, nt, x, scale, ctl, group, job);
+			job->runs_weighed = runscale_weights(x, nb + nt, in.nctx, scale, group,
+							     job->speed_groups, 0, wr, NULL);
+			free(x);
 			control_pool(&in, runs, nb, nt, scale, ctl,
 				     job->speed_groups > 1 ? group : NULL, job->speed_groups, wr,
 				     &job->pool_ss, &job->pool_df);

@@ -198,8 +198,8 @@ struct check_job {
 	double pool_ss, pool_df; /* 2 runs a side or more: the control's own spread
 				    (analysis/check.c, compare_control_cells()) */
 	size_t runs_weighed; /* 2 runs a side or more: runs that weighed less because
-				their own functions disagreed (analysis/check.c,
-				run_weights()) */
+				their own functions disagreed (analysis/runscale.h,
+				runscale_weights()) */
 	int host_moved;	   /* 2 runs a side or more: the runs' speeds as a whole differ
 			      between the sides past the confidence asked (a change
 			      everywhere when the runs of the sides took turns) */
