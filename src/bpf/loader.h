@@ -161,6 +161,9 @@ struct uprobes_probe {
 	__u64 bn;		/* calls recorded */
 	__u64 boff;		/* disarmed MS - 1 ms after the start, or 0 */
 	__u64 bskip;		/* calls that reached it disarmed */
+	/* sampling: every call that reached its sampling, counted, so that
+	 * the profile says how many there were and does not guess */
+	__u64 seen;
 };
 
 /* The clock the loader keeps for the methods (the map perun_clock, one

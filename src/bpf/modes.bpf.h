@@ -137,8 +137,11 @@ static __always_inline int modes_cond(struct uprobes_probe *p, struct uprobes_cl
 		return 0;
 	if (perun_config.timed && clk->dormant)
 		return 0;
-	if (p->sampling > 1 && t->cnt++ % p->sampling)
-		return 0;
+	if (p->sampling > 1) {
+		__sync_fetch_and_add(&p->seen, 1);
+		if (t->cnt++ % p->sampling)
+			return 0;
+	}
 	if (perun_config.budget && !modes_budget(p, clk, id))
 		return 0;
 	return 1;

@@ -868,7 +868,16 @@ static void pw_summary(struct pwrite *p, struct json_object *sum)
 	struct session *s = p->s;
 	size_t i;
 
+	const struct parse_opt_record *r;
+	size_t n;
+
 	p->reached = 0;
+	/* the loader counted every call of a sampled function */
+	r = parser_opt_records(p->parser, &n);
+	for (i = 0; i < n; i++)
+		if (r[i].method == PARSE_OPT_SAMPLE_SEEN && r[i].id < s->plan.n &&
+		    p->w.sum[r[i].id].sampled > 1)
+			p->w.sum[r[i].id].counted = r[i].value;
 	for (i = 0; i < s->plan.n; i++) {
 		/* calls without a duration count with the others */
 		p->w.sum[i].untimed = parser_unfinished(p->parser)[i];

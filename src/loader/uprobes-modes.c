@@ -236,6 +236,9 @@ void uprobes_run_report(const struct uprobes_run *r, FILE *f)
 
 	if (m->timed_ms)
 		o_line(f, PARSE_OPT_FLIPS, 0, r->flips);
+	for (i = 0; i < r->n; i++)
+		if (r->probes[i].sampling > 1)
+			o_line(f, PARSE_OPT_SAMPLE_SEEN, i, r->probes[i].seen);
 	for (i = 0; m->threshold && i < r->n; i++) {
 		const struct uprobes_probe *p = &r->probes[i];
 		if (!m->reattach_ms) {

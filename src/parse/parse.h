@@ -85,6 +85,9 @@ struct parse_opt_record {
 #define PARSE_OPT_BUDGET_OVER 9
 /* --max-overhead: VALUE later calls reached disarmed probe ID.  */
 #define PARSE_OPT_BUDGET_AFTER 10
+/* Sampling: VALUE calls of probe ID reached its sampling, every one
+ * counted (perun's loader; the stap scripts count none).  */
+#define PARSE_OPT_SAMPLE_SEEN 11
 /* The o lines of the stream, in their order.  */
 const struct parse_opt_record *parser_opt_records(const struct parser *p, size_t *n);
 /* Per plan id: entries whose return never came (a longjmp or exit past

@@ -346,6 +346,8 @@ uint64_t probe_summary_estimate(const struct probe_summary *s)
 {
 	if (s->est_calls)
 		return s->est_calls;
+	if (s->counted)
+		return s->counted;
 	if (!s->count)
 		return 0;
 	return s->sampled > 1 ? (s->count - 1) * s->sampled + 1 : s->count;
@@ -394,6 +396,8 @@ void probe_summary_merge(struct probe_summary *to, const struct probe_summary *f
 	to->cal_total += from->cal_total;
 	to->cal_sum += from->cal_sum;
 	to->cal_exclusive += from->cal_exclusive;
+	/* counted only when every copy was */
+	to->counted = to->counted && from->counted ? to->counted + from->counted : 0;
 	to->est_calls = est;
 }
 
@@ -520,6 +524,10 @@ static struct json_object *summary_json(const struct probe_summary *s,
 		json_object_object_add(o, "sampled", json_object_new_int64((int64_t)s->sampled));
 		json_object_object_add(o, "estimated_calls",
 				       json_object_new_int64((int64_t)probe_summary_estimate(s)));
+		/* the runtime counted them all: the estimate above is that count */
+		if (s->counted)
+			json_object_object_add(o, "counted_calls",
+					       json_object_new_int64((int64_t)s->counted));
 	}
 	if (s->calibrated) {
 		json_object_object_add(o, "calibrated_total", json_object_new_double(s->cal_total));

@@ -32,6 +32,10 @@ struct probe_summary {
 	double cal_total, cal_sum, cal_exclusive;
 	uint64_t cal_hist[64];	/* log2 buckets of calibrated inclusive ns */
 	uint64_t est_calls;	/* merged: the copies' estimated calls; 0: not merged */
+	/* sampled: every call that reached its sampling, counted by the
+	 * runtime (perun's loader); 0: not counted, the estimate is
+	 * (count - 1) * sampled + 1 */
+	uint64_t counted;
 };
 
 /* The probe effect measured on this host (src/runtime/calibrate.h): probe_ns

@@ -430,6 +430,28 @@ static void test_summary_merge(void)
 	b.count = 3;
 	probe_summary_merge(&a, &b);
 	is_int((long)probe_summary_estimate(&a), 2000000003, "plus (3 - 1) * 1e9 + 1");
+	/* the loader counted every call of a sampled function: that count,
+	 * not the guess, and merged only when every copy was counted */
+	memset(&a, 0, sizeof(a));
+	a.count = 202; a.min = a.max = 10; a.total = a.sum = 2020; a.sampled = 3;
+	is_int((long)probe_summary_estimate(&a), 604, "202 of 1 in 3, uncounted: (202 - 1) * 3 + 1");
+	a.counted = 600;
+	is_int((long)probe_summary_estimate(&a), 600, "counted: 600, the count");
+	js = probe_summary_json(&a);
+	is_int((long)json_object_get_int64(jget(js, "estimated_calls")), 600,
+	       "the summary's estimated_calls is the count");
+	is_int((long)json_object_get_int64(jget(js, "counted_calls")), 600,
+	       "and it says they were counted");
+	json_object_put(js);
+	b = a;
+	b.counted = 30; b.count = 10;
+	probe_summary_merge(&a, &b);
+	is_int((long)a.counted, 630, "two counted copies: their counts added");
+	is_int((long)probe_summary_estimate(&a), 630, "the estimate of the two is 630");
+	b.counted = 0;
+	probe_summary_merge(&a, &b);
+	is_int((long)a.counted, 0, "a copy not counted: the merge is not counted");
+	is_int((long)probe_summary_estimate(&a), 630 + 28, "and estimates: 630 + (10 - 1) * 3 + 1");
 	{
 		static const char sum[] =
 			"{\"f\":{\"count\":2,\"total\":20,\"min\":10,\"max\":10,\"mean\":10,"
