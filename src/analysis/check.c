@@ -811,14 +811,16 @@ static double cell_ss(const double *b, const double *wb, const int *gb, size_t n
  * rest of their runs, one noise) where this context is not plainly
  * noisier than the control (an F test at 5 %): three runs a side leave 4
  * degrees of freedom, t(4) = 4.6 at 99 %, the control's functions 10 or
- * more.  Returns -1 when no group holds both sides or no spread is left.  */
+ * more.  And no closer than apart (log units, apart_sd()): returns 1 when
+ * that decided the interval, 0 when the runs' spread did, -1 when no group
+ * holds both sides or no spread is left.  */
 static int compare_control_cells(const double *b, const double *wb, const int *gb, size_t nb,
 				 const double *t, const double *wt, const int *gt, size_t nt,
-				 size_t ng, double pool_ss, double pool_df, double conf,
-				 struct check_finding *f)
+				 size_t ng, double pool_ss, double pool_df, double apart,
+				 double conf, struct check_finding *f)
 {
 	double *sum = xcalloc(2 * ng, sizeof(*sum)), *n = xcalloc(2 * ng, sizeof(*n));
-	double d = 0, w = 0, ss, s2, df, mb = 0;
+	double d = 0, w = 0, ss, s2, df, mb = 0, se;
 	size_t i, g, used = 0;
 	int ret = -1;
 
@@ -844,9 +846,13 @@ static int compare_control_cells(const double *b, const double *wb, const int *g
 	}
 	f->base = exp(mb) - 1;
 	f->target = exp(mb + d) - 1;
-	if (!t_interval(f, d, sqrt(s2 / w), df, conf))
+	/* no closer than the control's own functions agreed between the sides */
+	se = sqrt(s2 / w);
+	ret = apart > se;
+	if (ret)
+		se = apart;
+	if (!t_interval(f, d, se, df, conf))
 		f->effect = d / sqrt(s2);
-	ret = 0;
 out:
 	free(sum);
 	free(n);
@@ -1215,11 +1221,12 @@ static int few_calls_ranked(const double *b, size_t nb, const double *t, size_t 
 
 static int compare_one(const double *vb, const double *nvb, const double *wb, const int *gb,
 		       size_t n_b, const double *vt, const double *nvt, const double *wt,
-		       const int *gt, size_t n_t,
+		       const int *gt, size_t n_t, double apart,
 		       const struct check_job *job, const struct check_opts *o,
 		       struct check_finding *f)
 {
 	struct check_finding run = *f;
+	int floor = 0;
 
 	if (o->method == CHECK_MANN_WHITNEY) {
 		if (compare_mw(vb, n_b, vt, n_t, &run) < 0)
@@ -1245,10 +1252,11 @@ static int compare_one(const double *vb, const double *nvb, const double *wb, co
 		 * share: its own spread alone */
 		int grouped = job->speed_groups > 1,
 		    many = f->calls_base >= CONTROL_MIN_CALLS && f->calls_target >= CONTROL_MIN_CALLS;
-		if (compare_control_cells(nvb, wb, grouped ? gb : NULL, n_b, nvt, wt,
-					  grouped ? gt : NULL, n_t, grouped ? job->speed_groups : 1,
-					  many ? job->pool_ss : 0, many ? job->pool_df : 0,
-					  o->confidence, f) < 0)
+		floor = compare_control_cells(nvb, wb, grouped ? gb : NULL, n_b, nvt, wt,
+					      grouped ? gt : NULL, n_t, grouped ? job->speed_groups : 1,
+					      many ? job->pool_ss : 0, many ? job->pool_df : 0, apart,
+					      o->confidence, f);
+		if (floor < 0)
 			compare_control_runs(nvb, n_b, nvt, n_t, o->confidence, f);
 	} else {
 		struct check_opts one = *o;
@@ -1272,6 +1280,10 @@ static int compare_one(const double *vb, const double *nvb, const double *wb, co
 	}
 	decide(f, o);
 	f->basis = CHECK_BY_CONTROL;
+	if (floor > 0 && f->verdict == CHECK_UNDECIDED && f->why &&
+	    !strcmp(f->why, "the runs vary too much to tell"))
+		f->why = "the control's other functions moved apart between the sides as far: "
+			 "the host slowed them unlike";
 	if (few_calls_ranked(nvb, n_b, nvt, n_t, o, f) < 0)
 		return -1;
 combine:
@@ -1317,6 +1329,66 @@ static void control_pool(const struct interner *in, const struct run *runs, size
 	if (*df < 1)
 		*ss = *df = 0;
 	free(v);
+}
+
+/* How far the control's own functions moved apart between the sides, each
+ * run's speed out and compared as any context is (in cells of group, each
+ * run weighed by w): d[c] each control context's change (log units; NAN for
+ * the others), for apart_sd().  */
+static void control_apart(const struct interner *in, const struct run *runs, size_t nb,
+			  size_t nt, const double *scale, const unsigned char *ctl,
+			  const int *group, size_t ng, const double *w, double *d)
+{
+	double *v = xmalloc((nb + nt) * sizeof(*v));
+	size_t c, r;
+
+	for (c = 0; c < in->nctx; c++) {
+		struct check_finding f;
+		d[c] = NAN;
+		if (!ctl[c])
+			continue;
+		for (r = 0; r < nb + nt; r++)
+			v[r] = run_find(&runs[r], c)->self / exp(scale[r]);
+		memset(&f, 0, sizeof(f));
+		if (compare_control_cells(v, w, group, nb, v + nb, w + nb, group ? group + nb : NULL,
+					  nt, ng, 0, 0, 0, 0.99, &f) >= 0 &&
+		    f.ratio > 0)
+			d[c] = log(f.ratio);
+	}
+	free(v);
+}
+
+/* The least noise of context c's change: the spread of the other control
+ * functions' changes between the sides (control_apart()), about their
+ * median; 0 with fewer than 2 others.  The control takes out the host's
+ * speed as one number, but a host's load does not slow every function
+ * alike: runs of t7021's program beside a CPU hog, all of the baseline at
+ * half speed and all of the target at full, moved the callers' self times
+ * (their probes' cost) 1.3x and the loops they call 1.6x, and with the
+ * runs' speeds out the loops came out 18 % faster, though nothing had
+ * changed.  A change is then told no closer than the rest of the control
+ * agreed between the sides: c and the contexts below it left out (path:
+ * each context's), as a changed function of the control does not hide its
+ * own change, nor its callers' inclusive time.  */
+static double apart_sd(const double *d, char *const *path, size_t nctx, size_t c)
+{
+	double *o = xmalloc((nctx ? nctx : 1) * sizeof(*o)), med, ss = 0;
+	size_t k, n = 0, len = c < nctx ? strlen(path[c]) : 0;
+
+	for (k = 0; k < nctx; k++)
+		if (k != c && isfinite(d[k]) &&
+		    !(c < nctx && !strncmp(path[k], path[c], len) && path[k][len] == ';'))
+			o[n++] = d[k];
+	if (n < 2) {
+		free(o);
+		return 0;
+	}
+	gsl_sort(o, 1, n);
+	med = gsl_stats_median_from_sorted_data(o, 1, n);
+	for (k = 0; k < n; k++)
+		ss += (o[k] - med) * (o[k] - med);
+	free(o);
+	return sqrt(ss / (double)(n - 1));
 }
 
 /* The control contexts' log self times, x[r * nctx + c] (NAN for the
@@ -1379,6 +1451,8 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	double *wr = xmalloc((nb + nt ? nb + nt : 1) * sizeof(*wr));
 	double *wb = xmalloc((nb ? nb : 1) * sizeof(*wb)), *wt = xmalloc((nt ? nt : 1) * sizeof(*wt));
 	unsigned char *ctl = NULL, *bound = NULL;
+	double *apart = NULL;
+	char **paths = NULL;
 	size_t i, c;
 	int metric, ret = -1;
 
@@ -1394,6 +1468,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	job->host_ratio = 1;
 	job->speed_groups = 1;
 	job->control_sd = NAN;
+	job->apart_sd = NAN;
 	if (!job->calibrated && !job->binned && (nb < 2 || nt < 2)) {
 		/* one run a side has no other run to show how the probes' cost
 		 * moved: self times that are mostly that cost neither decide nor
@@ -1436,6 +1511,14 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			control_pool(&in, runs, nb, nt, scale, ctl,
 				     job->speed_groups > 1 ? group : NULL, job->speed_groups, wr,
 				     &job->pool_ss, &job->pool_df);
+			apart = xmalloc((in.nctx ? in.nctx : 1) * sizeof(*apart));
+			control_apart(&in, runs, nb, nt, scale, ctl,
+				      job->speed_groups > 1 ? group : NULL, job->speed_groups, wr,
+				      apart);
+			paths = xcalloc(in.nctx ? in.nctx : 1, sizeof(*paths));
+			for (c = 0; c < in.nctx; c++)
+				paths[c] = ctx_path(&in, c);
+			job->apart_sd = apart_sd(apart, paths, in.nctx, (size_t)-1);
 		}
 	}
 	for (c = 0; c < in.nctx; c++) {
@@ -1503,8 +1586,9 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 				if (n_t)
 					f.target = median_of(vt, n_t);
 				f.ratio = NAN;
-			} else if (compare_one(vb, nvb, wb, gb, n_b, vt, nvt, wt, gt, n_t, job, o, &f) <
-				   0) {
+			} else if (compare_one(vb, nvb, wb, gb, n_b, vt, nvt, wt, gt, n_t,
+					       apart ? apart_sd(apart, paths, in.nctx, c) : 0, job, o,
+					       &f) < 0) {
 				free(f.context);
 				free(path);
 				goto out;
@@ -1542,6 +1626,10 @@ out:
 	free(wt);
 	free(scale);
 	free(ctl);
+	free(apart);
+	for (c = 0; paths && c < in.nctx; c++)
+		free(paths[c]);
+	free(paths);
 	free(bound);
 	interner_release(&in);
 	return ret;
@@ -1632,6 +1720,7 @@ int check_compare(const struct profile *base, const char *const *base_labels, si
 			mj->host_ratio = 1;
 			mj->speed_groups = 1;
 			mj->control_sd = NAN;
+			mj->apart_sd = NAN;
 			for (j = 0; j < mj->nf; j++)
 				mj->f[j].basis = CHECK_BY_MODELS;
 		} else if (compare_job(base, bi, nb, target, ti, nt, o, &thr,

@@ -197,6 +197,10 @@ struct check_job {
 				compared within; 1 when the runs' speeds are alike */
 	double pool_ss, pool_df; /* 2 runs a side or more: the control's own spread
 				    (analysis/check.c, compare_control_cells()) */
+	double apart_sd;   /* 2 runs a side or more: how far the control's own functions
+			      moved apart between the sides once each run's speed was out
+			      (log units, 1.4826 times the median absolute deviation of
+			      their changes), the least noise of a change; NAN: none */
 	size_t runs_weighed; /* 2 runs a side or more: runs that weighed less because
 				their own functions disagreed (analysis/runscale.h,
 				runscale_weights()) */

@@ -156,6 +156,11 @@ static void control_line(struct strbuf *out, const struct check_job *j,
 			strbuf_addf(out, "; the sides compared within %zu groups of runs of "
 					 "like speed, whose functions the host slowed apart",
 				    j->speed_groups);
+		/* past the 2 % a quiet host's functions keep */
+		if (isfinite(j->apart_sd) && j->apart_sd > 0.02)
+			strbuf_addf(out, "; its functions moved %.1f%% apart between the sides, "
+					 "and no change is told closer",
+				    100 * (exp(j->apart_sd) - 1));
 		if (j->runs_weighed)
 			strbuf_addf(out, "; %zu run%s weighed less, %s own functions "
 					 "disagreed",
@@ -369,6 +374,8 @@ static void json(const struct check_result *r, const struct check_opts *o, const
 		jnum(sb, isfinite(j->control_sd) ? exp(j->control_sd) - 1 : NAN);
 		strbuf_addf(sb, ",\"speed_groups\":%zu,\"runs_weighed\":%zu", j->speed_groups,
 			    j->runs_weighed);
+		strbuf_addstr(sb, ",\"apart\":");
+		jnum(sb, isfinite(j->apart_sd) ? exp(j->apart_sd) - 1 : NAN);
 		strbuf_addch(sb, '}');
 		strbuf_addstr(sb, ",\"changes\":[");
 		for (k = 0; k < j->nf; k++) {

@@ -806,6 +806,76 @@ static void test_statistic(void)
 	free_runs(t, 5);
 }
 
+/* A run of t7021's program, each context's time as kept (us): main's self,
+ * steady's, slowpart's (their probes' cost: no calibration), the spin
+ * under steady and the spin under slowpart; main calls each 20 times.  */
+static void make_apart_run(struct profile *p, const double *us)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long id = 1, i;
+	int first = 1;
+	double incl = 0;
+
+	strbuf_addstr(&sb, "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./app\"},"
+			   "\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],"
+			   "\"snapshots\":[{\"resources\":[");
+	for (i = 0; i < 20; i++) {
+		double j = 1 + 0.002 * rng_uniform();
+		double s1 = 1000 * us[3] * j, o1 = 1000 * us[1] * j;
+		double s2 = 1000 * us[4] * j, o2 = 1000 * us[2] * j;
+		long st = ++id, sp;
+		res(&sb, &first, "spin", s1, s1, ++id, st);
+		res(&sb, &first, "steady", s1 + o1, o1, st, 1);
+		sp = ++id;
+		res(&sb, &first, "spin", s2, s2, ++id, sp);
+		res(&sb, &first, "slowpart", s2 + o2, o2, sp, 1);
+		incl += s1 + o1 + s2 + o2;
+	}
+	res(&sb, &first, "main", incl + 1000 * us[0], 1000 * us[0], 1, -1);
+	strbuf_addstr(&sb, "]}]}");
+	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
+		abort();
+	strbuf_release(&sb);
+}
+
+/* Six runs of t7021's unchanged program beside a CPU hog, no calibration
+ * (kept; main, steady, slowpart, steady;spin, slowpart;spin): the
+ * baseline's at half speed, the target's at full.  The callers' self times
+ * (their probes' cost) and main's moved 1.2-1.3x, the loops 1.6x: with
+ * each run's speed out the loops came out 18 % faster.  */
+static const double apart_runs[6][5] = {
+	{2169.5, 25.5, 25.6, 191.9, 193.6}, {2285.5, 24.2, 23.7, 200.4, 201.0},
+	{2595.8, 24.9, 24.9, 202.0, 202.6}, {1881.7, 19.0, 19.0, 121.8, 121.8},
+	{1746.0, 19.3, 19.4, 121.9, 146.3}, {2022.5, 19.7, 19.7, 125.7, 125.8},
+};
+
+static void test_control_apart(void)
+{
+	struct profile b[3], t[3];
+	struct check_opts o;
+	struct check_result r;
+	size_t i, k, wrong = 0;
+
+	rng_state = 12;
+	for (i = 0; i < 3; i++) {
+		make_apart_run(&b[i], apart_runs[i]);
+		make_apart_run(&t[i], apart_runs[3 + i]);
+	}
+	check_opts_init(&o);
+	if (check_compare(b, NULL, 3, t, NULL, 3, &o, &r) < 0)
+		abort();
+	for (k = 0; k < r.jobs[0].nf; k++)
+		wrong += r.jobs[0].f[k].verdict == CHECK_DEGRADATION ||
+			 r.jobs[0].f[k].verdict == CHECK_OPTIMIZATION;
+	ok(wrong == 0 && r.jobs[0].control && r.jobs[0].apart_sd > 0.05,
+	   "t7021's runs, half speed against full, functions slowed apart: %zu changes "
+	   "(none), the control's functions %.1f%% apart",
+	   wrong, 100 * (exp(r.jobs[0].apart_sd) - 1));
+	check_result_release(&r);
+	free_runs(b, 3);
+	free_runs(t, 3);
+}
+
 /* A run of main -> 20 x (a, b, c), every leaf 100 us; main's one call
  * holds main_self ns of its own.  */
 static void make_stalled_run(struct profile *p, double main_self)
@@ -884,5 +954,6 @@ int main(void)
 	test_calibrated();
 	test_statistic();
 	test_few_calls_ranked();
+	test_control_apart();
 	return tap_done();
 }
