@@ -1190,20 +1190,31 @@ static int is_change(enum check_verdict v)
 /* The method's statistic over the runs' values v (raw) and nv (each run's
  * speed taken out), then the verdict: the in-run control's when the job has
  * one, else the run level's (analysis/check.h).  */
+/* The share of a run's time (its roots' inclusive time) past which a change
+ * of a context of few calls is not a stall's: beside a CPU hog, main's one
+ * call held up to 6 ms of stalls in runs of 75 ms (8 %).  */
+#define FEW_CALLS_STALL_SHARE 0.1
+
 /* A context of fewer than CONTROL_MIN_CALLS calls a run holds every stall
  * of its runs (main's one call: 1.4 ms in a quiet run, up to 7.5 ms in runs
  * beside a CPU hog), a noise far from normal: three runs a side of main
  * at 2.6 to 3.0 ms against 1.4 to 1.9 ms, one binary, passed Welch's t at
- * 99 %.  Its change stands only where the ranks agree too (the exact
+ * 99 %.  Its change, unless a good part of the run's time (run_ns: the
+ * typical run's), stands only where the ranks agree too (the exact
  * Mann-Whitney p below 1 - confidence: 5 runs a side or more at 99 %).
  * 0, or -1 (out of memory).  */
 static int few_calls_ranked(const double *b, size_t nb, const double *t, size_t nt,
-			    const struct check_opts *o, struct check_finding *f)
+			    double run_ns, const struct check_opts *o, struct check_finding *f)
 {
 	struct check_finding r = *f;
+	double calls = f->calls_base > f->calls_target ? f->calls_base : f->calls_target;
 
 	if (!is_change(f->verdict) || o->method == CHECK_MANN_WHITNEY || nb < 2 || nt < 2 ||
 	    (f->calls_base >= CONTROL_MIN_CALLS && f->calls_target >= CONTROL_MIN_CALLS))
+		return 0;
+	/* a change of a good part of the run is no stall's (main's inclusive
+	 * time 2.2x) */
+	if (run_ns > 0 && fabs(f->target - f->base) * calls >= FEW_CALLS_STALL_SHARE * run_ns)
 		return 0;
 	if (compare_mw(b, nb, t, nt, &r) < 0)
 		return -1;
@@ -1221,7 +1232,7 @@ static int few_calls_ranked(const double *b, size_t nb, const double *t, size_t 
 
 static int compare_one(const double *vb, const double *nvb, const double *wb, const int *gb,
 		       size_t n_b, const double *vt, const double *nvt, const double *wt,
-		       const int *gt, size_t n_t, double apart,
+		       const int *gt, size_t n_t, double apart, double run_ns,
 		       const struct check_job *job, const struct check_opts *o,
 		       struct check_finding *f)
 {
@@ -1241,7 +1252,7 @@ static int compare_one(const double *vb, const double *nvb, const double *wb, co
 		if (f->why && (n_b < 2 || n_t < 2) && !o->no_control && !job->binned)
 			f->why = "fewer than 2 runs on a side and too few functions above the "
 				 "probe cost to form an in-run control: collect with repeats";
-		return few_calls_ranked(vb, n_b, vt, n_t, o, f);
+		return few_calls_ranked(vb, n_b, vt, n_t, run_ns, o, f);
 	}
 	if (n_b >= 2 && n_t >= 2 && o->method == CHECK_MANN_WHITNEY) {
 		if (compare_mw(nvb, n_b, nvt, n_t, f) < 0)
@@ -1284,7 +1295,7 @@ static int compare_one(const double *vb, const double *nvb, const double *wb, co
 	    !strcmp(f->why, "the runs vary too much to tell"))
 		f->why = "the control's other functions moved apart between the sides as far: "
 			 "the host slowed them unlike";
-	if (few_calls_ranked(nvb, n_b, nvt, n_t, o, f) < 0)
+	if (few_calls_ranked(nvb, n_b, nvt, n_t, run_ns, o, f) < 0)
 		return -1;
 combine:
 	if (f->verdict == CHECK_NO_CHANGE && is_change(run.verdict)) {
@@ -1391,6 +1402,22 @@ static double apart_sd(const double *d, char *const *path, size_t nctx, size_t c
 	return sqrt(ss / (double)(n - 1));
 }
 
+/* What the control line says of apart_sd(): its median over the control's
+ * functions (a changed one moves the others' floors, not the typical);
+ * NAN with fewer than RUNSCALE_MIN_CONTROL of them.  */
+static double apart_typical(const double *d, char *const *path, size_t nctx)
+{
+	double *v = xmalloc((nctx ? nctx : 1) * sizeof(*v)), m;
+	size_t c, n = 0;
+
+	for (c = 0; c < nctx; c++)
+		if (isfinite(d[c]))
+			v[n++] = apart_sd(d, path, nctx, c);
+	m = n >= RUNSCALE_MIN_CONTROL ? median_of(v, n) : NAN;
+	free(v);
+	return m;
+}
+
 /* The control contexts' log self times, x[r * nctx + c] (NAN for the
  * others), for runscale.h's functions: the caller frees.  */
 static double *control_logs(const struct interner *in, const struct run *runs, size_t nr,
@@ -1433,6 +1460,24 @@ static void group_by_speed(const struct interner *in, const struct run *runs, si
 	}
 }
 
+/* The typical run's time: the median over the runs of their roots'
+ * inclusive time (a call's value times its calls), 0 when unknown.  */
+static double typical_run_ns(const struct interner *in, const struct run *runs, size_t nr)
+{
+	double *v = xmalloc((nr ? nr : 1) * sizeof(*v)), m;
+	size_t r, i;
+
+	for (r = 0; r < nr; r++) {
+		v[r] = 0;
+		for (i = 0; i < runs[r].n; i++)
+			if (in->ctx[runs[r].s[i].ctx].parent == NONE && isfinite(runs[r].s[i].incl))
+				v[r] += runs[r].s[i].incl * runs[r].s[i].calls;
+	}
+	m = median_of(v, nr);
+	free(v);
+	return m;
+}
+
 static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		       const struct profile *target, const size_t *ti, size_t nt,
 		       const struct check_opts *o, const struct thresholds *thr,
@@ -1451,7 +1496,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	double *wr = xmalloc((nb + nt ? nb + nt : 1) * sizeof(*wr));
 	double *wb = xmalloc((nb ? nb : 1) * sizeof(*wb)), *wt = xmalloc((nt ? nt : 1) * sizeof(*wt));
 	unsigned char *ctl = NULL, *bound = NULL;
-	double *apart = NULL;
+	double *apart = NULL, run_ns;
 	char **paths = NULL;
 	size_t i, c;
 	int metric, ret = -1;
@@ -1462,6 +1507,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	for (i = 0; i < nt; i++)
 		all[nb + i] = &target[ti[i]];
 	read_runs(&in, all, nb + nt, o->statistic, runs, &job->binned, &job->calibrated);
+	run_ns = typical_run_ns(&in, runs, nb + nt);
 	for (i = 0; i < nb + nt; i++)
 		wr[i] = 1;
 	ctl = xcalloc(in.nctx ? in.nctx : 1, 1);
@@ -1518,7 +1564,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			paths = xcalloc(in.nctx ? in.nctx : 1, sizeof(*paths));
 			for (c = 0; c < in.nctx; c++)
 				paths[c] = ctx_path(&in, c);
-			job->apart_sd = apart_sd(apart, paths, in.nctx, (size_t)-1);
+			job->apart_sd = apart_typical(apart, paths, in.nctx);
 		}
 	}
 	for (c = 0; c < in.nctx; c++) {
@@ -1587,7 +1633,8 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 					f.target = median_of(vt, n_t);
 				f.ratio = NAN;
 			} else if (compare_one(vb, nvb, wb, gb, n_b, vt, nvt, wt, gt, n_t,
-					       apart ? apart_sd(apart, paths, in.nctx, c) : 0, job, o,
+					       apart ? apart_sd(apart, paths, in.nctx, c) : 0,
+					       run_ns, job, o,
 					       &f) < 0) {
 				free(f.context);
 				free(path);

@@ -876,8 +876,8 @@ static void test_control_apart(void)
 	free_runs(t, 3);
 }
 
-/* A run of main -> 20 x (a, b, c), every leaf 100 us; main's one call
- * holds main_self ns of its own.  */
+/* A run of main -> 20 x (a, b, c), every leaf 1 ms (a run of 60 ms, as
+ * t7021's are); main's one call holds main_self ns of its own.  */
 static void make_stalled_run(struct profile *p, double main_self)
 {
 	static const char *leaf[] = {"a", "b", "c"};
@@ -890,10 +890,10 @@ static void make_stalled_run(struct profile *p, double main_self)
 			   "\"snapshots\":[{\"resources\":[");
 	for (i = 0; i < 20; i++)
 		for (k = 0; k < 3; k++) {
-			double v = 100000 * exp(0.005 * rng_gauss());
+			double v = 1000000 * exp(0.005 * rng_gauss());
 			res(&sb, &first, leaf[k], v, v, ++id, 1);
 		}
-	res(&sb, &first, "main", 60 * 100000 + main_self, main_self, 1, -1);
+	res(&sb, &first, "main", 60 * 1000000 + main_self, main_self, 1, -1);
 	strbuf_addstr(&sb, "]}]}");
 	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
 		abort();
