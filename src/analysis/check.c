@@ -1380,7 +1380,9 @@ static void control_apart(const struct interner *in, const struct run *runs, siz
  * changed.  A change is then told no closer than the rest of the control
  * agreed between the sides: c and the contexts below it left out (path:
  * each context's), as a changed function of the control does not hide its
- * own change, nor its callers' inclusive time.  */
+ * own change, nor its callers' inclusive time.  NAN with fewer than 2
+ * others (main's inclusive time holds every function: see
+ * apart_typical()).  */
 static double apart_sd(const double *d, char *const *path, size_t nctx, size_t c)
 {
 	double *o = xmalloc((nctx ? nctx : 1) * sizeof(*o)), med, ss = 0;
@@ -1392,7 +1394,7 @@ static double apart_sd(const double *d, char *const *path, size_t nctx, size_t c
 			o[n++] = d[k];
 	if (n < 2) {
 		free(o);
-		return 0;
+		return NAN;
 	}
 	gsl_sort(o, 1, n);
 	med = gsl_stats_median_from_sorted_data(o, 1, n);
@@ -1411,7 +1413,7 @@ static double apart_typical(const double *d, char *const *path, size_t nctx)
 	size_t c, n = 0;
 
 	for (c = 0; c < nctx; c++)
-		if (isfinite(d[c]))
+		if (isfinite(d[c]) && isfinite(apart_sd(d, path, nctx, c)))
 			v[n++] = apart_sd(d, path, nctx, c);
 	m = n >= RUNSCALE_MIN_CONTROL ? median_of(v, n) : NAN;
 	free(v);
@@ -1460,6 +1462,37 @@ static void group_by_speed(const struct interner *in, const struct run *runs, si
 	}
 }
 
+/* A copy of runs whose self times have the probes' cost taken out put back
+ * in (cost_self 0): what the control reads of calibrated runs whose
+ * functions are mostly below that cost.  */
+static struct run *raw_runs(const struct run *runs, size_t nr)
+{
+	struct run *c = xcalloc(nr ? nr : 1, sizeof(*c));
+	size_t r, i;
+
+	for (r = 0; r < nr; r++) {
+		c[r].n = runs[r].n;
+		c[r].s = xmalloc((runs[r].n ? runs[r].n : 1) * sizeof(*c[r].s));
+		for (i = 0; i < runs[r].n; i++) {
+			c[r].s[i] = runs[r].s[i];
+			if (isfinite(c[r].s[i].self))
+				c[r].s[i].self += c[r].s[i].cost_self;
+			c[r].s[i].cost_self = 0;
+		}
+	}
+	return c;
+}
+
+/* Context c's floor (apart_sd()); 0 where too few control functions lie
+ * outside it (main's inclusive time: the typical function's floor, which
+ * its own change moves, took main's 2x when one loop ran 3x).  */
+static double apart_of(const double *d, char *const *path, size_t nctx, size_t c)
+{
+	double a = d ? apart_sd(d, path, nctx, c) : NAN;
+
+	return isfinite(a) ? a : 0;
+}
+
 /* The typical run's time: the median over the runs of their roots'
  * inclusive time (a call's value times its calls), 0 when unknown.  */
 static double typical_run_ns(const struct interner *in, const struct run *runs, size_t nr)
@@ -1498,6 +1531,8 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	unsigned char *ctl = NULL, *bound = NULL;
 	double *apart = NULL, run_ns;
 	char **paths = NULL;
+	struct run *craw = NULL;
+	const struct run *cruns = runs;	/* what the control reads */
 	size_t i, c;
 	int metric, ret = -1;
 
@@ -1528,6 +1563,19 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 		 * speed roughly, as one run a side with none would not at all */
 		if (!job->control && bound)
 			job->control = control_scale(&in, runs, nb + nt, NULL, scale, ctl);
+		/* calibrated, and too few functions above the probes' cost (a
+		 * program whose callers do little but call): their self times
+		 * with that cost in them still move with the host, as a run
+		 * without calibration has them; the runs alone cannot tell the
+		 * host's speed at all (3 runs of one binary all at half speed
+		 * against 3 at full: its loops +51 %, a degradation) */
+		if (!job->control && job->calibrated) {
+			craw = raw_runs(runs, nb + nt);
+			job->control = control_scale(&in, craw, nb + nt, NULL, scale, ctl);
+			if (job->control)
+				cruns = craw;
+			job->control_raw = job->control > 0;
+		}
 	}
 	if (job->control) {
 		double sb = 0, st = 0;
@@ -1537,12 +1585,12 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			st += scale[nb + i] / (double)nt;
 		job->host_ratio = exp(st - sb);
 		if (nb < 2 || nt < 2) {
-			job->control_sd = control_sd(&in, runs, nb, nt, scale, ctl);
+			job->control_sd = control_sd(&in, cruns, nb, nt, scale, ctl);
 		} else {
 			/* the runs' speeds themselves: ns-sized values keep lg()'s +1 out */
 			struct check_finding h;
 			double *sp = xmalloc((nb + nt) * sizeof(*sp));
-			double *x = control_logs(&in, runs, nb + nt, ctl);
+			double *x = control_logs(&in, cruns, nb + nt, ctl);
 			memset(&h, 0, sizeof(h));
 			h.ci_low = h.ci_high = NAN;
 			for (i = 0; i < nb + nt; i++)
@@ -1550,15 +1598,15 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			compare_runs(sp, nb, sp + nb, nt, o->confidence, &h);
 			job->host_moved = h.ci_low > 1 || h.ci_high < 1;
 			free(sp);
-			group_by_speed(&in, runs, nb, nt, x, scale, ctl, group, job);
+			group_by_speed(&in, cruns, nb, nt, x, scale, ctl, group, job);
 			job->runs_weighed = runscale_weights(x, nb + nt, in.nctx, scale, group,
 							     job->speed_groups, 0, wr, NULL);
 			free(x);
-			control_pool(&in, runs, nb, nt, scale, ctl,
+			control_pool(&in, cruns, nb, nt, scale, ctl,
 				     job->speed_groups > 1 ? group : NULL, job->speed_groups, wr,
 				     &job->pool_ss, &job->pool_df);
 			apart = xmalloc((in.nctx ? in.nctx : 1) * sizeof(*apart));
-			control_apart(&in, runs, nb, nt, scale, ctl,
+			control_apart(&in, cruns, nb, nt, scale, ctl,
 				      job->speed_groups > 1 ? group : NULL, job->speed_groups, wr,
 				      apart);
 			paths = xcalloc(in.nctx ? in.nctx : 1, sizeof(*paths));
@@ -1633,7 +1681,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 					f.target = median_of(vt, n_t);
 				f.ratio = NAN;
 			} else if (compare_one(vb, nvb, wb, gb, n_b, vt, nvt, wt, gt, n_t,
-					       apart ? apart_sd(apart, paths, in.nctx, c) : 0,
+					       apart_of(apart, paths, in.nctx, c),
 					       run_ns, job, o,
 					       &f) < 0) {
 				free(f.context);
@@ -1677,6 +1725,9 @@ out:
 	for (c = 0; paths && c < in.nctx; c++)
 		free(paths[c]);
 	free(paths);
+	for (i = 0; craw && i < nb + nt; i++)
+		free(craw[i].s);
+	free(craw);
 	free(bound);
 	interner_release(&in);
 	return ret;

@@ -189,6 +189,8 @@ struct check_job {
 	int calibrated; /* the probes' cost was taken out of every run's calls
 			   (every run carries its calibration, none is binned) */
 	size_t control;	   /* contexts that formed the in-run control (0: none) */
+	int control_raw;   /* calibrated runs, the control read from their self times
+			      with the probes' cost in them (too few were above it) */
 	double host_ratio; /* the target's runs' speed as a whole against the baseline's
 			      (geometric means of the run scales; 1 without a control) */
 	double control_sd; /* one run a side: the control's spread (log units), else NAN */

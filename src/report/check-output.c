@@ -145,8 +145,10 @@ static void control_line(struct strbuf *out, const struct check_job *j,
 		return;
 	if (j->control) {
 		strbuf_addf(out, "  decided by the in-run control: the speed of each run, from the "
-				 "self times of its %zu functions, taken out (the target runs ran ",
-			    j->control);
+				 "self times of its %zu functions%s, taken out (the target runs ran ",
+			    j->control,
+			    j->control_raw ? " with the probes' cost in them (too few were above it)"
+					   : "");
 		fmt_change(out, j->host_ratio);
 		strbuf_addstr(out, " as a whole");
 		if (isfinite(j->control_sd))
@@ -374,6 +376,7 @@ static void json(const struct check_result *r, const struct check_opts *o, const
 		jnum(sb, isfinite(j->control_sd) ? exp(j->control_sd) - 1 : NAN);
 		strbuf_addf(sb, ",\"speed_groups\":%zu,\"runs_weighed\":%zu", j->speed_groups,
 			    j->runs_weighed);
+		strbuf_addf(sb, ",\"raw_times\":%s", j->control_raw ? "true" : "false");
 		strbuf_addstr(sb, ",\"apart\":");
 		jnum(sb, isfinite(j->apart_sd) ? exp(j->apart_sd) - 1 : NAN);
 		strbuf_addch(sb, '}');

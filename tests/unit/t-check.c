@@ -669,6 +669,58 @@ static void make_cal_run(struct profile *p, double leaf, int cal)
 	strbuf_release(&sb);
 }
 
+/* One calibrated run of main -> f -> leaf on a host x times slower: main's
+ * and f's self times below their probes' cost (callers that only call),
+ * leaf's 1 ms.  */
+static void make_cal_caller_run(struct profile *p, double x)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int first = 1;
+	double leaf = 1e6 * x, own = 4000 * x;
+
+	strbuf_addstr(&sb, "{\"header\":{\"type\":\"mixed\",\"cmd\":\"./c\",\"args\":\"\","
+			   "\"workload\":\"\",\"units\":{\"mixed(time delta)\":\"ns\"}},"
+			   "\"collector_info\":{\"name\":\"trace\"},\"postprocessors\":[],"
+			   "\"machine\":{\"host\":\"here\",\"cpu\":{\"total\":2},"
+			   "\"calibration\":{\"probe_ns\":1000,\"pair_ns\":3000,"
+			   "\"stepped_probe_ns\":10000}},"
+			   "\"trace\":{\"summary\":{\"leaf\":{\"probe_entry\":\"stepped\"},"
+			   "\"f\":{\"probe_entry\":\"emulated\"}}},\"snapshots\":[{\"resources\":[");
+	res(&sb, &first, "leaf", leaf, leaf, 3, 2);
+	res(&sb, &first, "f", leaf + own, own, 2, 1);
+	res(&sb, &first, "main", leaf + 2 * own, own, 1, -1);
+	strbuf_addstr(&sb, "]}]}");
+	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
+		abort();
+	strbuf_release(&sb);
+}
+
+/* Calibrated runs with too few functions above the probes' cost for a
+ * control: their self times with that cost in them tell the host's
+ * speed.  The target's runs on a host 1.5x slower: nothing changed.  */
+static void test_calibrated_raw_control(void)
+{
+	struct profile b[2], t[2];
+	struct check_opts o;
+	struct check_result r;
+
+	check_opts_init(&o);
+	make_cal_caller_run(&b[0], 1);
+	make_cal_caller_run(&b[1], 1.002);
+	make_cal_caller_run(&t[0], 1.5);
+	make_cal_caller_run(&t[1], 1.503);
+	check_compare(b, NULL, 2, t, NULL, 2, &o, &r);
+	ok(r.njobs == 1 && r.jobs[0].calibrated && r.jobs[0].control == 3 &&
+		   r.jobs[0].control_raw && r.degradations == 0,
+	   "calibrated, callers below their probes' cost, a host 1.5x slower: a control of %zu "
+	   "from the self times with the cost in (%s), %zu degradations",
+	   r.njobs ? r.jobs[0].control : 0, r.njobs && r.jobs[0].control_raw ? "yes" : "no",
+	   r.degradations);
+	check_result_release(&r);
+	free_runs(b, 2);
+	free_runs(t, 2);
+}
+
 static double base_of(const struct check_result *r, const char *ctx, enum check_metric m)
 {
 	const struct check_finding *f = find(r, ctx, m);
@@ -955,5 +1007,6 @@ int main(void)
 	test_statistic();
 	test_few_calls_ranked();
 	test_control_apart();
+	test_calibrated_raw_control();
 	return tap_done();
 }
