@@ -19,7 +19,7 @@ keys = ("in_flight_at_attach", "in_flight_at_detach", "count", "sampled", "parti
         "total", "mean", "median", "min", "max", "p95", "exclusive", "calibrated_total",
         "calibrated_mean", "calibrated_median", "calibrated_p95", "calibrated_exclusive",
         "stddev", "variance", "self", "log2_hist", "probe_entry", "probe_return", "quantiles",
-        "total_outermost_only", "estimated_calls")
+        "total_outermost_only", "estimated_calls", "counted_calls")
 for name, s in sorted(p["trace"]["summary"].items()):
     extra = sorted(k for k in s if k not in keys and not k.startswith("calibrated"))
     print(name, s["count"], s.get("sampled", 1), s.get("partial", False), " ".join(extra))
@@ -56,7 +56,7 @@ test_expect_success 'build the fixtures' '
 	./deeprec 60 | grep "^deeprec 60$"
 '
 
-test_expect_success 'f#N on both loaders: one call in N per function and thread, its return paired' '
+test_expect_success 'f#N on both loaders: one call in N per function and thread, its return paired; the loader counts every call' '
 	both fn ./deeptree 3000 -- -s custom -f work -f stage1#3 -f stage5#10 -f leaf_add#7 \
 		-f fmt &&
 	cat >expect <<-\EOF &&
@@ -67,6 +67,11 @@ test_expect_success 'f#N on both loaders: one call in N per function and thread,
 	work 1 1 False 
 	EOF
 	test_cmp expect fn-perun.marks &&
+	test "$(profile_field fn-perun.perf trace.summary.stage1.counted_calls)" = 3000 &&
+	test "$(profile_field fn-perun.perf trace.summary.stage5.counted_calls)" = 3000 &&
+	test "$(profile_field fn-perun.perf trace.summary.leaf_add.counted_calls)" = 6000 &&
+	test "$(profile_field fn-perun.perf trace.summary.leaf_add.estimated_calls)" = 6000 &&
+	! profile_field fn-stapbpf.perf trace.summary.stage1.counted_calls 2>/dev/null &&
 	! grep "stapbpf runs this trace" fn-perun.err &&
 	grep "^perun: stapbpf runs this trace, not perun${SQ}s loader: --loader stapbpf$" fn-stapbpf.err &&
 	test "$(profile_field fn-perun.perf trace.complete)" = true &&
@@ -81,6 +86,7 @@ test_expect_success 'f#N in a recursion: every third call of 61 nested ones, eac
 	rec 21 3 False 
 	EOF
 	test_cmp expect rec-perun.marks &&
+	test "$(profile_field rec-perun.perf trace.summary.rec.counted_calls)" = 61 &&
 	test "$(profile_field rec-perun.perf trace.complete)" = true
 '
 
