@@ -1371,7 +1371,7 @@ static void control_apart(const struct interner *in, const struct run *runs, siz
 
 /* The least noise of context c's change: the spread of the other control
  * functions' changes between the sides (control_apart()), about their
- * median; 0 with fewer than 2 others.  The control takes out the host's
+ * median.  The control takes out the host's
  * speed as one number, but a host's load does not slow every function
  * alike: runs of t7021's program beside a CPU hog, all of the baseline at
  * half speed and all of the target at full, moved the callers' self times
@@ -1381,8 +1381,7 @@ static void control_apart(const struct interner *in, const struct run *runs, siz
  * agreed between the sides: c and the contexts below it left out (path:
  * each context's), as a changed function of the control does not hide its
  * own change, nor its callers' inclusive time.  NAN with fewer than 2
- * others (main's inclusive time holds every function: see
- * apart_typical()).  */
+ * others (main's inclusive time holds every function: see apart_of()).  */
 static double apart_sd(const double *d, char *const *path, size_t nctx, size_t c)
 {
 	double *o = xmalloc((nctx ? nctx : 1) * sizeof(*o)), med, ss = 0;
@@ -1413,8 +1412,8 @@ static double apart_typical(const double *d, char *const *path, size_t nctx)
 	size_t c, n = 0;
 
 	for (c = 0; c < nctx; c++)
-		if (isfinite(d[c]) && isfinite(apart_sd(d, path, nctx, c)))
-			v[n++] = apart_sd(d, path, nctx, c);
+		if (isfinite(d[c]) && isfinite(v[n] = apart_sd(d, path, nctx, c)))
+			n++;
 	m = n >= RUNSCALE_MIN_CONTROL ? median_of(v, n) : NAN;
 	free(v);
 	return m;
