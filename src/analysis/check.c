@@ -1187,9 +1187,6 @@ static int is_change(enum check_verdict v)
 	return v == CHECK_DEGRADATION || v == CHECK_OPTIMIZATION;
 }
 
-/* The method's statistic over the runs' values v (raw) and nv (each run's
- * speed taken out), then the verdict: the in-run control's when the job has
- * one, else the run level's (analysis/check.h).  */
 /* The share of a run's time (its roots' inclusive time) past which a change
  * of a context of few calls is not a stall's: beside a CPU hog, main's one
  * call held up to 6 ms of stalls in runs of 75 ms (8 %).  */
@@ -1230,6 +1227,9 @@ static int few_calls_ranked(const double *b, size_t nb, const double *t, size_t 
 	return 0;
 }
 
+/* The method's statistic over the runs' values v (raw) and nv (each run's
+ * speed taken out), then the verdict: the in-run control's when the job has
+ * one, else the run level's (analysis/check.h).  */
 static int compare_one(const double *vb, const double *nvb, const double *wb, const int *gb,
 		       size_t n_b, const double *vt, const double *nvt, const double *wt,
 		       const int *gt, size_t n_t, double apart, double run_ns,
@@ -1369,6 +1369,15 @@ static void control_apart(const struct interner *in, const struct run *runs, siz
 	free(v);
 }
 
+/* Whether context k is c or lies below it.  */
+static int ctx_within(const struct interner *in, size_t k, size_t c)
+{
+	for (; k != NONE; k = in->ctx[k].parent)
+		if (k == c)
+			return 1;
+	return 0;
+}
+
 /* The least noise of context c's change: the spread of the other control
  * functions' changes between the sides (control_apart()), about their
  * median.  The control takes out the host's
@@ -1378,18 +1387,17 @@ static void control_apart(const struct interner *in, const struct run *runs, siz
  * (their probes' cost) 1.3x and the loops they call 1.6x, and with the
  * runs' speeds out the loops came out 18 % faster, though nothing had
  * changed.  A change is then told no closer than the rest of the control
- * agreed between the sides: c and the contexts below it left out (path:
- * each context's), as a changed function of the control does not hide its
- * own change, nor its callers' inclusive time.  NAN with fewer than 2
+ * agreed between the sides: c and the contexts below it left out, as a
+ * changed function of the control does not hide its own change, nor its
+ * callers' inclusive time.  NAN with fewer than 2
  * others (main's inclusive time holds every function: see apart_of()).  */
-static double apart_sd(const double *d, char *const *path, size_t nctx, size_t c)
+static double apart_sd(const struct interner *in, const double *d, size_t c)
 {
-	double *o = xmalloc((nctx ? nctx : 1) * sizeof(*o)), med, ss = 0;
-	size_t k, n = 0, len = c < nctx ? strlen(path[c]) : 0;
+	double *o = xmalloc((in->nctx ? in->nctx : 1) * sizeof(*o)), med, ss = 0;
+	size_t k, n = 0;
 
-	for (k = 0; k < nctx; k++)
-		if (k != c && isfinite(d[k]) &&
-		    !(c < nctx && !strncmp(path[k], path[c], len) && path[k][len] == ';'))
+	for (k = 0; k < in->nctx; k++)
+		if (isfinite(d[k]) && !ctx_within(in, k, c))
 			o[n++] = d[k];
 	if (n < 2) {
 		free(o);
@@ -1406,13 +1414,13 @@ static double apart_sd(const double *d, char *const *path, size_t nctx, size_t c
 /* What the control line says of apart_sd(): its median over the control's
  * functions (a changed one moves the others' floors, not the typical);
  * NAN with fewer than RUNSCALE_MIN_CONTROL of them.  */
-static double apart_typical(const double *d, char *const *path, size_t nctx)
+static double apart_typical(const struct interner *in, const double *d)
 {
-	double *v = xmalloc((nctx ? nctx : 1) * sizeof(*v)), m;
+	double *v = xmalloc((in->nctx ? in->nctx : 1) * sizeof(*v)), m;
 	size_t c, n = 0;
 
-	for (c = 0; c < nctx; c++)
-		if (isfinite(d[c]) && isfinite(v[n] = apart_sd(d, path, nctx, c)))
+	for (c = 0; c < in->nctx; c++)
+		if (isfinite(d[c]) && isfinite(v[n] = apart_sd(in, d, c)))
 			n++;
 	m = n >= RUNSCALE_MIN_CONTROL ? median_of(v, n) : NAN;
 	free(v);
@@ -1485,9 +1493,9 @@ static struct run *raw_runs(const struct run *runs, size_t nr)
 /* Context c's floor (apart_sd()); 0 where too few control functions lie
  * outside it (main's inclusive time: the typical function's floor, which
  * its own change moves, took main's 2x when one loop ran 3x).  */
-static double apart_of(const double *d, char *const *path, size_t nctx, size_t c)
+static double apart_of(const struct interner *in, const double *d, size_t c)
 {
-	double a = d ? apart_sd(d, path, nctx, c) : NAN;
+	double a = d ? apart_sd(in, d, c) : NAN;
 
 	return isfinite(a) ? a : 0;
 }
@@ -1529,7 +1537,6 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 	double *wb = xmalloc((nb ? nb : 1) * sizeof(*wb)), *wt = xmalloc((nt ? nt : 1) * sizeof(*wt));
 	unsigned char *ctl = NULL, *bound = NULL;
 	double *apart = NULL, run_ns;
-	char **paths = NULL;
 	struct run *craw = NULL;
 	const struct run *cruns = runs;	/* what the control reads */
 	size_t i, c;
@@ -1608,10 +1615,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 			control_apart(&in, cruns, nb, nt, scale, ctl,
 				      job->speed_groups > 1 ? group : NULL, job->speed_groups, wr,
 				      apart);
-			paths = xcalloc(in.nctx ? in.nctx : 1, sizeof(*paths));
-			for (c = 0; c < in.nctx; c++)
-				paths[c] = ctx_path(&in, c);
-			job->apart_sd = apart_typical(apart, paths, in.nctx);
+			job->apart_sd = apart_typical(&in, apart);
 		}
 	}
 	for (c = 0; c < in.nctx; c++) {
@@ -1680,8 +1684,7 @@ static int compare_job(const struct profile *base, const size_t *bi, size_t nb,
 					f.target = median_of(vt, n_t);
 				f.ratio = NAN;
 			} else if (compare_one(vb, nvb, wb, gb, n_b, vt, nvt, wt, gt, n_t,
-					       apart_of(apart, paths, in.nctx, c),
-					       run_ns, job, o,
+					       apart_of(&in, apart, c), run_ns, job, o,
 					       &f) < 0) {
 				free(f.context);
 				free(path);
@@ -1721,9 +1724,6 @@ out:
 	free(scale);
 	free(ctl);
 	free(apart);
-	for (c = 0; paths && c < in.nctx; c++)
-		free(paths[c]);
-	free(paths);
 	for (i = 0; craw && i < nb + nt; i++)
 		free(craw[i].s);
 	free(craw);

@@ -201,8 +201,9 @@ struct check_job {
 				    (analysis/check.c, compare_control_cells()) */
 	double apart_sd;   /* 2 runs a side or more: how far the control's own functions
 			      moved apart between the sides once each run's speed was out
-			      (log units, 1.4826 times the median absolute deviation of
-			      their changes), the least noise of a change; NAN: none */
+			      (log units: the median over them of the standard deviation
+			      of the others' changes, each context's least noise of a
+			      change; analysis/check.c, apart_sd()); NAN: none */
 	size_t runs_weighed; /* 2 runs a side or more: runs that weighed less because
 				their own functions disagreed (analysis/runscale.h,
 				runscale_weights()) */

@@ -866,10 +866,8 @@ static void pw_extra(struct pwrite *p, const struct parse_stats *ps)
 static void pw_summary(struct pwrite *p, struct json_object *sum)
 {
 	struct session *s = p->s;
-	size_t i;
-
 	const struct parse_opt_record *r;
-	size_t n;
+	size_t i, n;
 
 	p->reached = 0;
 	/* the loader counted every call of a sampled function */
