@@ -40,6 +40,15 @@ static void res(struct strbuf *sb, int *first, const char *uid, double amount, d
 	*first = 0;
 }
 
+/* A run's JSON in sb, its resources written, closed and parsed into p.  */
+static void end_run(struct strbuf *sb, struct profile *p)
+{
+	strbuf_addstr(sb, "]}]}");
+	if (profile_parse(p, sb->buf, sb->len, "test") < 0)
+		abort();
+	strbuf_release(sb);
+}
+
 /* One run: main -> 20 x (slowpart -> spin, steady -> spin).  */
 static void make_run(struct profile *p, const struct shape *s)
 {
@@ -72,10 +81,7 @@ static void make_run(struct profile *p, const struct shape *s)
 		main_incl += 2 * own + spin1 + spin2 + 10 * speed;
 	}
 	res(&sb, &first, "main", main_incl, 200 * speed, 1, -1);
-	strbuf_addstr(&sb, "]}]}");
-	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
-		abort();
-	strbuf_release(&sb);
+	end_run(&sb, p);
 }
 
 static void make_runs(struct profile *p, size_t n, const struct shape *s)
@@ -268,10 +274,7 @@ static void make_tiny_run(struct profile *p, double spin)
 	for (i = 0; i < 20; i++)
 		res(&sb, &first, "spin", spin, spin, ++id, 1);
 	res(&sb, &first, "main", 20 * spin + 100, 100, 1, -1);
-	strbuf_addstr(&sb, "]}]}");
-	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
-		abort();
-	strbuf_release(&sb);
+	end_run(&sb, p);
 }
 
 /* The in-run control on a host of two speeds: each run lands on 1 or 1.8
@@ -390,10 +393,7 @@ static void make_loaded_run(struct profile *p, const double *us)
 			double v = 1000 * us[k] * (1 + 0.0001 * rng_uniform());
 			res(&sb, &first, fn[k], v, v, ++id, -1);
 		}
-	strbuf_addstr(&sb, "]}]}");
-	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
-		abort();
-	strbuf_release(&sb);
+	end_run(&sb, p);
 }
 
 /* Those runs compared, all 9 a side and the first 3 (1 at full speed, 2 at
@@ -663,10 +663,7 @@ static void make_cal_run(struct profile *p, double leaf, int cal)
 	res(&sb, &first, "leaf", leaf, leaf, 3, 2);
 	res(&sb, &first, "f", 20000 - 10500 + leaf, 9500, 2, 1);
 	res(&sb, &first, "main", 30000 - 10500 + leaf, 10000, 1, -1);
-	strbuf_addstr(&sb, "]}]}");
-	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
-		abort();
-	strbuf_release(&sb);
+	end_run(&sb, p);
 }
 
 /* One calibrated run of main -> f -> leaf on a host x times slower: main's
@@ -689,10 +686,7 @@ static void make_cal_caller_run(struct profile *p, double x)
 	res(&sb, &first, "leaf", leaf, leaf, 3, 2);
 	res(&sb, &first, "f", leaf + own, own, 2, 1);
 	res(&sb, &first, "main", leaf + 2 * own, own, 1, -1);
-	strbuf_addstr(&sb, "]}]}");
-	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
-		abort();
-	strbuf_release(&sb);
+	end_run(&sb, p);
 }
 
 /* Calibrated runs with too few functions above the probes' cost for a
@@ -824,10 +818,7 @@ static void make_busy_run(struct profile *p, double slow)
 		res(&sb, &first, "work", v, v, id, 1);
 	}
 	res(&sb, &first, "main", 1e7, 1e5, 1, -1);
-	strbuf_addstr(&sb, "]}]}");
-	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
-		abort();
-	strbuf_release(&sb);
+	end_run(&sb, p);
 }
 
 static void test_statistic(void)
@@ -884,10 +875,7 @@ static void make_apart_run(struct profile *p, const double *us)
 		incl += s1 + o1 + s2 + o2;
 	}
 	res(&sb, &first, "main", incl + 1000 * us[0], 1000 * us[0], 1, -1);
-	strbuf_addstr(&sb, "]}]}");
-	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
-		abort();
-	strbuf_release(&sb);
+	end_run(&sb, p);
 }
 
 /* Six runs of t7021's unchanged program beside a CPU hog, no calibration
@@ -946,10 +934,7 @@ static void make_stalled_run(struct profile *p, double main_self)
 			res(&sb, &first, leaf[k], v, v, ++id, 1);
 		}
 	res(&sb, &first, "main", 60 * 1000000 + main_self, main_self, 1, -1);
-	strbuf_addstr(&sb, "]}]}");
-	if (profile_parse(p, sb.buf, sb.len, "test") < 0)
-		abort();
-	strbuf_release(&sb);
+	end_run(&sb, p);
 }
 
 /* main's one call a run holds the stalls of its run: on a 2-core VM beside
