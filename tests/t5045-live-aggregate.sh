@@ -78,12 +78,42 @@ test_expect_success 'calls left by longjmp are counted, without a duration, and 
 	profile_counts jump.perf >actual &&
 	printf "escape 20\nrec 620\n" >expect.jump &&
 	test_cmp expect.jump actual &&
-	grep "^perun: 20 calls are counted without a duration: 16 unwound past (longjmp, an exception) or without a return probe (the kernel keeps at most 64 pending per thread), 4 still open when their thread or the trace ended, 0 entered deeper than 128 traced frames, 0 in threads beyond the 4096 that get a shadow stack at once$" err &&
+	grep "^perun: 20 calls are counted without a duration: 16 unwound past (longjmp, an exception) or without a return probe (the kernel keeps at most 64 pending per thread), 4 still open when their thread or the trace ended, 0 entered deeper than 128 traced frames, 0 in threads beyond the 4096 that get a shadow stack at once, 0 USDT pairs begun with 16 of theirs open or beyond the 16384 kept open$" err &&
 	python3 - jump.perf <<-\PY
 	import json, sys
 	res = json.load(open(sys.argv[1]))["snapshots"][0]["resources"]
 	esc = [r for r in res if r["uid"] == "escape"][0]
 	assert esc["count"] == 20 and sum(esc["log2_hist"]) == 0 and esc["amount"] == 0, esc
+	PY
+'
+
+test_expect_success 'a USDT begin/end pair is aggregated on the loader as on stapbpf' '
+	build_fixtures &&
+	"$PERUN" collect -c ./counts -o usdt-l.perf trace -s custom -u phase -u tick -f fib \
+		--aggregate >out 2>err &&
+	cat err &&
+	grep "summaries kept in the kernel" err &&
+	test "$(profile_field usdt-l.perf trace.loader)" = perun-uprobes &&
+	"$PERUN" collect -c ./counts -o usdt-s.perf trace -q -s custom -u phase -u tick -f fib \
+		--aggregate --loader stapbpf &&
+	test "$(profile_field usdt-s.perf trace.loader)" = stapbpf &&
+	printf "counts:phase 4\ncounts:tick 300\nfib 1983\n" >expect.usdt &&
+	profile_counts usdt-l.perf >actual.l &&
+	test_cmp expect.usdt actual.l &&
+	profile_counts usdt-s.perf >actual.s &&
+	test_cmp expect.usdt actual.s &&
+	python3 - usdt-l.perf usdt-s.perf <<-\PY
+	import json, sys
+	for f in sys.argv[1:]:
+	    s = json.load(open(f))["trace"]["summary"]
+	    ph, fib, tick = s["counts:phase"], s["fib"], s["counts:tick"]
+	    # every phase timed: the pair is begin to end, around fib(0..3)
+	    assert sum(ph["log2_hist"]) == 4 and ph.get("no_duration", 0) == 0, (f, ph)
+	    assert 0 < ph["min"] <= ph["max"], (f, ph)
+	    # phase 3 holds fib(3): its 5 calls, each at least the shortest fib
+	    assert ph["max"] >= fib["min"], (f, ph, fib)
+	    assert sum(tick.get("log2_hist", [])) == 0, (f, tick)
+	    print(f, "ok", ph["min"], ph["max"])
 	PY
 '
 

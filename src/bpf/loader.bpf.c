@@ -11,6 +11,9 @@
  *   perun_exit    sched_process_exit in aggregate mode: a thread's open
  *                 frames are counted and its shadow stack freed
  *
+ * In aggregate mode a USDT pair's begin and end marks are paired per
+ * thread and probe by their order (perun_marks), as stap pairs them.
+ *
  * Nothing here allocates or loops: a probe costs one pass through it.  */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
@@ -182,9 +185,18 @@ struct {
 	__uint(max_entries, UPROBES_AGG_NOTES);
 } perun_agg_notes SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct uprobes_agg_key);
+	__type(value, struct uprobes_mark_stack);
+	__uint(max_entries, UPROBES_AGG_RECORDS);
+} perun_marks SEC(".maps");
+
 /* what a new map entry starts from: never written */
 static struct uprobes_agg_stack zero_stack;
 static struct uprobes_agg_value zero_value;
+static struct uprobes_mark_stack zero_marks;
 
 static __always_inline void note(__u32 what)
 {
@@ -235,6 +247,56 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return b;
 }
 
+/* A call of duration d into its summary; 0, or -1 when none could be
+ * made.  */
+static __always_inline int timed(__u32 tid, __u32 id, __u64 d)
+{
+	struct uprobes_agg_value *v = agg_get(tid, id);
+
+	if (!v)
+		return -1;
+	v->count++;
+	v->sum += d;
+	if (!v->min || d < v->min)
+		v->min = d;
+	if (d > v->max)
+		v->max = d;
+	v->hist[log2_u64(d) & 63]++;
+	return 0;
+}
+
+/* A USDT pair's mark at ts (end: its end mark): a begin opens, an end
+ * closes the latest begin of its thread and probe; 0, or -1 when a call
+ * could not be counted.  */
+static __always_inline int mark(__u32 tid, __u32 id, int end, __u64 ts)
+{
+	struct uprobes_agg_key k = { tid, id };
+	struct uprobes_mark_stack *m = bpf_map_lookup_elem(&perun_marks, &k);
+	__u64 d;
+
+	if (!end) {
+		if (!m) {
+			bpf_map_update_elem(&perun_marks, &k, &zero_marks, BPF_NOEXIST);
+			m = bpf_map_lookup_elem(&perun_marks, &k);
+		}
+		if (!m) {
+			/* no room to keep it open: counted now, no duration */
+			untimed(tid, id, UPROBES_AGG_MARK_DEEP);
+			return -1;
+		}
+		d = m->depth++;
+		if (d < UPROBES_MARK_DEPTH)
+			m->ts[d & (UPROBES_MARK_DEPTH - 1)] = ts;
+		return 0;
+	}
+	if (!m || !m->depth)
+		return 0;	/* begun before the trace: not counted, as on stap */
+	d = --m->depth;
+	if (d >= UPROBES_MARK_DEPTH)
+		return untimed(tid, id, UPROBES_AGG_MARK_DEEP);
+	return timed(tid, id, ts - m->ts[d & (UPROBES_MARK_DEPTH - 1)]);
+}
+
 /* Pops the frames entered below stack pointer sp, and at sp those of
  * probe id (none: ~0), counted without a duration: they never returned
  * (unwound past by longjmp or an exception, or deeper than the kernel keeps
@@ -266,7 +328,6 @@ int perun_agg(struct pt_regs *ctx)
 	struct uprobes_agg_frame *fr;
 	struct uprobes_agg_value *v;
 	struct uprobes_count *c;
-	__u64 d;
 
 	if (!armed || !*armed)
 		return 0;
@@ -287,6 +348,11 @@ int perun_agg(struct pt_regs *ctx)
 		if (!(v = agg_get(tid, id)))
 			goto lost;
 		v->count++;
+		return 0;
+	}
+	if (code & UPROBES_CODE_MARK) {
+		if (mark(tid, id, key & 1, ts) < 0)
+			goto lost;
 		return 0;
 	}
 	st = bpf_map_lookup_elem(&perun_stacks, &tid);
@@ -333,17 +399,9 @@ int perun_agg(struct pt_regs *ctx)
 	fr = &st->f[(i - 1) & (UPROBES_AGG_DEPTH - 1)];
 	if (fr->sp != want || fr->id != id)
 		return 0;	/* not this call's frame: its entry was not seen */
-	d = ts - fr->ts;
 	st->depth = i - 1;
-	if (!(v = agg_get(tid, id)))
+	if (timed(tid, id, ts - fr->ts) < 0)
 		goto lost;
-	v->count++;
-	v->sum += d;
-	if (!v->min || d < v->min)
-		v->min = d;
-	if (d > v->max)
-		v->max = d;
-	v->hist[log2_u64(d) & 63]++;
 	return 0;
 lost:
 	if (c)

@@ -31,8 +31,13 @@ struct uprobes_event {
 /* In aggregate mode, a code with UPROBES_CODE_POINT set marks a probe
  * with no return (a point: counted, no duration).  */
 #define UPROBES_CODE_POINT (1u << 30)
+/* In aggregate mode, a code with UPROBES_CODE_MARK set marks a USDT begin
+ * (id * 2) or end (id * 2 + 1) mark of a pair: no stack pointer pairs them,
+ * so they are paired per thread and probe by their order, as the stap
+ * script pairs them (tapsets/perun.stp: __perun_agg_entry/exit).  */
+#define UPROBES_CODE_MARK (1u << 29)
 /* A code without its flags: id * 2 + kind.  */
-#define UPROBES_CODE_MASK (~(UPROBES_CODE_RETINSN | UPROBES_CODE_POINT))
+#define UPROBES_CODE_MASK (~(UPROBES_CODE_RETINSN | UPROBES_CODE_POINT | UPROBES_CODE_MARK))
 
 /* The code of a fork record: a process the record's tgid (pid_tgid >> 32)
  * runs started a task whose id is the record's pad field; new threads of a
@@ -87,6 +92,17 @@ struct uprobes_agg_key {
 	__u32 id;
 };
 
+/* The open begin marks of one USDT pair in one thread (the map
+ * perun_marks, keyed by struct uprobes_agg_key, created at its first begin
+ * mark and kept to the end): depth begins without their end, the first
+ * UPROBES_MARK_DEPTH of them timed; an end takes the latest.  An end with
+ * none open was begun before the trace and is not counted, as on stap.  */
+#define UPROBES_MARK_DEPTH 16
+struct uprobes_mark_stack {
+	__u64 depth;
+	__u64 ts[UPROBES_MARK_DEPTH];
+};
+
 /* One (thread, probe) summary: count counts every call entered (untimed
  * those without a duration); sum, min, max and the log2 histogram of
  * inclusive nanoseconds cover the calls with one.  */
@@ -109,6 +125,9 @@ enum {
 				 * ended */
 	UPROBES_AGG_NO_RECORD,	/* events not counted: no summary could be made
 				 * (UPROBES_AGG_RECORDS) */
+	UPROBES_AGG_MARK_DEEP,	/* USDT pairs without a duration: begun beyond
+				 * UPROBES_MARK_DEPTH open begins of their own,
+				 * or beyond UPROBES_AGG_RECORDS pairs open */
 	UPROBES_AGG_NOTES
 };
 

@@ -207,19 +207,12 @@ static const char *loader_refusal(struct session *s)
 	static char why[300];
 	struct bpfmap_err err = { "" };
 	const char *early = loader_refusal_early(s);
-	size_t i;
 
 	if (early)
 		return early;
 	if (s->o->aggregate && s->sopt.probing_threshold)
 		return "--aggregate with dynamic probing runs in the stap script (not yet on "
 		       "perun's loader)";
-	for (i = 0; i < s->plan.n; i++) {
-		const struct probe *pr = &s->plan.probes[i];
-		if (pr->kind == PROBE_USDT_PAIR && s->o->aggregate)
-			return "--aggregate pairs a USDT begin mark with its end mark in the stap "
-			       "script";
-	}
 	if (!uprobes_supported(&err)) {
 		snprintf(why, sizeof(why), "this kernel lacks uprobe_multi links with BPF "
 			 "cookies (Linux 6.6 or later): %s", err.msg);

@@ -671,17 +671,18 @@ static int dump_aggregates(struct out *o, struct uprobes *u)
 	}
 	free(a);
 	untimed = notes[UPROBES_AGG_NO_STACK] + notes[UPROBES_AGG_TOO_DEEP] +
-		  notes[UPROBES_AGG_UNWOUND] + notes[UPROBES_AGG_OPEN];
+		  notes[UPROBES_AGG_UNWOUND] + notes[UPROBES_AGG_OPEN] + notes[UPROBES_AGG_MARK_DEEP];
 	if (untimed)
 		fprintf(stderr, "perun: %" PRIu64 " calls are counted without a duration: "
 				"%" PRIu64 " unwound past (longjmp, an exception) or without a return "
 				"probe (the kernel keeps at most 64 pending per thread), %" PRIu64 " still "
 				"open when their thread or the trace ended, %" PRIu64 " entered deeper "
 				"than %d traced frames, %" PRIu64 " in threads beyond the %d that get "
-				"a shadow stack at once\n",
+				"a shadow stack at once, %" PRIu64 " USDT pairs begun with %d of "
+				"theirs open or beyond the %d kept open\n",
 			untimed, notes[UPROBES_AGG_UNWOUND], notes[UPROBES_AGG_OPEN],
 			notes[UPROBES_AGG_TOO_DEEP], UPROBES_AGG_DEPTH, notes[UPROBES_AGG_NO_STACK],
-			UPROBES_AGG_THREADS);
+			UPROBES_AGG_THREADS, notes[UPROBES_AGG_MARK_DEEP], UPROBES_MARK_DEPTH, UPROBES_AGG_RECORDS);
 	if (notes[UPROBES_AGG_NO_RECORD])
 		fprintf(stderr, "perun: warning: %" PRIu64 " events were not counted: the kernel "
 				"keeps at most %d summaries (thread and function)\n",
@@ -799,17 +800,13 @@ int main(int argc, char **argv)
 		const struct probe *pr = &plan.probes[i];
 		if ((pr->kind == PROBE_USDT_PAIR || pr->kind == PROBE_USDT_POINT) && pr->binary) {
 			size_t from = npts, j;
-			if (aggregate && pr->kind == PROBE_USDT_PAIR) {
-				/* its marks are not a call and return: no stack pointer
-				 * pairs them */
-				fprintf(stderr, "perun-uprobes: -G: USDT begin/end pairs are not "
-						"aggregated here (%s)\n", pr->name);
-				return 1;
-			}
 			if (usdt_points(pr, &pts, &npts, &alloc) < 0)
 				return 1;
+			/* a pair's marks are paired by their order, a point's
+			 * counted */
 			for (j = from; aggregate && j < npts; j++)
-				pts[j].code |= UPROBES_CODE_POINT;
+				pts[j].code |= pr->kind == PROBE_USDT_PAIR ? UPROBES_CODE_MARK
+									   : UPROBES_CODE_POINT;
 			continue;
 		}
 		if (pr->kind == PROBE_LINE && pr->binary && pr->file) {

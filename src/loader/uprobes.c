@@ -60,7 +60,7 @@ struct uprobes {
 	struct bpf_program *fork_prog, *exec_prog;
 	struct bpf_link *fork_link, *exec_link;	/* uprobes_watch_forks */
 	struct bpf_link *exit_link;		/* aggregate mode */
-	int aggregate, stacks_fd, aggs_fd, notes_fd;
+	int aggregate, stacks_fd, aggs_fd, notes_fd, marks_fd;
 	int fork_format;	/* 0, or the errno of reading the fork record's format */
 	size_t ring_size, ncodes, ncpus;
 	unsigned long *consumer;	/* mapped read-write */
@@ -280,7 +280,8 @@ static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *m
 	    (u->links_fd = map_fd(u, "perun_links", err)) < 0 ||
 	    (u->stacks_fd = map_fd(u, "perun_stacks", err)) < 0 ||
 	    (u->aggs_fd = map_fd(u, "perun_aggs", err)) < 0 ||
-	    (u->notes_fd = map_fd(u, "perun_agg_notes", err)) < 0)
+	    (u->notes_fd = map_fd(u, "perun_agg_notes", err)) < 0 ||
+	    (u->marks_fd = map_fd(u, "perun_marks", err)) < 0)
 		return -1;
 	if (u->aggregate) {
 		u->exit_link = bpf_program__attach_tracepoint(exit_prog, "sched",
@@ -310,7 +311,7 @@ struct uprobes *uprobes_new_modes(size_t ncodes, size_t ring_bytes, unsigned fla
 		return NULL;
 	}
 	u->ring_fd = u->counts_fd = u->armed_fd = u->procs_fd = u->prog_fd = -1;
-	u->stacks_fd = u->aggs_fd = u->notes_fd = -1;
+	u->stacks_fd = u->aggs_fd = u->notes_fd = u->marks_fd = -1;
 	u->aggregate = (flags & UPROBES_AGGREGATE) != 0;
 	u->page = (size_t)sysconf(_SC_PAGESIZE);
 	u->ncpus = possible_cpus();
@@ -820,11 +821,41 @@ static int agg_cmp(const void *a, const void *b)
 	return x->key.id < y->key.id ? -1 : x->key.id > y->key.id;
 }
 
+/* Counts n calls of key without a duration in a[0 .. *len): a[0 .. sorted)
+ * by agg_cmp, the rest added here.  0, or -1 out of memory.  */
+static int open_call(struct uprobes_agg **a, size_t *len, size_t *alloc, size_t sorted,
+		     struct uprobes_agg_key key, uint64_t n)
+{
+	struct uprobes_agg want, *hit, *na;
+	size_t j;
+
+	want.key = key;
+	hit = sorted ? bsearch(&want, *a, sorted, sizeof(**a), agg_cmp) : NULL;
+	for (j = sorted; !hit && j < *len; j++)
+		if ((*a)[j].key.tid == key.tid && (*a)[j].key.id == key.id)
+			hit = &(*a)[j];
+	if (!hit) {
+		if (*len == *alloc) {
+			*alloc = *alloc ? 2 * *alloc : 256;
+			if (!(na = realloc(*a, *alloc * sizeof(**a))))
+				return -1;
+			*a = na;
+		}
+		hit = &(*a)[(*len)++];
+		memset(hit, 0, sizeof(*hit));
+		hit->key = key;
+	}
+	hit->val.count += n;
+	hit->val.untimed += n;
+	return 0;
+}
+
 int uprobes_aggregates(struct uprobes *u, struct uprobes_agg **out, size_t *n,
 		       uint64_t notes[UPROBES_AGG_NOTES], struct bpfmap_err *err)
 {
 	struct uprobes_agg *a = NULL, *na;
 	struct uprobes_agg_stack st;
+	struct uprobes_mark_stack ms;
 	struct uprobes_agg_key k, next;
 	uint32_t tid, ntid, i, w;
 	size_t len = 0, alloc = 0, sorted;
@@ -856,7 +887,8 @@ int uprobes_aggregates(struct uprobes *u, struct uprobes_agg **out, size_t *n,
 		a[len++].key = k;
 	}
 	qsort(a, len, sizeof(*a), agg_cmp);
-	/* the frames still open when the trace ended: counted, no duration */
+	/* the frames and USDT pairs still open when the trace ended: counted,
+	 * no duration */
 	sorted = len;
 	for (have = bpf_map_get_next_key(u->stacks_fd, NULL, &ntid) == 0; have;
 	     have = bpf_map_get_next_key(u->stacks_fd, &tid, &ntid) == 0) {
@@ -864,31 +896,20 @@ int uprobes_aggregates(struct uprobes *u, struct uprobes_agg **out, size_t *n,
 		if (bpf_map_lookup_elem(u->stacks_fd, &tid, &st) < 0)
 			continue;
 		for (i = 0; i < st.depth && i < UPROBES_AGG_DEPTH; i++) {
-			struct uprobes_agg want, *hit;
-			want.key.tid = tid;
-			want.key.id = st.f[i].id;
-			hit = bsearch(&want, a, sorted, sizeof(*a), agg_cmp);
-			if (!hit) {
-				size_t j;
-				for (j = sorted; j < len; j++)
-					if (a[j].key.tid == tid && a[j].key.id == want.key.id)
-						hit = &a[j];
-			}
-			if (!hit) {
-				if (len == alloc) {
-					alloc = alloc ? 2 * alloc : 256;
-					if (!(na = realloc(a, alloc * sizeof(*a))))
-						goto nomem;
-					a = na;
-				}
-				hit = &a[len++];
-				memset(hit, 0, sizeof(*hit));
-				hit->key = want.key;
-			}
-			hit->val.count++;
-			hit->val.untimed++;
+			struct uprobes_agg_key open = { tid, st.f[i].id };
+			if (open_call(&a, &len, &alloc, sorted, open, 1) < 0)
+				goto nomem;
 			notes[UPROBES_AGG_OPEN]++;
 		}
+	}
+	for (have = bpf_map_get_next_key(u->marks_fd, NULL, &next) == 0; have;
+	     have = bpf_map_get_next_key(u->marks_fd, &k, &next) == 0) {
+		k = next;
+		if (bpf_map_lookup_elem(u->marks_fd, &k, &ms) < 0 || !ms.depth)
+			continue;
+		if (open_call(&a, &len, &alloc, sorted, k, ms.depth) < 0)
+			goto nomem;
+		notes[UPROBES_AGG_OPEN] += ms.depth;
 	}
 	*out = a;
 	*n = len;

@@ -52,11 +52,12 @@ int uprobes_supported(struct bpfmap_err *err);
 #define UPROBES_FILTER_TRACED 1u
 /* UPROBES_AGGREGATE: the probes keep summaries per thread and probe in the
  * kernel (bpf/loader.h: perun_agg) in place of writing events; entries and
- * returns are paired there by stack pointer.  Points carry
+ * returns are paired there by stack pointer, a USDT pair's marks (their
+ * codes carry UPROBES_CODE_MARK) by their order.  Points carry
  * UPROBES_CODE_POINT in their code.  Memory: at most UPROBES_AGG_THREADS
- * shadow stacks of 2 KiB and UPROBES_AGG_RECORDS summaries of 552 bytes
- * (17 MiB in all), allocated as threads and summaries appear; a thread's
- * stack goes when it ends.  */
+ * shadow stacks of 2 KiB, UPROBES_AGG_RECORDS summaries of 552 bytes and
+ * as many open USDT pairs of 136 bytes (19 MiB in all), allocated as
+ * threads, summaries and pairs appear; a thread's stack goes when it ends.  */
 #define UPROBES_AGGREGATE 2u
 
 /* Creates the ring (ring_bytes, rounded up to a power of two of at least
