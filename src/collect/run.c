@@ -187,7 +187,6 @@ out:
 	return ret;
 }
 
-/* Why perun's loader cannot run this trace, or NULL when it can.  */
 /* Why not perun's loader, for what is known before the plan: or NULL.  */
 static const char *loader_refusal_early(struct session *s)
 {
@@ -202,6 +201,9 @@ static const char *loader_refusal_early(struct session *s)
 	return NULL;
 }
 
+/* Why perun's loader cannot run this trace, or NULL when it can: every plan
+ * runs there, and only stap's own artifacts (a module to compile or share,
+ * the print transport) and a kernel without uprobe_multi links go to stap.  */
 static const char *loader_refusal(struct session *s)
 {
 	static char why[300];
@@ -210,9 +212,6 @@ static const char *loader_refusal(struct session *s)
 
 	if (early)
 		return early;
-	if (s->o->aggregate && s->sopt.probing_threshold)
-		return "--aggregate with dynamic probing runs in the stap script (not yet on "
-		       "perun's loader)";
 	if (!uprobes_supported(&err)) {
 		snprintf(why, sizeof(why), "this kernel lacks uprobe_multi links with BPF "
 			 "cookies (Linux 6.6 or later): %s", err.msg);
