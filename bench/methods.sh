@@ -3,15 +3,21 @@
 # bench/methods.sh [PERUN]: the optimization methods' table, like the thesis'
 # Appendix B (seeds/003, 8.1 metrics): perun collect of /usr/bin/python3.11d
 # running a recursive quicksort of 10,000 numbers (pure Python, fixed seed),
-# for real with the bpf runtime (stapbpf), per optimization setting:
+# for real with the bpf runtime (perun's loader, or stapbpf with
+# PB_LOADER=stapbpf), per optimization setting:
 #
-#   userspace  -s userspace, no optimization (11,324 functions: past the
-#              probe limit of a 20,000 open-file host, so perun refuses it;
-#              the row then gives its exit status and message)
+#   userspace  -s userspace, no optimization (11,324 functions: on stapbpf
+#              past the probe limit of a 20,000 open-file host, so perun
+#              refuses it; the row then gives its exit status and message)
 #   cg:match   -on cg-shaping -oa cg-mode match (call graph matching only)
 #   basic, advanced, full   -op NAME; each collected twice in a fresh perun
 #              repository: the first run has no dynamic stats (the thesis'
 #              p:d:*), the second uses the first's (p:*); both are rows
+#   probing, reattach, timed, budget   -op basic with one run-time method
+#              (Table A.2): dynamic probing after 1000 calls (reattach: with
+#              -oa probing-reattach true), timed sampling at 20 Hz, the
+#              overhead budget --max-overhead 5; one collect each (not in the
+#              default PB_ROWS)
 #
 # Columns (per function unless said):
 #   PL    probes attached: functions (probe points, from
@@ -41,11 +47,18 @@
 #              cache; 0: cold only (halves the time)
 #   PB_ROWS    rows to run (default "userspace basic advanced full cg:match")
 #   PB_OUT     keep the work directory here (default: a temp dir, removed)
+#   PB_LOADER  --loader for every collect: auto (default: perun's own loader
+#              where the kernel has uprobe_multi links), perun or stapbpf;
+#              the loader that ran is the table's loader column
 #
 # Slow: stapbpf detaches probes one by one and the kernel waits about
 # 60-130 ms per probe point, so a row of 1,400 functions spends minutes
 # after the command ends; the whole table takes about an hour (more with
-# PB_WARM=1).  Run as root from a built tree: bash bench/methods.sh.
+# PB_WARM=1).  perun's loader attaches and detaches in milliseconds, but
+# times each return exactly at any depth: where the call graph shows a
+# cycle (most of CPython) on the return instructions, a single step each,
+# and most of CPython's small functions begin with an instruction the
+# kernel steps too, so a row of the loader spends minutes in the run.  Run as root from a built tree: bash bench/methods.sh.
 # Not part of make check.  Exit 2 if it cannot run.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +68,7 @@ BIN=${PB_BINARY:-/usr/bin/python3.11d}
 BUF=${PB_BUFFER:-30000000}
 WARM=${PB_WARM:-1}
 ROWS=${PB_ROWS:-"userspace basic advanced full cg:match"}
+LOADER=${PB_LOADER:-auto}
 [ -x "$PERUN" ] || { echo "methods.sh: $PERUN is not executable: build perun first" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "methods.sh: tracing needs root" >&2; exit 2; }
 if ! [ -e "$BIN" ] && [ "$BIN" = /usr/bin/python3.11d ]; then
@@ -124,7 +138,8 @@ collect() {
 	shift 4
 	t0=$(now)
 	(cd "$dir" && PERUN_CACHE_DIR=$cache "$PERUN" collect -o "$out" -c "$BIN" \
-		-a quicksort.py trace --buffer-size "$BUF" "$@" --metrics >"$log.out" 2>"$log")
+		-a quicksort.py trace --buffer-size "$BUF" --loader "$LOADER" "$@" --metrics \
+		>"$log.out" 2>"$log")
 	rc=$?
 	t1=$(now)
 	pt=$(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }')
@@ -164,7 +179,7 @@ if fc == "ok":
     fcs = "%d [%s] u %d" % (len(ok), ", ".join(str(ok.count(k)) for k in kinds),
                             len(best) - len(ok))
 print("\t".join(str(x) for x in [
-    name, rc,
+    name, tr.get("loader", "-"), rc,
     "%d (%d)" % (att // 2, att),
     "%d" % (met.get("PLR", 0) // 2),
     "%.2f" % (tr.get("raw_bytes", 0) / 1e6),
@@ -182,7 +197,8 @@ EOF
 # refused NAME RC LOG: a row for a collect that wrote no profile
 refused() {
 	msg=$(grep -v '^perun: runtime' "$3" | tail -1)
-	printf '%s\t%s\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\t%s\n' "$1" "$2" "$pt" "$msg" >>"$BASE/rows.tsv"
+	printf '%s\t%s\t%s\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\t%s\n' "$1" "$LOADER" "$2" "$pt" "$msg" \
+		>>"$BASE/rows.tsv"
 }
 
 # row NAME PIPELINE_RUNS [options]: runs (1 or 2) collects in a fresh
@@ -231,12 +247,17 @@ for r in $ROWS; do
 	userspace) row userspace 1 -s userspace ;;
 	cg:match) row cg:match 1 -s userspace -on cg-shaping -oa cg-mode match ;;
 	basic | advanced | full) row "$r" 2 -s userspace -op "$r" ;;
+	probing) row "$r" 1 -s userspace -op basic -on dynamic-probing -oa probing-threshold 1000 ;;
+	reattach) row "$r" 1 -s userspace -op basic -on dynamic-probing -oa probing-threshold 1000 \
+		-oa probing-reattach true ;;
+	timed) row "$r" 1 -s userspace -op basic -on timed-sampling -oa timed-sample-freq 20 ;;
+	budget) row "$r" 1 -s userspace -op basic --max-overhead 5 ;;
 	*) say "unknown row $r"; exit 2 ;;
 	esac
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# #1: first collect, no dynamic stats; #2: the second collect, with the first's stats"
 echo
-echo "| row | exit | PL fn (points) | PLR fn | RDV MB | PS MB zlib / JSON | PT s cold | PT s warm | start s | PRT s | FC R²>0.5 [c, l, lg, q, p, e] u | lost | plan fn before->after |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| row | loader | exit | PL fn (points) | PLR fn | RDV MB | PS MB zlib / JSON | PT s cold | PT s warm | start s | PRT s | FC R²>0.5 [c, l, lg, q, p, e] u | lost | plan fn before->after |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 awk -F'\t' '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }' "$BASE/rows.tsv"
