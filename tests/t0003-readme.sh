@@ -102,7 +102,7 @@ test_expect_success 'every other example of The main job, as written' '
 test_expect_success 'the examples of The kernel runtime, as written' '
 	readme_block "The kernel runtime" >kexamples && cat kexamples &&
 	test "$(wc -l <kexamples)" = 2 &&
-	# the release as the example names it: the guest's, which follows
+	# the release as the example names it: that of the guest, which follows
 	# Debian's current 6.1 kernel
 	grep -q "cache build --kernel \"\$(bash tools/stap-vm.sh release)\" " kexamples &&
 	{ rel=$(cd "$TRASH/perun" && bash tools/stap-vm.sh release 2>/dev/null) || rel=; } &&
