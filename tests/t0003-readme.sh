@@ -103,7 +103,7 @@ test_expect_success 'the examples of The kernel runtime, as written' '
 	readme_block "The kernel runtime" >kexamples && cat kexamples &&
 	test "$(wc -l <kexamples)" = 2 &&
 	# the release as the example names it: that of the guest, which follows
-	# Debian's current 6.1 kernel
+	# the current 6.1 kernel of Debian
 	grep -q "cache build --kernel \"\$(bash tools/stap-vm.sh release)\" " kexamples &&
 	{ rel=$(cd "$TRASH/perun" && bash tools/stap-vm.sh release 2>/dev/null) || rel=; } &&
 	if test -z "$rel" || ! test -d "/lib/modules/$rel/build"; then
