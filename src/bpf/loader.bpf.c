@@ -5,7 +5,8 @@
  *                 one event into the ring, counted per code
  *   perun_fork    sched_process_fork: a traced process's new task joins the
  *                 traced set and is reported
- *   perun_exec    sched_process_exec: a traced process's exec is reported
+ *   perun_exec    sched_process_exec: a traced process's exec is reported,
+ *                 with the new program's file
  *   perun_agg     every probe point in aggregate mode (in place of
  *                 perun_uprobe): summaries per thread and probe, no events
  *   perun_exit    sched_process_exit in aggregate mode: a thread's open
@@ -148,14 +149,56 @@ int perun_fork(void *ctx)
 	return 0;
 }
 
+/* The program file of the current task, as exec left it: its inode
+ * number and device, read along the offsets the loader found in the
+ * kernel's BTF.  */
+static __always_inline void exe_file(struct uprobes_exec_event *e)
+{
+	const char *p = (const char *)bpf_get_current_task();
+	const char *inode = 0, *sb = 0;
+
+	if (!perun_config.exe_off[0] ||
+	    bpf_probe_read_kernel(&p, sizeof(p), p + perun_config.exe_off[0]) < 0 || !p ||
+	    bpf_probe_read_kernel(&p, sizeof(p), p + perun_config.exe_off[1]) < 0 || !p ||
+	    bpf_probe_read_kernel(&inode, sizeof(inode), p + perun_config.exe_off[2]) < 0 ||
+	    !inode ||
+	    bpf_probe_read_kernel(&e->ino, sizeof(e->ino), inode + perun_config.exe_off[3]) < 0 ||
+	    bpf_probe_read_kernel(&sb, sizeof(sb), inode + perun_config.exe_off[4]) < 0 || !sb ||
+	    bpf_probe_read_kernel(&e->dev, sizeof(e->dev), sb + perun_config.exe_off[5]) < 0)
+		e->ino = e->dev = 0;
+}
+
+/* A traced process's exec, with the new program's file: by the time the
+ * reader sees the record, the process may have run another.  */
 SEC("tracepoint/sched/sched_process_exec")
 int perun_exec(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
+	__u64 id = bpf_get_current_pid_tgid(), ts;
+	__u32 tgid = id >> 32, loc = 0;
+	struct uprobes_exec_event *e;
 
-	if (bpf_map_lookup_elem(&perun_procs, &tgid))
-		report(id, UPROBES_EXEC_CODE, tgid);
+	if (!bpf_map_lookup_elem(&perun_procs, &tgid))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	e = bpf_ringbuf_reserve(&perun_ring, sizeof(*e), 0);
+	if (!e)
+		return 0;
+	e->ev.ts = ts;
+	e->ev.pid_tgid = id;
+	e->ev.code = UPROBES_EXEC_CODE;
+	e->ev.pad = tgid;
+	e->ino = 0;
+	e->dev = 0;
+	e->pad = 0;
+	e->name[0] = '\0';
+	exe_file(e);
+	if (perun_config.exec_name_off &&
+	    bpf_probe_read_kernel(&loc, sizeof(loc),
+				  (const char *)ctx + perun_config.exec_name_off) == 0 &&
+	    bpf_probe_read_kernel_str(e->name, sizeof(e->name),
+				      (const char *)ctx + (loc & 0xffff)) < 0)
+		e->name[0] = '\0';
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 

@@ -47,6 +47,23 @@ struct uprobes_event {
  * its program; its links must be made again for the new one.  */
 #define UPROBES_EXEC_CODE 0xfffffffeu
 
+/* An exec record (its header is a struct uprobes_event with the exec
+ * code): the new program's file as the kernel saw it at the exec, so that
+ * the reader need not look in /proc later, when the process may have run
+ * another exec already (a shell's "exec PROGRAM").  ino and dev are the
+ * file's inode and its superblock's device (the kernel's encoding, major
+ * << 20 | minor), both 0 when this kernel's layout is unknown
+ * (uprobes_config.exe_off); name is the path given to exec, cut at
+ * UPROBES_EXEC_NAME - 1 bytes.  */
+#define UPROBES_EXEC_NAME 128
+struct uprobes_exec_event {
+	struct uprobes_event ev;
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+	char name[UPROBES_EXEC_NAME];
+};
+
 /* The per-CPU counters of one code (the map perun_counts, an array indexed
  * by code without UPROBES_CODE_RETINSN): events the probes saw and events
  * that found the ring full.  */
@@ -149,7 +166,13 @@ struct uprobes_config {
 	__u32 timed;		/* 1: timed sampling */
 	__u32 budget;		/* 1: the overhead budget */
 	__u32 aggregate;	/* 1: perun_exit clears the threads' shadow stacks */
-	__u32 pad;
+	__u32 exec_name_off;	/* offset of filename's __data_loc in
+				 * sched_process_exec's record, or 0 */
+	/* the path from the current task to its program file's inode number
+	 * and device, from the kernel's BTF (loader/uprobes.c: exe_offsets):
+	 * task_struct.mm, mm_struct.exe_file, file.f_inode, inode.i_ino,
+	 * inode.i_sb, super_block.s_dev; all 0 when unknown */
+	__u32 exe_off[6];
 };
 
 /* --- the run-time methods (bpf/modes.bpf.h) --------------------------------

@@ -34,6 +34,7 @@
 #define PR_FMT "perun-uprobes"
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -42,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -221,30 +224,37 @@ static long task_tgid(uint32_t tid)
 	return tgid;
 }
 
-/* Whether the program file of process pid is one of the probed binaries
- * (the points' paths, the same file by device and inode); -1 when it is
- * gone.  */
-static int runs_probed(const struct out *o, uint32_t pid, char *exe, size_t n)
+/* 1 when path is on btrfs.  */
+static int dev_is_btrfs(const char *path)
 {
-	char path[64];
-	struct stat st, bs;
-	ssize_t len;
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && (unsigned long)sf.f_type == BTRFS_SUPER_MAGIC;
+}
+
+/* Whether the file of inode ino on a filesystem of device dev (the
+ * kernel's encoding, major << 20 | minor; or -1 for any, with st_dev in
+ * *sdev) is one of the probed binaries (the points' paths); a probed
+ * library counts for any program, which may load it after its exec (ld.so
+ * maps it later).  The device is matched when it can be: a btrfs
+ * subvolume's files report a device of their own, not their
+ * superblock's, so the inode alone decides there.  */
+static int probes_file(const struct out *o, uint64_t ino, int64_t dev, dev_t sdev)
+{
+	struct stat bs;
 	size_t i;
 
-	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
-	len = readlink(path, exe, n - 1);
-	exe[len > 0 ? len : 0] = '\0';
-	if (stat(path, &st) < 0)
-		return -1;
 	for (i = 0; i < o->npts; i++) {
 		if (i && !strcmp(o->pts[i].path, o->pts[i - 1].path))
 			continue;
-		/* a probed library: the new program may load it after its exec
-		 * (ld.so maps it later), so it may well be traced */
 		if (strstr(fs_basename(o->pts[i].path), ".so"))
 			return 1;
-		if (stat(o->pts[i].path, &bs) == 0 && bs.st_dev == st.st_dev &&
-		    bs.st_ino == st.st_ino)
+		if (stat(o->pts[i].path, &bs) < 0 || (uint64_t)bs.st_ino != ino)
+			continue;
+		if (dev < 0 ? bs.st_dev == sdev
+			    : (major(bs.st_dev) == ((uint64_t)dev >> 20) &&
+			       minor(bs.st_dev) == ((uint64_t)dev & 0xfffff)) ||
+			      dev_is_btrfs(o->pts[i].path))
 			return 1;
 	}
 	return 0;
@@ -253,16 +263,33 @@ static int runs_probed(const struct out *o, uint32_t pid, char *exe, size_t n)
 /* A traced process ran exec.  The probes stay on the binaries' files and
  * the process in the traced set: while it runs a probed binary, from the
  * new program's first instruction, it is traced; another program has none
- * of the probed functions.  "i PID PROBED" goes into the stream.  */
+ * of the probed functions.  The record names the new program's file as the
+ * kernel saw it at the exec (/proc may show a later exec's by now: a
+ * shell's "exec PROGRAM"); on a kernel whose layout the loader did not
+ * find, /proc decides.  "i PID PROBED" goes into the stream.  */
 static void on_exec(struct out *o, const struct uprobes_event *ev)
 {
+	const struct uprobes_exec_event *x = (const struct uprobes_exec_event *)ev;
 	uint32_t pid = (uint32_t)(ev->pid_tgid >> 32);
-	char exe[256];
-	int probed;
+	char path[64], exe[256];
+	struct stat st;
+	ssize_t len;
+	int probed, now;
 
 	if (!o->follow && pid != o->target)
 		return;	/* not ours */
-	probed = runs_probed(o, pid, exe, sizeof(exe));
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	len = readlink(path, exe, sizeof(exe) - 1);
+	exe[len > 0 ? len : 0] = '\0';
+	now = stat(path, &st) == 0;
+	if (x->ino) {
+		probed = probes_file(o, x->ino, x->dev, 0);
+		/* /proc's name only while the process runs that file */
+		if (!now || (uint64_t)st.st_ino != x->ino)
+			snprintf(exe, sizeof(exe), "%s", x->name);
+	} else {
+		probed = now ? probes_file(o, (uint64_t)st.st_ino, -1, st.st_dev) : -1;
+	}
 	if (probed == 0)
 		fprintf(stderr, "perun: process %u executed %s, which has no probed function: "
 				"it is traced again if it executes a probed binary\n",

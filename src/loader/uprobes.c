@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/bpfmap.h"
@@ -201,13 +202,75 @@ static int map_state(struct uprobes *u, struct bpfmap_err *err)
 	return 0;
 }
 
+/* The byte offset of member (of size bytes) in struct type t, looked for
+ * through its unnamed struct and union members too; -1 when it is not
+ * there or not whole bytes.  */
+static long btf_offset_in(const struct btf *btf, const struct btf_type *t, const char *member,
+			  size_t size)
+{
+	const struct btf_member *m = btf_members(t);
+	unsigned i;
+
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+		uint32_t bits = btf_member_bit_offset(t, i);
+		int type = btf__resolve_type(btf, m->type);
+		const struct btf_type *mt = type < 0 ? NULL : btf__type_by_id(btf, (uint32_t)type);
+		long off;
+
+		if (bits % 8 || !mt)
+			continue;
+		if (name && *name) {
+			if (strcmp(name, member))
+				continue;
+			return btf__resolve_size(btf, m->type) == (long)size ? (long)(bits / 8) : -1;
+		}
+		if (btf_is_composite(mt) && (off = btf_offset_in(btf, mt, member, size)) >= 0)
+			return (long)(bits / 8) + off;
+	}
+	return -1;
+}
+
+/* The path from a task to its program file's inode number and device
+ * (struct uprobes_config.exe_off), from the running kernel's BTF; left 0
+ * when the kernel has none or lays a struct out otherwise, and the exec
+ * records then carry no file (the reader looks in /proc instead).  */
+static void exe_offsets(uint32_t off[6])
+{
+	static const struct { const char *type, *member; size_t size; } path[6] = {
+		{ "task_struct", "mm", sizeof(void *) },
+		{ "mm_struct", "exe_file", sizeof(void *) },
+		{ "file", "f_inode", sizeof(void *) },
+		{ "inode", "i_ino", sizeof(__u64) },
+		{ "inode", "i_sb", sizeof(void *) },
+		{ "super_block", "s_dev", sizeof(__u32) },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	uint32_t got[6];
+	size_t i;
+
+	if (!btf || libbpf_get_error(btf))
+		return;
+	for (i = 0; i < 6; i++) {
+		int id = btf__find_by_name_kind(btf, path[i].type, BTF_KIND_STRUCT);
+		long o = id < 0 ? -1 : btf_offset_in(btf, btf__type_by_id(btf, (uint32_t)id),
+						    path[i].member, path[i].size);
+		if (o < 0 || o > 65535)
+			break;
+		got[i] = (uint32_t)o;
+	}
+	btf__free(btf);
+	if (i == 6)
+		memcpy(off, got, sizeof(got));
+}
+
 /* Opens the embedded object, sizes its maps, sets its configuration and
  * loads it; 0, or -1.  */
 static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *mo,
 		size_t nprobes, struct bpfmap_err *err)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "perun");
-	struct uprobes_config cfg = { 0, 0, 0, 0 };
+	struct uprobes_config cfg;
 	struct bpf_program *prog, *rec, *agg, *exit_prog;
 	struct bpf_map *m;
 	char format[4096];
@@ -216,6 +279,7 @@ static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *m
 
 	libbpf_set_print(libbpf_print);
 	libbpf_said[0] = '\0';
+	memset(&cfg, 0, sizeof(cfg));
 	cfg.filter_traced = (flags & UPROBES_FILTER_TRACED) != 0;
 	cfg.aggregate = u->aggregate;
 	if (mo) {
@@ -232,6 +296,12 @@ static int load(struct uprobes *u, unsigned flags, const struct uprobes_modes *m
 		u->fork_format = EINVAL;
 	else
 		cfg.fork_child_off = (uint32_t)off;
+	/* the exec record's file and path: without them, the reader looks in
+	 * /proc, where a second exec may have replaced the first */
+	if (tp_read("sched_process_exec", "format", format, sizeof(format)) == 0 &&
+	    (off = tp_field_offset(format, "filename")) >= 8)
+		cfg.exec_name_off = (uint32_t)off;
+	exe_offsets(cfg.exe_off);
 	u->obj = bpf_object__open_mem(perun_loader_bpf, perun_loader_bpf_len, &opts);
 	if (!u->obj) {
 		u->obj = NULL;
@@ -775,9 +845,17 @@ size_t uprobes_drain(struct uprobes *u, uprobes_event_fn fn, void *ctx)
 		if (len & RB_BUSY)
 			break;
 		if (!(len & RB_DISCARD) && (len & ~(RB_BUSY | RB_DISCARD)) >= sizeof(struct uprobes_event)) {
-			struct uprobes_event ev;
-			memcpy(&ev, (const unsigned char *)hdr + RB_HDR, sizeof(ev));
-			fn(ctx, &ev);
+			/* an exec record is whole, or its file part is zero */
+			struct uprobes_exec_event x;
+			memcpy(&x.ev, (const unsigned char *)hdr + RB_HDR, sizeof(x.ev));
+			if (x.ev.code == UPROBES_EXEC_CODE) {
+				if ((len & ~(RB_BUSY | RB_DISCARD)) >= sizeof(x))
+					memcpy(&x, (const unsigned char *)hdr + RB_HDR, sizeof(x));
+				else
+					memset((char *)&x + sizeof(x.ev), 0, sizeof(x) - sizeof(x.ev));
+				x.name[sizeof(x.name) - 1] = '\0';
+			}
+			fn(ctx, &x.ev);
 			n++;
 		}
 		cons += ((len & ~(RB_BUSY | RB_DISCARD)) + RB_HDR + 7) & ~(unsigned long)7;

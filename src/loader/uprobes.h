@@ -132,7 +132,9 @@ void uprobes_detach(struct uprobes *u);
  * closed.  -1 when the kernel refused it.  */
 double uprobes_detach_cost(struct uprobes *u, const char *path, uint64_t offset);
 
-/* Hands every event in the ring to fn, oldest first; returns how many.  */
+/* Hands every event in the ring to fn, oldest first; returns how many.  An
+ * exec record (code UPROBES_EXEC_CODE) is the header of a whole struct
+ * uprobes_exec_event.  */
 typedef void (*uprobes_event_fn)(void *ctx, const struct uprobes_event *ev);
 size_t uprobes_drain(struct uprobes *u, uprobes_event_fn fn, void *ctx);
 
