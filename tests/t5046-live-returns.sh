@@ -194,4 +194,78 @@ test_expect_success 'an exception through traced frames: no abort, every call co
 	grep "600 of them never returned: a longjmp or C++ exception went past them" err
 '
 
+test_expect_success 'build a threaded C program whose threads end in pthread_exit under traced frames' '
+	cat >pexit.c <<-\EOF &&
+	#include <pthread.h>
+	#include <stdio.h>
+	static volatile int cleaned;
+	static void cleanup(void *a) { (void)a; cleaned++; }
+	/* never returns: no return instruction */
+	__attribute__((noinline)) void leaf_exit(int i) { pthread_exit((void *)(long)(i + 7)); }
+	/* returns when i < 0, never here */
+	__attribute__((noinline)) void middle(int i)
+	{
+		if (i < 0)
+			return;
+		leaf_exit(i);
+	}
+	static void *worker(void *a)
+	{
+		pthread_cleanup_push(cleanup, NULL);
+		middle((int)(long)a);
+		pthread_cleanup_pop(0);
+		return NULL;
+	}
+	int main(void)
+	{
+		long i, ok = 0;
+		for (i = 0; i < 50; i++) {
+			pthread_t t;
+			void *r;
+			pthread_create(&t, NULL, worker, (void *)i);
+			pthread_join(t, &r);
+			ok += (long)r == i + 7;
+		}
+		printf("joined %ld cleaned %d\n", ok, cleaned);
+		return 0;
+	}
+	EOF
+	cc -g -O1 -pthread -o pexit pexit.c &&
+	cc -g -O1 -pthread -fexceptions -o pexit-eh pexit.c &&
+	! readelf -S pexit | grep -q gcc_except_table &&
+	readelf -S pexit-eh | grep -q gcc_except_table &&
+	./pexit | grep "^joined 50 cleaned 50$" &&
+	./pexit-eh | grep "^joined 50 cleaned 50$"
+'
+
+# A forced unwind (pthread_exit) stops at a uretprobe as at the stack's
+# end, and glibc then runs the handlers and ends the thread as it would:
+# only landing pads above it are skipped, and a binary without
+# .gcc_except_table has none.  So such a binary keeps its uretprobes.  One
+# with landing pads (-fexceptions) has its returns on their instructions,
+# and a function without one (leaf_exit never returns) is counted at entry
+# only: a uretprobe there made the threads skip their cleanup handlers.
+test_expect_success 'pthread_exit through uretprobes without landing pads: the threads end as untraced' '
+	"$PERUN" collect -c ./pexit -o px.perf trace -s custom -f worker -f middle -f leaf_exit \
+		2>err >out &&
+	cat err out &&
+	grep "^joined 50 cleaned 50$" out &&
+	grep "^perun: attached 6 of 6 probe points$" err &&
+	profile_counts px.perf >actual &&
+	printf "leaf_exit 50\nmiddle 50\nworker 50\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'pthread_exit through landing pads: returns on instructions, a function without one at entry only' '
+	"$PERUN" collect -c ./pexit-eh -o pe.perf trace -s custom -f worker -f middle -f leaf_exit \
+		2>err >out &&
+	cat err out &&
+	grep "^joined 50 cleaned 50$" out &&
+	grep "^perun: attached 5 of 5 probe points (returns: 0 by uretprobe, 2 on their return instructions" err &&
+	grep "unwinds its stack through landing pads (.*): 1 function counted at entry only" err &&
+	profile_counts pe.perf >actual &&
+	printf "leaf_exit 50\nmiddle 50\nworker 50\n" >expect &&
+	test_cmp expect actual
+'
+
 test_done

@@ -872,6 +872,31 @@ static Elf *open_separate(struct target *t, int *fdp, int local_only)
 	return elf;
 }
 
+int target_has_cleanups(const struct target *t)
+{
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int fd, found = -1;
+
+	if (!t->path || (fd = open(t->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		found = 0;
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+			if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)))
+				found = !strcmp(name, ".gcc_except_table");
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
 const char *target_syms_name(const struct target *t)
 {
 	switch (t->syms) {

@@ -10,8 +10,9 @@
  * it can be 64 traced frames deep and nothing unwinds through it:
  *
  *   - the binary throws no C++ exception, is not Go's, and neither calls
- *     nor holds a function that unwinds the stack (pthread_exit and
- *     pthread_cancel run a forced unwind);
+ *     nor holds a function that unwinds the stack; pthread_exit and
+ *     pthread_cancel (a forced unwind) count only in a binary with landing
+ *     pads (see forced[] below);
  *   - the function is on no cycle of the call graph, and reaches no call
  *     through a pointer, no call into the middle of a function and no
  *     library function that calls back (qsort, bsearch, ...): each could
@@ -25,6 +26,7 @@
  * (beyond_return_limit).  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,25 +47,53 @@ static const char *const callback_imports[] = {
 	NULL,
 };
 
-/* Functions that unwind the stack by its return addresses (a thread's
- * cancellation or exit runs a forced unwind; an exception's throw), which
- * a uretprobe's replaced address makes abort: a binary that calls or holds
- * one gets no uretprobe.  */
-static const char *const unwinders[] = {
-	"pthread_exit", "pthread_cancel", "_Unwind_ForcedUnwind", "_Unwind_RaiseException",
-	"_Unwind_Resume", "__cxa_throw", NULL,
+/* Functions that unwind the stack by its return addresses.  A throw
+ * (C++ exceptions) looks for its handler frame by frame, and a uretprobe's
+ * replaced address ends that search: the program aborts.  A binary that
+ * calls or holds one gets no uretprobe.  */
+static const char *const throwers[] = {
+	"_Unwind_RaiseException", "_Unwind_Resume", "__cxa_throw", NULL,
 };
 
-static const char *unwinder_of(const struct callgraph *cg)
+/* A thread's exit or cancellation runs a forced unwind, which stops at a
+ * uretprobe's replaced address as at the end of the stack: glibc's stop
+ * function (nptl/unwind.c) then runs the thread's cleanup handlers
+ * registered without exceptions and jumps to the thread's start, which
+ * ends it as it would have.  Only landing pads (C++ destructors, C built
+ * with -fexceptions) in frames above that address are skipped, and a
+ * binary without .gcc_except_table has none: checked on this VM, 50
+ * threads ending through pthread_exit under three pending uretprobes ran
+ * their cleanup handlers and were joined with their values; built with
+ * -fexceptions, the same program's handlers did not run.  So a binary that
+ * holds one of these but no landing pad keeps its uretprobes.  A
+ * library's frames with landing pads above the binary's (a C++ library
+ * calling back into it) would lose them too: such a library is rare in a
+ * C program's threads, and named here.  */
+static const char *const forced[] = {
+	"pthread_exit", "pthread_cancel", "_Unwind_ForcedUnwind", NULL,
+};
+
+static const char *held(const struct callgraph *cg, const char *const *names)
 {
 	uint32_t i;
 	size_t k;
 
 	for (i = 0; i < cg->nnodes; i++)
-		for (k = 0; cg->nodes[i].name && unwinders[k]; k++)
-			if (!strcmp(cg->nodes[i].name, unwinders[k]))
-				return unwinders[k];
+		for (k = 0; cg->nodes[i].name && names[k]; k++)
+			if (!strcmp(cg->nodes[i].name, names[k]))
+				return names[k];
 	return NULL;
+}
+
+/* The function that keeps t's returns off uretprobes, or NULL.  */
+static const char *unwinder_of(const struct target *t, const struct callgraph *cg)
+{
+	const char *f = held(cg, throwers);
+
+	if (f)
+		return f;
+	f = held(cg, forced);
+	return f && target_has_cleanups(t) != 0 ? f : NULL;
 }
 
 static int calls_back(const struct cg_node *n)
@@ -178,11 +208,15 @@ static uint32_t node_of(const struct target *t, const struct callgraph *cg,
 	return node < cg->nfuncs ? node : UINT32_MAX;
 }
 
-/* In a binary that throws C++ exceptions, a function whose return
- * instructions cannot all be found (a jump through a register, a jump to
- * its .cold part) would get a uretprobe from the loader, which an exception
- * unwinding through it turns into an abort: it is counted at entry only.  */
-static void unwound_entry_only(struct session *s)
+/* In a binary that unwinds its stack (C++ exceptions, or a forced unwind
+ * through landing pads), a function whose return instructions cannot all
+ * be found (a jump through a register, a jump to its .cold part, a
+ * function that never returns) would get a uretprobe from the loader: an
+ * exception unwinding through it aborts, a forced unwind stops at it and
+ * skips the landing pads above (the handlers pthread_cleanup_push
+ * registered with -fexceptions).  It is counted at entry only; why names
+ * the unwinder.  */
+static void unwound_entry_only(struct session *s, const char *why)
 {
 	const struct target *t = &s->target;
 	struct cfg_disasm *d = NULL;
@@ -198,7 +232,7 @@ static void unwound_entry_only(struct session *s)
 		struct probe *pr = &s->plan.probes[i];
 		const struct func *f = func_of(t, pr);
 		uint64_t *offs = NULL;
-		if (!f)
+		if (!f || pr->kind != PROBE_FUNC || (pr->flags & PROBE_F_ENTRY_ONLY))
 			continue;
 		if (target_func_exits(t, f, fd, d, &offs) <= 0) {
 			pr->flags |= PROBE_F_ENTRY_ONLY;
@@ -210,10 +244,10 @@ static void unwound_entry_only(struct session *s)
 		close(fd);
 	cfg_disasm_free(d);
 	if (n)
-		log_msg(1, "perun", "%s uses C++ exceptions: %zu function%s counted at entry only "
+		log_msg(1, "perun", "%s %s: %zu function%s counted at entry only "
 				    "(not every return instruction of theirs was found, and a "
 				    "uretprobe would break unwinding through them)",
-			t->path, n, n == 1 ? "" : "s");
+			t->path, why, n, n == 1 ? "" : "s");
 }
 
 void collect_plan_returns(struct session *s)
@@ -235,7 +269,7 @@ void collect_plan_returns(struct session *s)
 	if (env && !strcmp(env, "instructions"))
 		return;
 	if (t->exceptions && !t->go)
-		unwound_entry_only(s);
+		unwound_entry_only(s, "uses C++ exceptions");
 	if (t->exceptions || t->go)
 		return;
 	for (i = 0; i < s->plan.n; i++)
@@ -243,11 +277,19 @@ void collect_plan_returns(struct session *s)
 	if (!funcs)
 		return;
 	if (callgraph_load(&cg, t, s->o->cache_off ? NULL : s->cache_dir, 0) < 0) {
+		/* no call graph to say whether it unwinds: its landing pads say
+		 * it might */
+		if (target_has_cleanups(t) != 0)
+			unwound_entry_only(s, "has landing pads, and no call graph to tell whether "
+					      "it unwinds through them");
 		log_msg(2, "perun", "no call graph of %s: every return is timed on its return "
 				    "instructions", t->path);
 		return;
 	}
-	if ((unwinder = unwinder_of(&cg))) {
+	if ((unwinder = unwinder_of(t, &cg))) {
+		char why[96];
+		snprintf(why, sizeof(why), "unwinds its stack through landing pads (%s)", unwinder);
+		unwound_entry_only(s, why);
 		log_msg(2, "perun", "%s holds %s, which unwinds through return addresses: every "
 				    "return is timed on its return instructions", t->path, unwinder);
 		callgraph_release(&cg);
