@@ -104,11 +104,17 @@ test_expect_success 'static binary: work, malloc and the IFUNC cos, counts equal
 	PY
 '
 
+# A static binary links libgcc's unwinder (_Unwind_ForcedUnwind) and
+# glibc's landing pads (puts releases the stdio lock in one when a
+# cancellation unwinds through it): a function whose returns cannot all be
+# found (puts here) is counted at entry only, since a uretprobe would make
+# that unwind skip the landing pad.
 test_expect_success 'static binary: userspace with --include attaches everything it plans' '
 	"$PERUN" collect -c ./pstatic -a 5 -o stu.perf trace -s userspace \
 		--include "^(work|main|malloc|free|puts)$" --aggregate >out 2>err &&
 	cat err &&
-	grep "attached 10 of 10 probe points" err &&
+	grep "attached 9 of 9 probe points" err &&
+	grep "pstatic unwinds its stack through landing pads (.*): 1 function counted at entry only" err &&
 	test "$(count_of stu.perf work)" = 5 &&
 	test "$(count_of stu.perf puts)" = 5
 '
