@@ -65,10 +65,10 @@ static const char *const throwers[] = {
  * threads ending through pthread_exit under three pending uretprobes ran
  * their cleanup handlers and were joined with their values; built with
  * -fexceptions, the same program's handlers did not run.  So a binary that
- * holds one of these but no landing pad keeps its uretprobes.  A
- * library's frames with landing pads above the binary's (a C++ library
- * calling back into it) would lose them too: such a library is rare in a
- * C program's threads, and named here.  */
+ * holds one of these but no landing pad keeps its uretprobes.  The rule's
+ * one known gap: a library's frames with landing pads above the binary's
+ * (a C++ library calling back into it) would lose theirs too; such a
+ * library is rare in a C program's threads.  */
 static const char *const forced[] = {
 	"pthread_exit", "pthread_cancel", "_Unwind_ForcedUnwind", NULL,
 };
