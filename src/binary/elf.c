@@ -874,23 +874,17 @@ static Elf *open_separate(struct target *t, int *fdp, int local_only)
 
 int target_has_cleanups(const struct target *t)
 {
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
+	Elf *elf;
 	size_t shstrndx;
 	int fd, found = -1;
 
-	if (!t->path || (fd = open(t->path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* the binary may have been swapped since it was read: never block on
+	 * a FIFO in its place */
+	if (!t->path || (fd = fs_open_regular(t->path, 0, 0)) < 0)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
-		found = 0;
-		while (!found && (scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			const char *name;
-			if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)))
-				found = !strcmp(name, ".gcc_except_table");
-		}
-	}
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		found = has_section(elf, ".gcc_except_table");
 	if (elf)
 		elf_end(elf);
 	close(fd);

@@ -100,11 +100,11 @@ char *target_debuginfo_hint(const char *path);
 int target_no_functions_error(const struct target *t, const char *what);
 /* Where t's functions came from, for messages: ".symtab", ".dynsym (exports
  * only)", "debuginfo PATH", "nothing".  */
+const char *target_syms_name(const struct target *t);
 /* 1 when t's file has landing pads (.gcc_except_table: C++, or C built
  * with -fexceptions and cleanups), which an unwind runs frame by frame; 0
  * when it has none; -1 when the file cannot be read as ELF.  */
 int target_has_cleanups(const struct target *t);
-const char *target_syms_name(const struct target *t);
 void target_release(struct target *t);
 /* The path of an analysis file about t in cache_dir/targets, named by its
  * build-id and file identity and ending in suffix (".tsv" is target_load's
