@@ -127,6 +127,28 @@ test_expect_success '--follow and exec: the same binary is traced from its first
 	PY
 '
 
+test_expect_success '--follow: the first 5 execs of unprobed programs are named, the rest only counted' '
+	pid=$(cat srv.pid) &&
+	rm -f err && : >srv.out &&
+	{ "$PERUN" collect --pid "$pid" --follow -o s.perf trace -s custom -f handle \
+		2>err & echo $! >perun.pid; } &&
+	wait_line err "^perun: attached" &&
+	echo "sh 8 10" >&3 && wait_line srv.out "^forked 8" &&
+	for i in $(seq 100); do test "$(grep -c "^child [0-9]* served" srv.out)" = 8 && break; sleep 0.1; done &&
+	kill -INT "$(cat perun.pid)" &&
+	status=0 && wait "$(cat perun.pid)" || status=$? &&
+	cat err &&
+	test "$status" = 0 &&
+	test "$(grep -c "which has no probed function" err)" = 5 &&
+	test "$(grep -c "(further such execs are not named here; trace.execs lists each)$" err)" = 1 &&
+	python3 - s.perf <<-\PY
+	import json, sys
+	execs = json.load(open(sys.argv[1]))["trace"]["execs"]
+	# each child: the shell (no probed function), then its exec of forksrv
+	assert sorted(e["probed"] for e in execs) == [False] * 8 + [True] * 8, execs
+	PY
+'
+
 test_expect_success 'the cost of --follow: an untraced twin traps on the probes, and is not recorded' '
 	pid=$(cat srv.pid) &&
 	./forksrv --bench 200000 >before &&

@@ -133,6 +133,9 @@ struct gone_task {
 	uint32_t child, parent;
 };
 
+/* execs of programs without a probed function named on standard error */
+#define UNPROBED_EXECS_NAMED 5
+
 struct out {
 	FILE *f;
 	uint32_t target;
@@ -144,6 +147,7 @@ struct out {
 	size_t npts;
 	int follow;
 	uint64_t followed, untraced, follow_failed;
+	uint64_t unprobed_execs;	/* execs of programs with no probed function */
 	struct gone_task *gone;	/* tasks that ended before they were looked at */
 	size_t ngone, gone_alloc;
 	uint64_t unknown;	/* of those, the ones no event showed to be processes */
@@ -290,10 +294,15 @@ static void on_exec(struct out *o, const struct uprobes_event *ev)
 	} else {
 		probed = now ? probes_file(o, (uint64_t)st.st_ino, -1, st.st_dev) : -1;
 	}
-	if (probed == 0)
+	/* named for the first few: a service that runs a helper program per
+	 * request would fill the terminal; trace.execs lists each */
+	if (probed == 0 && ++o->unprobed_execs <= UNPROBED_EXECS_NAMED)
 		fprintf(stderr, "perun: process %u executed %s, which has no probed function: "
-				"it is traced again if it executes a probed binary\n",
-			pid, exe[0] ? exe : "another program");
+				"it is traced again if it executes a probed binary%s\n",
+			pid, exe[0] ? exe : "another program",
+			o->unprobed_execs == UNPROBED_EXECS_NAMED
+				? " (further such execs are not named here; trace.execs lists each)"
+				: "");
 	if (o->len > sizeof(o->buf) - 128)
 		flush_out(o);
 	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "i %x %x\n", pid,
